@@ -1,0 +1,118 @@
+# benanza: plain Makefile. Knobs are ?= so that `make CC=clang` etc. work.
+CC        ?= cc
+CUDA_HOME ?= /usr/local/cuda
+CUDA_ARCH ?= sm_90
+ONNX_PROTO ?= /usr/include/onnx/onnx.proto
+PYTHON    ?= python3
+SHARED    ?= ../shared
+ONNX_TESTDATA ?= /usr/share/libonnx-testdata/data
+
+BUILD  ?= build
+BINDIR ?= bin
+OPT    ?= -O2 -g
+SAN    ?=
+
+WARN      = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wpointer-arith -Wformat=2 -Wno-format-nonliteral -Wvla
+CPPFLAGS += -D_GNU_SOURCE -Igenerator -I$(BUILD)/pb
+ALL_CFLAGS = -std=c11 $(OPT) $(SAN) $(WARN) $(CFLAGS) -MD -MP
+LDLIBS_GEN = -lprotobuf-c -ljansson -lm
+
+GEN_LIB_SRCS = generator/base.c generator/ir.c generator/onnx_load.c generator/dump.c \
+               generator/mustache.c
+GEN_MAIN_SRC = generator/main.c
+TEST_SRCS    = test/test_main.c test/test_base.c test/test_mustache_spec.c \
+               test/test_mustache.c test/test_loader.c test/test_cli.c test/onnx_fixtures.c
+BENCH_SRCS   = bench/bench_load.c
+
+PB_C   = $(BUILD)/pb/onnx.pb-c.c
+PB_H   = $(BUILD)/pb/onnx.pb-c.h
+PB_OBJ = $(BUILD)/obj/pb/onnx.pb-c.o
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+GEN_LIB_OBJS = $(call obj,$(GEN_LIB_SRCS)) $(PB_OBJ)
+
+.PHONY: all test asan-test demo bench setup clean help unit-test
+.DEFAULT_GOAL := all
+
+all: $(BINDIR)/gen
+
+help:
+	@echo "make            build bin/gen"
+	@echo "make demo       the main job on the built-in default model"
+	@echo "make test       all tests (installs what is missing first)"
+	@echo "make asan-test  the same tests under ASan/UBSan"
+	@echo "make bench      benchmarks; results go to docs/bench/"
+	@echo "make clean      remove build/, bin/ and out/"
+
+setup:
+	@scripts/setup
+
+# protobuf-c code is generated from the system's onnx.proto, never committed
+$(PB_C) $(PB_H): $(ONNX_PROTO)
+	@mkdir -p $(BUILD)/pb
+	protoc-c --c_out=$(BUILD)/pb -I$(dir $(ONNX_PROTO)) $(ONNX_PROTO)
+
+# generated code is not ours: no -Werror on it
+$(PB_OBJ): $(PB_C)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(OPT) $(SAN) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.c | $(PB_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -c $< -o $@
+
+$(BINDIR)/gen: $(call obj,$(GEN_MAIN_SRC)) $(GEN_LIB_OBJS)
+	@mkdir -p $(BINDIR)
+	$(CC) $(OPT) $(SAN) $(LDFLAGS) $^ -o $@ $(LDLIBS_GEN)
+
+$(BUILD)/test/unit: $(call obj,$(TEST_SRCS)) $(GEN_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(OPT) $(SAN) $(LDFLAGS) $^ -o $@ $(LDLIBS_GEN) -lcmocka
+
+$(BUILD)/test/mkfixture: $(call obj,test/mkfixture.c test/onnx_fixtures.c) $(GEN_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(OPT) $(SAN) $(LDFLAGS) $^ -o $@ $(LDLIBS_GEN)
+
+$(BUILD)/bench/bench_load: $(call obj,$(BENCH_SRCS)) $(GEN_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(OPT) $(SAN) $(LDFLAGS) $^ -o $@ $(LDLIBS_GEN)
+
+# The python oracle summarises every model with the onnx package; the C loader
+# test holds our IR against it. Directories that are absent are skipped there.
+ORACLE = $(BUILD)/test/onnx_summary.tsv
+$(ORACLE): test/oracle/onnx_summary.py
+	@mkdir -p $(dir $@)
+	$(PYTHON) test/oracle/onnx_summary.py $(SHARED)/models $(addprefix $(ONNX_TESTDATA)/,node pytorch-converted pytorch-operator simple) > $@.tmp
+	@mv $@.tmp $@
+
+unit-test: $(BINDIR)/gen $(BUILD)/test/unit $(ORACLE)
+	BENANZA_GEN=$(BINDIR)/gen BENANZA_SHARED=$(SHARED) BENANZA_ONNX_TESTDATA=$(ONNX_TESTDATA) \
+	BENANZA_ORACLE=$(ORACLE) $(BUILD)/test/unit
+
+test: setup
+	@$(MAKE) --no-print-directory unit-test
+
+asan-test: setup
+	@$(MAKE) --no-print-directory BUILD=build/asan BINDIR=build/asan/bin OPT="-O1 -g" \
+	    SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    unit-test
+
+# Until the model zoo lands, the demo model is the project's own fixture, written by mkfixture.
+DEMO_MODEL = out/demo/tiny_cnn.onnx
+demo: setup
+	@$(MAKE) --no-print-directory all $(BUILD)/test/mkfixture
+	@mkdir -p out/demo
+	$(BUILD)/test/mkfixture tiny_cnn $(DEMO_MODEL)
+	@echo "== benanza demo: gen --dump on the built-in model"
+	$(BINDIR)/gen --dump $(DEMO_MODEL)
+
+bench: setup
+	@$(MAKE) --no-print-directory $(BUILD)/bench/bench_load
+	@mkdir -p docs/bench
+	$(BUILD)/bench/bench_load $(SHARED)/models | tee docs/bench/load.md
+
+clean:
+	rm -rf build bin out
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,178 @@
+/* gen: the benanza generator's command line. The pipeline is visible here: load -> (passes) -> print. */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base.h"
+#include "dump.h"
+#include "exitcodes.h"
+#include "mustache.h"
+#include "onnx_load.h"
+#include "version.h"
+
+static void usage(FILE *out)
+{
+    fputs("usage: gen --dump MODEL.onnx...\n"
+          "       gen --render TEMPLATE --data DATA.json [--partials DIR]\n"
+          "       gen --help | --version\n"
+          "\n"
+          "benanza's generator: reads ONNX models and writes standalone micro-benchmarks.\n"
+          "\n"
+          "modes:\n"
+          "  --dump               print a summary of each model: producer, IR version, opsets,\n"
+          "                       inputs and outputs with shapes, op-type histogram, node list\n"
+          "  --render TEMPLATE    render a Mustache template against --data and print it\n"
+          "\n"
+          "options:\n"
+          "  --data FILE          JSON data for --render\n"
+          "  --partials DIR       where --render finds partials, as DIR/NAME.mustache\n"
+          "                       (default: the template's own directory)\n"
+          "  --max-model-size N   refuse model files larger than N bytes (default 2 GiB - 1)\n"
+          "  -h, --help           this text\n"
+          "  --version            print the version\n"
+          "\n"
+          "exit status: 0 ok, 2 usage, 3 a model could not be loaded, 4 template error,\n"
+          "             5 a file could not be read or written, 70 internal error\n",
+          out);
+}
+
+static int cmd_dump(int argc, char **argv, const struct onnx_load_opts *lo)
+{
+    struct bz_diag diag = {0};
+    struct bz_buf err;
+    bz_buf_init(&err);
+    for (int i = 0; i < argc; i++) {
+        struct ir_model *m;
+        enum onnx_load_status s = onnx_load_file(argv[i], lo, &m, &err);
+        if (s != ONNX_LOAD_OK) {
+            bz_diag_error(&diag, argv[i], "%s", err.data);
+            continue; /* like a compiler: report, go on with the next model */
+        }
+        dump_model(stdout, m);
+        fflush(stdout);
+        ir_model_free(m);
+    }
+    bz_buf_free(&err);
+    return diag.errors ? BZ_EXIT_MODEL : BZ_EXIT_OK;
+}
+
+static int cmd_render(const char *tpl_path, const char *data_path, const char *partials_dir)
+{
+    char *src;
+    size_t len;
+    enum bz_read_status rs = bz_read_file(tpl_path, (size_t)64 << 20, &src, &len);
+    if (rs != BZ_READ_OK) {
+        bz_diag_error(NULL, tpl_path, "cannot read the template: %s", bz_read_strerror(rs));
+        return BZ_EXIT_IO;
+    }
+    json_t *data = NULL;
+    if (data_path) {
+        json_error_t je;
+        data = json_load_file(data_path, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+        if (!data) {
+            struct bz_buf where;
+            bz_buf_init(&where);
+            bz_buf_printf(&where, "%s:%d:%d", data_path, je.line, je.column);
+            bz_diag_error(NULL, where.data, "bad JSON data: %s", je.text);
+            bz_buf_free(&where);
+            free(src);
+            return BZ_EXIT_IO;
+        }
+    }
+    /* partials default to the template's directory */
+    char *dir = NULL;
+    if (partials_dir) {
+        dir = bz_strdup(partials_dir);
+    } else {
+        const char *slash = strrchr(tpl_path, '/');
+        dir = slash ? bz_strndup(tpl_path, (size_t)(slash - tpl_path)) : bz_strdup(".");
+    }
+    struct mustache_opts mo = {
+        .partial = mustache_partial_from_dir,
+        .partial_ud = dir,
+        .flags = MUSTACHE_STRICT_PARTIALS,
+    };
+    struct bz_buf out, err;
+    bz_buf_init(&out);
+    bz_buf_init(&err);
+    int st = mustache_render(tpl_path, src, len, data, &mo, &out, &err);
+    int rc = BZ_EXIT_OK;
+    if (st < 0) {
+        bz_diag_error(NULL, NULL, "%s", err.data);
+        rc = st == MUSTACHE_ELOADER ? BZ_EXIT_IO : BZ_EXIT_TEMPLATE;
+    } else {
+        fwrite(out.data ? out.data : "", 1, out.len, stdout);
+        if (fflush(stdout) != 0) {
+            bz_diag_error(NULL, NULL, "cannot write the rendering to standard output");
+            rc = BZ_EXIT_IO;
+        }
+    }
+    bz_buf_free(&out);
+    bz_buf_free(&err);
+    free(dir);
+    json_decref(data);
+    free(src);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    enum { OPT_DUMP = 256, OPT_RENDER, OPT_DATA, OPT_PARTIALS, OPT_VERSION, OPT_MAX_SIZE };
+    static const struct option longopts[] = {
+        {"dump", no_argument, NULL, OPT_DUMP},
+        {"render", required_argument, NULL, OPT_RENDER},
+        {"data", required_argument, NULL, OPT_DATA},
+        {"partials", required_argument, NULL, OPT_PARTIALS},
+        {"max-model-size", required_argument, NULL, OPT_MAX_SIZE},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    bool dump = false;
+    const char *render = NULL, *data = NULL, *partials = NULL;
+    struct onnx_load_opts lo = {0};
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_DUMP: dump = true; break;
+        case OPT_RENDER: render = optarg; break;
+        case OPT_DATA: data = optarg; break;
+        case OPT_PARTIALS: partials = optarg; break;
+        case OPT_MAX_SIZE: {
+            char *end;
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (*end || v == 0) {
+                bz_diag_error(NULL, "gen", "--max-model-size wants a positive number of bytes, not '%s'",
+                              optarg);
+                return BZ_EXIT_USAGE;
+            }
+            lo.max_bytes = (size_t)v;
+            break;
+        }
+        case 'h': usage(stdout); return BZ_EXIT_OK;
+        case OPT_VERSION: printf("gen (benanza) %s\n", BENANZA_VERSION); return BZ_EXIT_OK;
+        default:
+            bz_diag_error(NULL, "gen", "unknown or incomplete option '%s' (see gen --help)",
+                          argv[optind - 1]);
+            return BZ_EXIT_USAGE;
+        }
+    }
+    if (render) {
+        if (dump || optind < argc) {
+            bz_diag_error(NULL, "gen", "--render takes one template and no models (see gen --help)");
+            return BZ_EXIT_USAGE;
+        }
+        return cmd_render(render, data, partials);
+    }
+    if (dump) {
+        if (optind >= argc) {
+            bz_diag_error(NULL, "gen", "--dump needs at least one model file");
+            return BZ_EXIT_USAGE;
+        }
+        return cmd_dump(argc - optind, argv + optind, &lo);
+    }
+    usage(stderr);
+    return BZ_EXIT_USAGE;
+}

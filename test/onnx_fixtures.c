@@ -1,0 +1,326 @@
+/* Builds small ONNX models with protobuf-c: tests need valid and deliberately broken models
+ * that do not depend on ../shared. */
+#include "onnx_fixtures.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base.h"
+#include "onnx.pb-c.h"
+
+static const char *const fixture_names[] = {
+    [FIXTURE_TINY_CNN] = "tiny_cnn",
+    [FIXTURE_SUBGRAPH] = "subgraph",
+    [FIXTURE_DANGLING_INPUT] = "dangling_input",
+    [FIXTURE_CYCLE] = "cycle",
+    [FIXTURE_DUPLICATE_OUTPUT] = "duplicate_output",
+    [FIXTURE_BAD_RAW_DATA] = "bad_raw_data",
+    [FIXTURE_EXTERNAL_DATA] = "external_data",
+};
+_Static_assert(BZ_ARRAY_LEN(fixture_names) == FIXTURE_COUNT, "a name per fixture");
+
+const char *fixture_name(enum fixture f)
+{
+    return (unsigned)f < FIXTURE_COUNT ? fixture_names[f] : "?";
+}
+
+int fixture_by_name(const char *name)
+{
+    for (int i = 0; i < FIXTURE_COUNT; i++)
+        if (strcmp(fixture_names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* Everything a fixture allocates lives in one arena, freed after packing. */
+static struct bz_arena fa;
+
+static char *s(const char *x)
+{
+    return bz_arena_strdup(&fa, x);
+}
+
+static Onnx__ValueInfoProto *vi(const char *name, int elem, int rank, ...)
+{
+    Onnx__ValueInfoProto *v = bz_arena_alloc(&fa, sizeof(*v));
+    onnx__value_info_proto__init(v);
+    v->name = s(name);
+    Onnx__TypeProto *t = bz_arena_alloc(&fa, sizeof(*t));
+    onnx__type_proto__init(t);
+    Onnx__TypeProto__Tensor *tt = bz_arena_alloc(&fa, sizeof(*tt));
+    onnx__type_proto__tensor__init(tt);
+    tt->has_elem_type = 1;
+    tt->elem_type = elem;
+    Onnx__TensorShapeProto *sh = bz_arena_alloc(&fa, sizeof(*sh));
+    onnx__tensor_shape_proto__init(sh);
+    sh->n_dim = (size_t)rank;
+    sh->dim = bz_arena_array(&fa, (size_t)rank, sizeof(*sh->dim));
+    va_list ap;
+    va_start(ap, rank);
+    for (int i = 0; i < rank; i++) {
+        Onnx__TensorShapeProto__Dimension *d = bz_arena_alloc(&fa, sizeof(*d));
+        onnx__tensor_shape_proto__dimension__init(d);
+        d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+        d->dim_value = va_arg(ap, int64_t);
+        sh->dim[i] = d;
+    }
+    va_end(ap);
+    tt->shape = sh;
+    t->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    t->tensor_type = tt;
+    v->type = t;
+    return v;
+}
+
+/* A float initializer of the given dims filled with a simple ramp. */
+static Onnx__TensorProto *init_f32(const char *name, int rank, ...)
+{
+    Onnx__TensorProto *t = bz_arena_alloc(&fa, sizeof(*t));
+    onnx__tensor_proto__init(t);
+    t->name = s(name);
+    t->has_data_type = 1;
+    t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+    t->n_dims = (size_t)rank;
+    t->dims = bz_arena_array(&fa, (size_t)rank, sizeof(int64_t));
+    size_t n = 1;
+    va_list ap;
+    va_start(ap, rank);
+    for (int i = 0; i < rank; i++) {
+        t->dims[i] = va_arg(ap, int64_t);
+        n *= (size_t)t->dims[i];
+    }
+    va_end(ap);
+    float *data = bz_arena_array(&fa, n, sizeof(float));
+    for (size_t i = 0; i < n; i++)
+        data[i] = (float)(i % 7) * 0.125f - 0.25f;
+    t->has_raw_data = 1;
+    t->raw_data.len = n * sizeof(float);
+    t->raw_data.data = (uint8_t *)data;
+    return t;
+}
+
+static Onnx__AttributeProto *attr_ints(const char *name, int n, ...)
+{
+    Onnx__AttributeProto *a = bz_arena_alloc(&fa, sizeof(*a));
+    onnx__attribute_proto__init(a);
+    a->name = s(name);
+    a->has_type = 1;
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+    a->n_ints = (size_t)n;
+    a->ints = bz_arena_array(&fa, (size_t)n, sizeof(int64_t));
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++)
+        a->ints[i] = va_arg(ap, int64_t);
+    va_end(ap);
+    return a;
+}
+
+static Onnx__AttributeProto *attr_int(const char *name, int64_t v)
+{
+    Onnx__AttributeProto *a = bz_arena_alloc(&fa, sizeof(*a));
+    onnx__attribute_proto__init(a);
+    a->name = s(name);
+    a->has_type = 1;
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+    a->has_i = 1;
+    a->i = v;
+    return a;
+}
+
+static Onnx__AttributeProto *attr_graph(const char *name, Onnx__GraphProto *g)
+{
+    Onnx__AttributeProto *a = bz_arena_alloc(&fa, sizeof(*a));
+    onnx__attribute_proto__init(a);
+    a->name = s(name);
+    a->has_type = 1;
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
+    a->g = g;
+    return a;
+}
+
+/* node("Conv", "conv1", "x,w,b", "y", attrs...) with NULL closing the attribute list */
+static Onnx__NodeProto *node(const char *op, const char *name, const char *ins, const char *outs, ...)
+{
+    Onnx__NodeProto *n = bz_arena_alloc(&fa, sizeof(*n));
+    onnx__node_proto__init(n);
+    n->op_type = s(op);
+    n->name = s(name);
+    const char *lists[2] = {ins, outs};
+    for (int l = 0; l < 2; l++) {
+        size_t cnt = *lists[l] ? 1 : 0;
+        for (const char *p = lists[l]; *p; p++)
+            cnt += *p == ',';
+        char **arr = bz_arena_array(&fa, cnt, sizeof(char *));
+        const char *p = lists[l];
+        for (size_t i = 0; i < cnt; i++) {
+            const char *e = strchr(p, ',');
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            arr[i] = bz_arena_strndup(&fa, p, len);
+            p += len + 1;
+        }
+        if (l == 0) {
+            n->n_input = cnt;
+            n->input = arr;
+        } else {
+            n->n_output = cnt;
+            n->output = arr;
+        }
+    }
+    va_list ap;
+    va_start(ap, outs);
+    Onnx__AttributeProto *a;
+    Onnx__AttributeProto *attrs[16];
+    size_t na = 0;
+    while ((a = va_arg(ap, Onnx__AttributeProto *)) != NULL && na < 16)
+        attrs[na++] = a;
+    va_end(ap);
+    n->n_attribute = na;
+    n->attribute = bz_arena_memdup(&fa, attrs, na * sizeof(*attrs));
+    return n;
+}
+
+#define LIST(type, ...)                                                                            \
+    ((type *[]){__VA_ARGS__}), (sizeof((type *[]){__VA_ARGS__}) / sizeof(type *))
+
+static Onnx__GraphProto *graph(const char *name, Onnx__NodeProto **nodes, size_t nn,
+                               Onnx__ValueInfoProto **ins, size_t ni, Onnx__ValueInfoProto **outs,
+                               size_t no, Onnx__TensorProto **inits, size_t nt)
+{
+    Onnx__GraphProto *g = bz_arena_alloc(&fa, sizeof(*g));
+    onnx__graph_proto__init(g);
+    g->name = s(name);
+    g->n_node = nn;
+    g->node = bz_arena_memdup(&fa, nodes, nn * sizeof(*nodes));
+    g->n_input = ni;
+    g->input = bz_arena_memdup(&fa, ins, ni * sizeof(*ins));
+    g->n_output = no;
+    g->output = bz_arena_memdup(&fa, outs, no * sizeof(*outs));
+    g->n_initializer = nt;
+    g->initializer = nt ? bz_arena_memdup(&fa, inits, nt * sizeof(*inits)) : NULL;
+    return g;
+}
+
+static Onnx__GraphProto *tiny_cnn(void)
+{
+    Onnx__NodeProto *nodes[] = {
+        node("Conv", "conv1", "x,w1,b1", "c1", attr_ints("pads", 4, 1L, 1L, 1L, 1L),
+             attr_ints("kernel_shape", 2, 3L, 3L), NULL),
+        node("Relu", "relu1", "c1", "r1", NULL),
+        node("MaxPool", "pool1", "r1", "p1", attr_ints("kernel_shape", 2, 2L, 2L),
+             attr_ints("strides", 2, 2L, 2L), NULL),
+        node("Conv", "conv2", "p1,w2,b2", "c2", attr_ints("pads", 4, 1L, 1L, 1L, 1L), NULL),
+        node("Relu", "relu2", "c2", "r2", NULL),
+        node("GlobalAveragePool", "gap", "r2", "g", NULL),
+        node("Flatten", "flatten", "g", "f", attr_int("axis", 1), NULL),
+        node("Gemm", "fc", "f,w3,b3", "y", attr_int("transB", 1), NULL),
+    };
+    Onnx__TensorProto *inits[] = {
+        init_f32("w1", 4, 8L, 3L, 3L, 3L), init_f32("b1", 1, 8L),
+        init_f32("w2", 4, 16L, 8L, 3L, 3L), init_f32("b2", 1, 16L),
+        init_f32("w3", 2, 10L, 16L), init_f32("b3", 1, 10L),
+    };
+    Onnx__ValueInfoProto *ins[] = {vi("x", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, 4, 1L, 3L, 32L, 32L)};
+    Onnx__ValueInfoProto *outs[] = {vi("y", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, 2, 1L, 10L)};
+    return graph("tiny_cnn", nodes, BZ_ARRAY_LEN(nodes), ins, 1, outs, 1, inits, BZ_ARRAY_LEN(inits));
+}
+
+static Onnx__GraphProto *subgraph_model(void)
+{
+    /* then: Relu(a) reads the outer value 'a'; else: Neg(b) reads 'b'. The outer nodes are
+     * stored in reverse order, so the loader must sort them. */
+    Onnx__GraphProto *then_g = graph("then", LIST(Onnx__NodeProto, node("Relu", "t", "a", "t_out", NULL)),
+                                     NULL, 0,
+                                     LIST(Onnx__ValueInfoProto, vi("t_out", 1, 1, 4L)), NULL, 0);
+    Onnx__GraphProto *else_g = graph("else", LIST(Onnx__NodeProto, node("Neg", "e", "b", "e_out", NULL)),
+                                     NULL, 0,
+                                     LIST(Onnx__ValueInfoProto, vi("e_out", 1, 1, 4L)), NULL, 0);
+    Onnx__NodeProto *nodes[] = {
+        node("If", "branch", "cond", "y", attr_graph("then_branch", then_g),
+             attr_graph("else_branch", else_g), NULL),
+        node("Abs", "make_b", "x", "b", NULL),
+        node("Sigmoid", "make_a", "x", "a", NULL),
+    };
+    Onnx__ValueInfoProto *ins[] = {vi("x", 1, 1, 4L), vi("cond", ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, 0)};
+    Onnx__ValueInfoProto *outs[] = {vi("y", 1, 1, 4L)};
+    return graph("subgraph", nodes, BZ_ARRAY_LEN(nodes), ins, 2, outs, 1, NULL, 0);
+}
+
+static Onnx__GraphProto *broken(enum fixture f)
+{
+    Onnx__ValueInfoProto *ins[] = {vi("x", 1, 1, 4L)};
+    Onnx__ValueInfoProto *outs[] = {vi("y", 1, 1, 4L)};
+    switch (f) {
+    case FIXTURE_DANGLING_INPUT:
+        return graph("dangling", LIST(Onnx__NodeProto, node("Relu", "r", "x", "h", NULL),
+                                      node("Add", "add", "h,ghost", "y", NULL)),
+                     ins, 1, outs, 1, NULL, 0);
+    case FIXTURE_CYCLE:
+        return graph("cycle", LIST(Onnx__NodeProto, node("Add", "first", "x,b", "a", NULL),
+                                   node("Relu", "second", "a", "b", NULL),
+                                   node("Identity", "out", "a", "y", NULL)),
+                     ins, 1, outs, 1, NULL, 0);
+    case FIXTURE_DUPLICATE_OUTPUT:
+        return graph("dup", LIST(Onnx__NodeProto, node("Relu", "one", "x", "y", NULL),
+                                 node("Sigmoid", "two", "x", "y", NULL)),
+                     ins, 1, outs, 1, NULL, 0);
+    case FIXTURE_BAD_RAW_DATA: {
+        Onnx__TensorProto *w = init_f32("w", 1, 4L);
+        w->raw_data.len -= 6; /* two and a half floats missing */
+        return graph("badraw", LIST(Onnx__NodeProto, node("Add", "add", "x,w", "y", NULL)), ins, 1,
+                     outs, 1, LIST(Onnx__TensorProto, w));
+    }
+    case FIXTURE_EXTERNAL_DATA: {
+        Onnx__TensorProto *w = init_f32("w", 2, 1000L, 4L);
+        w->has_raw_data = 0;
+        w->has_data_location = 1;
+        w->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+        w->n_external_data = 3;
+        w->external_data = bz_arena_array(&fa, 3, sizeof(*w->external_data));
+        const char *kv[3][2] = {{"location", "weights.bin"}, {"offset", "4096"}, {"length", "16000"}};
+        for (int i = 0; i < 3; i++) {
+            Onnx__StringStringEntryProto *e = bz_arena_alloc(&fa, sizeof(*e));
+            onnx__string_string_entry_proto__init(e);
+            e->key = s(kv[i][0]);
+            e->value = s(kv[i][1]);
+            w->external_data[i] = e;
+        }
+        Onnx__ValueInfoProto *in2[] = {vi("x", 1, 2, 2L, 1000L)};
+        Onnx__ValueInfoProto *out2[] = {vi("y", 1, 2, 2L, 4L)};
+        return graph("ext", LIST(Onnx__NodeProto, node("MatMul", "mm", "x,w", "y", NULL)), in2, 1,
+                     out2, 1, LIST(Onnx__TensorProto, w));
+    }
+    default:
+        return NULL;
+    }
+}
+
+size_t fixture_build(enum fixture f, uint8_t **out)
+{
+    bz_arena_init(&fa);
+    Onnx__ModelProto m;
+    onnx__model_proto__init(&m);
+    m.has_ir_version = 1;
+    m.ir_version = 8;
+    m.producer_name = s("benanza-fixture");
+    m.producer_version = s("1");
+    Onnx__OperatorSetIdProto *op = bz_arena_alloc(&fa, sizeof(*op));
+    onnx__operator_set_id_proto__init(op);
+    op->domain = s("");
+    op->has_version = 1;
+    op->version = 13;
+    m.n_opset_import = 1;
+    m.opset_import = bz_arena_memdup(&fa, &op, sizeof(op));
+    switch (f) {
+    case FIXTURE_TINY_CNN: m.graph = tiny_cnn(); break;
+    case FIXTURE_SUBGRAPH: m.graph = subgraph_model(); break;
+    default: m.graph = broken(f); break;
+    }
+    BZ_ASSERT(m.graph != NULL);
+    size_t n = onnx__model_proto__get_packed_size(&m);
+    *out = bz_malloc(n);
+    onnx__model_proto__pack(&m, *out);
+    bz_arena_free(&fa);
+    return n;
+}

@@ -1,0 +1,26 @@
+/* Small ONNX models built in C with protobuf-c, for tests and the demo. */
+#ifndef BENANZA_ONNX_FIXTURES_H
+#define BENANZA_ONNX_FIXTURES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum fixture {
+    FIXTURE_TINY_CNN,        /* Conv-Relu-MaxPool-Conv-Relu-GlobalAveragePool-Flatten-Gemm */
+    FIXTURE_SUBGRAPH,        /* an If whose branches read outer values; nodes stored out of order */
+    FIXTURE_DANGLING_INPUT,  /* a node input that nothing produces */
+    FIXTURE_CYCLE,           /* two nodes that feed each other */
+    FIXTURE_DUPLICATE_OUTPUT,/* two nodes producing the same name */
+    FIXTURE_BAD_RAW_DATA,    /* an initializer whose raw_data is shorter than its shape */
+    FIXTURE_EXTERNAL_DATA,   /* an initializer stored in an external file */
+    FIXTURE_COUNT
+};
+
+/* Name used on the command line of mkfixture, and the fixture by name (-1 if unknown). */
+const char *fixture_name(enum fixture f);
+int fixture_by_name(const char *name);
+
+/* Serialized model; *out is malloc'd. */
+size_t fixture_build(enum fixture f, uint8_t **out);
+
+#endif

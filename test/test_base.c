@@ -1,0 +1,145 @@
+/* Unit tests of the base module: arena, buffer, quoting, file reading and atomic writes. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test.h"
+
+static void arena_alignment_and_zeroing(void **state)
+{
+    (void)state;
+    struct bz_arena a;
+    bz_arena_init(&a);
+    for (int i = 1; i < 2000; i++) {
+        unsigned char *p = bz_arena_alloc(&a, (size_t)(i % 97) + 1);
+        assert_int_equal((uintptr_t)p % 16, 0);
+        for (int k = 0; k < (i % 97) + 1; k++)
+            assert_int_equal(p[k], 0);
+        memset(p, 0xab, (size_t)(i % 97) + 1);
+    }
+    /* a request larger than a block gets its own block and stays usable */
+    char *big = bz_arena_alloc(&a, 1 << 20);
+    memset(big, 1, 1 << 20);
+    char *after = bz_arena_alloc(&a, 8);
+    assert_int_equal((uintptr_t)after % 16, 0);
+    assert_true(a.total_bytes >= a.used_bytes);
+    bz_arena_free(&a);
+    assert_null(a.head);
+}
+
+static void arena_strings(void **state)
+{
+    (void)state;
+    struct bz_arena a;
+    bz_arena_init(&a);
+    char *s = bz_arena_strndup(&a, "hello world", 5);
+    assert_string_equal(s, "hello");
+    assert_string_equal(bz_arena_strdup(&a, NULL), "");
+    int64_t v[3] = {1, -2, 3};
+    int64_t *c = bz_arena_memdup(&a, v, sizeof(v));
+    assert_memory_equal(c, v, sizeof(v));
+    bz_arena_free(&a);
+}
+
+static void buf_grows_and_formats(void **state)
+{
+    (void)state;
+    struct bz_buf b;
+    bz_buf_init(&b);
+    for (int i = 0; i < 1000; i++)
+        bz_buf_printf(&b, "%d,", i);
+    assert_int_equal(b.len, strlen(b.data));
+    assert_memory_equal(b.data, "0,1,2,", 6);
+    assert_memory_equal(b.data + b.len - 4, "999,", 4);
+    bz_buf_clear(&b);
+    assert_int_equal(b.len, 0);
+    assert_string_equal(b.data, "");
+    bz_buf_append(&b, "a\0b", 3);
+    assert_int_equal(b.len, 3);
+    char *s = bz_buf_steal(&b);
+    assert_memory_equal(s, "a\0b", 4);
+    assert_null(b.data);
+    free(s);
+}
+
+static void quote_escapes_untrusted_text(void **state)
+{
+    (void)state;
+    struct bz_buf b;
+    bz_buf_init(&b);
+    const char in[] = "a\n*/\"'\\$\x01\xc3\xa9";
+    bz_buf_quote(&b, in, sizeof(in) - 1);
+    assert_string_equal(b.data, "a\\n*/\\\"\\'\\\\$\\x01\\xc3\\xa9");
+    assert_null(strchr(b.data, '\n'));
+    bz_buf_free(&b);
+}
+
+static char tmpdir[] = "/tmp/bz-test-base-XXXXXX";
+
+static void read_file_statuses(void **state)
+{
+    (void)state;
+    char path[512];
+    char *data;
+    size_t n;
+    snprintf(path, sizeof(path), "%s/none", tmpdir);
+    assert_int_equal(bz_read_file(path, 100, &data, &n), BZ_READ_ENOENT);
+    assert_int_equal(bz_read_file(tmpdir, 100, &data, &n), BZ_READ_EISDIR);
+    snprintf(path, sizeof(path), "%s/f", tmpdir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("0123456789", f);
+    fclose(f);
+    assert_int_equal(bz_read_file(path, 9, &data, &n), BZ_READ_TOOBIG);
+    assert_null(data);
+    assert_int_equal(bz_read_file(path, 10, &data, &n), BZ_READ_OK);
+    assert_int_equal(n, 10);
+    assert_string_equal(data, "0123456789");
+    free(data);
+    assert_int_equal(bz_read_file("/dev/null", 10, &data, &n), BZ_READ_ENOTREG);
+    for (int s = 0; s < BZ_READ_STATUS_COUNT; s++)
+        assert_non_null(bz_read_strerror((enum bz_read_status)s));
+}
+
+static void write_atomic_leaves_no_temp(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof(path), "%s/out.txt", tmpdir);
+    assert_int_equal(bz_write_file_atomic(path, "abc", 3), 0);
+    char *data;
+    size_t n;
+    assert_int_equal(bz_read_file(path, 100, &data, &n), BZ_READ_OK);
+    assert_string_equal(data, "abc");
+    free(data);
+    char tmp[600];
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+    assert_int_equal(access(tmp, F_OK), -1);
+    /* a folder that does not exist: an error, and nothing written */
+    snprintf(path, sizeof(path), "%s/no/such/dir/x", tmpdir);
+    assert_int_equal(bz_write_file_atomic(path, "abc", 3), ENOENT);
+}
+
+void test_base_group(struct test_totals *tot)
+{
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        exit(1);
+    }
+    struct CMUnitTest tests[] = {
+        cmocka_unit_test(arena_alignment_and_zeroing),
+        cmocka_unit_test(arena_strings),
+        cmocka_unit_test(buf_grows_and_formats),
+        cmocka_unit_test(quote_escapes_untrusted_text),
+        cmocka_unit_test(read_file_statuses),
+        cmocka_unit_test(write_atomic_leaves_no_temp),
+    };
+    test_group_run(tot, "base", tests, BZ_ARRAY_LEN(tests));
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "warning: could not remove %s\n", tmpdir);
+}

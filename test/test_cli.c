@@ -1,0 +1,314 @@
+/* Command-line tests of bin/gen (BENANZA_GEN): help, version, and every kind of bad input
+ * ending in one located line and a distinct exit status, with nothing on stdout. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "exitcodes.h"
+#include "onnx_fixtures.h"
+#include "test.h"
+
+static char dir[] = "/tmp/bz-test-cli-XXXXXX";
+
+struct run {
+    int rc;
+    char *out;
+    char *err;
+};
+
+static char *slurp(const char *path)
+{
+    char *data;
+    size_t n;
+    if (bz_read_file(path, (size_t)1 << 28, &data, &n) != BZ_READ_OK)
+        return bz_strdup("");
+    return data;
+}
+
+/* Runs gen with ARGS (NULL-terminated), capturing stdout and stderr. */
+static struct run gen(const char *const *args)
+{
+    const char *exe = test_env("BENANZA_GEN", "bin/gen");
+    char out_path[256], err_path[256];
+    snprintf(out_path, sizeof(out_path), "%s/stdout", dir);
+    snprintf(err_path, sizeof(err_path), "%s/stderr", dir);
+    const char *argv[32];
+    int argc = 0;
+    argv[argc++] = exe;
+    for (; *args && argc < 31; args++)
+        argv[argc++] = *args;
+    argv[argc] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (o < 0 || e < 0)
+            _exit(127);
+        dup2(o, 1);
+        dup2(e, 2);
+        execv(exe, (char *const *)argv);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    struct run r;
+    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = slurp(out_path);
+    r.err = slurp(err_path);
+    return r;
+}
+
+static void run_free(struct run *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+static void write_bytes(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    fclose(f);
+}
+
+static char *tmp_path(const char *name)
+{
+    char *p = bz_malloc(strlen(dir) + strlen(name) + 2);
+    sprintf(p, "%s/%s", dir, name);
+    return p;
+}
+
+static char *write_fixture(enum fixture f, const char *name)
+{
+    uint8_t *data;
+    size_t n = fixture_build(f, &data);
+    char *p = tmp_path(name);
+    write_bytes(p, data, n);
+    free(data);
+    return p;
+}
+
+/* One line on stderr, "PATH: error: ...", nothing on stdout, the given status. */
+static void expect_one_error(const char *const *args, const char *path, int rc, const char *what)
+{
+    struct run r = gen(args);
+    char prefix[4200];
+    snprintf(prefix, sizeof(prefix), "%s: error: ", path);
+    bool ok = r.rc == rc && r.out[0] == '\0' && strncmp(r.err, prefix, strlen(prefix)) == 0 &&
+              strchr(r.err, '\n') == r.err + strlen(r.err) - 1 && strstr(r.err, what);
+    if (!ok) {
+        print_error("gen %s %s: rc=%d (want %d)\nstdout: [%s]\nstderr: [%s]\nwanted: [%s...%s]\n",
+                    args[0], path, r.rc, rc, r.out, r.err, prefix, what);
+        fail();
+    }
+    run_free(&r);
+}
+
+static void help_and_version(void **state)
+{
+    (void)state;
+    struct run r = gen((const char *[]){"--help", NULL});
+    assert_int_equal(r.rc, 0);
+    assert_non_null(strstr(r.out, "usage: gen --dump"));
+    assert_non_null(strstr(r.out, "--render TEMPLATE"));
+    run_free(&r);
+    r = gen((const char *[]){"--version", NULL});
+    assert_int_equal(r.rc, 0);
+    assert_non_null(strstr(r.out, "gen (benanza) "));
+    run_free(&r);
+    r = gen((const char *[]){NULL});
+    assert_int_equal(r.rc, BZ_EXIT_USAGE);
+    assert_non_null(strstr(r.err, "usage:"));
+    run_free(&r);
+    r = gen((const char *[]){"--frobnicate", NULL});
+    assert_int_equal(r.rc, BZ_EXIT_USAGE);
+    assert_non_null(strstr(r.err, "gen: error: unknown or incomplete option '--frobnicate'"));
+    run_free(&r);
+    r = gen((const char *[]){"--dump", NULL});
+    assert_int_equal(r.rc, BZ_EXIT_USAGE);
+    run_free(&r);
+}
+
+static void dump_of_a_good_model(void **state)
+{
+    (void)state;
+    char *p = write_fixture(FIXTURE_TINY_CNN, "tiny.onnx");
+    struct run r = gen((const char *[]){"--dump", p, NULL});
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(r.err, "");
+    assert_non_null(strstr(r.out, "producer: benanza-fixture 1"));
+    assert_non_null(strstr(r.out, "ir_version: 8"));
+    assert_non_null(strstr(r.out, "opsets: ai.onnx 13"));
+    assert_non_null(strstr(r.out, "op types (6): Conv 2, Relu 2, Flatten 1, Gemm 1, GlobalAveragePool 1, MaxPool 1"));
+    assert_non_null(strstr(r.out, "    x FLOAT[1,3,32,32]\n"));
+    assert_non_null(strstr(r.out, "    y FLOAT[1,10]\n"));
+    assert_non_null(strstr(r.out, "[0] Conv 'conv1' x, w1, b1 -> c1\n"));
+    run_free(&r);
+    free(p);
+}
+
+static void bad_inputs_give_one_line(void **state)
+{
+    (void)state;
+    const int M = BZ_EXIT_MODEL;
+    char *empty = tmp_path("empty.onnx");
+    write_bytes(empty, "", 0);
+    expect_one_error((const char *[]){"--dump", empty, NULL}, empty, M, "empty file");
+
+    uint8_t *data;
+    size_t n = fixture_build(FIXTURE_TINY_CNN, &data);
+    char *trunc = tmp_path("truncated.onnx");
+    write_bytes(trunc, data, n / 2);
+    free(data);
+    expect_one_error((const char *[]){"--dump", trunc, NULL}, trunc, M, "not an ONNX model");
+
+    static const uint8_t png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13,
+                                  'I', 'H', 'D', 'R', 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0,
+                                  0x1f, 0x15, 0xc4, 0x89, 0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae,
+                                  0x42, 0x60, 0x82};
+    char *pngp = tmp_path("image.png");
+    write_bytes(pngp, png, sizeof(png));
+    expect_one_error((const char *[]){"--dump", pngp, NULL}, pngp, M, "not an ONNX model");
+
+    uint8_t rnd[8192];
+    uint32_t x = 12345;
+    for (size_t i = 0; i < sizeof(rnd); i++) {
+        x = x * 1103515245u + 12345u;
+        rnd[i] = (uint8_t)(x >> 16);
+    }
+    char *rndp = tmp_path("random.bin");
+    write_bytes(rndp, rnd, sizeof(rnd));
+    expect_one_error((const char *[]){"--dump", rndp, NULL}, rndp, M, "not an ONNX model");
+
+    expect_one_error((const char *[]){"--dump", dir, NULL}, dir, M, "is a directory");
+    char *missing = tmp_path("missing.onnx");
+    expect_one_error((const char *[]){"--dump", missing, NULL}, missing, M, "no such file");
+
+    char *fifo = tmp_path("fifo.onnx");
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    expect_one_error((const char *[]){"--dump", fifo, NULL}, fifo, M, "not a regular file");
+
+    char *locked = write_fixture(FIXTURE_TINY_CNN, "locked.onnx");
+    chmod(locked, 0);
+    if (geteuid() != 0) /* root reads anything: then the permission case cannot be made */
+        expect_one_error((const char *[]){"--dump", locked, NULL}, locked, M, "permission denied");
+
+    /* larger than the limit: a sparse file costs no disk */
+    char *huge = tmp_path("huge.onnx");
+    int fd = open(huge, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, (off_t)3 << 30), 0);
+    close(fd);
+    expect_one_error((const char *[]){"--dump", huge, NULL}, huge, M, "larger than the 2147483647-byte limit");
+    char *tiny = write_fixture(FIXTURE_TINY_CNN, "tiny2.onnx");
+    expect_one_error((const char *[]){"--max-model-size", "100", "--dump", tiny, NULL}, tiny, M,
+                     "larger than the 100-byte limit");
+
+    char *dangling = write_fixture(FIXTURE_DANGLING_INPUT, "dangling.onnx");
+    expect_one_error((const char *[]){"--dump", dangling, NULL}, dangling, M,
+                     "node[1] (Add 'add'): input 'ghost' is not produced");
+    char *cycle = write_fixture(FIXTURE_CYCLE, "cycle.onnx");
+    expect_one_error((const char *[]){"--dump", cycle, NULL}, cycle, M, "cycle");
+    char *dup = write_fixture(FIXTURE_DUPLICATE_OUTPUT, "dup.onnx");
+    expect_one_error((const char *[]){"--dump", dup, NULL}, dup, M, "output 'y' is already produced");
+
+    char *all[] = {empty, trunc, pngp, rndp, missing, fifo, locked, huge, tiny, dangling, cycle, dup};
+    for (size_t i = 0; i < BZ_ARRAY_LEN(all); i++) {
+        unlink(all[i]);
+        free(all[i]);
+    }
+}
+
+static void one_bad_model_does_not_stop_the_others(void **state)
+{
+    (void)state;
+    char *good = write_fixture(FIXTURE_TINY_CNN, "good.onnx");
+    char *bad = tmp_path("bad.onnx");
+    write_bytes(bad, "not a model at all", 18);
+    struct run r = gen((const char *[]){"--dump", good, bad, good, NULL});
+    assert_int_equal(r.rc, BZ_EXIT_MODEL);
+    const char *first = strstr(r.out, "model: ");
+    assert_non_null(first);
+    assert_non_null(strstr(first + 1, "model: "));
+    assert_non_null(strstr(r.err, "bad.onnx: error: "));
+    assert_ptr_equal(strchr(r.err, '\n'), r.err + strlen(r.err) - 1);
+    run_free(&r);
+    unlink(good);
+    unlink(bad);
+    free(good);
+    free(bad);
+}
+
+static void render_command(void **state)
+{
+    (void)state;
+    char *tpl = tmp_path("t.mustache");
+    char *part = tmp_path("item.mustache");
+    char *data = tmp_path("d.json");
+    const char *t = "{{#layers}}\n  {{>item}}\n{{/layers}}\n";
+    write_bytes(tpl, t, strlen(t));
+    write_bytes(part, "{{name}}={{us}}\n", 16);
+    const char *d = "{\"layers\":[{\"name\":\"conv\",\"us\":1.5},{\"name\":\"relu\",\"us\":2}]}";
+    write_bytes(data, d, strlen(d));
+    struct run r = gen((const char *[]){"--render", tpl, "--data", data, NULL});
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(r.out, "  conv=1.5\n  relu=2\n");
+    run_free(&r);
+
+    const char *bad_t = "ok\n{{#layers}}\n";
+    write_bytes(tpl, bad_t, strlen(bad_t));
+    char where[300];
+    snprintf(where, sizeof(where), "error: %s:2:1: unclosed section 'layers'", tpl);
+    r = gen((const char *[]){"--render", tpl, "--data", data, NULL});
+    assert_int_equal(r.rc, BZ_EXIT_TEMPLATE);
+    assert_string_equal(r.out, "");
+    assert_non_null(strstr(r.err, where));
+    run_free(&r);
+
+    const char *missing_t = "a {{>nothere}}";
+    write_bytes(tpl, missing_t, strlen(missing_t));
+    r = gen((const char *[]){"--render", tpl, "--data", data, "--partials", dir, NULL});
+    assert_int_equal(r.rc, BZ_EXIT_TEMPLATE);
+    assert_non_null(strstr(r.err, ":1:3: partial 'nothere' not found"));
+    run_free(&r);
+
+    write_bytes(data, "{\"a\": [1,\n 2", 12);
+    r = gen((const char *[]){"--render", tpl, "--data", data, NULL});
+    assert_int_equal(r.rc, BZ_EXIT_IO);
+    snprintf(where, sizeof(where), "%s:2:", data);
+    assert_non_null(strstr(r.err, where));
+    assert_non_null(strstr(r.err, "error: bad JSON data"));
+    run_free(&r);
+    unlink(tpl);
+    unlink(part);
+    unlink(data);
+    free(tpl);
+    free(part);
+    free(data);
+}
+
+void test_cli_group(struct test_totals *tot)
+{
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        exit(1);
+    }
+    struct CMUnitTest tests[] = {
+        cmocka_unit_test(help_and_version),
+        cmocka_unit_test(dump_of_a_good_model),
+        cmocka_unit_test(bad_inputs_give_one_line),
+        cmocka_unit_test(one_bad_model_does_not_stop_the_others),
+        cmocka_unit_test(render_command),
+    };
+    test_group_run(tot, "cli", tests, BZ_ARRAY_LEN(tests));
+    char cmd[300];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "warning: could not remove %s\n", dir);
+}

@@ -1,0 +1,35 @@
+/* The unit-test runner: every cmocka group, then one closing line with the totals. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "test.h"
+
+int test_skipped;
+
+const char *test_env(const char *name, const char *dflt)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : dflt;
+}
+
+void test_group_run(struct test_totals *tot, const char *name, struct CMUnitTest *tests, size_t n)
+{
+    int before = test_skipped;
+    int failed = _cmocka_run_group_tests(name, tests, n, NULL, NULL);
+    tot->run += (int)n;
+    tot->failed += failed;
+    tot->skipped += test_skipped - before;
+}
+
+int main(void)
+{
+    struct test_totals tot = {0};
+    test_base_group(&tot);
+    test_mustache_group(&tot);
+    test_mustache_spec_group(&tot);
+    test_loader_group(&tot);
+    test_cli_group(&tot);
+    int passed = tot.run - tot.failed - tot.skipped;
+    printf("\ntotal: %d passed, %d failed, %d skipped\n", passed, tot.failed, tot.skipped);
+    return tot.failed ? 1 : 0;
+}
