@@ -19,10 +19,11 @@ ALL_CFLAGS = -std=c11 $(OPT) $(SAN) $(WARN) $(CFLAGS) -MD -MP
 LDLIBS_GEN = -lprotobuf-c -ljansson -lm
 
 GEN_LIB_SRCS = generator/base.c generator/ir.c generator/onnx_load.c generator/dump.c \
-               generator/mustache.c
+               generator/mustache.c generator/shape.c $(wildcard generator/ops/*.c)
 GEN_MAIN_SRC = generator/main.c
 TEST_SRCS    = test/test_main.c test/test_base.c test/test_mustache_spec.c \
-               test/test_mustache.c test/test_loader.c test/test_cli.c test/onnx_fixtures.c
+               test/test_mustache.c test/test_loader.c test/test_cli.c test/onnx_fixtures.c \
+               test/test_util.c test/test_shapes.c
 BENCH_SRCS   = bench/bench_load.c
 
 PB_C   = $(BUILD)/pb/onnx.pb-c.c
@@ -86,9 +87,15 @@ $(ORACLE): test/oracle/onnx_summary.py
 	$(PYTHON) test/oracle/onnx_summary.py $(SHARED)/models $(addprefix $(ONNX_TESTDATA)/,node pytorch-converted pytorch-operator simple) > $@.tmp
 	@mv $@.tmp $@
 
-unit-test: $(BINDIR)/gen $(BUILD)/test/unit $(ORACLE)
+SHAPE_ORACLE = $(BUILD)/test/onnx_shapes.tsv
+$(SHAPE_ORACLE): test/oracle/shape_summary.py test/oracle/onnx_summary.py
+	@mkdir -p $(dir $@)
+	$(PYTHON) test/oracle/shape_summary.py $(SHARED)/models $(addprefix $(ONNX_TESTDATA)/,node pytorch-converted pytorch-operator simple) > $@.tmp
+	@mv $@.tmp $@
+
+unit-test: $(BINDIR)/gen $(BUILD)/test/unit $(ORACLE) $(SHAPE_ORACLE)
 	BENANZA_GEN=$(BINDIR)/gen BENANZA_SHARED=$(SHARED) BENANZA_ONNX_TESTDATA=$(ONNX_TESTDATA) \
-	BENANZA_ORACLE=$(ORACLE) $(BUILD)/test/unit
+	BENANZA_ORACLE=$(ORACLE) BENANZA_SHAPE_ORACLE=$(SHAPE_ORACLE) $(BUILD)/test/unit
 
 test: setup
 	@$(MAKE) --no-print-directory unit-test

@@ -173,6 +173,7 @@ struct ir_value *ir_graph_add_value(struct ir_model *m, struct ir_graph *g, cons
     v->producer = -1;
     v->graph = g;
     v->type.rank = -1;
+    v->sym_len = -1;
     g->values[g->n_values++] = v;
     if ((size_t)g->n_values * 2 > g->hash_cap) {
         ir_graph_rehash(m, g, g->hash_cap ? g->hash_cap * 2 : 16);

@@ -158,6 +158,14 @@ struct ir_value {
     const char *name;
     struct ir_type type;
     struct ir_tensor *init;     /* initializer or Constant value, or NULL */
+    /* The value itself when it is known before run time: an initializer (not an
+     * overridable input), a Constant, or folded by shape inference. NULL otherwise. */
+    struct ir_tensor *val;
+    /* Shape data (onnx's "data propagation"): the elements of a small integer tensor of
+     * rank 0 or 1 as dims, where some may be symbols or unknown; sym_len < 0 when absent. */
+    struct ir_dim *sym;
+    int sym_len;
+    struct ir_type decl;        /* the type the file declared (value_info/outputs), kept for checks */
     int producer;               /* index of the producing node in its graph, -1 if none */
     struct ir_graph *graph;     /* graph in whose scope the value is defined */
     bool is_input;

@@ -9,11 +9,13 @@
 #include "exitcodes.h"
 #include "mustache.h"
 #include "onnx_load.h"
+#include "shape.h"
 #include "version.h"
 
 static void usage(FILE *out)
 {
     fputs("usage: gen --dump MODEL.onnx...\n"
+          "       gen --shapes MODEL.onnx [-b N] [--dim NAME=VALUE]...\n"
           "       gen --render TEMPLATE --data DATA.json [--partials DIR]\n"
           "       gen --help | --version\n"
           "\n"
@@ -22,9 +24,14 @@ static void usage(FILE *out)
           "modes:\n"
           "  --dump               print a summary of each model: producer, IR version, opsets,\n"
           "                       inputs and outputs with shapes, op-type histogram, node list\n"
+          "  --shapes             infer every tensor's type and shape and print them, one per\n"
+          "                       line: name<TAB>ELEM_TYPE<TAB>d0,d1,... ('?' unknown dim,\n"
+          "                       '*' unknown rank, an empty list for scalars)\n"
           "  --render TEMPLATE    render a Mustache template against --data and print it\n"
           "\n"
           "options:\n"
+          "  -b, --batch N        set the leading dim of every data input to N\n"
+          "  --dim NAME=VALUE     give the symbolic dim NAME (dim_param) a value\n"
           "  --data FILE          JSON data for --render\n"
           "  --partials DIR       where --render finds partials, as DIR/NAME.mustache\n"
           "                       (default: the template's own directory)\n"
@@ -51,6 +58,35 @@ static int cmd_dump(int argc, char **argv, const struct onnx_load_opts *lo)
         }
         dump_model(stdout, m);
         fflush(stdout);
+        ir_model_free(m);
+    }
+    bz_buf_free(&err);
+    return diag.errors ? BZ_EXIT_MODEL : BZ_EXIT_OK;
+}
+
+static int cmd_shapes(int argc, char **argv, const struct onnx_load_opts *lo,
+                      const struct shape_opts *so)
+{
+    struct bz_diag diag = {0};
+    struct bz_buf err;
+    bz_buf_init(&err);
+    for (int i = 0; i < argc; i++) {
+        struct ir_model *m;
+        if (onnx_load_file(argv[i], lo, &m, &err) != ONNX_LOAD_OK) {
+            bz_diag_error(&diag, argv[i], "%s", err.data);
+            continue;
+        }
+        struct shape_result res;
+        shape_infer(m, so, &diag, &res);
+        if (argc > 1)
+            printf("# %s\n", argv[i]);
+        shape_print(stdout, m);
+        for (int u = 0; u < res.n_unsupported_ops; u++)
+            bz_diag_warning(&diag, argv[i], "operator %s%s%s is not supported: %d node%s left to declared shapes",
+                            res.unsupported[u].domain, *res.unsupported[u].domain ? ":" : "",
+                            res.unsupported[u].op, res.unsupported[u].count,
+                            res.unsupported[u].count == 1 ? "" : "s");
+        free(res.unsupported);
         ir_model_free(m);
     }
     bz_buf_free(&err);
@@ -118,9 +154,13 @@ static int cmd_render(const char *tpl_path, const char *data_path, const char *p
 
 int main(int argc, char **argv)
 {
+    enum { OPT_SHAPES = 300, OPT_DIM };
     enum { OPT_DUMP = 256, OPT_RENDER, OPT_DATA, OPT_PARTIALS, OPT_VERSION, OPT_MAX_SIZE };
     static const struct option longopts[] = {
         {"dump", no_argument, NULL, OPT_DUMP},
+        {"shapes", no_argument, NULL, OPT_SHAPES},
+        {"batch", required_argument, NULL, 'b'},
+        {"dim", required_argument, NULL, OPT_DIM},
         {"render", required_argument, NULL, OPT_RENDER},
         {"data", required_argument, NULL, OPT_DATA},
         {"partials", required_argument, NULL, OPT_PARTIALS},
@@ -129,14 +169,40 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
-    bool dump = false;
+    bool dump = false, shapes = false;
+    struct shape_opts so = {0};
+    struct shape_dim_binding bindings[64];
     const char *render = NULL, *data = NULL, *partials = NULL;
     struct onnx_load_opts lo = {0};
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hb:", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_DUMP: dump = true; break;
+        case OPT_SHAPES: shapes = true; break;
+        case 'b': {
+            char *end;
+            long long v = strtoll(optarg, &end, 10);
+            if (*end || v <= 0) {
+                bz_diag_error(NULL, "gen", "-b wants a positive batch size, not '%s'", optarg);
+                return BZ_EXIT_USAGE;
+            }
+            so.batch = v;
+            break;
+        }
+        case OPT_DIM: {
+            char *eq = strchr(optarg, '=');
+            char *end = NULL;
+            long long v = eq ? strtoll(eq + 1, &end, 10) : 0;
+            if (!eq || eq == optarg || !end || *end || v < 0 || so.n_bindings == 64) {
+                bz_diag_error(NULL, "gen", "--dim wants NAME=VALUE with VALUE >= 0, not '%s'", optarg);
+                return BZ_EXIT_USAGE;
+            }
+            *eq = '\0';
+            bindings[so.n_bindings++] = (struct shape_dim_binding){optarg, v};
+            so.bindings = bindings;
+            break;
+        }
         case OPT_RENDER: render = optarg; break;
         case OPT_DATA: data = optarg; break;
         case OPT_PARTIALS: partials = optarg; break;
@@ -165,6 +231,13 @@ int main(int argc, char **argv)
             return BZ_EXIT_USAGE;
         }
         return cmd_render(render, data, partials);
+    }
+    if (shapes) {
+        if (optind >= argc) {
+            bz_diag_error(NULL, "gen", "--shapes needs at least one model file");
+            return BZ_EXIT_USAGE;
+        }
+        return cmd_shapes(argc - optind, argv + optind, &lo, &so);
     }
     if (dump) {
         if (optind >= argc) {

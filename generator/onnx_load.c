@@ -914,6 +914,8 @@ static struct ir_graph *lower_graph(struct lower_ctx *c, const Onnx__GraphProto 
         }
     }
 
+    for (int i = 0; i < g->n_values; i++)
+        g->values[i]->decl = g->values[i]->type;
     topo_sort(c, g);
 out:
     bz_buf_free(&q);

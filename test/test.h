@@ -34,6 +34,17 @@ void test_mustache_spec_group(struct test_totals *tot);
 void test_loader_group(struct test_totals *tot);
 void test_cli_group(struct test_totals *tot);
 
+void test_shapes_group(struct test_totals *tot);
+
+/* Every *.onnx under the folders, sorted; returns the count (paths malloc'd). */
+size_t test_find_models(const char *const *dirs, size_t n_dirs, char ***paths);
+/* The name escaping of test/oracle/onnx_summary.py's esc(). */
+void test_esc(struct bz_buf *b, const char *s);
+/* The lines of a file, split in place inside *storage (both malloc'd); NULL if unreadable. */
+char **test_read_lines(const char *path, size_t *n, char **storage);
+/* The model folders of a corpus: "shared" (../shared/models) or "testdata" (libonnx-testdata). */
+void test_model_dirs(const char *which, char dirs[][4096], const char **ptrs, size_t *n);
+
 /* Environment with a default: where the suite finds its inputs. */
 const char *test_env(const char *name, const char *dflt);
 

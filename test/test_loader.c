@@ -1,11 +1,9 @@
 /* Loader tests: fixtures built here (valid, broken, truncated, random), and every model of
  * ../shared/models and libonnx-testdata held against the onnx package's own reading
  * (test/oracle/onnx_summary.py). */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "onnx_fixtures.h"
 #include "onnx_load.h"
@@ -188,19 +186,6 @@ static void truncated_and_random_bytes_never_crash(void **state)
 
 /* ---- the model corpus against the oracle ---- */
 
-/* The escaping of test/oracle/onnx_summary.py's esc(). */
-static void esc(struct bz_buf *b, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-            c == '_' || c == '.' || c == '/' || c == '-')
-            bz_buf_putc(b, (char)c);
-        else
-            bz_buf_printf(b, "%%%02X", c);
-    }
-}
-
 static const char type_kind_letter[IR_TYPE_KIND_COUNT] = {
     [IR_TYPE_NONE] = '-', [IR_TYPE_TENSOR] = 'T', [IR_TYPE_SPARSE_TENSOR] = 'S',
     [IR_TYPE_SEQUENCE] = 'Q', [IR_TYPE_MAP] = 'M', [IR_TYPE_OPTIONAL] = 'O',
@@ -208,7 +193,7 @@ static const char type_kind_letter[IR_TYPE_KIND_COUNT] = {
 
 static void summarize_value(struct bz_buf *b, const struct ir_value *v, const struct ir_type *t)
 {
-    esc(b, v->name);
+    test_esc(b, v->name);
     bz_buf_printf(b, ":%c:%d", type_kind_letter[t->kind], t->dtype);
     if (t->kind == IR_TYPE_TENSOR || t->kind == IR_TYPE_SPARSE_TENSOR) {
         if (t->rank < 0) {
@@ -222,7 +207,7 @@ static void summarize_value(struct bz_buf *b, const struct ir_value *v, const st
             if (t->dims[i].value >= 0)
                 bz_buf_printf(b, "%lld", (long long)t->dims[i].value);
             else if (t->dims[i].param)
-                esc(b, t->dims[i].param);
+                test_esc(b, t->dims[i].param);
             else
                 bz_buf_putc(b, '?');
         }
@@ -242,9 +227,9 @@ static void walk(const struct ir_graph *g, struct opcount **ops, int *n_ops, lon
         *attrs += nd->n_attrs;
         struct bz_buf k;
         bz_buf_init(&k);
-        esc(&k, nd->domain);
+        test_esc(&k, nd->domain);
         bz_buf_putc(&k, ':');
-        esc(&k, nd->op_type);
+        test_esc(&k, nd->op_type);
         int j;
         for (j = 0; j < *n_ops; j++)
             if (strcmp((*ops)[j].key, k.data) == 0)
@@ -276,12 +261,12 @@ static void summarize(struct bz_buf *b, const char *path, const struct ir_model 
 {
     const struct ir_graph *g = m->graph;
     bz_buf_printf(b, "%s\t%lld\t", path, (long long)m->ir_version);
-    esc(b, m->producer_name);
+    test_esc(b, m->producer_name);
     bz_buf_putc(b, '\t');
     for (int i = 0; i < m->n_opsets; i++) {
         if (i)
             bz_buf_putc(b, ';');
-        esc(b, m->opsets[i].domain);
+        test_esc(b, m->opsets[i].domain);
         bz_buf_printf(b, ":%lld", (long long)m->opsets[i].version);
     }
     struct opcount *ops = NULL;
@@ -356,45 +341,11 @@ static void corpus_absent(void **state)
     TEST_SKIP("%s\n", (const char *)*state);
 }
 
-static void find_models(const char *dir, char ***paths, size_t *n, size_t *cap)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (stat(path, &st) != 0)
-            continue;
-        if (S_ISDIR(st.st_mode)) {
-            find_models(path, paths, n, cap);
-        } else if (strlen(e->d_name) > 5 && strcmp(e->d_name + strlen(e->d_name) - 5, ".onnx") == 0) {
-            if (*n == *cap) {
-                *cap = *cap ? *cap * 2 : 256;
-                *paths = bz_realloc(*paths, *cap * sizeof(**paths));
-            }
-            (*paths)[(*n)++] = bz_strdup(path);
-        }
-    }
-    closedir(d);
-}
-
-static int str_cmp(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void corpus_group(struct test_totals *tot, const char *group, const char *const *dirs,
                          size_t n_dirs, char **oracle_lines, size_t n_oracle, bool have_oracle)
 {
-    char **paths = NULL;
-    size_t n = 0, cap = 0;
-    for (size_t i = 0; i < n_dirs; i++)
-        find_models(dirs[i], &paths, &n, &cap);
+    char **paths;
+    size_t n = test_find_models(dirs, n_dirs, &paths);
     static char why[2][4400];
     if (n == 0) {
         char *w = why[strcmp(group, "models-shared") == 0 ? 0 : 1];
@@ -405,7 +356,6 @@ static void corpus_group(struct test_totals *tot, const char *group, const char 
         free(paths);
         return;
     }
-    qsort(paths, n, sizeof(*paths), str_cmp);
     struct corpus_case *cases = bz_calloc(n, sizeof(*cases));
     struct CMUnitTest *tests = bz_calloc(n, sizeof(*tests));
     for (size_t i = 0; i < n; i++) {
@@ -436,38 +386,19 @@ void test_loader_group(struct test_totals *tot)
     };
     test_group_run(tot, "loader", tests, BZ_ARRAY_LEN(tests));
 
-    /* the oracle's lines, split in place */
-    char *oracle = NULL;
-    size_t olen = 0;
-    char **lines = NULL;
-    size_t n_lines = 0;
-    const char *opath = test_env("BENANZA_ORACLE", "");
-    bool have_oracle = *opath && bz_read_file(opath, (size_t)1 << 30, &oracle, &olen) == BZ_READ_OK;
+    char *oracle;
+    size_t n_lines;
+    char **lines = test_read_lines(test_env("BENANZA_ORACLE", ""), &n_lines, &oracle);
+    bool have_oracle = lines != NULL;
     if (!have_oracle)
         printf("loader: no oracle summary (BENANZA_ORACLE): models are loaded, not compared\n");
-    for (char *p = oracle; p && *p;) {
-        char *nl = strchr(p, '\n');
-        if (nl)
-            *nl = '\0';
-        lines = bz_realloc(lines, (n_lines + 1) * sizeof(*lines));
-        lines[n_lines++] = p;
-        p = nl ? nl + 1 : p + strlen(p);
-    }
-
-    char shared_models[4096];
-    snprintf(shared_models, sizeof(shared_models), "%s/models", test_env("BENANZA_SHARED", "../shared"));
-    const char *sd[] = {shared_models};
-    corpus_group(tot, "models-shared", sd, 1, lines, n_lines, have_oracle);
-
-    const char *td = test_env("BENANZA_ONNX_TESTDATA", "/usr/share/libonnx-testdata/data");
     char dirs[4][4096];
     const char *dp[4];
-    const char *sub[4] = {"node", "pytorch-converted", "pytorch-operator", "simple"};
-    for (int i = 0; i < 4; i++) {
-        snprintf(dirs[i], sizeof(dirs[i]), "%s/%s", td, sub[i]);
-        dp[i] = dirs[i];
-    }
-    corpus_group(tot, "models-onnx-testdata", dp, 4, lines, n_lines, have_oracle);
+    size_t nd;
+    test_model_dirs("shared", dirs, dp, &nd);
+    corpus_group(tot, "models-shared", dp, nd, lines, n_lines, have_oracle);
+    test_model_dirs("testdata", dirs, dp, &nd);
+    corpus_group(tot, "models-onnx-testdata", dp, nd, lines, n_lines, have_oracle);
     free(lines);
     free(oracle);
 }

@@ -1,0 +1,113 @@
+/* Convolutions: Conv and ConvTranspose output shapes, with every auto_pad mode. */
+#include <string.h>
+
+#include "ops.h"
+
+/* kernel_shape from the attribute or from the weight's spatial dims */
+static bool kernel_of(struct infer_ctx *c, const struct ir_type *w, int nsp, int64_t *k)
+{
+    const int64_t *ks;
+    int n = op_attr_ints(c, "kernel_shape", &ks);
+    for (int i = 0; i < nsp; i++) {
+        if (n == nsp) {
+            k[i] = ks[i];
+        } else if (w && w->rank == nsp + 2 && dim_known(w->dims[2 + i])) {
+            k[i] = w->dims[2 + i].value;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void ints_or(struct infer_ctx *c, const char *name, int n, int64_t dflt, int64_t *out)
+{
+    const int64_t *v;
+    int cnt = op_attr_ints(c, name, &v);
+    for (int i = 0; i < n; i++)
+        out[i] = cnt > i ? v[i] : dflt;
+}
+
+static void infer_conv(struct infer_ctx *c)
+{
+    const struct ir_type *x = op_in(c, 0), *w = op_in(c, 1);
+    if (!x || x->rank < 3) {
+        op_out_dtype_only(c, 0, op_in_dtype(c, 0));
+        return;
+    }
+    int nsp = x->rank - 2;
+    if (nsp > 8) {
+        op_fail(c, "more than 8 spatial dims");
+        return;
+    }
+    struct ir_dim *d = op_out(c, 0, x->dtype, x->rank);
+    d[0] = x->dims[0];
+    d[1] = w && w->rank >= 1 ? w->dims[0] : dim_unknown();
+    int64_t k[8], s[8], dl[8], p[16];
+    if (!kernel_of(c, w, nsp, k))
+        return;
+    ints_or(c, "strides", nsp, 1, s);
+    ints_or(c, "dilations", nsp, 1, dl);
+    ints_or(c, "pads", 2 * nsp, 0, p);
+    const char *ap = op_attr_s(c, "auto_pad", "NOTSET");
+    for (int i = 0; i < nsp; i++) {
+        struct ir_dim in = x->dims[2 + i];
+        if (!dim_known(in))
+            continue;
+        int64_t ek = (k[i] - 1) * dl[i] + 1, n = in.value;
+        if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER"))
+            d[2 + i] = dim_of((n + s[i] - 1) / s[i]);
+        else if (!strcmp(ap, "VALID"))
+            d[2 + i] = dim_of((n - ek) / s[i] + 1);
+        else
+            d[2 + i] = dim_of((n + p[i] + p[i + nsp] - ek) / s[i] + 1);
+    }
+}
+
+static void infer_conv_transpose(struct infer_ctx *c)
+{
+    const struct ir_type *x = op_in(c, 0), *w = op_in(c, 1);
+    if (!x || x->rank < 3) {
+        op_out_dtype_only(c, 0, op_in_dtype(c, 0));
+        return;
+    }
+    int nsp = x->rank - 2;
+    if (nsp > 8) {
+        op_fail(c, "more than 8 spatial dims");
+        return;
+    }
+    struct ir_dim *d = op_out(c, 0, x->dtype, x->rank);
+    d[0] = x->dims[0];
+    int64_t group = op_attr_i(c, "group", 1);
+    d[1] = w && w->rank >= 2 ? dim_mul(w->dims[1], dim_of(group)) : dim_unknown();
+    int64_t k[8], s[8], dl[8], p[16], op[8];
+    if (!kernel_of(c, w, nsp, k))
+        return;
+    ints_or(c, "strides", nsp, 1, s);
+    ints_or(c, "dilations", nsp, 1, dl);
+    ints_or(c, "pads", 2 * nsp, 0, p);
+    ints_or(c, "output_padding", nsp, 0, op);
+    const int64_t *os;
+    int nos = op_attr_ints(c, "output_shape", &os);
+    const char *ap = op_attr_s(c, "auto_pad", "NOTSET");
+    for (int i = 0; i < nsp; i++) {
+        if (nos >= nsp) {
+            d[2 + i] = dim_of(os[nos - nsp + i]);
+            continue;
+        }
+        struct ir_dim in = x->dims[2 + i];
+        if (!dim_known(in))
+            continue;
+        int64_t n = in.value;
+        if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER"))
+            d[2 + i] = dim_of(n * s[i]);
+        else
+            d[2 + i] = dim_of(s[i] * (n - 1) + op[i] + (k[i] - 1) * dl[i] + 1 - p[i] - p[i + nsp]);
+    }
+}
+
+const struct op_def ops_conv[] = {
+    {"Conv", infer_conv, 0},
+    {"ConvTranspose", infer_conv_transpose, 0},
+    {NULL, NULL, 0},
+};

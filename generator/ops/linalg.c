@@ -1,0 +1,179 @@
+/* Linear algebra: Gemm, MatMul (numpy semantics, batched with broadcast), Einsum. */
+#include <ctype.h>
+#include <string.h>
+
+#include "ops.h"
+
+static void infer_gemm(struct infer_ctx *c)
+{
+    const struct ir_type *a = op_in(c, 0), *b = op_in(c, 1);
+    int dtype = op_in_dtype(c, 0);
+    if (!a || !b || a->rank != 2 || b->rank != 2) {
+        op_out(c, 0, dtype, 2);
+        return;
+    }
+    bool ta = op_attr_i(c, "transA", 0) != 0, tb = op_attr_i(c, "transB", 0) != 0;
+    struct ir_dim *d = op_out(c, 0, dtype, 2);
+    d[0] = a->dims[ta ? 1 : 0];
+    d[1] = b->dims[tb ? 0 : 1];
+}
+
+static struct ir_dim bcast_dim(struct ir_dim x, struct ir_dim y)
+{
+    if (dim_known(x) && x.value == 1)
+        return y;
+    if (dim_known(y) && y.value == 1)
+        return x;
+    if (dim_known(x))
+        return x;
+    if (dim_known(y))
+        return y;
+    return dim_same(x, y) ? x : dim_unknown();
+}
+
+static void infer_matmul(struct infer_ctx *c)
+{
+    const struct ir_type *a = op_in(c, 0), *b = op_in(c, 1);
+    int dtype = !strcmp(c->n->op_type, "MatMulInteger") ? IR_DTYPE_INT32 : op_in_dtype(c, 0);
+    if (!a || !b || a->rank < 1 || b->rank < 1) {
+        op_out_dtype_only(c, 0, dtype);
+        return;
+    }
+    /* 1-D operands are promoted, and the added dim is removed again */
+    int ra = a->rank < 2 ? 2 : a->rank, rb = b->rank < 2 ? 2 : b->rank;
+    struct ir_dim am = a->rank == 1 ? dim_of(1) : a->dims[a->rank - 2];
+    struct ir_dim bn = b->rank == 1 ? dim_of(1) : b->dims[b->rank - 1];
+    int batch = (ra > rb ? ra : rb) - 2;
+    int r = batch + (a->rank > 1) + (b->rank > 1);
+    struct ir_dim *d = op_out(c, 0, dtype, r);
+    for (int k = 0; k < batch; k++) {
+        int ia = k - (batch - (ra - 2)), ib = k - (batch - (rb - 2));
+        struct ir_dim x = ia >= 0 && a->rank > 2 ? a->dims[ia] : dim_of(1);
+        struct ir_dim y = ib >= 0 && b->rank > 2 ? b->dims[ib] : dim_of(1);
+        d[k] = bcast_dim(x, y);
+    }
+    int j = batch;
+    if (a->rank > 1)
+        d[j++] = am;
+    if (b->rank > 1)
+        d[j++] = bn;
+}
+
+/* Einsum: the dims of each label from the inputs; "..." broadcasts. */
+static void infer_einsum(struct infer_ctx *c)
+{
+    const char *eq = op_attr_s(c, "equation", NULL);
+    int dtype = op_in_dtype(c, 0);
+    if (!eq) {
+        op_fail(c, "Einsum without an equation");
+        return;
+    }
+    struct ir_dim label[128];
+    int count[128] = {0};
+    bool seen[128] = {0};
+    struct ir_dim ell[16];
+    int ell_rank = 0;
+    for (int k = 0; k < 16; k++)
+        ell[k] = dim_of(1);
+    const char *p = eq;
+    int in = 0;
+    while (*p && !(p[0] == '-' && p[1] == '>')) {
+        const struct ir_type *t = op_in(c, in);
+        char term[64];
+        int n = 0;
+        while (*p && *p != ',' && !(p[0] == '-' && p[1] == '>')) {
+            if (!isspace((unsigned char)*p) && n < 63)
+                term[n++] = *p;
+            p++;
+        }
+        term[n] = '\0';
+        if (!t) {
+            op_out_dtype_only(c, 0, dtype);
+            return;
+        }
+        int letters = 0;
+        for (int k = 0; k < n; k++)
+            letters += isalpha((unsigned char)term[k]) != 0;
+        int er = t->rank - letters, dim = 0;
+        if (er < 0 || er > 16) {
+            op_fail(c, "equation term '%s' does not fit rank %d", term, t->rank);
+            return;
+        }
+        for (int k = 0; k < n; k++) {
+            if (term[k] == '.') {
+                if (term[k + 1] == '.' && term[k + 2] == '.') {
+                    for (int e = 0; e < er; e++) {
+                        int slot = 16 - er + e;
+                        ell[slot] = bcast_dim(ell[slot], t->dims[dim++]);
+                    }
+                    if (er > ell_rank)
+                        ell_rank = er;
+                    k += 2;
+                }
+                continue;
+            }
+            unsigned char l = (unsigned char)term[k];
+            if (l >= 128)
+                continue;
+            struct ir_dim x = t->dims[dim++];
+            label[l] = seen[l] ? bcast_dim(label[l], x) : x;
+            seen[l] = true;
+            count[l]++;
+        }
+        in++;
+        if (*p == ',')
+            p++;
+    }
+    char out[64];
+    int no = 0;
+    bool out_ell = false;
+    if (p[0] == '-') {
+        p += 2;
+        for (; *p && no < 63; p++) {
+            if (*p == '.') {
+                out_ell = true;
+                p += 2;
+            } else if (!isspace((unsigned char)*p)) {
+                out[no++] = *p;
+            }
+        }
+    } else {
+        out_ell = ell_rank > 0;
+        for (int l = 0; l < 128; l++)
+            if (count[l] == 1 && isalpha(l))
+                out[no++] = (char)l;
+    }
+    int r = no + (out_ell ? ell_rank : 0);
+    struct ir_dim *d = op_out(c, 0, dtype, r);
+    int j = 0;
+    /* an explicit output places the ellipsis where it is written */
+    const char *spec = strstr(eq, "->");
+    if (spec && out_ell) {
+        spec += 2;
+        for (; *spec; spec++) {
+            if (*spec == '.') {
+                for (int e = 0; e < ell_rank; e++)
+                    d[j++] = ell[16 - ell_rank + e];
+                spec += 2;
+            } else if (isalpha((unsigned char)*spec)) {
+                d[j++] = label[(unsigned char)*spec];
+            }
+        }
+        return;
+    }
+    if (out_ell)
+        for (int e = 0; e < ell_rank; e++)
+            d[j++] = ell[16 - ell_rank + e];
+    for (int k = 0; k < no; k++) {
+        unsigned char l = (unsigned char)out[k];
+        d[j++] = l < 128 && seen[l] ? label[l] : dim_unknown();
+    }
+}
+
+const struct op_def ops_linalg[] = {
+    {"Gemm", infer_gemm, 0},
+    {"MatMul", infer_matmul, 0},
+    {"MatMulInteger", infer_matmul, 0},
+    {"Einsum", infer_einsum, 0},
+    {NULL, NULL, 0},
+};

@@ -1,0 +1,136 @@
+/* The operator table and the helpers every operator file uses for inference and folding. */
+#ifndef BENANZA_OPS_H
+#define BENANZA_OPS_H
+
+#include "ir.h"
+
+struct infer_ctx {
+    struct ir_model *m;
+    struct ir_graph *g;
+    struct ir_node *n;
+    int64_t opset;      /* opset of the node's domain */
+    struct bz_diag *diag;
+    bool failed;
+    /* infers a subgraph in place (If branches); set by the driver */
+    int (*infer_graph)(struct infer_ctx *c, struct ir_graph *sub);
+    void *driver;
+};
+
+typedef void (*op_infer_fn)(struct infer_ctx *c);
+
+enum op_flags {
+    OP_FREE = 1u << 0,  /* computes nothing at inference (views, metadata): no benchmark */
+};
+
+struct op_def {
+    const char *name;
+    op_infer_fn infer;
+    unsigned flags;
+};
+
+/* The table (ops/registry.c): one entry per ONNX operator we understand. */
+const struct op_def *op_find(const char *domain, const char *op_type);
+
+/* ---- inputs ---- */
+int op_nin(const struct infer_ctx *c);
+const struct ir_value *op_in_value(const struct infer_ctx *c, int i);
+/* the input's type when it is a tensor of known rank, else NULL */
+const struct ir_type *op_in(const struct infer_ctx *c, int i);
+/* the input's element type, or 0 */
+int op_in_dtype(const struct infer_ctx *c, int i);
+const struct ir_tensor *op_in_val(const struct infer_ctx *c, int i);
+/* an integer input's known values (any integer or bool type), NULL if not known */
+const int64_t *op_in_ints(const struct infer_ctx *c, int i, int64_t *n);
+
+/* ---- outputs ---- */
+/* Sets output i to a tensor of dtype and rank; returns its dims (all unknown). */
+struct ir_dim *op_out(struct infer_ctx *c, int i, int dtype, int rank);
+void op_out_type(struct infer_ctx *c, int i, const struct ir_type *t);
+void op_out_dtype_only(struct infer_ctx *c, int i, int dtype); /* rank unknown */
+/* Sets output i to a known value (and its type). */
+void op_out_val(struct infer_ctx *c, int i, struct ir_tensor *t);
+/* Output i holds the known int64 values v with the given dims. */
+void op_out_ints(struct infer_ctx *c, int i, const int64_t *v, int rank, const int64_t *dims);
+
+/* In shape data an element is known (param NULL, any value, negatives included), a
+ * symbol (param set) or unknown (SYM_UNKNOWN). */
+#define SYM_UNKNOWN INT64_MIN
+static inline bool sym_known(struct ir_dim d)
+{
+    return !d.param && d.value != SYM_UNKNOWN;
+}
+static inline struct ir_dim sym_unknown(void)
+{
+    struct ir_dim d = {SYM_UNKNOWN, NULL};
+    return d;
+}
+/* a tensor dim as a shape-data element, and back */
+static inline struct ir_dim sym_from_dim(struct ir_dim d)
+{
+    return d.value >= 0 || d.param ? d : sym_unknown();
+}
+static inline struct ir_dim dim_from_sym(struct ir_dim s)
+{
+    if (s.param)
+        return s;
+    struct ir_dim d = {s.value >= 0 ? s.value : -1, NULL};
+    return d;
+}
+
+/* Integer data of input i (rank 0 or 1) as dims: known values, symbols or unknowns.
+ * Returns the element count, or -1 when nothing is known. *rank gets 0 or 1. */
+int op_in_sym(const struct infer_ctx *c, int i, const struct ir_dim **d, int *rank);
+/* Output i is integer data of rank 0 or 1 with these elements (also a known value
+ * when every element is known). */
+void op_out_sym(struct infer_ctx *c, int i, int dtype, const struct ir_dim *d, int n, int rank);
+
+/* ---- attributes ---- */
+int64_t op_attr_i(const struct infer_ctx *c, const char *name, int64_t dflt);
+float op_attr_f(const struct infer_ctx *c, const char *name, float dflt);
+const char *op_attr_s(const struct infer_ctx *c, const char *name, const char *dflt);
+/* ints attribute: count or -1 when absent */
+int op_attr_ints(const struct infer_ctx *c, const char *name, const int64_t **v);
+
+/* Reports that inference of this node cannot go on (warning, located). */
+void op_fail(struct infer_ctx *c, const char *fmt, ...) BZ_PRINTF(2, 3);
+
+/* ---- dims ---- */
+static inline bool dim_known(struct ir_dim d)
+{
+    return d.value >= 0;
+}
+static inline struct ir_dim dim_of(int64_t v)
+{
+    struct ir_dim d = {v, NULL};
+    return d;
+}
+static inline struct ir_dim dim_unknown(void)
+{
+    struct ir_dim d = {-1, NULL};
+    return d;
+}
+bool dim_same(struct ir_dim a, struct ir_dim b);
+/* a*b, a+b etc. when both known, else unknown */
+struct ir_dim dim_mul(struct ir_dim a, struct ir_dim b);
+/* normalises a possibly negative axis; -1 when out of range (after op_fail) */
+int op_axis(struct infer_ctx *c, int64_t axis, int rank);
+
+/* numpy-style broadcast of the given inputs' shapes into output 0 with dtype */
+bool op_broadcast(struct infer_ctx *c, const int *inputs, int n, int out_dtype, int out_index);
+
+/* ---- tensors for folding ---- */
+struct ir_tensor *op_tensor_new(struct infer_ctx *c, int dtype, int rank, const int64_t *dims);
+/* element k of a kept tensor as a double / int64 (any numeric type) */
+double tensor_get_f(const struct ir_tensor *t, int64_t k);
+int64_t tensor_get_i(const struct ir_tensor *t, int64_t k);
+void tensor_set_f(struct ir_tensor *t, int64_t k, double v);
+bool dtype_is_float(int dtype);
+bool dtype_is_int(int dtype);
+/* values can be folded: kept, numeric, and small */
+bool tensor_foldable(const struct ir_tensor *t);
+
+/* shared shape helpers of some families */
+void infer_same_as_input(struct infer_ctx *c);   /* output 0 = input 0 */
+void infer_unary_fold(struct infer_ctx *c);      /* same shape; folds known values */
+
+#endif

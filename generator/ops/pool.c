@@ -1,0 +1,84 @@
+/* Pooling and local response normalisation. */
+#include <math.h>
+#include <string.h>
+
+#include "ops.h"
+
+static void infer_pool(struct infer_ctx *c)
+{
+    const struct ir_type *x = op_in(c, 0);
+    if (!x || x->rank < 3) {
+        op_out_dtype_only(c, 0, op_in_dtype(c, 0));
+        return;
+    }
+    int nsp = x->rank - 2;
+    if (nsp > 8) {
+        op_fail(c, "more than 8 spatial dims");
+        return;
+    }
+    const int64_t *ks, *sv, *dv, *pv;
+    int nk = op_attr_ints(c, "kernel_shape", &ks);
+    int ns = op_attr_ints(c, "strides", &sv);
+    int nd = op_attr_ints(c, "dilations", &dv);
+    int np = op_attr_ints(c, "pads", &pv);
+    if (nk != nsp) {
+        op_fail(c, "kernel_shape must have %d values", nsp);
+        return;
+    }
+    bool ceil_mode = op_attr_i(c, "ceil_mode", 0) != 0;
+    const char *ap = op_attr_s(c, "auto_pad", "NOTSET");
+    struct ir_dim *d = op_out(c, 0, x->dtype, x->rank);
+    d[0] = x->dims[0];
+    d[1] = x->dims[1];
+    for (int i = 0; i < nsp; i++) {
+        struct ir_dim in = x->dims[2 + i];
+        if (!dim_known(in))
+            continue;
+        int64_t s = ns > i ? sv[i] : 1, dl = nd > i ? dv[i] : 1;
+        int64_t pb = np == 2 * nsp ? pv[i] : 0, pe = np == 2 * nsp ? pv[i + nsp] : 0;
+        int64_t ek = (ks[i] - 1) * dl + 1, n = in.value;
+        int64_t out;
+        if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+            out = (n + s - 1) / s;
+        } else if (!strcmp(ap, "VALID")) {
+            out = (n - ek) / s + 1;
+        } else if (ceil_mode) {
+            out = (int64_t)ceil((double)(n + pb + pe - ek) / (double)s) + 1;
+            /* the last window must start inside the input or its left padding */
+            if ((out - 1) * s >= n + pb)
+                out--;
+        } else {
+            out = (n + pb + pe - ek) / s + 1;
+        }
+        d[2 + i] = dim_of(out);
+    }
+    if (c->n->n_outputs > 1 && c->n->outputs[1]) {
+        struct ir_dim *di = op_out(c, 1, IR_DTYPE_INT64, x->rank);
+        memcpy(di, c->n->outputs[0]->type.dims, (size_t)x->rank * sizeof(*di));
+    }
+}
+
+static void infer_global_pool(struct infer_ctx *c)
+{
+    const struct ir_type *x = op_in(c, 0);
+    if (!x || x->rank < 2) {
+        op_out_dtype_only(c, 0, op_in_dtype(c, 0));
+        return;
+    }
+    struct ir_dim *d = op_out(c, 0, x->dtype, x->rank);
+    d[0] = x->dims[0];
+    d[1] = x->dims[1];
+    for (int i = 2; i < x->rank; i++)
+        d[i] = dim_of(1);
+}
+
+const struct op_def ops_pool[] = {
+    {"MaxPool", infer_pool, 0},
+    {"AveragePool", infer_pool, 0},
+    {"LpPool", infer_pool, 0},
+    {"GlobalAveragePool", infer_global_pool, 0},
+    {"GlobalMaxPool", infer_global_pool, 0},
+    {"GlobalLpPool", infer_global_pool, 0},
+    {"LRN", infer_same_as_input, 0},
+    {NULL, NULL, 0},
+};
