@@ -15,7 +15,7 @@
 static void usage(FILE *out)
 {
     fputs("usage: gen --dump MODEL.onnx...\n"
-          "       gen --shapes MODEL.onnx [-b N] [--dim NAME=VALUE]...\n"
+          "       gen --shapes MODEL.onnx... [-b N] [--dim [MODEL:]NAME=V] [--input-shape ...]\n"
           "       gen --render TEMPLATE --data DATA.json [--partials DIR]\n"
           "       gen --help | --version\n"
           "\n"
@@ -30,8 +30,13 @@ static void usage(FILE *out)
           "  --render TEMPLATE    render a Mustache template against --data and print it\n"
           "\n"
           "options:\n"
-          "  -b, --batch N        set the leading dim of every data input to N\n"
-          "  --dim NAME=VALUE     give the symbolic dim NAME (dim_param) a value\n"
+          "  -b, --batch N        the batch size: the batch dim of every data input (dim 0, or\n"
+          "                       dim 1 for recurrent layers' inputs in their default layout)\n"
+          "  --dim [MODEL:]NAME=VALUE\n"
+          "                       give the symbolic dim NAME (dim_param) a value; MODEL (the\n"
+          "                       file name without .onnx) limits it to one model\n"
+          "  --input-shape [MODEL:]INPUT=d0,d1,...\n"
+          "                       the exact shape of a graph input (it overrides -b)\n"
           "  --data FILE          JSON data for --render\n"
           "  --partials DIR       where --render finds partials, as DIR/NAME.mustache\n"
           "                       (default: the template's own directory)\n"
@@ -154,13 +159,14 @@ static int cmd_render(const char *tpl_path, const char *data_path, const char *p
 
 int main(int argc, char **argv)
 {
-    enum { OPT_SHAPES = 300, OPT_DIM };
+    enum { OPT_SHAPES = 300, OPT_DIM, OPT_INPUT_SHAPE };
     enum { OPT_DUMP = 256, OPT_RENDER, OPT_DATA, OPT_PARTIALS, OPT_VERSION, OPT_MAX_SIZE };
     static const struct option longopts[] = {
         {"dump", no_argument, NULL, OPT_DUMP},
         {"shapes", no_argument, NULL, OPT_SHAPES},
         {"batch", required_argument, NULL, 'b'},
         {"dim", required_argument, NULL, OPT_DIM},
+        {"input-shape", required_argument, NULL, OPT_INPUT_SHAPE},
         {"render", required_argument, NULL, OPT_RENDER},
         {"data", required_argument, NULL, OPT_DATA},
         {"partials", required_argument, NULL, OPT_PARTIALS},
@@ -172,6 +178,7 @@ int main(int argc, char **argv)
     bool dump = false, shapes = false;
     struct shape_opts so = {0};
     struct shape_dim_binding bindings[64];
+    struct shape_input_shape input_shapes[64];
     const char *render = NULL, *data = NULL, *partials = NULL;
     struct onnx_load_opts lo = {0};
     int c;
@@ -191,16 +198,27 @@ int main(int argc, char **argv)
             break;
         }
         case OPT_DIM: {
-            char *eq = strchr(optarg, '=');
-            char *end = NULL;
-            long long v = eq ? strtoll(eq + 1, &end, 10) : 0;
-            if (!eq || eq == optarg || !end || *end || v < 0 || so.n_bindings == 64) {
-                bz_diag_error(NULL, "gen", "--dim wants NAME=VALUE with VALUE >= 0, not '%s'", optarg);
+            char shown[256];
+            snprintf(shown, sizeof(shown), "%s", optarg);
+            if (so.n_bindings == 64 || !shape_parse_binding(optarg, &bindings[so.n_bindings])) {
+                bz_diag_error(NULL, "gen", "--dim wants [MODEL:]NAME=VALUE with VALUE >= 0, not '%s'", shown);
                 return BZ_EXIT_USAGE;
             }
-            *eq = '\0';
-            bindings[so.n_bindings++] = (struct shape_dim_binding){optarg, v};
+            so.n_bindings++;
             so.bindings = bindings;
+            break;
+        }
+        case OPT_INPUT_SHAPE: {
+            char shown[256];
+            snprintf(shown, sizeof(shown), "%s", optarg);
+            if (so.n_input_shapes == 64 ||
+                !shape_parse_input_shape(optarg, &input_shapes[so.n_input_shapes])) {
+                bz_diag_error(NULL, "gen", "--input-shape wants [MODEL:]INPUT=d0,d1,... (up to 16 dims), not '%s'",
+                              shown);
+                return BZ_EXIT_USAGE;
+            }
+            so.n_input_shapes++;
+            so.input_shapes = input_shapes;
             break;
         }
         case OPT_RENDER: render = optarg; break;

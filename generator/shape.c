@@ -411,6 +411,7 @@ struct driver {
     const struct shape_opts *o;
     struct shape_result *res;
     bool batch_changed;
+    int64_t batch_from, batch_to;
     struct ir_model *m;
 };
 
@@ -488,7 +489,7 @@ static void infer_node(struct driver *d, struct ir_graph *g, struct ir_node *n, 
 {
     struct infer_ctx c = {
         .m = d->m, .g = g, .n = n, .opset = ir_model_opset(d->m, n->domain), .diag = diag,
-        .infer_graph = infer_graph, .driver = d,
+        .infer_graph = infer_graph, .driver = d, .batch_from = d->batch_from, .batch_to = d->batch_to,
     };
     const struct op_def *def = op_find(n->domain, n->op_type);
     if (def && c.opset == 0 && ir_domain_is_onnx(n->domain))
@@ -555,6 +556,83 @@ static int infer_graph(struct infer_ctx *parent, struct ir_graph *g)
     return 0;
 }
 
+bool shape_parse_binding(char *arg, struct shape_dim_binding *b)
+{
+    char *eq = strchr(arg, '=');
+    if (!eq || eq == arg)
+        return false;
+    *eq = '\0';
+    char *end;
+    long long v = strtoll(eq + 1, &end, 10);
+    if (*end || eq[1] == '\0' || v < 0)
+        return false;
+    char *colon = strchr(arg, ':');
+    b->model = colon ? arg : NULL;
+    if (colon)
+        *colon = '\0';
+    b->name = colon ? colon + 1 : arg;
+    b->value = v;
+    return *b->name != '\0';
+}
+
+bool shape_parse_input_shape(char *arg, struct shape_input_shape *s)
+{
+    char *eq = strchr(arg, '=');
+    if (!eq || eq == arg)
+        return false;
+    *eq = '\0';
+    char *colon = strchr(arg, ':');
+    s->model = colon ? arg : NULL;
+    if (colon)
+        *colon = '\0';
+    s->input = colon ? colon + 1 : arg;
+    s->rank = 0;
+    char *p = eq + 1;
+    if (*p == '\0')
+        return *s->input != '\0'; /* a scalar */
+    for (;;) {
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || v < 0 || s->rank == 16)
+            return false;
+        s->dims[s->rank++] = v;
+        if (*end == '\0')
+            break;
+        if (*end != ',')
+            return false;
+        p = end + 1;
+    }
+    return *s->input != '\0';
+}
+
+/* A binding scoped to MODEL applies when the path's base name without .onnx is MODEL. */
+static bool scope_matches(const char *scope, const char *path)
+{
+    if (!scope)
+        return true;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(scope);
+    return strncmp(base, scope, n) == 0 && (base[n] == '\0' || strcmp(base + n, ".onnx") == 0);
+}
+
+/* Which dim of a graph input is the batch: 0, except where a recurrent layer reads the
+ * input as X or as an initial state in its default layout ([seq, batch, ...] and
+ * [directions, batch, hidden]): then 1. */
+static int batch_dim(const struct ir_graph *g, const struct ir_value *v)
+{
+    for (int i = 0; i < g->n_nodes; i++) {
+        const struct ir_node *n = &g->nodes[i];
+        bool rnn = !strcmp(n->op_type, "LSTM") || !strcmp(n->op_type, "GRU") || !strcmp(n->op_type, "RNN");
+        if (!rnn || !ir_domain_is_onnx(n->domain))
+            continue;
+        for (int k = 0; k < n->n_inputs; k++)
+            if (n->inputs[k] == v && (k == 0 || k == 5 || k == 6))
+                return ir_node_attr_int(n, "layout", 0) ? 0 : 1;
+    }
+    return 0;
+}
+
 int shape_infer(struct ir_model *m, const struct shape_opts *o, struct bz_diag *diag,
                 struct shape_result *res)
 {
@@ -566,6 +644,8 @@ int shape_infer(struct ir_model *m, const struct shape_opts *o, struct bz_diag *
     struct ir_graph *g = m->graph;
 
     /* graph inputs: declared types, then the batch and the symbol bindings */
+    struct ir_dim first_batch = dim_unknown();
+    bool have_first = false;
     for (int i = 0; i < g->n_inputs; i++) {
         struct ir_value *v = g->inputs[i];
         if (v->init)
@@ -578,17 +658,72 @@ int shape_infer(struct ir_model *m, const struct shape_opts *o, struct bz_diag *
         v->type.dims = dims;
         for (int k = 0; k < v->type.rank; k++) {
             for (int b = 0; b < o->n_bindings; b++)
-                if (dims[k].param && strcmp(dims[k].param, o->bindings[b].name) == 0)
+                if (dims[k].param && strcmp(dims[k].param, o->bindings[b].name) == 0 &&
+                    scope_matches(o->bindings[b].model, m->path))
                     dims[k] = dim_of(o->bindings[b].value);
         }
-        if (o->batch > 0 && v->type.rank >= 1) {
-            if (!dim_known(dims[0]) || dims[0].value != o->batch)
+        const struct shape_input_shape *given = NULL;
+        for (int s = 0; s < o->n_input_shapes; s++)
+            if (!strcmp(o->input_shapes[s].input, v->name) && scope_matches(o->input_shapes[s].model, m->path))
+                given = &o->input_shapes[s];
+        if (given) {
+            /* an explicit shape is the final word, batch included */
+            v->type.rank = given->rank;
+            v->type.dims = bz_arena_array(&m->arena, (size_t)(given->rank ? given->rank : 1), sizeof(*dims));
+            for (int k = 0; k < given->rank; k++)
+                v->type.dims[k] = dim_of(given->dims[k]);
+            if (o->batch > 0) {
                 d.batch_changed = true;
-            dims[0] = dim_of(o->batch);
+                d.batch_to = o->batch;
+            }
+            continue;
+        }
+        int bd = batch_dim(g, v);
+        if (o->batch > 0 && bd >= 0 && bd < v->type.rank) {
+            /* the first data input defines the model's batch; other inputs follow only
+             * when their batch dim is the same (a streaming cache of another size is not
+             * batched) */
+            struct ir_dim was = v->decl.dims[bd];
+            if (!have_first) {
+                first_batch = was;
+                have_first = true;
+            } else if (!dim_same(was, first_batch)) {
+                continue;
+            }
+            if (!dim_known(dims[bd]) || dims[bd].value != o->batch) {
+                d.batch_changed = true;
+                if (dim_known(dims[bd]) && !d.batch_from)
+                    d.batch_from = dims[bd].value;
+                d.batch_to = o->batch;
+            }
+            dims[bd] = dim_of(o->batch);
         }
     }
     struct infer_ctx top = {.m = m, .g = g, .diag = diag, .infer_graph = infer_graph, .driver = &d};
+    int warnings_before = diag ? diag->warnings : 0;
     infer_graph(&top, g);
+    if (d.batch_changed && diag && diag->warnings > warnings_before + res->n_unsupported_ops) {
+        /* the usual cause: an input whose batch is not its leading dim (a streaming cache) */
+        struct bz_buf kept;
+        bz_buf_init(&kept);
+        for (int i = 0; i < g->n_inputs; i++) {
+            const struct ir_value *v = g->inputs[i];
+            if (v->init || v->type.rank < 1 || v->decl.rank != v->type.rank)
+                continue;
+            bool same = true;
+            for (int k = 0; k < v->type.rank; k++)
+                same = same && dim_same(v->type.dims[k], v->decl.dims[k]);
+            if (same && kept.len < 400) {
+                bz_buf_printf(&kept, "%s'%s' ", kept.len ? ", " : "", v->name);
+                ir_type_format(&kept, &v->type);
+            }
+        }
+        bz_diag_warning(diag, m->path,
+                        "after setting the batch to %lld some shapes do not fit; inputs left at their "
+                        "declared batch: %s; give their shapes with --input-shape",
+                        (long long)o->batch, kept.len ? kept.data : "none");
+        bz_buf_free(&kept);
+    }
 
     res->n_values = g->n_values;
     for (int i = 0; i < g->n_values; i++)

@@ -4,16 +4,33 @@
 
 #include "ir.h"
 
+/* Bindings may be scoped to one model: MODEL is the file's name without its folder and
+ * without ".onnx"; NULL applies to every model. */
 struct shape_dim_binding {
+    const char *model;
     const char *name;   /* a dim_param symbol */
     int64_t value;
 };
 
-struct shape_opts {
-    int64_t batch;      /* > 0: the leading dim of every data input; <= 0: as the model says */
-    int n_bindings;
-    const struct shape_dim_binding *bindings; /* --dim NAME=VALUE */
+struct shape_input_shape {
+    const char *model;
+    const char *input;
+    int rank;
+    int64_t dims[16];
 };
+
+struct shape_opts {
+    int64_t batch;      /* > 0: the batch of every data input; <= 0: as the model says */
+    int n_bindings;
+    const struct shape_dim_binding *bindings;  /* --dim [MODEL:]NAME=VALUE */
+    int n_input_shapes;
+    const struct shape_input_shape *input_shapes; /* --input-shape [MODEL:]INPUT=d0,d1,... */
+};
+
+/* Parses "[MODEL:]NAME=VALUE" / "[MODEL:]INPUT=d0,d1,..." (the strings are kept, not
+ * copied); false on a malformed argument. */
+bool shape_parse_binding(char *arg, struct shape_dim_binding *b);
+bool shape_parse_input_shape(char *arg, struct shape_input_shape *s);
 
 /* What inference could not do, for the report and for --strict. */
 struct shape_unsupported {

@@ -11,6 +11,9 @@ struct infer_ctx {
     int64_t opset;      /* opset of the node's domain */
     struct bz_diag *diag;
     bool failed;
+    /* -b: the batch the model was written for (0 when not concrete) and the one asked
+     * for; both 0 when the batch is unchanged */
+    int64_t batch_from, batch_to;
     /* infers a subgraph in place (If branches); set by the driver */
     int (*infer_graph)(struct infer_ctx *c, struct ir_graph *sub);
     void *driver;

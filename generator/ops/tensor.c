@@ -100,6 +100,36 @@ static void infer_reshape(struct infer_ctx *c)
         else
             prod_ok = false;
     }
+    int64_t in_total = 1;
+    bool in_known = t != NULL;
+    for (int k = 0; t && k < t->rank; k++) {
+        if (!dim_known(t->dims[k]))
+            in_known = false;
+        else
+            in_total *= t->dims[k].value;
+    }
+    /* A target written for the model's own batch (caffe2 exports bake [1, -1] in):
+     * after -b, its leading dim follows the new batch when that makes the sizes agree. */
+    if (c->batch_from > 0 && n >= 1 && sym_known(target[0]) && target[0].value == c->batch_from &&
+        in_known && t->rank >= 1 && dim_known(t->dims[0]) && t->dims[0].value == c->batch_to &&
+        in_total % c->batch_to == 0) {
+        int64_t rest = 1;
+        bool rest_known = true;
+        for (int k = 1; k < n; k++) {
+            if (k == minus)
+                continue;
+            if (!dim_known(d[k]))
+                rest_known = false;
+            else
+                rest *= d[k].value;
+        }
+        bool agrees_old = rest_known && minus < 0 && rest * c->batch_from == in_total;
+        if (!agrees_old) {
+            d[0] = dim_of(c->batch_to);
+            known_prod = dim_of(rest_known ? rest * c->batch_to : 0);
+            prod_ok = rest_known;
+        }
+    }
     if (minus >= 0) {
         d[minus] = dim_unknown();
         if (t && prod_ok) {
@@ -113,6 +143,20 @@ static void infer_reshape(struct infer_ctx *c)
             }
             if (all && known_prod.value > 0)
                 d[minus] = dim_of(total / known_prod.value);
+        }
+    }
+    if (in_known && minus < 0) {
+        int64_t out_total = 1;
+        bool out_known = true;
+        for (int k = 0; k < n; k++) {
+            if (!dim_known(d[k]))
+                out_known = false;
+            else
+                out_total *= d[k].value;
+        }
+        if (out_known && out_total != in_total) {
+            op_fail(c, "cannot reshape %lld elements into %lld", (long long)in_total, (long long)out_total);
+            return;
         }
     }
     /* a reshape of known data keeps it */
@@ -329,6 +373,10 @@ static void infer_concat(struct infer_ctx *c)
             } else if (!dim_known(d[k])) {
                 if (dim_known(t->dims[k]) || (!d[k].param && t->dims[k].param) || i == 0)
                     d[k] = t->dims[k];
+            } else if (dim_known(t->dims[k]) && t->dims[k].value != d[k].value) {
+                op_fail(c, "inputs differ in dim %d (%lld and %lld), which is not the concat axis", k,
+                        (long long)d[k].value, (long long)t->dims[k].value);
+                return;
             }
         }
     }
