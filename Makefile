@@ -19,7 +19,8 @@ ALL_CFLAGS = -std=c11 $(OPT) $(SAN) $(WARN) $(CFLAGS) -MD -MP
 LDLIBS_GEN = -lprotobuf-c -ljansson -lm
 
 GEN_LIB_SRCS = generator/base.c generator/ir.c generator/onnx_load.c generator/dump.c \
-               generator/mustache.c generator/shape.c $(wildcard generator/ops/*.c)
+               generator/mustache.c generator/shape.c generator/layers.c generator/fusion.c \
+               generator/pipeline.c $(wildcard generator/ops/*.c)
 GEN_MAIN_SRC = generator/main.c
 TEST_SRCS    = test/test_main.c test/test_base.c test/test_mustache_spec.c \
                test/test_mustache.c test/test_loader.c test/test_cli.c test/onnx_fixtures.c \

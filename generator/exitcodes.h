@@ -8,6 +8,7 @@ enum bz_exit {
     BZ_EXIT_MODEL = 3,       /* a model could not be loaded (unreadable, not ONNX, inconsistent) */
     BZ_EXIT_TEMPLATE = 4,    /* a template error */
     BZ_EXIT_IO = 5,          /* a file other than a model could not be read or written */
+    BZ_EXIT_UNSUPPORTED = 6, /* unsupported operators, with --strict */
     BZ_EXIT_INTERNAL = 70,   /* out of memory or a broken invariant */
 };
 

@@ -171,6 +171,7 @@ struct ir_value {
     bool is_input;
     bool is_output;
     bool has_value_info;        /* typed by a graph input/output or value_info entry */
+    bool is_const;              /* known ahead of run time (weights, constant chains): layers.c */
 };
 
 struct ir_node {

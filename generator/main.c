@@ -9,19 +9,24 @@
 #include "exitcodes.h"
 #include "mustache.h"
 #include "onnx_load.h"
+#include "pipeline.h"
 #include "shape.h"
 #include "version.h"
 
 static void usage(FILE *out)
 {
-    fputs("usage: gen --dump MODEL.onnx...\n"
+    fputs("usage: gen MODEL.onnx... [-b N[,N...]] [-o DIR] [--strict] [shape options]\n"
+          "       gen --layers MODEL.onnx... [-b N[,N...]] [shape options]\n"
+          "       gen --dump MODEL.onnx...\n"
           "       gen --shapes MODEL.onnx... [-b N] [--dim [MODEL:]NAME=V] [--input-shape ...]\n"
           "       gen --render TEMPLATE --data DATA.json [--partials DIR]\n"
           "       gen --help | --version\n"
           "\n"
           "benanza's generator: reads ONNX models and writes standalone micro-benchmarks.\n"
           "\n"
-          "modes:\n"
+          "modes (the default: process the models and write DIR/manifest.tsv):\n"
+          "  --layers             print the unique layers across all models and batch sizes\n"
+          "                       (id, uses, op, name, models) and per-model statistics\n"
           "  --dump               print a summary of each model: producer, IR version, opsets,\n"
           "                       inputs and outputs with shapes, op-type histogram, node list\n"
           "  --shapes             infer every tensor's type and shape and print them, one per\n"
@@ -30,7 +35,10 @@ static void usage(FILE *out)
           "  --render TEMPLATE    render a Mustache template against --data and print it\n"
           "\n"
           "options:\n"
-          "  -b, --batch N        the batch size: the batch dim of every data input (dim 0, or\n"
+          "  -o, --output DIR     where outputs go (default: out)\n"
+          "  --strict             an unsupported operator is an error (exit 6)\n"
+          "  --progress           show progress on standard error\n"
+          "  -b, --batch N,...    batch sizes (each model is processed at each); the batch size: the batch dim of every data input (dim 0, or\n"
           "                       dim 1 for recurrent layers' inputs in their default layout)\n"
           "  --dim [MODEL:]NAME=VALUE\n"
           "                       give the symbolic dim NAME (dim_param) a value; MODEL (the\n"
@@ -45,7 +53,8 @@ static void usage(FILE *out)
           "  --version            print the version\n"
           "\n"
           "exit status: 0 ok, 2 usage, 3 a model could not be loaded, 4 template error,\n"
-          "             5 a file could not be read or written, 70 internal error\n",
+          "             5 a file could not be read or written, 6 unsupported operators with\n"
+          "             --strict, 70 internal error\n",
           out);
 }
 
@@ -87,7 +96,7 @@ static int cmd_shapes(int argc, char **argv, const struct onnx_load_opts *lo,
             printf("# %s\n", argv[i]);
         shape_print(stdout, m);
         for (int u = 0; u < res.n_unsupported_ops; u++)
-            bz_diag_warning(&diag, argv[i], "operator %s%s%s is not supported: %d node%s left to declared shapes",
+            bz_diag_warning(&diag, argv[i], "operator %s%s%s is not supported: %d node%s not benchmarked",
                             res.unsupported[u].domain, *res.unsupported[u].domain ? ":" : "",
                             res.unsupported[u].op, res.unsupported[u].count,
                             res.unsupported[u].count == 1 ? "" : "s");
@@ -96,6 +105,35 @@ static int cmd_shapes(int argc, char **argv, const struct onnx_load_opts *lo,
     }
     bz_buf_free(&err);
     return diag.errors ? BZ_EXIT_MODEL : BZ_EXIT_OK;
+}
+
+static int cmd_process(int argc, char **argv, const struct onnx_load_opts *lo,
+                       const struct shape_opts *so, const int64_t *batches, int n_batches,
+                       bool print_layers, const char *out_dir, bool strict, bool progress)
+{
+    struct bz_diag diag = {0};
+    struct pipeline p;
+    pipeline_run(&p, argv, argc, batches, n_batches, so, lo, &diag, progress);
+    int rc = BZ_EXIT_OK;
+    if (print_layers) {
+        pipeline_print_layers(stdout, &p);
+        fflush(stdout);
+    }
+    if (out_dir) {
+        int err = pipeline_write_manifest(&p, out_dir);
+        if (err) {
+            bz_diag_error(&diag, out_dir, "cannot write manifest.tsv: %s", strerror(err));
+            rc = BZ_EXIT_IO;
+        }
+    }
+    if (strict && p.unsupported_nodes) {
+        bz_diag_error(&diag, "gen", "%d nodes have unsupported operators (--strict)", p.unsupported_nodes);
+        rc = BZ_EXIT_UNSUPPORTED;
+    }
+    if (p.models_failed && rc == BZ_EXIT_OK)
+        rc = BZ_EXIT_MODEL;
+    pipeline_free(&p);
+    return rc;
 }
 
 static int cmd_render(const char *tpl_path, const char *data_path, const char *partials_dir)
@@ -159,11 +197,15 @@ static int cmd_render(const char *tpl_path, const char *data_path, const char *p
 
 int main(int argc, char **argv)
 {
-    enum { OPT_SHAPES = 300, OPT_DIM, OPT_INPUT_SHAPE };
+    enum { OPT_SHAPES = 300, OPT_DIM, OPT_INPUT_SHAPE, OPT_LAYERS, OPT_STRICT, OPT_PROGRESS };
     enum { OPT_DUMP = 256, OPT_RENDER, OPT_DATA, OPT_PARTIALS, OPT_VERSION, OPT_MAX_SIZE };
     static const struct option longopts[] = {
         {"dump", no_argument, NULL, OPT_DUMP},
         {"shapes", no_argument, NULL, OPT_SHAPES},
+        {"layers", no_argument, NULL, OPT_LAYERS},
+        {"strict", no_argument, NULL, OPT_STRICT},
+        {"progress", no_argument, NULL, OPT_PROGRESS},
+        {"output", required_argument, NULL, 'o'},
         {"batch", required_argument, NULL, 'b'},
         {"dim", required_argument, NULL, OPT_DIM},
         {"input-shape", required_argument, NULL, OPT_INPUT_SHAPE},
@@ -175,7 +217,10 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
-    bool dump = false, shapes = false;
+    bool dump = false, shapes = false, layers = false, strict = false, progress = false;
+    const char *out_dir = "out";
+    int64_t batches[32] = {0};
+    int n_batches = 0;
     struct shape_opts so = {0};
     struct shape_dim_binding bindings[64];
     struct shape_input_shape input_shapes[64];
@@ -183,20 +228,31 @@ int main(int argc, char **argv)
     struct onnx_load_opts lo = {0};
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "hb:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hb:o:", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_DUMP: dump = true; break;
         case OPT_SHAPES: shapes = true; break;
         case 'b': {
-            char *end;
-            long long v = strtoll(optarg, &end, 10);
-            if (*end || v <= 0) {
-                bz_diag_error(NULL, "gen", "-b wants a positive batch size, not '%s'", optarg);
-                return BZ_EXIT_USAGE;
+            n_batches = 0;
+            for (char *p = optarg;;) {
+                char *end;
+                long long v = strtoll(p, &end, 10);
+                if (end == p || v <= 0 || (*end && *end != ',') || n_batches == 32) {
+                    bz_diag_error(NULL, "gen", "-b wants positive batch sizes separated by commas, not '%s'", optarg);
+                    return BZ_EXIT_USAGE;
+                }
+                batches[n_batches++] = v;
+                if (!*end)
+                    break;
+                p = end + 1;
             }
-            so.batch = v;
+            so.batch = batches[0];
             break;
         }
+        case 'o': out_dir = optarg; break;
+        case OPT_LAYERS: layers = true; break;
+        case OPT_STRICT: strict = true; break;
+        case OPT_PROGRESS: progress = true; break;
         case OPT_DIM: {
             char shown[256];
             snprintf(shown, sizeof(shown), "%s", optarg);
@@ -264,6 +320,12 @@ int main(int argc, char **argv)
         }
         return cmd_dump(argc - optind, argv + optind, &lo);
     }
-    usage(stderr);
-    return BZ_EXIT_USAGE;
+    if (optind >= argc) {
+        usage(stderr);
+        return BZ_EXIT_USAGE;
+    }
+    if (n_batches == 0)
+        n_batches = 1; /* batches[0] == 0: as each model says */
+    return cmd_process(argc - optind, argv + optind, &lo, &so, batches, n_batches, layers,
+                       layers ? NULL : out_dir, strict, progress);
 }

@@ -496,7 +496,7 @@ static void infer_node(struct driver *d, struct ir_graph *g, struct ir_node *n, 
         c.opset = 1;
     if (def)
         def->infer(&c);
-    if (!def)
+    if (!def || (def->flags & OP_FOREIGN))
         note_unsupported(d, n, top_index);
     /* What the exporter declared fills what inference cannot say (as onnx merges
      * value_info), unless the batch was changed: then declarations are stale. */

@@ -78,7 +78,7 @@ static void infer_loop(struct infer_ctx *c)
 }
 
 const struct op_def ops_control[] = {
-    {"If", infer_if, 0},
-    {"Loop", infer_loop, 0},
-    {NULL, NULL, 0},
+    {"If", infer_if, 0, NULL},
+    {"Loop", infer_loop, 0, NULL},
+    {NULL, NULL, 0, NULL},
 };

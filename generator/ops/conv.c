@@ -106,8 +106,47 @@ static void infer_conv_transpose(struct infer_ctx *c)
     }
 }
 
+/* conv2d_n1_c64_56x56_k64_3x3_s1_p1_d1_g1 (and convtranspose2d_...) */
+static void canon_conv(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    const struct ir_type *x = canon_in(c, 0), *w = canon_in(c, 1);
+    int nsp = x->rank - 2;
+    int64_t k[8], s[8], d[8], p[16];
+    for (int i = 0; i < nsp && i < 8; i++)
+        k[i] = w->dims[2 + i].value;
+    canon_window(c, attrs, x, k, nsp, s, d, p);
+    int64_t g = canon_default_i(c, attrs, "group", 1);
+    bool tr = !strcmp(c->n->op_type, "ConvTranspose");
+    if (tr) {
+        int64_t op[8];
+        const int64_t *v;
+        int n = -1;
+        const struct ir_attr *a = ir_node_attr(c->n, "output_padding");
+        if (a && a->type == IR_ATTR_INTS) {
+            v = a->u.ints;
+            n = (int)a->count;
+        }
+        for (int i = 0; i < nsp; i++)
+            op[i] = n > i ? v[i] : 0;
+        canon_set_ints(attrs, "output_padding", op, nsp);
+        json_object_del(attrs, "output_shape"); /* the output type says it */
+    }
+    const struct ir_type *y = canon_out(c, 0);
+    bz_buf_printf(name, "%s%dd_n%lld_c%lld_", tr ? "convtranspose" : "conv", nsp, (long long)x->dims[0].value,
+                  (long long)x->dims[1].value);
+    for (int i = 0; i < nsp; i++)
+        bz_buf_printf(name, "%s%lld", i ? "x" : "", (long long)x->dims[2 + i].value);
+    bz_buf_printf(name, "_k%lld_", (long long)y->dims[1].value);
+    for (int i = 0; i < nsp; i++)
+        bz_buf_printf(name, "%s%lld", i ? "x" : "", (long long)k[i]);
+    canon_name_list(name, "s", s, nsp);
+    canon_name_list(name, "p", p, 2 * nsp);
+    canon_name_list(name, "d", d, nsp);
+    bz_buf_printf(name, "_g%lld", (long long)g);
+}
+
 const struct op_def ops_conv[] = {
-    {"Conv", infer_conv, 0},
-    {"ConvTranspose", infer_conv_transpose, 0},
-    {NULL, NULL, 0},
+    {"Conv", infer_conv, 0, canon_conv},
+    {"ConvTranspose", infer_conv_transpose, 0, canon_conv},
+    {NULL, NULL, 0, NULL},
 };

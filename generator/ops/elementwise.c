@@ -250,30 +250,74 @@ static void infer_castlike(struct infer_ctx *c)
     memcpy(d, t->dims, (size_t)t->rank * sizeof(*d));
 }
 
-#define ELEMENTWISE_OPS(X)                                                                         \
-    X(Relu, infer_unary_fold) X(LeakyRelu, infer_same_as_input) X(Elu, infer_same_as_input)         \
-    X(Selu, infer_same_as_input) X(Celu, infer_same_as_input) X(Sigmoid, infer_unary_fold)          \
-    X(HardSigmoid, infer_same_as_input) X(HardSwish, infer_same_as_input) X(Tanh, infer_unary_fold) \
-    X(Softplus, infer_same_as_input) X(Softsign, infer_same_as_input) X(Gelu, infer_same_as_input) \
-    X(Mish, infer_same_as_input) X(ThresholdedRelu, infer_same_as_input)                            \
-    X(Erf, infer_unary_fold) X(Sqrt, infer_unary_fold) X(Exp, infer_unary_fold)                      \
-    X(Log, infer_unary_fold) X(Neg, infer_unary_fold) X(Abs, infer_unary_fold)                       \
-    X(Reciprocal, infer_unary_fold) X(Floor, infer_unary_fold) X(Ceil, infer_unary_fold)             \
-    X(Round, infer_unary_fold) X(Sign, infer_unary_fold) X(Not, infer_unary_fold)                    \
-    X(Sin, infer_same_as_input) X(Cos, infer_same_as_input) X(Tan, infer_same_as_input)             \
-    X(Asin, infer_same_as_input) X(Acos, infer_same_as_input) X(Atan, infer_same_as_input)          \
-    X(Sinh, infer_same_as_input) X(Cosh, infer_same_as_input) X(Asinh, infer_same_as_input)         \
-    X(Acosh, infer_same_as_input) X(Atanh, infer_same_as_input) X(BitwiseNot, infer_same_as_input)  \
-    X(Identity, infer_unary_fold) X(Clip, infer_same_as_input) X(Shrink, infer_same_as_input)       \
-    X(IsNaN, infer_bool_unary) X(IsInf, infer_bool_unary) X(Dropout, infer_dropout)                 \
-    X(PRelu, infer_prelu) X(Add, infer_arith) X(Sub, infer_arith) X(Mul, infer_arith)               \
-    X(Div, infer_arith) X(Pow, infer_arith) X(Max, infer_arith) X(Min, infer_arith)                 \
-    X(Sum, infer_arith) X(Mean, infer_arith) X(Mod, infer_arith) X(BitShift, infer_arith)           \
-    X(BitwiseAnd, infer_arith) X(BitwiseOr, infer_arith) X(BitwiseXor, infer_arith)                 \
-    X(And, infer_compare) X(Or, infer_compare) X(Xor, infer_compare) X(Equal, infer_compare)        \
-    X(Less, infer_compare) X(Greater, infer_compare) X(LessOrEqual, infer_compare)                  \
-    X(GreaterOrEqual, infer_compare) X(Where, infer_where) X(Cast, infer_cast)                      \
-    X(CastLike, infer_castlike)
+/* Activations whose attributes default: the key holds the values in effect. */
+static void canon_activation(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    const char *op = c->n->op_type;
+    if (!strcmp(op, "LeakyRelu"))
+        canon_default_f(c, attrs, "alpha", 0.01);
+    else if (!strcmp(op, "Elu") || !strcmp(op, "Celu") || !strcmp(op, "ThresholdedRelu"))
+        canon_default_f(c, attrs, "alpha", 1.0);
+    else if (!strcmp(op, "Selu")) {
+        canon_default_f(c, attrs, "alpha", 1.67326319217681884765625);
+        canon_default_f(c, attrs, "gamma", 1.05070102214813232421875);
+    } else if (!strcmp(op, "HardSigmoid")) {
+        canon_default_f(c, attrs, "alpha", 0.2);
+        canon_default_f(c, attrs, "beta", 0.5);
+    } else if (!strcmp(op, "Gelu")) {
+        canon_set_s(attrs, "approximate", ir_node_attr(c->n, "approximate") ? ir_node_attr(c->n, "approximate")->u.s.data : "none");
+    } else if (!strcmp(op, "Clip")) {
+        /* bounds: attributes before opset 11, inputs since */
+        double lo = ir_node_attr_float(c->n, "min", -3.4028234663852886e38f);
+        double hi = ir_node_attr_float(c->n, "max", 3.4028234663852886e38f);
+        for (int i = 1; i < 3 && i < c->n->n_inputs; i++) {
+            const struct ir_value *v = c->n->inputs[i];
+            if (v && v->val && v->val->data_kept && v->val->nelem == 1) {
+                if (i == 1)
+                    lo = tensor_get_f(v->val, 0);
+                else
+                    hi = tensor_get_f(v->val, 0);
+            }
+        }
+        canon_set_f(attrs, "min", lo);
+        canon_set_f(attrs, "max", hi);
+    }
+    for (const char *p = op; *p; p++)
+        bz_buf_putc(name, (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p));
+    bz_buf_putc(name, '_');
+    canon_name_dims(name, canon_in(c, 0));
+}
 
-#define AS_DEF(name, fn) {#name, fn, 0},
-const struct op_def ops_elementwise[] = {ELEMENTWISE_OPS(AS_DEF){NULL, NULL, 0}};
+#define ELEMENTWISE_OPS(X)                                                                         \
+    X(Relu, infer_unary_fold, NULL) X(LeakyRelu, infer_same_as_input, canon_activation) X(Elu, infer_same_as_input, canon_activation)         \
+    X(Selu, infer_same_as_input, canon_activation) X(Celu, infer_same_as_input, canon_activation) X(Sigmoid, infer_unary_fold, NULL)          \
+    X(HardSigmoid, infer_same_as_input, canon_activation) X(HardSwish, infer_same_as_input, NULL) X(Tanh, infer_unary_fold, NULL) \
+    X(Softplus, infer_same_as_input, NULL) X(Softsign, infer_same_as_input, NULL) X(Gelu, infer_same_as_input, canon_activation) \
+    X(Mish, infer_same_as_input, NULL) X(ThresholdedRelu, infer_same_as_input, canon_activation)                            \
+    X(Erf, infer_unary_fold, NULL) X(Sqrt, infer_unary_fold, NULL) X(Exp, infer_unary_fold, NULL)                      \
+    X(Log, infer_unary_fold, NULL) X(Neg, infer_unary_fold, NULL) X(Abs, infer_unary_fold, NULL)                       \
+    X(Reciprocal, infer_unary_fold, NULL) X(Floor, infer_unary_fold, NULL) X(Ceil, infer_unary_fold, NULL)             \
+    X(Round, infer_unary_fold, NULL) X(Sign, infer_unary_fold, NULL) X(Not, infer_unary_fold, NULL)                    \
+    X(Sin, infer_same_as_input, NULL) X(Cos, infer_same_as_input, NULL) X(Tan, infer_same_as_input, NULL)             \
+    X(Asin, infer_same_as_input, NULL) X(Acos, infer_same_as_input, NULL) X(Atan, infer_same_as_input, NULL)          \
+    X(Sinh, infer_same_as_input, NULL) X(Cosh, infer_same_as_input, NULL) X(Asinh, infer_same_as_input, NULL)         \
+    X(Acosh, infer_same_as_input, NULL) X(Atanh, infer_same_as_input, NULL) X(BitwiseNot, infer_same_as_input, NULL)  \
+    X(Clip, infer_same_as_input, canon_activation) X(Shrink, infer_same_as_input, NULL)       \
+    X(IsNaN, infer_bool_unary, NULL) X(IsInf, infer_bool_unary, NULL)                                           \
+    X(PRelu, infer_prelu, NULL) X(Add, infer_arith, NULL) X(Sub, infer_arith, NULL) X(Mul, infer_arith, NULL)               \
+    X(Div, infer_arith, NULL) X(Pow, infer_arith, NULL) X(Max, infer_arith, NULL) X(Min, infer_arith, NULL)                 \
+    X(Sum, infer_arith, NULL) X(Mean, infer_arith, NULL) X(Mod, infer_arith, NULL) X(BitShift, infer_arith, NULL)           \
+    X(BitwiseAnd, infer_arith, NULL) X(BitwiseOr, infer_arith, NULL) X(BitwiseXor, infer_arith, NULL)                 \
+    X(And, infer_compare, NULL) X(Or, infer_compare, NULL) X(Xor, infer_compare, NULL) X(Equal, infer_compare, NULL)        \
+    X(Less, infer_compare, NULL) X(Greater, infer_compare, NULL) X(LessOrEqual, infer_compare, NULL)                  \
+    X(GreaterOrEqual, infer_compare, NULL) X(Where, infer_where, NULL) X(Cast, infer_cast, NULL)                      \
+    X(CastLike, infer_castlike, NULL)
+
+#define AS_DEF(name, fn, canon) {#name, fn, 0, canon},
+const struct op_def ops_elementwise[] = {
+    ELEMENTWISE_OPS(AS_DEF)
+    {"Identity", infer_unary_fold, OP_FREE, NULL},
+    {"Dropout", infer_dropout, OP_FREE, NULL},
+    {NULL, NULL, 0, NULL},
+};
+

@@ -170,10 +170,39 @@ static void infer_einsum(struct infer_ctx *c)
     }
 }
 
+/* gemm_m1_n1000_k2048_tb */
+static void canon_gemm(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    const struct ir_type *a = canon_in(c, 0);
+    int64_t ta = canon_default_i(c, attrs, "transA", 0), tb = canon_default_i(c, attrs, "transB", 0);
+    canon_default_f(c, attrs, "alpha", 1.0);
+    canon_default_f(c, attrs, "beta", 1.0);
+    const struct ir_type *y = canon_out(c, 0);
+    bz_buf_printf(name, "gemm_m%lld_n%lld_k%lld%s%s%s", (long long)y->dims[0].value, (long long)y->dims[1].value,
+                  (long long)a->dims[ta ? 0 : 1].value, ta ? "_ta" : "", tb ? "_tb" : "",
+                  c->n->n_inputs > 2 && c->n->inputs[2] ? "_bias" : "");
+}
+
+/* matmul_b12_m128_n64_k128 (batch = product of the output's leading dims) */
+static void canon_matmul(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    (void)attrs;
+    const struct ir_type *a = canon_in(c, 0), *y = canon_out(c, 0);
+    int64_t k = a->dims[a->rank - 1].value, m = a->rank > 1 ? a->dims[a->rank - 2].value : 1;
+    const struct ir_type *b = canon_in(c, 1);
+    int64_t n = b->rank > 1 ? b->dims[b->rank - 1].value : 1, batch = 1;
+    for (int i = 0; i < y->rank - 2; i++)
+        batch *= y->dims[i].value;
+    bz_buf_printf(name, "%s", !strcmp(c->n->op_type, "MatMulInteger") ? "matmulint" : "matmul");
+    if (batch > 1)
+        bz_buf_printf(name, "_b%lld", (long long)batch);
+    bz_buf_printf(name, "_m%lld_n%lld_k%lld", (long long)m, (long long)n, (long long)k);
+}
+
 const struct op_def ops_linalg[] = {
-    {"Gemm", infer_gemm, 0},
-    {"MatMul", infer_matmul, 0},
-    {"MatMulInteger", infer_matmul, 0},
-    {"Einsum", infer_einsum, 0},
-    {NULL, NULL, 0},
+    {"Gemm", infer_gemm, 0, canon_gemm},
+    {"MatMul", infer_matmul, 0, canon_matmul},
+    {"MatMulInteger", infer_matmul, 0, canon_matmul},
+    {"Einsum", infer_einsum, 0, NULL},
+    {NULL, NULL, 0, NULL},
 };

@@ -36,12 +36,32 @@ static void infer_layernorm(struct infer_ctx *c)
     }
 }
 
+static void canon_norm(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    const struct ir_type *x = canon_in(c, 0);
+    canon_default_f(c, attrs, "epsilon", 1e-5);
+    json_object_del(attrs, "momentum");   /* training only */
+    json_object_del(attrs, "spatial");    /* opset < 9: always spatial in real models */
+    json_object_del(attrs, "is_test");
+    json_object_del(attrs, "consumed_inputs");
+    if (!strcmp(c->n->op_type, "LayerNormalization")) {
+        int64_t axis = ir_node_attr_int(c->n, "axis", -1);
+        canon_set_i(attrs, "axis", axis < 0 ? axis + x->rank : axis);
+        canon_default_i(c, attrs, "stash_type", 1);
+    }
+    const char *op = !strcmp(c->n->op_type, "BatchNormalization") ? "batchnorm"
+                     : !strcmp(c->n->op_type, "LayerNormalization") ? "layernorm"
+                     : !strcmp(c->n->op_type, "InstanceNormalization") ? "instancenorm" : "norm";
+    bz_buf_printf(name, "%s_", op);
+    canon_name_dims(name, x);
+}
+
 const struct op_def ops_norm[] = {
-    {"BatchNormalization", infer_batchnorm, 0},
-    {"InstanceNormalization", infer_same_as_input, 0},
-    {"LayerNormalization", infer_layernorm, 0},
-    {"GroupNormalization", infer_same_as_input, 0},
-    {"MeanVarianceNormalization", infer_same_as_input, 0},
-    {"LpNormalization", infer_same_as_input, 0},
-    {NULL, NULL, 0},
+    {"BatchNormalization", infer_batchnorm, 0, canon_norm},
+    {"InstanceNormalization", infer_same_as_input, 0, canon_norm},
+    {"LayerNormalization", infer_layernorm, 0, canon_norm},
+    {"GroupNormalization", infer_same_as_input, 0, canon_norm},
+    {"MeanVarianceNormalization", infer_same_as_input, 0, NULL},
+    {"LpNormalization", infer_same_as_input, 0, NULL},
+    {NULL, NULL, 0, NULL},
 };

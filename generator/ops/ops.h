@@ -2,6 +2,8 @@
 #ifndef BENANZA_OPS_H
 #define BENANZA_OPS_H
 
+#include <jansson.h>
+
 #include "ir.h"
 
 struct infer_ctx {
@@ -21,14 +23,27 @@ struct infer_ctx {
 
 typedef void (*op_infer_fn)(struct infer_ctx *c);
 
+/* Canonicalisation for layer keys (generator/layers.c): fills ATTRS (a JSON object) with
+ * the node's attributes normalised, ONNX defaults filled in, and appends the op-specific
+ * part of the readable name to NAME (e.g. "conv2d_n1_c64_56x56_k64_3x3_s1_p1_d1_g1"). */
+struct canon_ctx {
+    const struct ir_model *m;
+    const struct ir_node *n;
+    int64_t opset;
+};
+
+typedef void (*op_canon_fn)(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name);
+
 enum op_flags {
     OP_FREE = 1u << 0,  /* computes nothing at inference (views, metadata): no benchmark */
+    OP_FOREIGN = 1u << 1, /* another runtime's operator: shapes inferred, not benchmarked */
 };
 
 struct op_def {
     const char *name;
     op_infer_fn infer;
     unsigned flags;
+    op_canon_fn canon;  /* NULL: every attribute as given, name from the op and input shape */
 };
 
 /* The table (ops/registry.c): one entry per ONNX operator we understand. */
@@ -131,6 +146,24 @@ bool dtype_is_float(int dtype);
 bool dtype_is_int(int dtype);
 /* values can be folded: kept, numeric, and small */
 bool tensor_foldable(const struct ir_tensor *t);
+
+/* ---- canonicalisation helpers (generator/layers.c) ---- */
+void canon_set_i(struct json_t *attrs, const char *name, int64_t v);
+void canon_set_f(struct json_t *attrs, const char *name, double v);
+void canon_set_s(struct json_t *attrs, const char *name, const char *v);
+void canon_set_ints(struct json_t *attrs, const char *name, const int64_t *v, int n);
+/* "_s2" when all values are equal, "_s2x1" otherwise */
+void canon_name_list(struct bz_buf *name, const char *prefix, const int64_t *v, int n);
+/* input i's type (shapes are known when a canonicaliser runs) */
+const struct ir_type *canon_in(const struct canon_ctx *c, int i);
+const struct ir_type *canon_out(const struct canon_ctx *c, int i);
+void canon_name_dims(struct bz_buf *name, const struct ir_type *t);
+/* an attribute that defaults: float/int, set in attrs with the default filled in */
+double canon_default_f(const struct canon_ctx *c, struct json_t *attrs, const char *name, double dflt);
+int64_t canon_default_i(const struct canon_ctx *c, struct json_t *attrs, const char *name, int64_t dflt);
+/* conv/pool windows: explicit pads from auto_pad (SAME_* split as ONNX does) */
+void canon_window(const struct canon_ctx *c, struct json_t *attrs, const struct ir_type *x,
+                  const int64_t *kernel, int nsp, int64_t *strides, int64_t *dil, int64_t *pads);
 
 /* shared shape helpers of some families */
 void infer_same_as_input(struct infer_ctx *c);   /* output 0 = input 0 */

@@ -72,13 +72,60 @@ static void infer_global_pool(struct infer_ctx *c)
         d[i] = dim_of(1);
 }
 
+/* maxpool2d_n1_c64_112x112_k3x3_s2_p1 */
+static void canon_pool(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    const struct ir_type *x = canon_in(c, 0);
+    int nsp = x->rank - 2;
+    int64_t k[8], s[8], d[8], p[16];
+    const struct ir_attr *a = ir_node_attr(c->n, "kernel_shape");
+    for (int i = 0; i < nsp && i < 8; i++)
+        k[i] = a && a->type == IR_ATTR_INTS && (int)a->count > i ? a->u.ints[i] : 1;
+    canon_window(c, attrs, x, k, nsp, s, d, p);
+    canon_default_i(c, attrs, "ceil_mode", 0);
+    if (!strcmp(c->n->op_type, "AveragePool"))
+        canon_default_i(c, attrs, "count_include_pad", 0);
+    if (!strcmp(c->n->op_type, "MaxPool"))
+        canon_default_i(c, attrs, "storage_order", 0);
+    if (!strcmp(c->n->op_type, "LpPool"))
+        canon_default_i(c, attrs, "p", 2);
+    const char *op = !strcmp(c->n->op_type, "MaxPool") ? "maxpool" : !strcmp(c->n->op_type, "AveragePool") ? "avgpool" : "lppool";
+    bz_buf_printf(name, "%s%dd_n%lld_c%lld_", op, nsp, (long long)x->dims[0].value, (long long)x->dims[1].value);
+    for (int i = 0; i < nsp; i++)
+        bz_buf_printf(name, "%s%lld", i ? "x" : "", (long long)x->dims[2 + i].value);
+    bz_buf_puts(name, "_k");
+    for (int i = 0; i < nsp; i++)
+        bz_buf_printf(name, "%s%lld", i ? "x" : "", (long long)k[i]);
+    canon_name_list(name, "s", s, nsp);
+    canon_name_list(name, "p", p, 2 * nsp);
+}
+
+static void canon_global_pool(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    (void)attrs;
+    const struct ir_type *x = canon_in(c, 0);
+    bz_buf_printf(name, "%s_n%lld_c%lld_", !strcmp(c->n->op_type, "GlobalMaxPool") ? "globalmaxpool" : !strcmp(c->n->op_type, "GlobalAveragePool") ? "globalavgpool" : "globallppool",
+                  (long long)x->dims[0].value, (long long)x->dims[1].value);
+    for (int i = 2; i < x->rank; i++)
+        bz_buf_printf(name, "%s%lld", i > 2 ? "x" : "", (long long)x->dims[i].value);
+}
+
+static void canon_lrn(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    canon_default_f(c, attrs, "alpha", 1e-4);
+    canon_default_f(c, attrs, "beta", 0.75);
+    canon_default_f(c, attrs, "bias", 1.0);
+    bz_buf_printf(name, "lrn_size%lld_", (long long)ir_node_attr_int(c->n, "size", 0));
+    canon_name_dims(name, canon_in(c, 0));
+}
+
 const struct op_def ops_pool[] = {
-    {"MaxPool", infer_pool, 0},
-    {"AveragePool", infer_pool, 0},
-    {"LpPool", infer_pool, 0},
-    {"GlobalAveragePool", infer_global_pool, 0},
-    {"GlobalMaxPool", infer_global_pool, 0},
-    {"GlobalLpPool", infer_global_pool, 0},
-    {"LRN", infer_same_as_input, 0},
-    {NULL, NULL, 0},
+    {"MaxPool", infer_pool, 0, canon_pool},
+    {"AveragePool", infer_pool, 0, canon_pool},
+    {"LpPool", infer_pool, 0, canon_pool},
+    {"GlobalAveragePool", infer_global_pool, 0, canon_global_pool},
+    {"GlobalMaxPool", infer_global_pool, 0, canon_global_pool},
+    {"GlobalLpPool", infer_global_pool, 0, canon_global_pool},
+    {"LRN", infer_same_as_input, 0, canon_lrn},
+    {NULL, NULL, 0, NULL},
 };

@@ -107,22 +107,85 @@ static void infer_topk(struct infer_ctx *c)
     }
 }
 
+/* Softmax before opset 13 flattens to 2-D at axis (default 1); since 13 it works along one
+ * axis (default -1): the key records which, so the two never share a benchmark. */
+static void canon_softmax(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    const struct ir_type *x = canon_in(c, 0);
+    bool old = c->opset < 13;
+    int64_t axis = ir_node_attr_int(c->n, "axis", old ? 1 : -1);
+    if (axis < 0)
+        axis += x->rank;
+    canon_set_i(attrs, "axis", axis);
+    canon_set_i(attrs, "coerce_2d", old);
+    const char *op = !strcmp(c->n->op_type, "LogSoftmax") ? "logsoftmax" : !strcmp(c->n->op_type, "Hardmax") ? "hardmax" : "softmax";
+    bz_buf_printf(name, "%s_axis%lld%s_", op, (long long)axis, old ? "_2d" : "");
+    canon_name_dims(name, x);
+}
+
+/* Reductions: the reduced axes, positive and sorted, whichever way the opset gave them. */
+static void canon_reduce(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    const struct ir_type *x = canon_in(c, 0), *y = canon_out(c, 0);
+    bool keep = ir_node_attr_int(c->n, "keepdims", 1) != 0;
+    int64_t axes[64];
+    int n = 0;
+    /* the reduced axes are where the output lost or shrank a dim */
+    if (keep && y->rank == x->rank) {
+        for (int k = 0; k < x->rank && n < 64; k++)
+            if (y->dims[k].value == 1 && x->dims[k].value != 1)
+                axes[n++] = k;
+    }
+    const struct ir_attr *a = ir_node_attr(c->n, "axes");
+    if (!(keep && y->rank == x->rank) || (a && a->type == IR_ATTR_INTS)) {
+        n = 0;
+        if (a && a->type == IR_ATTR_INTS) {
+            for (size_t k = 0; k < a->count && n < 64; k++)
+                axes[n++] = a->u.ints[k] < 0 ? a->u.ints[k] + x->rank : a->u.ints[k];
+        } else if (c->n->n_inputs > 1 && c->n->inputs[1] && c->n->inputs[1]->val && c->n->inputs[1]->val->data_kept) {
+            const struct ir_tensor *t = c->n->inputs[1]->val;
+            for (int64_t k = 0; k < t->nelem && n < 64; k++) {
+                int64_t v = tensor_get_i(t, k);
+                axes[n++] = v < 0 ? v + x->rank : v;
+            }
+        }
+        if (n == 0)
+            for (int k = 0; k < x->rank && n < 64; k++)
+                axes[n++] = k;
+    }
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && axes[j - 1] > axes[j]; j--) {
+            int64_t t = axes[j];
+            axes[j] = axes[j - 1];
+            axes[j - 1] = t;
+        }
+    canon_set_ints(attrs, "axes", axes, n);
+    canon_set_i(attrs, "keepdims", keep);
+    json_object_del(attrs, "noop_with_empty_axes");
+    const char *op = c->n->op_type;
+    for (const char *p = op; *p; p++)
+        bz_buf_putc(name, (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p));
+    bz_buf_putc(name, '_');
+    canon_name_dims(name, x);
+    canon_name_list(name, "ax", axes, n);
+}
+
 const struct op_def ops_reduce[] = {
-    {"ReduceMean", infer_reduce, 0},
-    {"ReduceSum", infer_reduce, 0},
-    {"ReduceMax", infer_reduce, 0},
-    {"ReduceMin", infer_reduce, 0},
-    {"ReduceProd", infer_reduce, 0},
-    {"ReduceL1", infer_reduce, 0},
-    {"ReduceL2", infer_reduce, 0},
-    {"ReduceLogSum", infer_reduce, 0},
-    {"ReduceLogSumExp", infer_reduce, 0},
-    {"ReduceSumSquare", infer_reduce, 0},
-    {"ArgMax", infer_argmax, 0},
-    {"ArgMin", infer_argmax, 0},
-    {"TopK", infer_topk, 0},
-    {"Softmax", infer_same_as_input, 0},
-    {"LogSoftmax", infer_same_as_input, 0},
-    {"Hardmax", infer_same_as_input, 0},
-    {NULL, NULL, 0},
+    {"ReduceMean", infer_reduce, 0, canon_reduce},
+    {"ReduceSum", infer_reduce, 0, canon_reduce},
+    {"ReduceMax", infer_reduce, 0, canon_reduce},
+    {"ReduceMin", infer_reduce, 0, canon_reduce},
+    {"ReduceProd", infer_reduce, 0, canon_reduce},
+    {"ReduceL1", infer_reduce, 0, canon_reduce},
+    {"ReduceL2", infer_reduce, 0, canon_reduce},
+    {"ReduceLogSum", infer_reduce, 0, canon_reduce},
+    {"ReduceLogSumExp", infer_reduce, 0, canon_reduce},
+    {"ReduceSumSquare", infer_reduce, 0, canon_reduce},
+    {"ArgMax", infer_argmax, 0, NULL},
+    {"ArgMin", infer_argmax, 0, NULL},
+    {"TopK", infer_topk, 0, NULL},
+    {"Softmax", infer_same_as_input, 0, canon_softmax},
+    {"LogSoftmax", infer_same_as_input, 0, canon_softmax},
+    {"Hardmax", infer_same_as_input, 0, canon_softmax},
+    {NULL, NULL, 0, NULL},
 };

@@ -4,7 +4,7 @@
 #include "ops.h"
 
 extern const struct op_def ops_elementwise[], ops_tensor[], ops_conv[], ops_pool[], ops_norm[],
-    ops_linalg[], ops_reduce[], ops_resize[], ops_rnn[], ops_control[];
+    ops_linalg[], ops_reduce[], ops_resize[], ops_rnn[], ops_control[], ops_msft[];
 
 static const struct op_def *const op_families[] = {
     ops_elementwise, ops_tensor, ops_conv, ops_pool, ops_norm,
@@ -13,8 +13,14 @@ static const struct op_def *const op_families[] = {
 
 const struct op_def *op_find(const char *domain, const char *op_type)
 {
+    if (domain && !strcmp(domain, "com.microsoft")) {
+        for (const struct op_def *d = ops_msft; d->name; d++)
+            if (strcmp(d->name, op_type) == 0)
+                return d;
+        return NULL;
+    }
     if (!ir_domain_is_onnx(domain))
-        return NULL; /* custom domains (com.microsoft, ...) are not ours to infer */
+        return NULL; /* other custom domains are not ours to infer */
     for (size_t f = 0; f < BZ_ARRAY_LEN(op_families); f++)
         for (const struct op_def *d = op_families[f]; d->name; d++)
             if (strcmp(d->name, op_type) == 0)

@@ -93,7 +93,7 @@ static void infer_resize(struct infer_ctx *c)
 }
 
 const struct op_def ops_resize[] = {
-    {"Resize", infer_resize, 0},
-    {"Upsample", infer_resize, 0},
-    {NULL, NULL, 0},
+    {"Resize", infer_resize, 0, NULL},
+    {"Upsample", infer_resize, 0, NULL},
+    {NULL, NULL, 0, NULL},
 };

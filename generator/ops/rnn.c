@@ -46,8 +46,8 @@ static void infer_rnn(struct infer_ctx *c)
 }
 
 const struct op_def ops_rnn[] = {
-    {"LSTM", infer_rnn, 0},
-    {"GRU", infer_rnn, 0},
-    {"RNN", infer_rnn, 0},
-    {NULL, NULL, 0},
+    {"LSTM", infer_rnn, 0, NULL},
+    {"GRU", infer_rnn, 0, NULL},
+    {"RNN", infer_rnn, 0, NULL},
+    {NULL, NULL, 0, NULL},
 };

@@ -917,5 +917,5 @@ static void infer_same_as_data(struct infer_ctx *c)
     X(RandomNormalLike, infer_random_like, 0) X(Bernoulli, infer_random_like, 0)                   \
     X(RandomUniform, infer_random, 0) X(RandomNormal, infer_random, 0)
 
-#define AS_DEF(name, fn, flags) {#name, fn, flags},
-const struct op_def ops_tensor[] = {TENSOR_OPS(AS_DEF){NULL, NULL, 0}};
+#define AS_DEF(name, fn, flags) {#name, fn, flags, NULL},
+const struct op_def ops_tensor[] = {TENSOR_OPS(AS_DEF){NULL, NULL, 0, NULL}};

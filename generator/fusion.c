@@ -1,0 +1,274 @@
+/* Fusion patterns: Conv(+bias)->act, Conv->BatchNormalization(->act) (BN folding),
+ * Gemm/MatMul->Add(bias)(->Relu/Gelu), and the decomposed LayerNorm and GELU subgraphs
+ * that exporters write out op by op. */
+#include "fusion.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fctx {
+    struct model_run *run;
+    const struct ir_graph *g;
+    int *n_consumers;     /* per node output 0: how many node inputs read it (+1 if graph output) */
+    int *consumer;        /* per node output 0: the consumer when there is exactly one */
+    bool *taken;
+};
+
+static int producer(const struct ir_value *v)
+{
+    return v && v->producer >= 0 && !v->graph->parent ? v->producer : -1;
+}
+
+/* The only consumer of node i's first output, if it has exactly one and is not a graph output. */
+static int only_consumer(const struct fctx *f, int i)
+{
+    return f->n_consumers[i] == 1 ? f->consumer[i] : -1;
+}
+
+static bool is_op(const struct fctx *f, int i, const char *op)
+{
+    return i >= 0 && !f->taken[i] && f->run->cls[i] == NODE_COMPUTE &&
+           !strcmp(f->g->nodes[i].op_type, op);
+}
+
+static bool is_act(const struct fctx *f, int i)
+{
+    return is_op(f, i, "Relu") || is_op(f, i, "Sigmoid") || is_op(f, i, "Tanh") || is_op(f, i, "Clip");
+}
+
+/* The other input of a binary node, given one of them. */
+static const struct ir_value *other_input(const struct ir_node *n, const struct ir_value *v)
+{
+    if (n->n_inputs != 2)
+        return NULL;
+    return n->inputs[0] == v ? n->inputs[1] : n->inputs[1] == v ? n->inputs[0] : NULL;
+}
+
+static bool const_scalar(const struct ir_value *v, double want, double tol)
+{
+    if (!v || !v->is_const || !v->val || !v->val->data_kept || v->val->nelem != 1)
+        return false;
+    const struct ir_tensor *t = v->val;
+    double x;
+    if (t->dtype == IR_DTYPE_FLOAT) {
+        float fv;
+        memcpy(&fv, t->data, 4);
+        x = fv;
+    } else if (t->dtype == IR_DTYPE_DOUBLE) {
+        memcpy(&x, t->data, 8);
+    } else {
+        return false;
+    }
+    return want != want ? true : fabs(x - want) <= tol;
+}
+
+static void add_group(struct layer_set *s, struct fctx *f, const char *pattern, const int *nodes,
+                      int n, int run_index)
+{
+    struct model_run *run = f->run;
+    json_t *members = json_array();
+    struct bz_buf op, name;
+    bz_buf_init(&op);
+    bz_buf_init(&name);
+    bz_buf_printf(&name, "%s__%s", pattern, s->v[run->layer[nodes[0]]].name);
+    for (int k = 0; k < n; k++) {
+        const struct layer *l = &s->v[run->layer[nodes[k]]];
+        json_array_append(members, l->params);
+        bz_buf_printf(&op, "%s%s", k ? "+" : "", f->g->nodes[nodes[k]].op_type);
+    }
+    json_t *params = json_pack("{s:s,s:s,s:o}", "op", "Fusion", "pattern", pattern, "members", members);
+    run->groups = bz_realloc(run->groups, (size_t)(run->n_groups + 1) * sizeof(*run->groups));
+    struct fusion_group *fg = &run->groups[run->n_groups];
+    memset(fg, 0, sizeof(*fg));
+    fg->id = run->n_groups;
+    fg->pattern = pattern;
+    fg->n_nodes = n;
+    for (int k = 0; k < n; k++) {
+        fg->nodes[k] = nodes[k];
+        f->taken[nodes[k]] = true;
+        run->group[nodes[k]] = run->n_groups;
+    }
+    fg->layer = layer_set_intern(s, params, op.data, name.data, true, run_index);
+    run->n_groups++;
+    bz_buf_free(&op);
+    bz_buf_free(&name);
+}
+
+static void find_conv(struct layer_set *s, struct fctx *f, int run_index)
+{
+    for (int i = 0; i < f->g->n_nodes; i++) {
+        if (!is_op(f, i, "Conv"))
+            continue;
+        int nodes[3] = {i, -1, -1};
+        int c1 = only_consumer(f, i);
+        if (is_op(f, c1, "BatchNormalization") && f->g->nodes[c1].inputs[0] == f->g->nodes[i].outputs[0]) {
+            nodes[1] = c1;
+            int c2 = only_consumer(f, c1);
+            if (is_act(f, c2)) {
+                nodes[2] = c2;
+                add_group(s, f, "conv_bn_act", nodes, 3, run_index);
+            } else {
+                add_group(s, f, "conv_bn", nodes, 2, run_index);
+            }
+        } else if (is_act(f, c1)) {
+            nodes[1] = c1;
+            add_group(s, f, "conv_act", nodes, 2, run_index);
+        }
+    }
+}
+
+/* a bias: constant, broadcast along the last dim only */
+static bool is_bias(const struct ir_value *b, const struct ir_type *out)
+{
+    if (!b || !b->is_const || b->type.rank < 1 || out->rank < 1)
+        return false;
+    for (int k = 0; k < b->type.rank - 1; k++)
+        if (b->type.dims[k].value != 1)
+            return false;
+    return b->type.dims[b->type.rank - 1].value == out->dims[out->rank - 1].value;
+}
+
+static void find_gemm(struct layer_set *s, struct fctx *f, int run_index)
+{
+    for (int i = 0; i < f->g->n_nodes; i++) {
+        if (!is_op(f, i, "Gemm") && !is_op(f, i, "MatMul"))
+            continue;
+        const struct ir_node *mm = &f->g->nodes[i];
+        int nodes[3] = {i, -1, -1};
+        int c1 = only_consumer(f, i);
+        if (is_op(f, c1, "Add") && is_bias(other_input(&f->g->nodes[c1], mm->outputs[0]), &mm->outputs[0]->type)) {
+            nodes[1] = c1;
+            int c2 = only_consumer(f, c1);
+            if (is_op(f, c2, "Relu") || is_op(f, c2, "Gelu")) {
+                nodes[2] = c2;
+                add_group(s, f, "gemm_bias_act", nodes, 3, run_index);
+            } else {
+                add_group(s, f, "gemm_bias", nodes, 2, run_index);
+            }
+        } else if (is_op(f, c1, "Relu") || is_op(f, c1, "Gelu")) {
+            nodes[1] = c1;
+            add_group(s, f, "gemm_act", nodes, 2, run_index);
+        }
+    }
+}
+
+/* ReduceMean(x) -> Sub(x, mean) -> Pow(d, 2) -> ReduceMean -> Add(eps) -> Sqrt -> Div(d, .)
+ * [-> Mul(gamma) -> Add(beta)] */
+static void find_layernorm(struct layer_set *s, struct fctx *f, int run_index)
+{
+    const struct ir_graph *g = f->g;
+    for (int i = 0; i < g->n_nodes; i++) {
+        if (!is_op(f, i, "ReduceMean"))
+            continue;
+        const struct ir_value *x = g->nodes[i].inputs[0];
+        int sub = -1;
+        /* the mean may be read by the Sub only */
+        int c = only_consumer(f, i);
+        if (is_op(f, c, "Sub") && g->nodes[c].inputs[0] == x && g->nodes[c].inputs[1] == g->nodes[i].outputs[0])
+            sub = c;
+        if (sub < 0 || f->n_consumers[sub] != 2)
+            continue;
+        const struct ir_value *d = g->nodes[sub].outputs[0];
+        int pow = -1, div = -1;
+        for (int k = 0; k < g->n_nodes; k++) {
+            if (k == sub)
+                continue;
+            if (is_op(f, k, "Pow") && g->nodes[k].inputs[0] == d && const_scalar(g->nodes[k].inputs[1], 2.0, 1e-6))
+                pow = k;
+            if (is_op(f, k, "Div") && g->nodes[k].inputs[0] == d)
+                div = k;
+        }
+        if (pow < 0 || div < 0)
+            continue;
+        int r2 = only_consumer(f, pow);
+        if (!is_op(f, r2, "ReduceMean"))
+            continue;
+        int add = only_consumer(f, r2);
+        if (!is_op(f, add, "Add") || !const_scalar(other_input(&g->nodes[add], g->nodes[r2].outputs[0]), NAN, 0))
+            continue;
+        int sq = only_consumer(f, add);
+        if (!is_op(f, sq, "Sqrt") || only_consumer(f, sq) != div || g->nodes[div].inputs[1] != g->nodes[sq].outputs[0])
+            continue;
+        int nodes[9] = {i, sub, pow, r2, add, sq, div};
+        int n = 7;
+        int mul = only_consumer(f, div);
+        if (is_op(f, mul, "Mul") && other_input(&g->nodes[mul], g->nodes[div].outputs[0]) &&
+            other_input(&g->nodes[mul], g->nodes[div].outputs[0])->is_const) {
+            nodes[n++] = mul;
+            int ad = only_consumer(f, mul);
+            if (is_op(f, ad, "Add") && other_input(&g->nodes[ad], g->nodes[mul].outputs[0]) &&
+                other_input(&g->nodes[ad], g->nodes[mul].outputs[0])->is_const)
+                nodes[n++] = ad;
+        }
+        add_group(s, f, "layernorm", nodes, n, run_index);
+    }
+}
+
+/* Div(x, sqrt 2) -> Erf -> Add(1) -> Mul(x, .) -> Mul(0.5), or with Mul(x, 0.5) first */
+static void find_gelu(struct layer_set *s, struct fctx *f, int run_index)
+{
+    const struct ir_graph *g = f->g;
+    for (int i = 0; i < g->n_nodes; i++) {
+        if (!is_op(f, i, "Erf"))
+            continue;
+        int dv = producer(g->nodes[i].inputs[0]);
+        if (!is_op(f, dv, "Div") || only_consumer(f, dv) != i ||
+            !const_scalar(g->nodes[dv].inputs[1], 1.41421356, 1e-3))
+            continue;
+        const struct ir_value *x = g->nodes[dv].inputs[0];
+        int a = only_consumer(f, i);
+        if (!is_op(f, a, "Add") || !const_scalar(other_input(&g->nodes[a], g->nodes[i].outputs[0]), 1.0, 1e-6))
+            continue;
+        int m1 = only_consumer(f, a);
+        if (!is_op(f, m1, "Mul"))
+            continue;
+        const struct ir_value *o = other_input(&g->nodes[m1], g->nodes[a].outputs[0]);
+        if (o == x) {
+            int m2 = only_consumer(f, m1);
+            if (!is_op(f, m2, "Mul") || !const_scalar(other_input(&g->nodes[m2], g->nodes[m1].outputs[0]), 0.5, 1e-6))
+                continue;
+            int nodes[5] = {dv, i, a, m1, m2};
+            add_group(s, f, "gelu", nodes, 5, run_index);
+        } else {
+            int h = producer(o);
+            if (!is_op(f, h, "Mul") || only_consumer(f, h) != m1 || !other_input(&g->nodes[h], x) ||
+                !const_scalar(other_input(&g->nodes[h], x), 0.5, 1e-6))
+                continue;
+            int nodes[5] = {dv, i, a, h, m1};
+            add_group(s, f, "gelu", nodes, 5, run_index);
+        }
+    }
+}
+
+void fusion_find(struct layer_set *s, struct model_run *run, int run_index)
+{
+    const struct ir_graph *g = run->m->graph;
+    struct fctx f = {run, g, bz_calloc((size_t)g->n_nodes + 1, sizeof(int)),
+                     bz_calloc((size_t)g->n_nodes + 1, sizeof(int)), bz_calloc((size_t)g->n_nodes + 1, sizeof(bool))};
+    for (int i = 0; i < g->n_nodes; i++) {
+        const struct ir_node *n = &g->nodes[i];
+        for (int k = 0; k < n->n_inputs + n->n_captures; k++) {
+            const struct ir_value *v = k < n->n_inputs ? n->inputs[k] : n->captures[k - n->n_inputs];
+            int p = producer(v);
+            if (p >= 0 && g->nodes[p].outputs[0] == v) {
+                f.n_consumers[p]++;
+                f.consumer[p] = i;
+            } else if (p >= 0) {
+                f.n_consumers[p] += 2; /* a second output is read: not a simple chain */
+            }
+        }
+    }
+    for (int i = 0; i < g->n_outputs; i++) {
+        int p = producer(g->outputs[i]);
+        if (p >= 0)
+            f.n_consumers[p] += 2;
+    }
+    find_layernorm(s, &f, run_index);
+    find_gelu(s, &f, run_index);
+    find_conv(s, &f, run_index);
+    find_gemm(s, &f, run_index);
+    free(f.n_consumers);
+    free(f.consumer);
+    free(f.taken);
+}

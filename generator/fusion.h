@@ -1,0 +1,15 @@
+/* Fusion patterns over a run's DAG: groups of nodes a library computes as one layer. */
+#ifndef BENANZA_FUSION_H
+#define BENANZA_FUSION_H
+
+#include "layers.h"
+
+/* Finds the fusion groups of RUN (computing nodes, each in at most one group), stores
+ * them in run->groups and run->group[], and interns each group's fused layer. */
+void fusion_find(struct layer_set *s, struct model_run *run, int run_index);
+
+/* internal helpers of layers.c used here */
+json_t *layer_type_json(const struct ir_type *t);
+void layer_name_dims(struct bz_buf *b, const struct ir_type *t);
+
+#endif

@@ -1,0 +1,81 @@
+/* Canonical layers: keys, readable names, deduplication across models and batch sizes. */
+#ifndef BENANZA_LAYERS_H
+#define BENANZA_LAYERS_H
+
+#include <jansson.h>
+
+#include "ir.h"
+
+/* What a top-level node is, for benchmarks and statistics. */
+enum node_class {
+    NODE_COMPUTE = 0,   /* a layer with a key */
+    NODE_FREE,          /* computes nothing at inference: views, metadata, constants */
+    NODE_UNSUPPORTED,   /* an operator we do not know (custom domain, ...) */
+    NODE_UNRESOLVED,    /* a shape it needs is not known */
+    NODE_CONTROL,       /* If/Loop/Scan: its branches are not benchmarked as one layer */
+    NODE_CLASS_COUNT
+};
+const char *node_class_name(enum node_class c);
+
+struct layer {
+    char *key;          /* canonical JSON of op, normalised attributes, input/output types */
+    char id[17];        /* 16 hex digits of a 64-bit hash of the key */
+    char *name;         /* readable, e.g. conv2d_n1_c64_56x56_k64_3x3_s1_p1_d1_g1_f32 */
+    char *op;           /* "Conv", or a fused pattern such as "Conv+Relu" */
+    bool fused;         /* a fusion group's layer */
+    int uses;           /* nodes (or groups) using it over all models and batches */
+    int n_models;
+    int *models;        /* indices of the runs using it */
+    json_t *params;     /* the canonical object the key was made from (owned) */
+};
+
+struct fusion_group {
+    int id;             /* unique within a run */
+    const char *pattern;/* "conv_act", "conv_bn", "conv_bn_act", "gemm_bias", "gemm_bias_act",
+                           "layernorm", "gelu" */
+    int layer;          /* index of the fused layer in the set, -1 if none */
+    int n_nodes;
+    int nodes[12];      /* top-level node indices, in data-flow order */
+};
+
+/* One model at one batch size. */
+struct model_run {
+    char *name;         /* file name without folder and .onnx */
+    const char *path;
+    int64_t batch;      /* 0: as the model says */
+    struct ir_model *m;
+    int n_nodes;
+    enum node_class *cls;   /* per top-level node */
+    int *layer;         /* per node: layer index, or -1 */
+    int *group;         /* per node: fusion group index in groups[], or -1 */
+    char **why;         /* per node: for NODE_UNRESOLVED, the tensor that is not known */
+    int n_groups;
+    struct fusion_group *groups;
+    int counts[NODE_CLASS_COUNT];
+    int unique_layers;  /* distinct layers among this run's computing nodes */
+};
+
+struct layer_set {
+    int n, cap;
+    struct layer *v;
+    size_t hash_cap;
+    int *hash;          /* open addressing: layer index + 1, 0 empty */
+};
+
+void layer_set_init(struct layer_set *s);
+void layer_set_free(struct layer_set *s);
+
+/* Classifies every top-level node of an inferred model, makes keys, dedupes them
+ * into the set, finds fusion groups (their layers also go into the set), and fills
+ * run. run->m must have gone through shape_infer. */
+void layers_add_run(struct layer_set *s, struct model_run *run, int run_index);
+void model_run_free(struct model_run *run);
+
+/* Adds (or finds) the layer for PARAMS (taking ownership) and counts a use. */
+int layer_set_intern(struct layer_set *s, json_t *params, const char *op, const char *name,
+                     bool fused, int run_index);
+
+/* The dtype suffix of readable names: f32, f16, bf16, i64, ... */
+const char *layer_dtype_suffix(int dtype);
+
+#endif
