@@ -115,7 +115,9 @@ static void help_and_version(void **state)
     (void)state;
     struct run r = gen((const char *[]){"--help", NULL});
     assert_int_equal(r.rc, 0);
-    assert_non_null(strstr(r.out, "usage: gen --dump"));
+    assert_non_null(strstr(r.out, "usage: gen MODEL.onnx"));
+    assert_non_null(strstr(r.out, "gen --dump MODEL.onnx"));
+    assert_non_null(strstr(r.out, "gen --layers MODEL.onnx"));
     assert_non_null(strstr(r.out, "--render TEMPLATE"));
     run_free(&r);
     r = gen((const char *[]){"--version", NULL});
