@@ -226,7 +226,8 @@ int pipeline_write_manifest(const struct pipeline *p, const char *dir)
                 }
                 preds[np++] = v->producer;
             }
-            qsort(preds, np, sizeof(int), cmp_int);
+            if (np > 1)
+                qsort(preds, np, sizeof(int), cmp_int);
             bz_buf_printf(&b, "node\t%d\t%d\t", r, i);
             tsv_escape(&b, n->op_type);
             bz_buf_printf(&b, "\t%s\t%s\t", node_class_name(run->cls[i]),

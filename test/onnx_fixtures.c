@@ -17,6 +17,8 @@ static const char *const fixture_names[] = {
     [FIXTURE_DUPLICATE_OUTPUT] = "duplicate_output",
     [FIXTURE_BAD_RAW_DATA] = "bad_raw_data",
     [FIXTURE_EXTERNAL_DATA] = "external_data",
+    [FIXTURE_CONV_VARIANTS] = "conv_variants",
+    [FIXTURE_TRANSFORMER_BITS] = "transformer_bits",
 };
 _Static_assert(BZ_ARRAY_LEN(fixture_names) == FIXTURE_COUNT, "a name per fixture");
 
@@ -127,6 +129,27 @@ static Onnx__AttributeProto *attr_int(const char *name, int64_t v)
     a->has_i = 1;
     a->i = v;
     return a;
+}
+
+static Onnx__AttributeProto *attr_string(const char *name, const char *v)
+{
+    Onnx__AttributeProto *a = bz_arena_alloc(&fa, sizeof(*a));
+    onnx__attribute_proto__init(a);
+    a->name = s(name);
+    a->has_type = 1;
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+    a->has_s = 1;
+    a->s.data = (uint8_t *)s(v);
+    a->s.len = strlen(v);
+    return a;
+}
+
+/* a scalar float initializer */
+static Onnx__TensorProto *scalar_f32(const char *name, float v)
+{
+    Onnx__TensorProto *t = init_f32(name, 0);
+    memcpy(t->raw_data.data, &v, sizeof(v));
+    return t;
 }
 
 static Onnx__AttributeProto *attr_graph(const char *name, Onnx__GraphProto *g)
@@ -247,6 +270,54 @@ static Onnx__GraphProto *subgraph_model(void)
     return graph("subgraph", nodes, BZ_ARRAY_LEN(nodes), ins, 2, outs, 1, NULL, 0);
 }
 
+static Onnx__GraphProto *conv_variants(void)
+{
+    Onnx__NodeProto *nodes[] = {
+        node("Conv", "explicit", "x,w", "ya", attr_ints("pads", 4, 1L, 1L, 1L, 1L),
+             attr_ints("kernel_shape", 2, 3L, 3L), attr_ints("strides", 2, 1L, 1L), NULL),
+        node("Conv", "same_upper", "x,w", "yb", attr_string("auto_pad", "SAME_UPPER"), NULL),
+        node("Conv", "defaults", "x,w", "yc", attr_ints("pads", 4, 1L, 1L, 1L, 1L),
+             attr_ints("dilations", 2, 1L, 1L), attr_int("group", 1), NULL),
+        node("Conv", "strided", "x,w", "yd", attr_ints("pads", 4, 1L, 1L, 1L, 1L),
+             attr_ints("strides", 2, 2L, 2L), NULL),
+    };
+    Onnx__ValueInfoProto *ins[] = {vi("x", 1, 4, 1L, 8L, 16L, 16L)};
+    Onnx__ValueInfoProto *outs[] = {vi("ya", 1, 4, 1L, 8L, 16L, 16L), vi("yb", 1, 4, 1L, 8L, 16L, 16L),
+                                    vi("yc", 1, 4, 1L, 8L, 16L, 16L), vi("yd", 1, 4, 1L, 8L, 8L, 8L)};
+    return graph("conv_variants", nodes, BZ_ARRAY_LEN(nodes), ins, 1, outs, 4,
+                 LIST(Onnx__TensorProto, init_f32("w", 4, 8L, 8L, 3L, 3L)));
+}
+
+static Onnx__GraphProto *transformer_bits(void)
+{
+    Onnx__NodeProto *nodes[] = {
+        node("ReduceMean", "ln_mean", "x", "m", attr_ints("axes", 1, -1L), NULL),
+        node("Sub", "ln_sub", "x,m", "d", NULL),
+        node("Pow", "ln_pow", "d,two", "p", NULL),
+        node("ReduceMean", "ln_var", "p", "v", attr_ints("axes", 1, -1L), NULL),
+        node("Add", "ln_eps", "v,eps", "ve", NULL),
+        node("Sqrt", "ln_sqrt", "ve", "sd", NULL),
+        node("Div", "ln_div", "d,sd", "nrm", NULL),
+        node("Mul", "ln_scale", "nrm,gamma", "g", NULL),
+        node("Add", "ln_shift", "g,beta", "ln", NULL),
+        node("MatMul", "fc", "ln,w", "mm", NULL),
+        node("Add", "fc_bias", "mm,b", "h", NULL),
+        node("Div", "gelu_div", "h,sqrt2", "q", NULL),
+        node("Erf", "gelu_erf", "q", "e", NULL),
+        node("Add", "gelu_add", "e,one", "e1", NULL),
+        node("Mul", "gelu_mul", "h,e1", "hm", NULL),
+        node("Mul", "gelu_half", "hm,half", "y", NULL),
+    };
+    Onnx__TensorProto *inits[] = {
+        scalar_f32("two", 2.0f), scalar_f32("eps", 1e-5f), scalar_f32("sqrt2", 1.4142135f),
+        scalar_f32("one", 1.0f), scalar_f32("half", 0.5f), init_f32("gamma", 1, 32L),
+        init_f32("beta", 1, 32L), init_f32("w", 2, 32L, 64L), init_f32("b", 1, 64L),
+    };
+    Onnx__ValueInfoProto *ins[] = {vi("x", 1, 3, 2L, 16L, 32L)};
+    Onnx__ValueInfoProto *outs[] = {vi("y", 1, 3, 2L, 16L, 64L)};
+    return graph("transformer_bits", nodes, BZ_ARRAY_LEN(nodes), ins, 1, outs, 1, inits, BZ_ARRAY_LEN(inits));
+}
+
 static Onnx__GraphProto *broken(enum fixture f)
 {
     Onnx__ValueInfoProto *ins[] = {vi("x", 1, 1, 4L)};
@@ -315,6 +386,8 @@ size_t fixture_build(enum fixture f, uint8_t **out)
     switch (f) {
     case FIXTURE_TINY_CNN: m.graph = tiny_cnn(); break;
     case FIXTURE_SUBGRAPH: m.graph = subgraph_model(); break;
+    case FIXTURE_CONV_VARIANTS: m.graph = conv_variants(); break;
+    case FIXTURE_TRANSFORMER_BITS: m.graph = transformer_bits(); break;
     default: m.graph = broken(f); break;
     }
     BZ_ASSERT(m.graph != NULL);

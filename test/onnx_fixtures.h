@@ -13,6 +13,8 @@ enum fixture {
     FIXTURE_DUPLICATE_OUTPUT,/* two nodes producing the same name */
     FIXTURE_BAD_RAW_DATA,    /* an initializer whose raw_data is shorter than its shape */
     FIXTURE_EXTERNAL_DATA,   /* an initializer stored in an external file */
+    FIXTURE_CONV_VARIANTS,   /* one convolution written four ways (three equal, one strided) */
+    FIXTURE_TRANSFORMER_BITS,/* decomposed LayerNorm, MatMul+bias, decomposed GELU */
     FIXTURE_COUNT
 };
 

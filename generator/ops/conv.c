@@ -119,7 +119,7 @@ static void canon_conv(const struct canon_ctx *c, struct json_t *attrs, struct b
     bool tr = !strcmp(c->n->op_type, "ConvTranspose");
     if (tr) {
         int64_t op[8];
-        const int64_t *v;
+        const int64_t *v = NULL;
         int n = -1;
         const struct ir_attr *a = ir_node_attr(c->n, "output_padding");
         if (a && a->type == IR_ATTR_INTS) {

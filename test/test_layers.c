@@ -1,0 +1,170 @@
+/* Layer keys, free/computing classification, dedupe across models and batches, fusion
+ * patterns and the manifest, on fixtures whose answers are worked out here by hand. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "onnx_fixtures.h"
+#include "pipeline.h"
+#include "test.h"
+
+static char dir[] = "/tmp/bz-test-layers-XXXXXX";
+
+static char *write_fixture(enum fixture f)
+{
+    uint8_t *data;
+    size_t n = fixture_build(f, &data);
+    char *p = bz_malloc(strlen(dir) + 64);
+    sprintf(p, "%s/%s.onnx", dir, fixture_name(f));
+    assert_int_equal(bz_write_file_atomic(p, data, n), 0);
+    free(data);
+    return p;
+}
+
+static void run_pipeline(struct pipeline *p, char **models, int n, const int64_t *batches, int nb)
+{
+    struct shape_opts so = {0};
+    FILE *sink = tmpfile();
+    struct bz_diag diag = {.out = sink ? sink : stderr};
+    pipeline_run(p, models, n, batches, nb, &so, NULL, &diag, false);
+    if (sink)
+        fclose(sink);
+}
+
+static void equal_convolutions_share_one_key(void **state)
+{
+    (void)state;
+    char *m = write_fixture(FIXTURE_CONV_VARIANTS);
+    struct pipeline p;
+    int64_t b = 0;
+    run_pipeline(&p, &m, 1, &b, 1);
+    assert_int_equal(p.n_runs, 1);
+    const struct model_run *r = &p.runs[0];
+    assert_int_equal(r->counts[NODE_COMPUTE], 4);
+    /* explicit pads, SAME_UPPER with the kernel from the weight, and defaults spelled out */
+    assert_int_equal(r->layer[0], r->layer[1]);
+    assert_int_equal(r->layer[0], r->layer[2]);
+    assert_int_not_equal(r->layer[0], r->layer[3]);
+    assert_int_equal(p.layers.n, 2);
+    const struct layer *l = &p.layers.v[r->layer[0]];
+    assert_string_equal(l->name, "conv2d_n1_c8_16x16_k8_3x3_s1_p1_d1_g1_f32");
+    assert_int_equal(l->uses, 3);
+    assert_string_equal(p.layers.v[r->layer[3]].name, "conv2d_n1_c8_16x16_k8_3x3_s2_p1_d1_g1_f32");
+    assert_int_equal(strlen(l->id), 16);
+    assert_non_null(strstr(l->key, "\"pads\":[1,1,1,1]"));
+    assert_null(strstr(l->key, "auto_pad"));
+    assert_int_equal(r->n_groups, 0); /* graph outputs: nothing to fuse */
+    pipeline_free(&p);
+    unlink(m);
+    free(m);
+}
+
+static void fusion_of_a_transformer_block(void **state)
+{
+    (void)state;
+    char *m = write_fixture(FIXTURE_TRANSFORMER_BITS);
+    struct pipeline p;
+    int64_t b = 0;
+    run_pipeline(&p, &m, 1, &b, 1);
+    const struct model_run *r = &p.runs[0];
+    assert_int_equal(r->counts[NODE_COMPUTE], 16);
+    assert_int_equal(r->n_groups, 3);
+    const char *want_pattern[] = {"layernorm", "gelu", "gemm_bias"};
+    const char *want_op[] = {"ReduceMean+Sub+Pow+ReduceMean+Add+Sqrt+Div+Mul+Add", "Div+Erf+Add+Mul+Mul",
+                             "MatMul+Add"};
+    const int want_nodes[][10] = {{0, 1, 2, 3, 4, 5, 6, 7, 8, -1}, {11, 12, 13, 14, 15, -1}, {9, 10, -1}};
+    for (int g = 0; g < 3; g++) {
+        const struct fusion_group *fg = &r->groups[g];
+        assert_string_equal(fg->pattern, want_pattern[g]);
+        assert_string_equal(p.layers.v[fg->layer].op, want_op[g]);
+        assert_true(p.layers.v[fg->layer].fused);
+        int k = 0;
+        for (; want_nodes[g][k] >= 0; k++) {
+            assert_int_equal(fg->nodes[k], want_nodes[g][k]);
+            assert_int_equal(r->group[fg->nodes[k]], g);
+        }
+        assert_int_equal(fg->n_nodes, k);
+    }
+    pipeline_free(&p);
+    unlink(m);
+    free(m);
+}
+
+static void dedupe_across_models_and_batches(void **state)
+{
+    (void)state;
+    char *m = write_fixture(FIXTURE_TINY_CNN);
+    char *models[2] = {m, m};
+    int64_t batches[2] = {1, 4};
+    struct pipeline p;
+    run_pipeline(&p, models, 2, batches, 2);
+    assert_int_equal(p.n_runs, 4);
+    for (int i = 0; i < 4; i++) {
+        const struct model_run *r = &p.runs[i];
+        /* Conv, Relu, MaxPool, Conv, Relu, GlobalAveragePool, Gemm compute; Flatten is a view */
+        assert_int_equal(r->counts[NODE_COMPUTE], 7);
+        assert_int_equal(r->counts[NODE_FREE], 1);
+        assert_int_equal(r->cls[6], NODE_FREE);
+        assert_int_equal(r->unique_layers, 7);
+        assert_int_equal(r->n_groups, 2); /* conv1+relu1, conv2+relu2 */
+        assert_string_equal(r->groups[0].pattern, "conv_act");
+    }
+    /* 7 single-node and 2 fused layers per batch size; the second copy adds none */
+    assert_int_equal(p.layers.n, 18);
+    const struct layer *conv1 = &p.layers.v[p.runs[0].layer[0]];
+    assert_string_equal(conv1->name, "conv2d_n1_c3_32x32_k8_3x3_s1_p1_d1_g1_f32");
+    assert_int_equal(conv1->uses, 2);
+    assert_int_equal(conv1->n_models, 2);
+    assert_string_equal(p.layers.v[p.runs[1].layer[0]].name, "conv2d_n4_c3_32x32_k8_3x3_s1_p1_d1_g1_f32");
+    assert_string_equal(p.layers.v[p.runs[0].layer[7]].name, "gemm_m1_n10_k16_tb_bias_f32");
+
+    /* the manifest: one layer line per layer, a run line and a node line per node */
+    char out[256];
+    snprintf(out, sizeof(out), "%s/out", dir);
+    assert_int_equal(pipeline_write_manifest(&p, out), 0);
+    char path[300], *text;
+    size_t len;
+    snprintf(path, sizeof(path), "%s/manifest.tsv", out);
+    assert_int_equal(bz_read_file(path, 1 << 24, &text, &len), BZ_READ_OK);
+    int layers = 0, runs = 0, nodes = 0, groups = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        layers += !strncmp(line, "layer\t", 6);
+        runs += !strncmp(line, "run\t", 4);
+        nodes += !strncmp(line, "node\t", 5);
+        groups += !strncmp(line, "group\t", 6);
+    }
+    assert_int_equal(layers, 18);
+    assert_int_equal(runs, 4);
+    assert_int_equal(nodes, 32);
+    assert_int_equal(groups, 8);
+    free(text);
+    /* conv2 (node 3) depends on the pool (node 2) */
+    assert_int_equal(bz_read_file(path, 1 << 24, &text, &len), BZ_READ_OK);
+    assert_non_null(strstr(text, "node\t0\t3\tConv\tcompute\t"));
+    char *n3 = strstr(text, "node\t0\t3\tConv\t");
+    char *eol = strchr(n3, '\n');
+    *eol = '\0';
+    assert_non_null(strstr(n3, "\t1\t2\tconv2")); /* fusion group 1, predecessor node 2 */
+    free(text);
+    unlink(path);
+    rmdir(out);
+    pipeline_free(&p);
+    unlink(m);
+    free(m);
+}
+
+void test_layers_group(struct test_totals *tot)
+{
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        exit(1);
+    }
+    struct CMUnitTest tests[] = {
+        cmocka_unit_test(equal_convolutions_share_one_key),
+        cmocka_unit_test(fusion_of_a_transformer_block),
+        cmocka_unit_test(dedupe_across_models_and_batches),
+    };
+    test_group_run(tot, "layers", tests, BZ_ARRAY_LEN(tests));
+    rmdir(dir);
+}
