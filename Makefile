@@ -20,11 +20,12 @@ LDLIBS_GEN = -lprotobuf-c -ljansson -lm
 
 GEN_LIB_SRCS = generator/base.c generator/ir.c generator/onnx_load.c generator/dump.c \
                generator/mustache.c generator/shape.c generator/layers.c generator/fusion.c \
-               generator/pipeline.c $(wildcard generator/ops/*.c)
+               generator/pipeline.c $(wildcard generator/ops/*.c) \
+               generator/zoo/builder.c generator/zoo/models.c generator/zoo/zoo.c
 GEN_MAIN_SRC = generator/main.c
 TEST_SRCS    = test/test_main.c test/test_base.c test/test_mustache_spec.c \
                test/test_mustache.c test/test_loader.c test/test_cli.c test/onnx_fixtures.c \
-               test/test_util.c test/test_shapes.c test/test_layers.c
+               test/test_util.c test/test_shapes.c test/test_layers.c test/test_zoo.c
 BENCH_SRCS   = bench/bench_load.c
 
 PB_C   = $(BUILD)/pb/onnx.pb-c.c
@@ -72,10 +73,6 @@ $(BUILD)/test/unit: $(call obj,$(TEST_SRCS)) $(GEN_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(OPT) $(SAN) $(LDFLAGS) $^ -o $@ $(LDLIBS_GEN) -lcmocka
 
-$(BUILD)/test/mkfixture: $(call obj,test/mkfixture.c test/onnx_fixtures.c) $(GEN_LIB_OBJS)
-	@mkdir -p $(dir $@)
-	$(CC) $(OPT) $(SAN) $(LDFLAGS) $^ -o $@ $(LDLIBS_GEN)
-
 $(BUILD)/bench/bench_load: $(call obj,$(BENCH_SRCS)) $(GEN_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(OPT) $(SAN) $(LDFLAGS) $^ -o $@ $(LDLIBS_GEN)
@@ -94,9 +91,19 @@ $(SHAPE_ORACLE): test/oracle/shape_summary.py test/oracle/onnx_summary.py
 	$(PYTHON) test/oracle/shape_summary.py $(SHARED)/models $(addprefix $(ONNX_TESTDATA)/,node pytorch-converted pytorch-operator simple) > $@.tmp
 	@mv $@.tmp $@
 
-unit-test: $(BINDIR)/gen $(BUILD)/test/unit $(ORACLE) $(SHAPE_ORACLE)
+# The zoo written by gen, read back by the onnx package: checker, shapes, parameters.
+ZOO_ORACLE = $(BUILD)/test/zoo_check.txt
+ZOO_SPECS = resnet50 vgg16 mobilenet_v2 inception_v3 bert_base gpt2
+$(ZOO_ORACLE): $(BINDIR)/gen test/oracle/zoo_check.py
+	@mkdir -p $(BUILD)/test/zoo
+	@for z in $(ZOO_SPECS); do $(BINDIR)/gen --zoo $$z -o $(BUILD)/test --layers >/dev/null || exit 1; done
+	$(PYTHON) test/oracle/zoo_check.py $(BUILD)/test/zoo > $@.tmp || true
+	@mv $@.tmp $@
+
+unit-test: $(BINDIR)/gen $(BUILD)/test/unit $(ORACLE) $(SHAPE_ORACLE) $(ZOO_ORACLE)
 	BENANZA_GEN=$(BINDIR)/gen BENANZA_SHARED=$(SHARED) BENANZA_ONNX_TESTDATA=$(ONNX_TESTDATA) \
-	BENANZA_ORACLE=$(ORACLE) BENANZA_SHAPE_ORACLE=$(SHAPE_ORACLE) $(BUILD)/test/unit
+	BENANZA_ORACLE=$(ORACLE) BENANZA_SHAPE_ORACLE=$(SHAPE_ORACLE) BENANZA_ZOO_ORACLE=$(ZOO_ORACLE) \
+	$(BUILD)/test/unit
 
 test: setup
 	@$(MAKE) --no-print-directory unit-test
@@ -106,14 +113,13 @@ asan-test: setup
 	    SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    unit-test
 
-# Until the model zoo lands, the demo model is the project's own fixture, written by mkfixture.
-DEMO_MODEL = out/demo/tiny_cnn.onnx
+# The main job on the built-in default model (zoo resnet50). Until the benchmark
+# generator lands, it stops after the model processor: unique layers and the manifest.
 demo: setup
-	@$(MAKE) --no-print-directory all $(BUILD)/test/mkfixture
-	@mkdir -p out/demo
-	$(BUILD)/test/mkfixture tiny_cnn $(DEMO_MODEL)
-	@echo "== benanza demo: gen --dump on the built-in model"
-	$(BINDIR)/gen --dump $(DEMO_MODEL)
+	@$(MAKE) --no-print-directory all
+	@echo "== benanza demo: zoo resnet50 at batch 1 and 32 -> unique layers, out/manifest.tsv"
+	$(BINDIR)/gen --zoo resnet50 -b 1,32 -o out
+	$(BINDIR)/gen --zoo resnet50 -b 1,32 -o out --layers
 
 bench: setup
 	@$(MAKE) --no-print-directory $(BUILD)/bench/bench_load

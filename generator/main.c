@@ -12,12 +12,16 @@
 #include "pipeline.h"
 #include "shape.h"
 #include "version.h"
+#include "zoo/zoo.h"
+#include <errno.h>
+#include <sys/stat.h>
 
 static void usage(FILE *out)
 {
     fputs("usage: gen MODEL.onnx... [-b N[,N...]] [-o DIR] [--strict] [shape options]\n"
           "       gen --layers MODEL.onnx... [-b N[,N...]] [shape options]\n"
           "       gen --dump MODEL.onnx...\n"
+          "       gen --zoo NAME[:PARAM=V] --write-onnx FILE.onnx\n"
           "       gen --shapes MODEL.onnx... [-b N] [--dim [MODEL:]NAME=V] [--input-shape ...]\n"
           "       gen --render TEMPLATE --data DATA.json [--partials DIR]\n"
           "       gen --help | --version\n"
@@ -32,6 +36,10 @@ static void usage(FILE *out)
           "  --shapes             infer every tensor's type and shape and print them, one per\n"
           "                       line: name<TAB>ELEM_TYPE<TAB>d0,d1,... ('?' unknown dim,\n"
           "                       '*' unknown rank, an empty list for scalars)\n"
+          "  --zoo NAME[:PARAM=V] add a built-in model (repeatable); it is written to\n"
+          "                       DIR/zoo/NAME.onnx and processed with the others\n"
+          "  --write-onnx FILE    with one --zoo: write it as FILE (weights as external data in\n"
+          "                       a sparse, zero-filled FILE.data) and stop\n"
           "  --render TEMPLATE    render a Mustache template against --data and print it\n"
           "\n"
           "options:\n"
@@ -51,6 +59,9 @@ static void usage(FILE *out)
           "  --max-model-size N   refuse model files larger than N bytes (default 2 GiB - 1)\n"
           "  -h, --help           this text\n"
           "  --version            print the version\n"
+          "\n"
+          "built-in zoo:\n"
+          "  resnet50, vgg16, mobilenet_v2, inception_v3, bert_base[:seq=N], gpt2[:seq=N]\n"
           "\n"
           "exit status: 0 ok, 2 usage, 3 a model could not be loaded, 4 template error,\n"
           "             5 a file could not be read or written, 6 unsupported operators with\n"
@@ -136,6 +147,63 @@ static int cmd_process(int argc, char **argv, const struct onnx_load_opts *lo,
     return rc;
 }
 
+static int cmd_write_zoo(const char *spec, const char *path)
+{
+    struct bz_buf err;
+    bz_buf_init(&err);
+    int64_t param, params;
+    const struct zoo_model *z = zoo_parse(spec, &param, &err);
+    if (!z) {
+        bz_diag_error(NULL, "gen", "%s", err.data);
+        bz_buf_free(&err);
+        return BZ_EXIT_USAGE;
+    }
+    bz_buf_free(&err);
+    int e = zoo_write_onnx(z, param, path, &params);
+    if (e) {
+        bz_diag_error(NULL, path, "cannot write: %s", strerror(e));
+        return BZ_EXIT_IO;
+    }
+    printf("%s: %s, %lld parameters (published: %lld)\n", path, z->description, (long long)params,
+           (long long)z->published_params);
+    return BZ_EXIT_OK;
+}
+
+/* Writes a zoo model under DIR/zoo/ and returns its path (malloc'd), or NULL after an error. */
+static char *write_zoo_model(const char *spec, const char *dir)
+{
+    struct bz_buf err, path;
+    bz_buf_init(&err);
+    bz_buf_init(&path);
+    int64_t param;
+    const struct zoo_model *z = zoo_parse(spec, &param, &err);
+    if (!z) {
+        bz_diag_error(NULL, "gen", "%s", err.data);
+        bz_buf_free(&err);
+        return NULL;
+    }
+    bz_buf_free(&err);
+    bz_buf_printf(&path, "%s", dir);
+    if (mkdir(path.data, 0755) != 0 && errno != EEXIST)
+        goto fail;
+    bz_buf_puts(&path, "/zoo");
+    if (mkdir(path.data, 0755) != 0 && errno != EEXIST)
+        goto fail;
+    bz_buf_putc(&path, '/');
+    zoo_file_name(&path, z, param);
+    bz_buf_puts(&path, ".onnx");
+    int e = zoo_write_onnx(z, param, path.data, NULL);
+    if (e) {
+        errno = e;
+        goto fail;
+    }
+    return bz_buf_steal(&path);
+fail:
+    bz_diag_error(NULL, path.data, "cannot write the zoo model: %s", strerror(errno));
+    bz_buf_free(&path);
+    return NULL;
+}
+
 static int cmd_render(const char *tpl_path, const char *data_path, const char *partials_dir)
 {
     char *src;
@@ -197,7 +265,8 @@ static int cmd_render(const char *tpl_path, const char *data_path, const char *p
 
 int main(int argc, char **argv)
 {
-    enum { OPT_SHAPES = 300, OPT_DIM, OPT_INPUT_SHAPE, OPT_LAYERS, OPT_STRICT, OPT_PROGRESS };
+    enum { OPT_SHAPES = 300, OPT_DIM, OPT_INPUT_SHAPE, OPT_LAYERS, OPT_STRICT, OPT_PROGRESS, OPT_ZOO,
+           OPT_WRITE_ONNX };
     enum { OPT_DUMP = 256, OPT_RENDER, OPT_DATA, OPT_PARTIALS, OPT_VERSION, OPT_MAX_SIZE };
     static const struct option longopts[] = {
         {"dump", no_argument, NULL, OPT_DUMP},
@@ -205,6 +274,8 @@ int main(int argc, char **argv)
         {"layers", no_argument, NULL, OPT_LAYERS},
         {"strict", no_argument, NULL, OPT_STRICT},
         {"progress", no_argument, NULL, OPT_PROGRESS},
+        {"zoo", required_argument, NULL, OPT_ZOO},
+        {"write-onnx", required_argument, NULL, OPT_WRITE_ONNX},
         {"output", required_argument, NULL, 'o'},
         {"batch", required_argument, NULL, 'b'},
         {"dim", required_argument, NULL, OPT_DIM},
@@ -219,6 +290,9 @@ int main(int argc, char **argv)
     };
     bool dump = false, shapes = false, layers = false, strict = false, progress = false;
     const char *out_dir = "out";
+    const char *zoo_specs[16];
+    int n_zoo = 0;
+    const char *write_onnx = NULL;
     int64_t batches[32] = {0};
     int n_batches = 0;
     struct shape_opts so = {0};
@@ -253,6 +327,14 @@ int main(int argc, char **argv)
         case OPT_LAYERS: layers = true; break;
         case OPT_STRICT: strict = true; break;
         case OPT_PROGRESS: progress = true; break;
+        case OPT_ZOO:
+            if (n_zoo == 16) {
+                bz_diag_error(NULL, "gen", "at most 16 --zoo models");
+                return BZ_EXIT_USAGE;
+            }
+            zoo_specs[n_zoo++] = optarg;
+            break;
+        case OPT_WRITE_ONNX: write_onnx = optarg; break;
         case OPT_DIM: {
             char shown[256];
             snprintf(shown, sizeof(shown), "%s", optarg);
@@ -320,12 +402,37 @@ int main(int argc, char **argv)
         }
         return cmd_dump(argc - optind, argv + optind, &lo);
     }
-    if (optind >= argc) {
+    if (write_onnx) {
+        if (n_zoo != 1 || optind < argc) {
+            bz_diag_error(NULL, "gen", "--write-onnx writes exactly one --zoo model");
+            return BZ_EXIT_USAGE;
+        }
+        return cmd_write_zoo(zoo_specs[0], write_onnx);
+    }
+    if (optind >= argc && n_zoo == 0) {
         usage(stderr);
         return BZ_EXIT_USAGE;
     }
     if (n_batches == 0)
         n_batches = 1; /* batches[0] == 0: as each model says */
-    return cmd_process(argc - optind, argv + optind, &lo, &so, batches, n_batches, layers,
-                       layers ? NULL : out_dir, strict, progress);
+    /* zoo models are written to DIR/zoo and processed like files */
+    int n_models = argc - optind + n_zoo;
+    char **models = bz_calloc((size_t)n_models + 1, sizeof(char *));
+    for (int i = 0; i < n_zoo; i++) {
+        models[i] = write_zoo_model(zoo_specs[i], out_dir);
+        if (!models[i]) {
+            for (int k = 0; k < i; k++)
+                free(models[k]);
+            free(models);
+            return BZ_EXIT_USAGE;
+        }
+    }
+    for (int i = optind; i < argc; i++)
+        models[n_zoo + i - optind] = bz_strdup(argv[i]);
+    int rc = cmd_process(n_models, models, &lo, &so, batches, n_batches, layers, layers ? NULL : out_dir,
+                         strict, progress);
+    for (int i = 0; i < n_models; i++)
+        free(models[i]);
+    free(models);
+    return rc;
 }

@@ -30,6 +30,7 @@ int main(void)
     test_loader_group(&tot);
     test_shapes_group(&tot);
     test_layers_group(&tot);
+    test_zoo_group(&tot);
     test_cli_group(&tot);
     int passed = tot.run - tot.failed - tot.skipped;
     printf("\ntotal: %d passed, %d failed, %d skipped\n", passed, tot.failed, tot.skipped);
