@@ -26,7 +26,7 @@ GEN_MAIN_SRC = generator/main.c
 TEST_SRCS    = test/test_main.c test/test_base.c test/test_mustache_spec.c \
                test/test_mustache.c test/test_loader.c test/test_cli.c test/onnx_fixtures.c \
                test/test_util.c test/test_shapes.c test/test_layers.c test/test_zoo.c
-BENCH_SRCS   = bench/bench_load.c
+BENCH_SRCS   = bench/bench_load.c bench/bench_gen.c
 
 PB_C   = $(BUILD)/pb/onnx.pb-c.c
 PB_H   = $(BUILD)/pb/onnx.pb-c.h
@@ -73,7 +73,7 @@ $(BUILD)/test/unit: $(call obj,$(TEST_SRCS)) $(GEN_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(OPT) $(SAN) $(LDFLAGS) $^ -o $@ $(LDLIBS_GEN) -lcmocka
 
-$(BUILD)/bench/bench_load: $(call obj,$(BENCH_SRCS)) $(GEN_LIB_OBJS)
+$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(GEN_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(OPT) $(SAN) $(LDFLAGS) $^ -o $@ $(LDLIBS_GEN)
 
@@ -122,9 +122,10 @@ demo: setup
 	$(BINDIR)/gen --zoo resnet50 -b 1,32 -o out --layers
 
 bench: setup
-	@$(MAKE) --no-print-directory $(BUILD)/bench/bench_load
+	@$(MAKE) --no-print-directory $(BUILD)/bench/bench_load $(BUILD)/bench/bench_gen
 	@mkdir -p docs/bench
 	$(BUILD)/bench/bench_load $(SHARED)/models | tee docs/bench/load.md
+	$(BUILD)/bench/bench_gen $(SHARED)/models bench/shared_models.args | tee docs/bench/gen.md
 
 clean:
 	rm -rf build bin out
