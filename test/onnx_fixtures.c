@@ -19,6 +19,7 @@ static const char *const fixture_names[] = {
     [FIXTURE_EXTERNAL_DATA] = "external_data",
     [FIXTURE_CONV_VARIANTS] = "conv_variants",
     [FIXTURE_TRANSFORMER_BITS] = "transformer_bits",
+    [FIXTURE_CUSTOM_OP] = "custom_op",
 };
 _Static_assert(BZ_ARRAY_LEN(fixture_names) == FIXTURE_COUNT, "a name per fixture");
 
@@ -318,6 +319,19 @@ static Onnx__GraphProto *transformer_bits(void)
     return graph("transformer_bits", nodes, BZ_ARRAY_LEN(nodes), ins, 1, outs, 1, inits, BZ_ARRAY_LEN(inits));
 }
 
+static Onnx__GraphProto *custom_op(void)
+{
+    Onnx__NodeProto *f1 = node("Frobnicate", "frob1", "r", "f1", NULL);
+    Onnx__NodeProto *f2 = node("Frobnicate", "frob2", "f1", "f2", NULL);
+    f1->domain = s("com.example");
+    f2->domain = s("com.example");
+    Onnx__NodeProto *nodes[] = {node("Relu", "relu", "x", "r", NULL), f1, f2,
+                                node("Sigmoid", "sigmoid", "f2", "y", NULL)};
+    Onnx__ValueInfoProto *ins[] = {vi("x", 1, 2, 4L, 8L)};
+    Onnx__ValueInfoProto *outs[] = {vi("y", 1, 2, 4L, 8L)};
+    return graph("custom", nodes, BZ_ARRAY_LEN(nodes), ins, 1, outs, 1, NULL, 0);
+}
+
 static Onnx__GraphProto *broken(enum fixture f)
 {
     Onnx__ValueInfoProto *ins[] = {vi("x", 1, 1, 4L)};
@@ -388,6 +402,7 @@ size_t fixture_build(enum fixture f, uint8_t **out)
     case FIXTURE_SUBGRAPH: m.graph = subgraph_model(); break;
     case FIXTURE_CONV_VARIANTS: m.graph = conv_variants(); break;
     case FIXTURE_TRANSFORMER_BITS: m.graph = transformer_bits(); break;
+    case FIXTURE_CUSTOM_OP: m.graph = custom_op(); break;
     default: m.graph = broken(f); break;
     }
     BZ_ASSERT(m.graph != NULL);

@@ -15,6 +15,7 @@ enum fixture {
     FIXTURE_EXTERNAL_DATA,   /* an initializer stored in an external file */
     FIXTURE_CONV_VARIANTS,   /* one convolution written four ways (three equal, one strided) */
     FIXTURE_TRANSFORMER_BITS,/* decomposed LayerNorm, MatMul+bias, decomposed GELU */
+    FIXTURE_CUSTOM_OP,       /* Relu -> com.example:Frobnicate (twice) -> Sigmoid */
     FIXTURE_COUNT
 };
 

@@ -295,6 +295,50 @@ static void render_command(void **state)
     free(data);
 }
 
+/* an unknown operator is listed once with its count; the rest of the model is processed;
+ * --strict makes it an error */
+static void unsupported_operators(void **state)
+{
+    (void)state;
+    char *m = write_fixture(FIXTURE_CUSTOM_OP, "custom.onnx");
+    char out[300];
+    snprintf(out, sizeof(out), "%s/out", dir);
+    struct run r = gen((const char *[]){"--layers", m, NULL});
+    assert_int_equal(r.rc, 0);
+    assert_non_null(strstr(r.err, "warning: operator com.example:Frobnicate is not supported: 2 nodes not "
+                                  "benchmarked (first: node[1] (Frobnicate 'frob1'))"));
+    /* one line for the operator, none per node */
+    assert_null(strstr(strstr(r.err, "Frobnicate is not supported") + 1, "Frobnicate is not supported"));
+    /* relu computes; the sigmoid after the unknown op has the declared output to go by */
+    assert_non_null(strstr(r.out, "relu_4x8_f32"));
+    const char *row = strstr(r.out, "\ncustom ");
+    assert_non_null(row);
+    int nodes, comp, uniq, fre, unsup, unres;
+    assert_int_equal(sscanf(row + 1, "custom %*s %d %d %d %d %d %d", &nodes, &comp, &uniq, &fre, &unsup, &unres), 6);
+    assert_int_equal(nodes, 4);
+    assert_int_equal(unsup, 2);
+    assert_int_equal(comp + unres, 2);
+    run_free(&r);
+    r = gen((const char *[]){"--strict", "-o", out, m, NULL});
+    assert_int_equal(r.rc, BZ_EXIT_UNSUPPORTED);
+    assert_non_null(strstr(r.err, "gen: error: 2 nodes have unsupported operators (--strict)"));
+    run_free(&r);
+    r = gen((const char *[]){"-o", out, m, NULL});
+    assert_int_equal(r.rc, 0);
+    run_free(&r);
+    char path[400];
+    snprintf(path, sizeof(path), "%s/manifest.tsv", out);
+    char *text;
+    size_t len;
+    assert_int_equal(bz_read_file(path, 1 << 20, &text, &len), BZ_READ_OK);
+    assert_non_null(strstr(text, "node\t0\t1\tFrobnicate\tunsupported\t-\t-\t0\tfrob1\n"));
+    free(text);
+    unlink(path);
+    rmdir(out);
+    unlink(m);
+    free(m);
+}
+
 /* gen --layers over every shared model at batch 1 and 32: every node resolved except the
  * unsupported operators (gpt2's com.microsoft ops) and gtcrn at batch 32, a streaming
  * model whose ScatterND/Reshape constants fix its batch at 1 (gen must say so). */
@@ -368,6 +412,7 @@ void test_cli_group(struct test_totals *tot)
         cmocka_unit_test(bad_inputs_give_one_line),
         cmocka_unit_test(one_bad_model_does_not_stop_the_others),
         cmocka_unit_test(render_command),
+        cmocka_unit_test(unsupported_operators),
         cmocka_unit_test(shared_models_at_two_batches),
     };
     test_group_run(tot, "cli", tests, BZ_ARRAY_LEN(tests));
