@@ -1,6 +1,5 @@
 /* make bench: gen's model processor (load + shape inference + layer keys + dedupe + fusion)
  * over every shared model at batch 1 and 32, repeated; wall time and peak memory. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,47 +14,19 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void collect(const char *dir, char ***paths, int *n)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        size_t len = strlen(e->d_name);
-        if (len > 5 && !strcmp(e->d_name + len - 5, ".onnx")) {
-            *paths = bz_realloc(*paths, (size_t)(*n + 1) * sizeof(**paths));
-            (*paths)[(*n)++] = bz_strdup(path);
-        } else if (e->d_type == DT_DIR) {
-            collect(path, paths, n);
-        }
-    }
-    closedir(d);
-}
-
 int main(int argc, char **argv)
 {
     if (argc != 3) {
         fprintf(stderr, "usage: bench_gen MODELS_DIR ARGS_FILE\n");
         return 2;
     }
-    char **paths = NULL;
-    int n = 0;
-    collect(argv[1], &paths, &n);
+    char **paths;
+    const char *dirs[1] = {argv[1]};
+    int n = (int)bz_find_files(dirs, 1, ".onnx", &paths);
     if (!n) {
         fprintf(stderr, "bench_gen: no models under %s\n", argv[1]);
         return 1;
     }
-    qsort(paths, (size_t)n, sizeof(*paths), cmp_str);
     struct shape_dim_binding bind[64];
     struct shape_input_shape shapes[16];
     struct shape_opts so = {.bindings = bind, .input_shapes = shapes};

@@ -1,5 +1,4 @@
 /* make bench: time to load (read + unpack + lower into the IR) each model of a folder. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,33 +11,6 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void collect(const char *dir, char ***paths, size_t *n)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        size_t len = strlen(e->d_name);
-        if (len > 5 && strcmp(e->d_name + len - 5, ".onnx") == 0) {
-            *paths = bz_realloc(*paths, (*n + 1) * sizeof(**paths));
-            (*paths)[(*n)++] = bz_strdup(path);
-        } else if (e->d_type == DT_DIR) {
-            collect(path, paths, n);
-        }
-    }
-    closedir(d);
 }
 
 static void cpu_name(char *out, size_t n)
@@ -67,14 +39,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_load DIR\n");
         return 2;
     }
-    char **paths = NULL;
-    size_t n = 0;
-    collect(argv[1], &paths, &n);
+    char **paths;
+    const char *dirs[1] = {argv[1]};
+    size_t n = bz_find_files(dirs, 1, ".onnx", &paths);
     if (n == 0) {
         fprintf(stderr, "bench_load: no models under %s (is ../shared there?)\n", argv[1]);
         return 1;
     }
-    qsort(paths, n, sizeof(*paths), cmp_str);
     char cpu[256];
     cpu_name(cpu, sizeof(cpu));
     printf("# Model loading time\n\n");

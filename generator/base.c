@@ -1,6 +1,7 @@
 /* Arena, buffers, file reading and diagnostics used throughout gen. */
 #include "base.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -410,4 +411,59 @@ double bz_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+uint64_t bz_hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static void find_rec(const char *dir, const char *suffix, char ***paths, size_t *n, size_t *cap)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    size_t sl = strlen(suffix);
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        struct bz_buf path;
+        bz_buf_init(&path);
+        bz_buf_printf(&path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        size_t len = strlen(e->d_name);
+        if (stat(path.data, &st) == 0 && S_ISDIR(st.st_mode)) {
+            find_rec(path.data, suffix, paths, n, cap);
+        } else if (len > sl && !strcmp(e->d_name + len - sl, suffix)) {
+            if (*n == *cap) {
+                *cap = *cap ? *cap * 2 : 256;
+                *paths = bz_realloc(*paths, *cap * sizeof(**paths));
+            }
+            (*paths)[(*n)++] = bz_buf_steal(&path);
+        }
+        bz_buf_free(&path);
+    }
+    closedir(d);
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+size_t bz_find_files(const char *const *dirs, size_t n_dirs, const char *suffix, char ***paths)
+{
+    size_t n = 0, cap = 0;
+    *paths = NULL;
+    for (size_t i = 0; i < n_dirs; i++)
+        find_rec(dirs[i], suffix, paths, &n, &cap);
+    if (n > 1)
+        qsort(*paths, n, sizeof(**paths), cmp_path);
+    return n;
 }

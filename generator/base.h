@@ -105,6 +105,13 @@ struct bz_diag {
 void bz_diag_error(struct bz_diag *d, const char *where, const char *fmt, ...) BZ_PRINTF(3, 4);
 void bz_diag_warning(struct bz_diag *d, const char *where, const char *fmt, ...) BZ_PRINTF(3, 4);
 
+/* FNV-1a of a NUL-terminated string: value names, layer keys. */
+uint64_t bz_hash_str(const char *s);
+
+/* Every file under the folders (recursively) whose name ends in SUFFIX, sorted; the paths
+ * are malloc'd. Missing folders are skipped. Returns the count. */
+size_t bz_find_files(const char *const *dirs, size_t n_dirs, const char *suffix, char ***paths);
+
 /* Monotonic time in seconds, for benchmarks and progress. */
 double bz_now(void);
 

@@ -107,15 +107,7 @@ int64_t ir_model_opset(const struct ir_model *m, const char *domain)
 }
 
 /* FNV-1a: names are short and the table is rebuilt per graph, nothing fancier needed. */
-static uint64_t ir_hash_name(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
+#define ir_hash_name bz_hash_str
 
 struct ir_value *ir_graph_find_local(const struct ir_graph *g, const char *name)
 {

@@ -59,21 +59,12 @@ void layer_set_free(struct layer_set *s)
     memset(s, 0, sizeof(*s));
 }
 
-static uint64_t fnv1a(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
 
 static void rehash(struct layer_set *s, size_t cap)
 {
     int *h = bz_calloc(cap, sizeof(int));
     for (int i = 0; i < s->n; i++) {
-        size_t k = fnv1a(s->v[i].key) & (cap - 1);
+        size_t k = bz_hash_str(s->v[i].key) & (cap - 1);
         while (h[k])
             k = (k + 1) & (cap - 1);
         h[k] = i + 1;
@@ -91,7 +82,7 @@ int layer_set_intern(struct layer_set *s, json_t *params, const char *op, const 
         bz_oom();
     if (!s->hash_cap)
         rehash(s, 64);
-    uint64_t h = fnv1a(key);
+    uint64_t h = bz_hash_str(key);
     size_t k = h & (s->hash_cap - 1);
     int found = -1;
     while (s->hash[k]) {

@@ -396,6 +396,21 @@ bool op_broadcast(struct infer_ctx *c, const int *inputs, int n, int out_dtype, 
     return true;
 }
 
+const struct ir_type *op_spatial_input(struct infer_ctx *c, int *nsp)
+{
+    const struct ir_type *x = op_in(c, 0);
+    if (!x || x->rank < 3) {
+        op_out_dtype_only(c, 0, op_in_dtype(c, 0));
+        return NULL;
+    }
+    *nsp = x->rank - 2;
+    if (*nsp > 8) {
+        op_fail(c, "more than 8 spatial dims");
+        return NULL;
+    }
+    return x;
+}
+
 void infer_same_as_input(struct infer_ctx *c)
 {
     const struct ir_type *t = op_in(c, 0);

@@ -1,54 +1,13 @@
 /* Helpers shared by test groups: finding model files, the oracle's name escaping, line files. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "test.h"
 
-static void find_rec(const char *dir, char ***paths, size_t *n, size_t *cap)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (stat(path, &st) != 0)
-            continue;
-        size_t len = strlen(e->d_name);
-        if (S_ISDIR(st.st_mode)) {
-            find_rec(path, paths, n, cap);
-        } else if (len > 5 && strcmp(e->d_name + len - 5, ".onnx") == 0) {
-            if (*n == *cap) {
-                *cap = *cap ? *cap * 2 : 256;
-                *paths = bz_realloc(*paths, *cap * sizeof(**paths));
-            }
-            (*paths)[(*n)++] = bz_strdup(path);
-        }
-    }
-    closedir(d);
-}
-
-static int str_cmp(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 size_t test_find_models(const char *const *dirs, size_t n_dirs, char ***paths)
 {
-    size_t n = 0, cap = 0;
-    *paths = NULL;
-    for (size_t i = 0; i < n_dirs; i++)
-        find_rec(dirs[i], paths, &n, &cap);
-    if (n)
-        qsort(*paths, n, sizeof(**paths), str_cmp);
-    return n;
+    return bz_find_files(dirs, n_dirs, ".onnx", paths);
 }
 
 void test_esc(struct bz_buf *b, const char *s)

@@ -30,16 +30,10 @@ static void ints_or(struct infer_ctx *c, const char *name, int n, int64_t dflt, 
 
 static void infer_conv(struct infer_ctx *c)
 {
-    const struct ir_type *x = op_in(c, 0), *w = op_in(c, 1);
-    if (!x || x->rank < 3) {
-        op_out_dtype_only(c, 0, op_in_dtype(c, 0));
+    int nsp;
+    const struct ir_type *x = op_spatial_input(c, &nsp), *w = op_in(c, 1);
+    if (!x)
         return;
-    }
-    int nsp = x->rank - 2;
-    if (nsp > 8) {
-        op_fail(c, "more than 8 spatial dims");
-        return;
-    }
     struct ir_dim *d = op_out(c, 0, x->dtype, x->rank);
     d[0] = x->dims[0];
     d[1] = w && w->rank >= 1 ? w->dims[0] : dim_unknown();
@@ -66,16 +60,10 @@ static void infer_conv(struct infer_ctx *c)
 
 static void infer_conv_transpose(struct infer_ctx *c)
 {
-    const struct ir_type *x = op_in(c, 0), *w = op_in(c, 1);
-    if (!x || x->rank < 3) {
-        op_out_dtype_only(c, 0, op_in_dtype(c, 0));
+    int nsp;
+    const struct ir_type *x = op_spatial_input(c, &nsp), *w = op_in(c, 1);
+    if (!x)
         return;
-    }
-    int nsp = x->rank - 2;
-    if (nsp > 8) {
-        op_fail(c, "more than 8 spatial dims");
-        return;
-    }
     struct ir_dim *d = op_out(c, 0, x->dtype, x->rank);
     d[0] = x->dims[0];
     int64_t group = op_attr_i(c, "group", 1);

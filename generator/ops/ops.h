@@ -133,6 +133,10 @@ struct ir_dim dim_mul(struct ir_dim a, struct ir_dim b);
 /* normalises a possibly negative axis; -1 when out of range (after op_fail) */
 int op_axis(struct infer_ctx *c, int64_t axis, int rank);
 
+/* Input 0 of a conv/pool: [N, C, spatial...] with 1 to 8 spatial dims. Returns it and
+ * *nsp, or NULL after giving output 0 what is known (its type) or failing. */
+const struct ir_type *op_spatial_input(struct infer_ctx *c, int *nsp);
+
 /* numpy-style broadcast of the given inputs' shapes into output 0 with dtype */
 bool op_broadcast(struct infer_ctx *c, const int *inputs, int n, int out_dtype, int out_index);
 

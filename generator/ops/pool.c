@@ -6,16 +6,10 @@
 
 static void infer_pool(struct infer_ctx *c)
 {
-    const struct ir_type *x = op_in(c, 0);
-    if (!x || x->rank < 3) {
-        op_out_dtype_only(c, 0, op_in_dtype(c, 0));
+    int nsp;
+    const struct ir_type *x = op_spatial_input(c, &nsp);
+    if (!x)
         return;
-    }
-    int nsp = x->rank - 2;
-    if (nsp > 8) {
-        op_fail(c, "more than 8 spatial dims");
-        return;
-    }
     const int64_t *ks, *sv, *dv, *pv;
     int nk = op_attr_ints(c, "kernel_shape", &ks);
     int ns = op_attr_ints(c, "strides", &sv);

@@ -14,6 +14,25 @@ static void set_out_dims(struct infer_ctx *c, int i, int dtype, const struct ir_
         o[k] = d[k];
 }
 
+/* A view of known data keeps the data: output 0 holds input 0's values with dims d. */
+static void keep_data_reshaped(struct infer_ctx *c, const struct ir_dim *d, int r)
+{
+    const struct ir_tensor *x = op_in_val(c, 0);
+    if (!x || r > 64)
+        return;
+    int64_t dims[64];
+    for (int k = 0; k < r; k++) {
+        if (!dim_known(d[k]))
+            return;
+        dims[k] = d[k].value;
+    }
+    struct ir_tensor *y = op_tensor_new(c, x->dtype, r, dims);
+    if (y->data_kept && y->nelem == x->nelem) {
+        memcpy((void *)y->data, x->data, x->data_bytes);
+        op_out_val(c, 0, y);
+    }
+}
+
 /* ---- Shape, Size ---- */
 
 static void infer_shape(struct infer_ctx *c)
@@ -159,24 +178,9 @@ static void infer_reshape(struct infer_ctx *c)
             return;
         }
     }
-    /* a reshape of known data keeps it */
-    const struct ir_tensor *x = op_in_val(c, 0);
     const struct ir_value *ov = c->n->outputs[0];
-    if (x && ov) {
-        int64_t dims[16];
-        bool all = ov->type.rank <= 16;
-        for (int k = 0; all && k < ov->type.rank; k++) {
-            all = dim_known(ov->type.dims[k]);
-            dims[k] = ov->type.dims[k].value;
-        }
-        if (all) {
-            struct ir_tensor *y = op_tensor_new(c, x->dtype, ov->type.rank, dims);
-            if (y->nelem == x->nelem && y->data_kept) {
-                memcpy((void *)y->data, x->data, x->data_bytes);
-                op_out_val(c, 0, y);
-            }
-        }
-    }
+    if (ov)
+        keep_data_reshaped(c, ov->type.dims, ov->type.rank);
     /* shape data passes through a reshape to rank 0/1 */
     if (ov && ov->type.rank <= 1 && !ov->val) {
         const struct ir_dim *sd;
@@ -267,17 +271,8 @@ static void infer_squeeze(struct infer_ctx *c)
         op_out_sym(c, 0, t->dtype, sd, 1, 0);
     else if (sn >= 0 && r == 1)
         op_out_sym(c, 0, t->dtype, sd, sn, 1);
-    else if (op_in_val(c, 0)) {
-        const struct ir_tensor *x = op_in_val(c, 0);
-        int64_t dims[64];
-        for (int k = 0; k < r; k++)
-            dims[k] = d[k].value;
-        struct ir_tensor *y = op_tensor_new(c, x->dtype, r, dims);
-        if (y->data_kept && y->nelem == x->nelem) {
-            memcpy((void *)y->data, x->data, x->data_bytes);
-            op_out_val(c, 0, y);
-        }
-    }
+    else
+        keep_data_reshaped(c, d, r);
 }
 
 static void infer_unsqueeze(struct infer_ctx *c)
@@ -308,17 +303,8 @@ static void infer_unsqueeze(struct infer_ctx *c)
     int sn = op_in_sym(c, 0, &sd, &sr);
     if (sn >= 0 && r <= 1)
         op_out_sym(c, 0, t->dtype, sd, sn, r);
-    else if (op_in_val(c, 0)) {
-        const struct ir_tensor *x = op_in_val(c, 0);
-        int64_t dims[64];
-        for (int k = 0; k < r; k++)
-            dims[k] = d[k].value;
-        struct ir_tensor *y = op_tensor_new(c, x->dtype, r, dims);
-        if (y->data_kept && y->nelem == x->nelem) {
-            memcpy((void *)y->data, x->data, x->data_bytes);
-            op_out_val(c, 0, y);
-        }
-    }
+    else
+        keep_data_reshaped(c, d, r);
 }
 
 /* ---- Transpose, Concat, Split, Slice ---- */

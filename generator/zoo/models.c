@@ -365,6 +365,17 @@ static const char *attention_core(struct zb *b, const char *p, const char *q, co
     return zb_node(b, "Reshape", zb_name(b, "%s.merge_reshape", p), ZB_IN(c, merge_shape), ZB_NOATTR, 1);
 }
 
+/* the positions 0..seq-1, a constant */
+static const char *position_ids(struct zb *b, const char *name, int64_t seq)
+{
+    int64_t *pos = bz_malloc((size_t)seq * sizeof(int64_t));
+    for (int64_t i = 0; i < seq; i++)
+        pos[i] = i;
+    const char *p = zb_const_i64(b, name, 1, (int64_t[]){seq}, pos);
+    free(pos);
+    return p;
+}
+
 /* ---- BERT-base (uncased): 12 layers, hidden 768, 12 heads, FFN 3072, vocab 30522 ---- */
 
 static struct zb *build_bert_base(int64_t seq)
@@ -378,11 +389,7 @@ static struct zb *build_bert_base(int64_t seq)
     const char *we = zb_weight(b, "embeddings.word_embeddings.weight", 2, (int64_t[]){vocab, H}, true);
     const char *pe = zb_weight(b, "embeddings.position_embeddings.weight", 2, (int64_t[]){maxpos, H}, true);
     const char *te = zb_weight(b, "embeddings.token_type_embeddings.weight", 2, (int64_t[]){2, H}, true);
-    int64_t *pos = bz_malloc((size_t)seq * sizeof(int64_t));
-    for (int64_t i = 0; i < seq; i++)
-        pos[i] = i;
-    const char *positions = zb_const_i64(b, "embeddings.position_ids", 1, (int64_t[]){seq}, pos);
-    free(pos);
+    const char *positions = position_ids(b, "embeddings.position_ids", seq);
     const char *x = zb_node(b, "Gather", "embeddings.word", ZB_IN(we, ids), ZB_NOATTR, 1);
     const char *t = zb_node(b, "Gather", "embeddings.token_type", ZB_IN(te, types), ZB_NOATTR, 1);
     const char *ps = zb_node(b, "Gather", "embeddings.position", ZB_IN(pe, positions), ZB_NOATTR, 1);
@@ -429,11 +436,7 @@ static struct zb *build_gpt2(int64_t seq)
     const char *ids = zb_input(b, "input_ids", I64, 2, (int64_t[]){1, seq}, NULL);
     const char *wte = zb_weight(b, "transformer.wte.weight", 2, (int64_t[]){vocab, H}, true);
     const char *wpe = zb_weight(b, "transformer.wpe.weight", 2, (int64_t[]){ctx, H}, true);
-    int64_t *pos = bz_malloc((size_t)seq * sizeof(int64_t));
-    for (int64_t i = 0; i < seq; i++)
-        pos[i] = i;
-    const char *positions = zb_const_i64(b, "transformer.position_ids", 1, (int64_t[]){seq}, pos);
-    free(pos);
+    const char *positions = position_ids(b, "transformer.position_ids", seq);
     const char *x = zb_node(b, "Gather", "transformer.wte", ZB_IN(wte, ids), ZB_NOATTR, 1);
     const char *ps = zb_node(b, "Gather", "transformer.wpe", ZB_IN(wpe, positions), ZB_NOATTR, 1);
     x = zb_node(b, "Add", "transformer.embed", ZB_IN(x, ps), ZB_NOATTR, 1);
