@@ -16,11 +16,11 @@ WARN      = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
             -Wpointer-arith -Wformat=2 -Wno-format-nonliteral -Wvla
 CPPFLAGS += -D_GNU_SOURCE -Igenerator -I$(BUILD)/pb
 ALL_CFLAGS = -std=c11 $(OPT) $(SAN) $(WARN) $(CFLAGS) -MD -MP
-LDLIBS_GEN = -lprotobuf-c -ljansson -lm
+LDLIBS_GEN = -lprotobuf-c -ljansson -ldnnl -lm
 
 GEN_LIB_SRCS = generator/base.c generator/ir.c generator/onnx_load.c generator/dump.c \
                generator/mustache.c generator/shape.c generator/layers.c generator/fusion.c \
-               generator/pipeline.c $(wildcard generator/ops/*.c) \
+               generator/pipeline.c generator/emit.c generator/emit_cpu.c $(wildcard generator/ops/*.c) \
                generator/zoo/builder.c generator/zoo/models.c generator/zoo/zoo.c
 GEN_MAIN_SRC = generator/main.c
 TEST_SRCS    = test/test_main.c test/test_base.c test/test_mustache_spec.c \
@@ -33,7 +33,11 @@ PB_H   = $(BUILD)/pb/onnx.pb-c.h
 PB_OBJ = $(BUILD)/obj/pb/onnx.pb-c.o
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
-GEN_LIB_OBJS = $(call obj,$(GEN_LIB_SRCS)) $(PB_OBJ)
+# templates and the runtime headers gen inlines travel inside gen
+EMBED_FILES = runtime/harness.h runtime/dnnl_ops.h runtime/dnnl_bench.h \
+              templates/cpu/dnnl.c.mustache templates/build.ninja.mustache templates/run_all.mustache
+EMBED_OBJ = $(BUILD)/obj/embedded.o
+GEN_LIB_OBJS = $(call obj,$(GEN_LIB_SRCS)) $(PB_OBJ) $(EMBED_OBJ)
 
 .PHONY: all test asan-test demo bench setup clean help unit-test
 .DEFAULT_GOAL := all
@@ -60,6 +64,17 @@ $(PB_C) $(PB_H): $(ONNX_PROTO)
 $(PB_OBJ): $(PB_C)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(OPT) $(SAN) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
+
+$(BUILD)/tools/embed: generator/tools/embed.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O1 $(WARN) $< -o $@
+
+$(BUILD)/embedded.c: $(BUILD)/tools/embed $(EMBED_FILES)
+	$(BUILD)/tools/embed $@ $(EMBED_FILES)
+
+$(EMBED_OBJ): $(BUILD)/embedded.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(OPT) $(SAN) -c $< -o $@
 
 $(BUILD)/obj/%.o: %.c | $(PB_H)
 	@mkdir -p $(dir $@)

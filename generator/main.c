@@ -6,6 +6,7 @@
 
 #include "base.h"
 #include "dump.h"
+#include "emit.h"
 #include "exitcodes.h"
 #include "mustache.h"
 #include "onnx_load.h"
@@ -28,7 +29,7 @@ static void usage(FILE *out)
           "\n"
           "benanza's generator: reads ONNX models and writes standalone micro-benchmarks.\n"
           "\n"
-          "modes (the default: process the models and write DIR/manifest.tsv):\n"
+          "modes (the default: process the models and write the benchmark folder DIR):\n"
           "  --layers             print the unique layers across all models and batch sizes\n"
           "                       (id, uses, op, name, models) and per-model statistics\n"
           "  --dump               print a summary of each model: producer, IR version, opsets,\n"
@@ -43,7 +44,9 @@ static void usage(FILE *out)
           "  --render TEMPLATE    render a Mustache template against --data and print it\n"
           "\n"
           "options:\n"
-          "  -o, --output DIR     where outputs go (default: out)\n"
+          "  -o, --output DIR     where outputs go (default: out): manifest.tsv, bench/*.c,\n"
+          "                       build.ninja, run_all, benchmarks.tsv\n"
+          "  --backend B          cpu (oneDNN), auto (= cpu here) or none (manifest only)\n"
           "  --strict             an unsupported operator is an error (exit 6)\n"
           "  --progress           show progress on standard error\n"
           "  -b, --batch N,...    batch sizes (each model is processed at each); the batch size: the batch dim of every data input (dim 0, or\n"
@@ -120,7 +123,7 @@ static int cmd_shapes(int argc, char **argv, const struct onnx_load_opts *lo,
 
 static int cmd_process(int argc, char **argv, const struct onnx_load_opts *lo,
                        const struct shape_opts *so, const int64_t *batches, int n_batches,
-                       bool print_layers, const char *out_dir, bool strict, bool progress)
+                       bool print_layers, const char *out_dir, bool strict, bool progress, bool backend_cpu)
 {
     struct bz_diag diag = {0};
     struct pipeline p;
@@ -136,6 +139,20 @@ static int cmd_process(int argc, char **argv, const struct onnx_load_opts *lo,
             bz_diag_error(&diag, out_dir, "cannot write manifest.tsv: %s", strerror(err));
             rc = BZ_EXIT_IO;
         }
+        struct emit_ctx e = {.p = &p, .dir = out_dir, .diag = &diag};
+        bz_buf_init(&e.skipped);
+        if (!err && backend_cpu) {
+            if (progress)
+                fprintf(stderr, "writing CPU benchmarks to %s/bench\n", out_dir);
+            emit_cpu(&e);
+        }
+        if (!err && emit_finish(&e) != 0)
+            rc = BZ_EXIT_IO;
+        if (e.skipped.len)
+            bz_diag_warning(&diag, "gen", "no CPU benchmark yet for these layers (op and count): %s", e.skipped.data);
+        if (!err)
+            fprintf(stderr, "gen: %d benchmarks in %s (then: cd %s && ninja && ./run_all)\n", e.n, out_dir, out_dir);
+        bz_buf_free(&e.skipped);
     }
     if (strict && p.unsupported_nodes) {
         bz_diag_error(&diag, "gen", "%d nodes have unsupported operators (--strict)", p.unsupported_nodes);
@@ -266,7 +283,7 @@ static int cmd_render(const char *tpl_path, const char *data_path, const char *p
 int main(int argc, char **argv)
 {
     enum { OPT_SHAPES = 300, OPT_DIM, OPT_INPUT_SHAPE, OPT_LAYERS, OPT_STRICT, OPT_PROGRESS, OPT_ZOO,
-           OPT_WRITE_ONNX };
+           OPT_WRITE_ONNX, OPT_BACKEND };
     enum { OPT_DUMP = 256, OPT_RENDER, OPT_DATA, OPT_PARTIALS, OPT_VERSION, OPT_MAX_SIZE };
     static const struct option longopts[] = {
         {"dump", no_argument, NULL, OPT_DUMP},
@@ -276,6 +293,7 @@ int main(int argc, char **argv)
         {"progress", no_argument, NULL, OPT_PROGRESS},
         {"zoo", required_argument, NULL, OPT_ZOO},
         {"write-onnx", required_argument, NULL, OPT_WRITE_ONNX},
+        {"backend", required_argument, NULL, OPT_BACKEND},
         {"output", required_argument, NULL, 'o'},
         {"batch", required_argument, NULL, 'b'},
         {"dim", required_argument, NULL, OPT_DIM},
@@ -293,6 +311,7 @@ int main(int argc, char **argv)
     const char *zoo_specs[16];
     int n_zoo = 0;
     const char *write_onnx = NULL;
+    bool backend_cpu = true;
     int64_t batches[32] = {0};
     int n_batches = 0;
     struct shape_opts so = {0};
@@ -335,6 +354,19 @@ int main(int argc, char **argv)
             zoo_specs[n_zoo++] = optarg;
             break;
         case OPT_WRITE_ONNX: write_onnx = optarg; break;
+        case OPT_BACKEND:
+            if (!strcmp(optarg, "cpu") || !strcmp(optarg, "auto")) {
+                backend_cpu = true;
+            } else if (!strcmp(optarg, "none")) {
+                backend_cpu = false;
+            } else if (!strcmp(optarg, "cuda") || !strcmp(optarg, "all")) {
+                bz_diag_error(NULL, "gen", "this gen has no CUDA backend yet: use --backend cpu (or auto)");
+                return BZ_EXIT_USAGE;
+            } else {
+                bz_diag_error(NULL, "gen", "--backend wants cpu, auto or none, not '%s'", optarg);
+                return BZ_EXIT_USAGE;
+            }
+            break;
         case OPT_DIM: {
             char shown[256];
             snprintf(shown, sizeof(shown), "%s", optarg);
@@ -430,7 +462,7 @@ int main(int argc, char **argv)
     for (int i = optind; i < argc; i++)
         models[n_zoo + i - optind] = bz_strdup(argv[i]);
     int rc = cmd_process(n_models, models, &lo, &so, batches, n_batches, layers, layers ? NULL : out_dir,
-                         strict, progress);
+                         strict, progress, backend_cpu);
     for (int i = 0; i < n_models; i++)
         free(models[i]);
     free(models);

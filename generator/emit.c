@@ -1,0 +1,246 @@
+/* The benchmark folder: rendering templates (with untrusted text escaped for C), the
+ * benchmark list, build.ninja and run_all. */
+#include "emit.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../runtime/harness.h"
+#include "mustache.h"
+#include "version.h"
+
+struct embedded_file {
+    const char *path;
+    const char *data;
+    size_t len;
+};
+extern const struct embedded_file embedded_files[];
+
+const char *emit_embedded(const char *path, size_t *len)
+{
+    for (const struct embedded_file *f = embedded_files; f->path; f++)
+        if (!strcmp(f->path, path)) {
+            if (len)
+                *len = f->len;
+            return f->data;
+        }
+    return NULL;
+}
+
+/* {{x}} in a template lands inside a C string literal (or a shell single-quoted string
+ * for run_all, whose values are all of the safe alphabet): escape for C. */
+static void escape_c_string(struct bz_buf *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            bz_buf_printf(out, "\\%c", c);
+        else if (c < 0x20 || c >= 0x7f || c == '?')
+            bz_buf_printf(out, "\\%03o", c); /* octal: no trigraphs, no hex run-on */
+        else
+            bz_buf_putc(out, (char)c);
+    }
+}
+
+void emit_comment_text(struct bz_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '*' && s[1] == '/')
+            bz_buf_puts(b, "* "); /* never close the comment */
+        else if (c == '/' && s[1] == '*')
+            bz_buf_puts(b, "/ ");
+        else if (c < 0x20 || c >= 0x7f)
+            bz_buf_printf(b, "\\x%02x", c);
+        else if (c == '\\' && (s[1] == '\0'))
+            bz_buf_puts(b, "\\x5c"); /* a trailing backslash would splice the next line */
+        else
+            bz_buf_putc(b, (char)c);
+    }
+}
+
+static int partial_embedded(void *ud, const char *name, char **src, size_t *len)
+{
+    (void)ud;
+    struct bz_buf p;
+    bz_buf_init(&p);
+    bz_buf_printf(&p, "templates/%s.mustache", name);
+    const char *d = emit_embedded(p.data, len);
+    bz_buf_free(&p);
+    if (!d)
+        return 0;
+    *src = bz_strndup(d, *len);
+    return 1;
+}
+
+static int mkdirs(const char *dir, const char *rel)
+{
+    struct bz_buf p;
+    bz_buf_init(&p);
+    bz_buf_puts(&p, dir);
+    int err = 0;
+    if (mkdir(p.data, 0755) != 0 && errno != EEXIST)
+        err = errno;
+    const char *slash;
+    while (!err && (slash = strchr(rel, '/')) != NULL) {
+        bz_buf_putc(&p, '/');
+        bz_buf_append(&p, rel, (size_t)(slash - rel));
+        if (mkdir(p.data, 0755) != 0 && errno != EEXIST)
+            err = errno;
+        rel = slash + 1;
+    }
+    bz_buf_free(&p);
+    return err;
+}
+
+int emit_render(struct emit_ctx *e, const char *tpl_path, json_t *data, const char *rel)
+{
+    size_t len;
+    const char *tpl = emit_embedded(tpl_path, &len);
+    if (!tpl) {
+        bz_diag_error(e->diag, tpl_path, "template missing from gen (a build problem)");
+        e->failed++;
+        return -1;
+    }
+    json_object_set_new(data, "version", json_string(BENANZA_VERSION));
+    struct mustache_opts o = {.partial = partial_embedded, .escape = escape_c_string,
+                              .flags = MUSTACHE_STRICT_PARTIALS | MUSTACHE_STRICT_VARS};
+    struct bz_buf out, err, path;
+    bz_buf_init(&out);
+    bz_buf_init(&err);
+    bz_buf_init(&path);
+    int rc = 0;
+    if (mustache_render(tpl_path, tpl, len, data, &o, &out, &err) < 0) {
+        bz_diag_error(e->diag, NULL, "%s", err.data);
+        rc = -1;
+    } else {
+        bz_buf_printf(&path, "%s/%s", e->dir, rel);
+        int w = mkdirs(e->dir, rel);
+        if (!w)
+            w = bz_write_file_atomic(path.data, out.data ? out.data : "", out.len);
+        if (w) {
+            bz_diag_error(e->diag, path.data, "cannot write: %s", strerror(w));
+            rc = -1;
+        }
+    }
+    if (rc)
+        e->failed++;
+    bz_buf_free(&out);
+    bz_buf_free(&err);
+    bz_buf_free(&path);
+    return rc;
+}
+
+void emit_add_bench(struct emit_ctx *e, const char *file, const struct layer *l)
+{
+    if (e->n == e->cap) {
+        e->cap = e->cap ? e->cap * 2 : 256;
+        e->v = bz_realloc(e->v, (size_t)e->cap * sizeof(*e->v));
+    }
+    struct bz_buf m;
+    bz_buf_init(&m);
+    for (int i = 0; i < l->n_models; i++) {
+        const struct model_run *r = &e->p->runs[l->models[i]];
+        /* model names are file names: keep them to the safe alphabet for the tsv and sh */
+        bz_buf_puts(&m, i ? "," : "");
+        for (const char *c = r->name; *c; c++)
+            bz_buf_putc(&m, (*c == ',' || *c == '\t' || *c == '\n' || (unsigned char)*c < 0x20) ? '_' : *c);
+        if (r->batch > 0)
+            bz_buf_printf(&m, "@%lld", (long long)r->batch);
+    }
+    e->v[e->n++] = (struct emit_bench){bz_strdup(file), bz_strdup(l->id), bz_strdup(l->op), bz_buf_steal(&m)};
+}
+
+json_t *emit_uses(const struct pipeline *p, int layer_index, int max)
+{
+    json_t *arr = json_array();
+    int shown = 0, total = 0;
+    for (int r = 0; r < p->n_runs; r++) {
+        const struct model_run *run = &p->runs[r];
+        for (int i = 0; i < run->n_nodes; i++) {
+            bool uses = run->layer[i] == layer_index ||
+                        (run->group[i] >= 0 && run->groups[run->group[i]].layer == layer_index &&
+                         run->groups[run->group[i]].nodes[0] == i);
+            if (!uses)
+                continue;
+            total++;
+            if (shown >= max)
+                continue;
+            struct bz_buf b, w;
+            bz_buf_init(&b);
+            bz_buf_init(&w);
+            bz_buf_printf(&b, "%s", run->name);
+            if (run->batch > 0)
+                bz_buf_printf(&b, " (batch %lld)", (long long)run->batch);
+            ir_node_where(&w, &run->m->graph->nodes[i]);
+            bz_buf_printf(&b, ": %s", w.data);
+            struct bz_buf safe;
+            bz_buf_init(&safe);
+            emit_comment_text(&safe, b.data);
+            json_array_append_new(arr, json_string(safe.data));
+            bz_buf_free(&safe);
+            bz_buf_free(&b);
+            bz_buf_free(&w);
+            shown++;
+        }
+    }
+    if (total > shown) {
+        char more[64];
+        snprintf(more, sizeof(more), "... and %d more nodes", total - shown);
+        json_array_append_new(arr, json_string(more));
+    }
+    return arr;
+}
+
+static int cmp_bench(const void *a, const void *b)
+{
+    return strcmp(((const struct emit_bench *)a)->file, ((const struct emit_bench *)b)->file);
+}
+
+int emit_finish(struct emit_ctx *e)
+{
+    if (e->n > 1)
+        qsort(e->v, (size_t)e->n, sizeof(*e->v), cmp_bench);
+    json_t *benches = json_array();
+    struct bz_buf tsv;
+    bz_buf_init(&tsv);
+    bz_buf_puts(&tsv, "# file\tlayer\top\tmodels\n");
+    for (int i = 0; i < e->n; i++) {
+        json_array_append_new(benches, json_pack("{s:s}", "file", e->v[i].file));
+        bz_buf_printf(&tsv, "%s\t%s\t%s\t%s\n", e->v[i].file, e->v[i].layer, e->v[i].op, e->v[i].models);
+    }
+    const char *cc = getenv("CC");
+    json_t *data = json_pack("{s:o,s:s}", "benches", benches, "cc", cc && *cc ? cc : "cc");
+    int rc = emit_render(e, "templates/build.ninja.mustache", data, "build.ninja");
+    json_decref(data);
+    data = json_pack("{s:s,s:s}", "csv_header", BH_CSV_HEADER, "schema", BH_SCHEMA);
+    rc |= emit_render(e, "templates/run_all.mustache", data, "run_all");
+    json_decref(data);
+    struct bz_buf path;
+    bz_buf_init(&path);
+    bz_buf_printf(&path, "%s/run_all", e->dir);
+    if (!rc && chmod(path.data, 0755) != 0) {
+        bz_diag_error(e->diag, path.data, "cannot make it executable: %s", strerror(errno));
+        rc = -1;
+    }
+    bz_buf_clear(&path);
+    bz_buf_printf(&path, "%s/benchmarks.tsv", e->dir);
+    int w = bz_write_file_atomic(path.data, tsv.data, tsv.len);
+    if (w) {
+        bz_diag_error(e->diag, path.data, "cannot write: %s", strerror(w));
+        rc = -1;
+    }
+    bz_buf_free(&path);
+    bz_buf_free(&tsv);
+    for (int i = 0; i < e->n; i++) {
+        free(e->v[i].file);
+        free(e->v[i].layer);
+        free(e->v[i].op);
+        free(e->v[i].models);
+    }
+    free(e->v);
+    e->v = NULL;
+    return rc || e->failed ? -1 : 0;
+}

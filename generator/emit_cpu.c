@@ -1,0 +1,790 @@
+/* The CPU backend: each unique layer is described as a oneDNN operation (runtime/dnnl_ops.h),
+ * the implementations oneDNN offers for it here are enumerated through the primitive-
+ * descriptor iterator, and one benchmark is rendered per implementation and data type. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../runtime/dnnl_ops.h"
+#include "emit.h"
+
+/* ---- reading a layer's canonical parameters ---- */
+
+static const json_t *io(const json_t *params, const char *which, size_t i)
+{
+    const json_t *t = json_array_get(json_object_get(params, which), i);
+    return json_is_object(t) ? t : NULL;
+}
+
+static int tensor_of(const json_t *t, struct bd_tensor *out)
+{
+    memset(out, 0, sizeof(*out));
+    const json_t *shape = t ? json_object_get(t, "shape") : NULL;
+    if (!shape || json_array_size(shape) > 8)
+        return -1;
+    out->nd = (int)json_array_size(shape);
+    for (int k = 0; k < out->nd; k++)
+        out->d[k] = json_integer_value(json_array_get(shape, (size_t)k));
+    return 0;
+}
+
+static int64_t nelem(const struct bd_tensor *t)
+{
+    int64_t n = 1;
+    for (int k = 0; k < t->nd; k++)
+        n *= t->d[k];
+    return n;
+}
+
+static int ints_attr(const json_t *attrs, const char *name, dnnl_dim_t *out, int n, dnnl_dim_t dflt)
+{
+    const json_t *a = json_object_get(attrs, name);
+    for (int k = 0; k < n; k++)
+        out[k] = a && (size_t)k < json_array_size(a) ? json_integer_value(json_array_get(a, (size_t)k)) : dflt;
+    return a ? (int)json_array_size(a) : -1;
+}
+
+static double num_attr(const json_t *attrs, const char *name, double dflt)
+{
+    const json_t *a = json_object_get(attrs, name);
+    return json_is_number(a) ? json_number_value(a) : dflt;
+}
+
+static const char *str_attr(const json_t *attrs, const char *name, const char *dflt)
+{
+    const json_t *a = json_object_get(attrs, name);
+    return json_is_string(a) ? json_string_value(a) : dflt;
+}
+
+/* ---- layers -> operations ---- */
+
+struct cpu_plan {
+    struct bd_op op;
+    int algs[2];            /* algorithm kinds to enumerate (conv: direct and winograd) */
+    int n_algs;
+    struct { const char *arg; int output, fill; } args[8];
+    int nargs;
+    double flops, bytes;    /* per run, f32 bytes (scaled by the type later) */
+};
+
+static void arg(struct cpu_plan *p, const char *name, int output, int fill)
+{
+    p->args[p->nargs].arg = name;
+    p->args[p->nargs].output = output;
+    p->args[p->nargs].fill = fill;
+    p->nargs++;
+}
+
+/* eltwise algorithm for an ONNX activation, with its alpha/beta; 0 when oneDNN has none */
+static int eltwise_alg(const char *op, const json_t *attrs, float *alpha, float *beta)
+{
+    *alpha = 0;
+    *beta = 0;
+    if (!strcmp(op, "Relu"))
+        return dnnl_eltwise_relu;
+    if (!strcmp(op, "LeakyRelu")) {
+        *alpha = (float)num_attr(attrs, "alpha", 0.01);
+        return dnnl_eltwise_relu;
+    }
+    if (!strcmp(op, "Elu")) {
+        *alpha = (float)num_attr(attrs, "alpha", 1.0);
+        return dnnl_eltwise_elu;
+    }
+    if (!strcmp(op, "Sigmoid"))
+        return dnnl_eltwise_logistic;
+    if (!strcmp(op, "Tanh"))
+        return dnnl_eltwise_tanh;
+    if (!strcmp(op, "Exp"))
+        return dnnl_eltwise_exp;
+    if (!strcmp(op, "Log"))
+        return dnnl_eltwise_log;
+    if (!strcmp(op, "Sqrt"))
+        return dnnl_eltwise_sqrt;
+    if (!strcmp(op, "Abs"))
+        return dnnl_eltwise_abs;
+    if (!strcmp(op, "Softplus"))
+        return dnnl_eltwise_soft_relu;
+    if (!strcmp(op, "HardSwish"))
+        return dnnl_eltwise_hardswish;
+    if (!strcmp(op, "Mish"))
+        return dnnl_eltwise_mish;
+    if (!strcmp(op, "Round"))
+        return dnnl_eltwise_round;
+    if (!strcmp(op, "Neg")) {
+        *alpha = -1;
+        return dnnl_eltwise_linear;
+    }
+    if (!strcmp(op, "Reciprocal")) {
+        *alpha = 1;
+        *beta = -1;
+        return dnnl_eltwise_pow;
+    }
+    if (!strcmp(op, "Gelu"))
+        return !strcmp(str_attr(attrs, "approximate", "none"), "tanh") ? dnnl_eltwise_gelu_tanh
+                                                                        : dnnl_eltwise_gelu_erf;
+    if (!strcmp(op, "Clip")) {
+        *alpha = (float)num_attr(attrs, "min", -3.4e38);
+        *beta = (float)num_attr(attrs, "max", 3.4e38);
+        return dnnl_eltwise_clip_v2;
+    }
+    return 0;
+}
+
+static int plan_conv(const json_t *params, struct cpu_plan *p, bool transposed)
+{
+    const json_t *attrs = json_object_get(params, "attrs");
+    struct bd_tensor x, w, y;
+    if (tensor_of(io(params, "inputs", 0), &x) || tensor_of(io(params, "inputs", 1), &w) ||
+        tensor_of(io(params, "outputs", 0), &y) || x.nd < 3 || x.nd > 5)
+        return -1;
+    struct bd_op *op = &p->op;
+    op->family = transposed ? BD_DECONV : BD_CONV;
+    op->nsp = x.nd - 2;
+    op->src = x;
+    op->dst = y;
+    int64_t g = (int64_t)num_attr(attrs, "group", 1);
+    /* ONNX weights: conv [OC, IC/g, k..], transposed [IC, OC/g, k..]; oneDNN wants
+     * [OC, IC, k..] or, grouped, [g, OC/g, IC/g, k..] */
+    int64_t oc = y.d[1], ic = x.d[1];
+    op->wei.nd = g > 1 ? w.nd + 1 : w.nd;
+    int o = 0;
+    if (g > 1)
+        op->wei.d[o++] = g;
+    op->wei.d[o++] = oc / g;
+    op->wei.d[o++] = ic / g;
+    for (int k = 2; k < w.nd; k++)
+        op->wei.d[o++] = w.d[k];
+    const json_t *b = io(params, "inputs", 2);
+    if (b) {
+        op->has_bias = 1;
+        tensor_of(b, &op->bias);
+    }
+    ints_attr(attrs, "strides", op->strides, op->nsp, 1);
+    ints_attr(attrs, "dilations", op->dil, op->nsp, 1);
+    dnnl_dims_t pads;
+    ints_attr(attrs, "pads", pads, 2 * op->nsp, 0);
+    for (int k = 0; k < op->nsp; k++) {
+        op->pl[k] = pads[k];
+        op->pr[k] = pads[k + op->nsp];
+        op->kernel[k] = w.d[2 + k];
+    }
+    if (transposed) {
+        /* oneDNN wants the right padding that yields the output size (output_padding is in it) */
+        for (int k = 0; k < op->nsp; k++) {
+            int64_t ek = (w.d[2 + k] - 1) * op->dil[k] + 1;
+            op->pr[k] = op->strides[k] * (x.d[2 + k] - 1) + ek - op->pl[k] - y.d[2 + k];
+        }
+    }
+    p->algs[0] = transposed ? dnnl_deconvolution_direct : dnnl_convolution_direct;
+    p->algs[1] = transposed ? dnnl_deconvolution_winograd : dnnl_convolution_winograd;
+    p->n_algs = 2;
+    arg(p, "DNNL_ARG_SRC", 0, 0);
+    arg(p, "DNNL_ARG_WEIGHTS", 0, 0);
+    if (op->has_bias)
+        arg(p, "DNNL_ARG_BIAS", 0, 0);
+    arg(p, "DNNL_ARG_DST", 1, 0);
+    int64_t kvol = 1;
+    for (int k = 0; k < op->nsp; k++)
+        kvol *= w.d[2 + k];
+    p->flops = 2.0 * (double)nelem(transposed ? &x : &y) * (double)(transposed ? oc / g : ic / g) * (double)kvol;
+    p->bytes = 4.0 * (double)(nelem(&x) + nelem(&w) + nelem(&y));
+    return 0;
+}
+
+static int plan_pool(const json_t *params, const char *opname, struct cpu_plan *p)
+{
+    const json_t *attrs = json_object_get(params, "attrs");
+    struct bd_tensor x, y;
+    if (tensor_of(io(params, "inputs", 0), &x) || tensor_of(io(params, "outputs", 0), &y) || x.nd < 3 || x.nd > 5)
+        return -1;
+    struct bd_op *op = &p->op;
+    op->family = BD_POOL;
+    op->nsp = x.nd - 2;
+    op->src = x;
+    op->dst = y;
+    bool global = !strncmp(opname, "Global", 6);
+    bool max = strstr(opname, "Max") != NULL;
+    if (global) {
+        for (int k = 0; k < op->nsp; k++) {
+            op->kernel[k] = x.d[2 + k];
+            op->strides[k] = 1;
+            op->dil[k] = 1;
+        }
+    } else {
+        dnnl_dims_t pads;
+        ints_attr(attrs, "kernel_shape", op->kernel, op->nsp, 1);
+        ints_attr(attrs, "strides", op->strides, op->nsp, 1);
+        ints_attr(attrs, "dilations", op->dil, op->nsp, 1);
+        ints_attr(attrs, "pads", pads, 2 * op->nsp, 0);
+        for (int k = 0; k < op->nsp; k++) {
+            op->pl[k] = pads[k];
+            /* ceil_mode: the right padding that gives the output size */
+            int64_t ek = (op->kernel[k] - 1) * op->dil[k] + 1;
+            op->pr[k] = (y.d[2 + k] - 1) * op->strides[k] + ek - x.d[2 + k] - op->pl[k];
+            if (op->pr[k] < 0)
+                op->pr[k] = 0;
+        }
+    }
+    op->alg = max ? dnnl_pooling_max
+                  : (num_attr(attrs, "count_include_pad", 0) ? dnnl_pooling_avg_include_padding
+                                                            : dnnl_pooling_avg_exclude_padding);
+    p->algs[0] = op->alg;
+    p->n_algs = 1;
+    arg(p, "DNNL_ARG_SRC", 0, 0);
+    arg(p, "DNNL_ARG_DST", 1, 0);
+    int64_t kvol = 1;
+    for (int k = 0; k < op->nsp; k++)
+        kvol *= op->kernel[k];
+    p->flops = (double)nelem(&y) * (double)kvol;
+    p->bytes = 4.0 * (double)(nelem(&x) + nelem(&y));
+    return 0;
+}
+
+/* Gemm as an inner product ([M,K] x [N,K]^T + [N]) or as a matmul; MatMul as a matmul with
+ * its batch dims broadcast. */
+static int plan_matmul(const json_t *params, const char *opname, struct cpu_plan *p, bool ip)
+{
+    const json_t *attrs = json_object_get(params, "attrs");
+    struct bd_tensor a, b, y;
+    if (tensor_of(io(params, "inputs", 0), &a) || tensor_of(io(params, "inputs", 1), &b) ||
+        tensor_of(io(params, "outputs", 0), &y))
+        return -1;
+    struct bd_op *op = &p->op;
+    bool gemm = !strcmp(opname, "Gemm");
+    int64_t ta = gemm ? (int64_t)num_attr(attrs, "transA", 0) : 0, tb = gemm ? (int64_t)num_attr(attrs, "transB", 0) : 0;
+    if (gemm && (ta || num_attr(attrs, "alpha", 1) != 1.0))
+        return -1; /* a transposed A or a scaled product is not what frameworks run here */
+    const json_t *c = gemm ? io(params, "inputs", 2) : NULL;
+    struct bd_tensor ct;
+    if (c && (tensor_of(c, &ct) || ct.nd != 1 || ct.d[0] != y.d[y.nd - 1] || num_attr(attrs, "beta", 1) != 1.0))
+        return -1; /* only a bias per output column */
+    if (ip) {
+        if (!gemm || !tb)
+            return -1;
+        op->family = BD_IP;
+        op->src = a;
+        op->wei = b; /* [N, K] */
+        op->dst = y;
+        if (c) {
+            op->has_bias = 1;
+            op->bias = ct;
+        }
+    } else {
+        op->family = BD_MATMUL;
+        /* 1-D operands become matrices; batch dims padded to the output's rank */
+        struct bd_tensor aa = a, bb = b;
+        if (a.nd == 1) {
+            aa.nd = 2;
+            aa.d[0] = 1;
+            aa.d[1] = a.d[0];
+        }
+        if (b.nd == 1) {
+            bb.nd = 2;
+            bb.d[0] = b.d[0];
+            bb.d[1] = 1;
+        }
+        if (gemm && tb) {
+            /* [N, K] stored: described as [K, N] with transposed strides */
+            bb.d[0] = b.d[1];
+            bb.d[1] = b.d[0];
+            op->wei_transposed = 1;
+        }
+        int nd = aa.nd > bb.nd ? aa.nd : bb.nd;
+        struct bd_tensor *ts[2] = {&aa, &bb};
+        for (int t = 0; t < 2; t++) {
+            int pad = nd - ts[t]->nd;
+            for (int k = ts[t]->nd - 1; k >= 0; k--)
+                ts[t]->d[k + pad] = ts[t]->d[k];
+            for (int k = 0; k < pad; k++)
+                ts[t]->d[k] = 1;
+            ts[t]->nd = nd;
+        }
+        op->src = aa;
+        op->wei = bb;
+        op->dst.nd = nd;
+        for (int k = 0; k < nd - 2; k++)
+            op->dst.d[k] = aa.d[k] > bb.d[k] ? aa.d[k] : bb.d[k];
+        op->dst.d[nd - 2] = aa.d[nd - 2];
+        op->dst.d[nd - 1] = bb.d[nd - 1];
+        if (c) {
+            op->has_bias = 1;
+            op->bias.nd = nd;
+            for (int k = 0; k < nd - 1; k++)
+                op->bias.d[k] = 1;
+            op->bias.d[nd - 1] = ct.d[0];
+        }
+    }
+    p->algs[0] = 0;
+    p->n_algs = 1;
+    arg(p, "DNNL_ARG_SRC", 0, 0);
+    arg(p, "DNNL_ARG_WEIGHTS", 0, 0);
+    if (op->has_bias)
+        arg(p, "DNNL_ARG_BIAS", 0, 0);
+    arg(p, "DNNL_ARG_DST", 1, 0);
+    int64_t k = a.nd >= 1 ? a.d[a.nd - 1] : 1;
+    p->flops = 2.0 * (double)nelem(&y) * (double)k;
+    p->bytes = 4.0 * (double)(nelem(&a) + nelem(&b) + nelem(&y));
+    return 0;
+}
+
+static int plan_binary(const json_t *params, const char *opname, struct cpu_plan *p)
+{
+    struct bd_tensor a, b, y;
+    if (json_array_size(json_object_get(params, "inputs")) != 2 || tensor_of(io(params, "inputs", 0), &a) ||
+        tensor_of(io(params, "inputs", 1), &b) || tensor_of(io(params, "outputs", 0), &y))
+        return -1;
+    static const struct { const char *op; int alg; bool commutes; } algs[] = {
+        {"Add", dnnl_binary_add, true}, {"Sum", dnnl_binary_add, true}, {"Mul", dnnl_binary_mul, true},
+        {"Max", dnnl_binary_max, true}, {"Min", dnnl_binary_min, true}, {"Sub", dnnl_binary_sub, false},
+        {"Div", dnnl_binary_div, false},
+    };
+    int alg = 0;
+    bool commutes = false;
+    for (size_t i = 0; i < sizeof(algs) / sizeof(algs[0]); i++)
+        if (!strcmp(algs[i].op, opname)) {
+            alg = algs[i].alg;
+            commutes = algs[i].commutes;
+        }
+    if (!alg)
+        return -1;
+    /* oneDNN broadcasts the second source only: the first must have the output's shape */
+    bool a_full = a.nd == y.nd && !memcmp(a.d, y.d, sizeof(dnnl_dim_t) * (size_t)y.nd);
+    bool b_full = b.nd == y.nd && !memcmp(b.d, y.d, sizeof(dnnl_dim_t) * (size_t)y.nd);
+    if (!a_full) {
+        if (!b_full || !commutes)
+            return -1;
+        struct bd_tensor t = a;
+        a = b;
+        b = t;
+    }
+    int pad = y.nd - b.nd;
+    for (int k = b.nd - 1; k >= 0; k--)
+        b.d[k + pad] = b.d[k];
+    for (int k = 0; k < pad; k++)
+        b.d[k] = 1;
+    b.nd = y.nd;
+    struct bd_op *op = &p->op;
+    op->family = BD_BINARY;
+    op->src = a;
+    op->src1 = b;
+    op->dst = y;
+    op->alg = alg;
+    p->algs[0] = alg;
+    p->n_algs = 1;
+    arg(p, "DNNL_ARG_SRC_0", 0, 0);
+    arg(p, "DNNL_ARG_SRC_1", 0, 0);
+    arg(p, "DNNL_ARG_DST", 1, 0);
+    p->flops = (double)nelem(&y);
+    p->bytes = 4.0 * (double)(nelem(&a) + nelem(&b) + nelem(&y));
+    return 0;
+}
+
+/* [d0..dn] -> [prod(d0..axis-1), prod(axis..dn)] */
+static void flatten_at(struct bd_tensor *t, int axis)
+{
+    int64_t a = 1, b = 1;
+    for (int k = 0; k < t->nd; k++) {
+        if (k < axis)
+            a *= t->d[k];
+        else
+            b *= t->d[k];
+    }
+    t->nd = 2;
+    t->d[0] = a;
+    t->d[1] = b;
+}
+
+static int plan_layer(const json_t *params, struct cpu_plan *p)
+{
+    memset(p, 0, sizeof(*p));
+    const char *opname = json_string_value(json_object_get(params, "op"));
+    const json_t *attrs = json_object_get(params, "attrs");
+    if (!opname || strcmp(json_string_value(json_object_get(params, "domain")), "") != 0)
+        return -1;
+    if (!strcmp(opname, "Conv"))
+        return plan_conv(params, p, false);
+    if (!strcmp(opname, "ConvTranspose"))
+        return plan_conv(params, p, true);
+    if (strstr(opname, "Pool") && strcmp(opname, "LpPool") && strcmp(opname, "GlobalLpPool"))
+        return plan_pool(params, opname, p);
+    if (!strcmp(opname, "Gemm") || !strcmp(opname, "MatMul"))
+        return plan_matmul(params, opname, p, false);
+    if (!strcmp(opname, "Add") || !strcmp(opname, "Sub") || !strcmp(opname, "Mul") || !strcmp(opname, "Div") ||
+        !strcmp(opname, "Max") || !strcmp(opname, "Min") || !strcmp(opname, "Sum"))
+        return plan_binary(params, opname, p);
+    struct bd_tensor x, y;
+    if (tensor_of(io(params, "inputs", 0), &x) || tensor_of(io(params, "outputs", 0), &y))
+        return -1;
+    struct bd_op *op = &p->op;
+    op->src = x;
+    op->dst = y;
+    p->n_algs = 1;
+    p->bytes = 4.0 * (double)(nelem(&x) + nelem(&y));
+    p->flops = (double)nelem(&y);
+    float alpha, beta;
+    int ealg = eltwise_alg(opname, attrs, &alpha, &beta);
+    if (ealg) {
+        op->family = BD_ELTWISE;
+        op->alg = p->algs[0] = ealg;
+        op->alpha = alpha;
+        op->beta = beta;
+        arg(p, "DNNL_ARG_SRC", 0, !strcmp(opname, "Log") || !strcmp(opname, "Sqrt") || !strcmp(opname, "Reciprocal"));
+        arg(p, "DNNL_ARG_DST", 1, 0);
+        return 0;
+    }
+    if (!strcmp(opname, "BatchNormalization")) {
+        if (x.nd < 2)
+            return -1;
+        op->family = BD_BNORM;
+        op->eps = (float)num_attr(attrs, "epsilon", 1e-5);
+        op->flags = dnnl_use_global_stats | dnnl_use_scale | dnnl_use_shift;
+        arg(p, "DNNL_ARG_SRC", 0, 0);
+        arg(p, "DNNL_ARG_MEAN", 0, 0);
+        arg(p, "DNNL_ARG_VARIANCE", 0, 1);
+        arg(p, "DNNL_ARG_SCALE", 0, 0);
+        arg(p, "DNNL_ARG_SHIFT", 0, 0);
+        arg(p, "DNNL_ARG_DST", 1, 0);
+        p->flops = 2.0 * (double)nelem(&y);
+        return 0;
+    }
+    if (!strcmp(opname, "LayerNormalization")) {
+        int axis = (int)num_attr(attrs, "axis", x.nd - 1);
+        if (axis != x.nd - 1) {
+            flatten_at(&op->src, axis);
+            flatten_at(&op->dst, axis);
+        }
+        op->family = BD_LNORM;
+        op->eps = (float)num_attr(attrs, "epsilon", 1e-5);
+        op->flags = dnnl_use_scale | dnnl_use_shift;
+        arg(p, "DNNL_ARG_SRC", 0, 0);
+        arg(p, "DNNL_ARG_SCALE", 0, 0);
+        arg(p, "DNNL_ARG_SHIFT", 0, 0);
+        arg(p, "DNNL_ARG_DST", 1, 0);
+        p->flops = 5.0 * (double)nelem(&y);
+        return 0;
+    }
+    if (!strcmp(opname, "Softmax") || !strcmp(opname, "LogSoftmax")) {
+        int axis = (int)num_attr(attrs, "axis", x.nd - 1);
+        if (num_attr(attrs, "coerce_2d", 0)) {
+            flatten_at(&op->src, axis);
+            flatten_at(&op->dst, axis);
+            axis = 1;
+        }
+        op->family = BD_SOFTMAX;
+        op->axis = axis;
+        op->alg = p->algs[0] = !strcmp(opname, "Softmax") ? dnnl_softmax_accurate : dnnl_softmax_log;
+        arg(p, "DNNL_ARG_SRC", 0, 0);
+        arg(p, "DNNL_ARG_DST", 1, 0);
+        p->flops = 4.0 * (double)nelem(&y);
+        return 0;
+    }
+    if (!strcmp(opname, "LRN")) {
+        op->family = BD_LRN;
+        op->alg = p->algs[0] = dnnl_lrn_across_channels;
+        op->local_size = (dnnl_dim_t)num_attr(attrs, "size", 5);
+        op->alpha = (float)num_attr(attrs, "alpha", 1e-4);
+        op->beta = (float)num_attr(attrs, "beta", 0.75);
+        op->eps = (float)num_attr(attrs, "bias", 1.0); /* oneDNN's k */
+        arg(p, "DNNL_ARG_SRC", 0, 0);
+        arg(p, "DNNL_ARG_DST", 1, 0);
+        p->flops = (double)nelem(&y) * (double)(op->local_size + 3);
+        return 0;
+    }
+    static const struct { const char *op; int alg; float p; } reductions[] = {
+        {"ReduceMean", dnnl_reduction_mean, 0}, {"ReduceSum", dnnl_reduction_sum, 0},
+        {"ReduceMax", dnnl_reduction_max, 0},   {"ReduceMin", dnnl_reduction_min, 0},
+        {"ReduceProd", dnnl_reduction_mul, 0},  {"ReduceL2", dnnl_reduction_norm_lp_sum, 2},
+        {"ReduceL1", dnnl_reduction_norm_lp_sum, 1},
+    };
+    for (size_t i = 0; i < sizeof(reductions) / sizeof(reductions[0]); i++) {
+        if (strcmp(reductions[i].op, opname) != 0)
+            continue;
+        /* the output with the reduced dims kept as 1 (keepdims only changes the view) */
+        op->dst = x;
+        const json_t *axes = json_object_get(attrs, "axes");
+        for (size_t k = 0; k < json_array_size(axes); k++) {
+            int64_t a = json_integer_value(json_array_get(axes, k));
+            if (a >= 0 && a < x.nd)
+                op->dst.d[a] = 1;
+        }
+        op->family = BD_REDUCTION;
+        op->alg = p->algs[0] = reductions[i].alg;
+        op->p = reductions[i].p;
+        arg(p, "DNNL_ARG_SRC", 0, 0);
+        arg(p, "DNNL_ARG_DST", 1, 0);
+        p->flops = (double)nelem(&x);
+        return 0;
+    }
+    return -1;
+}
+
+/* A fusion group as one oneDNN primitive: the first member's operation with the batch norm
+ * folded into the weights and bias, and the activation as an eltwise post-op. */
+static int plan_fused(const json_t *params, struct cpu_plan *p)
+{
+    const char *pattern = json_string_value(json_object_get(params, "pattern"));
+    const json_t *members = json_object_get(params, "members");
+    const json_t *first = json_array_get(members, 0);
+    if (!pattern || !first)
+        return -1;
+    bool conv = !strncmp(pattern, "conv_", 5), gemm = !strncmp(pattern, "gemm_", 5);
+    if (!conv && !gemm)
+        return -1;
+    if (conv ? plan_conv(first, p, false) : plan_matmul(first, json_string_value(json_object_get(first, "op")), p, false))
+        return -1;
+    struct bd_op *op = &p->op;
+    size_t nm = json_array_size(members);
+    if (!strcmp(pattern, "conv_bn") || !strcmp(pattern, "conv_bn_act") || !strcmp(pattern, "gemm_bias") ||
+        !strcmp(pattern, "gemm_bias_act")) {
+        if (!op->has_bias) {
+            /* a folded BN or the Add becomes the primitive's bias */
+            op->has_bias = 1;
+            if (conv) {
+                op->bias.nd = 1;
+                op->bias.d[0] = op->dst.d[1];
+            } else {
+                op->bias.nd = op->dst.nd;
+                for (int k = 0; k < op->dst.nd - 1; k++)
+                    op->bias.d[k] = 1;
+                op->bias.d[op->dst.nd - 1] = op->dst.d[op->dst.nd - 1];
+            }
+            /* the BIAS argument goes before DST */
+            p->args[p->nargs] = p->args[p->nargs - 1];
+            p->args[p->nargs - 1].arg = "DNNL_ARG_BIAS";
+            p->args[p->nargs - 1].output = 0;
+            p->args[p->nargs - 1].fill = 0;
+            p->nargs++;
+        }
+    }
+    const char *act = NULL;
+    const json_t *act_attrs = NULL;
+    if (!strcmp(pattern, "conv_act") || !strcmp(pattern, "conv_bn_act") || !strcmp(pattern, "gemm_bias_act") ||
+        !strcmp(pattern, "gemm_act")) {
+        const json_t *last = json_array_get(members, nm - 1);
+        act = json_string_value(json_object_get(last, "op"));
+        act_attrs = json_object_get(last, "attrs");
+    }
+    if (act) {
+        float alpha, beta;
+        op->post_alg = eltwise_alg(act, act_attrs, &alpha, &beta);
+        if (!op->post_alg)
+            return -1;
+        op->post_alpha = alpha;
+        op->post_beta = beta;
+    }
+    return 0;
+}
+
+/* ---- rendering ---- */
+
+static const char *dt_name(dnnl_data_type_t dt)
+{
+    return dt == dnnl_f32 ? "f32" : dt == dnnl_bf16 ? "bf16" : "f16";
+}
+
+static const char *dt_enum(dnnl_data_type_t dt)
+{
+    return dt == dnnl_f32 ? "dnnl_f32" : dt == dnnl_bf16 ? "dnnl_bf16" : "dnnl_f16";
+}
+
+static const char *const family_names[BD_FAMILY_COUNT] = {
+    "BD_CONV", "BD_DECONV", "BD_POOL", "BD_ELTWISE", "BD_BNORM", "BD_LNORM", "BD_IP", "BD_MATMUL",
+    "BD_BINARY", "BD_SOFTMAX", "BD_LRN", "BD_REDUCTION",
+};
+
+static void tensor_init(struct bz_buf *b, const char *field, const struct bd_tensor *t)
+{
+    if (!t->nd)
+        return;
+    bz_buf_printf(b, "    .%s = {%d, {", field, t->nd);
+    for (int k = 0; k < t->nd; k++)
+        bz_buf_printf(b, "%s%lld", k ? ", " : "", (long long)t->d[k]);
+    bz_buf_puts(b, "}},\n");
+}
+
+static void dims_init(struct bz_buf *b, const char *field, const dnnl_dim_t *d, int n)
+{
+    bz_buf_printf(b, "    .%s = {", field);
+    for (int k = 0; k < n; k++)
+        bz_buf_printf(b, "%s%lld", k ? ", " : "", (long long)d[k]);
+    bz_buf_puts(b, "},\n");
+}
+
+/* The bd_op as a C designated initializer (numbers and enum names only). */
+static char *op_initializer(const struct bd_op *op)
+{
+    struct bz_buf b;
+    bz_buf_init(&b);
+    bz_buf_printf(&b, "{\n    .family = %s,\n    .dt = %s,\n    .alg = %d,\n", family_names[op->family],
+                  dt_enum(op->dt), op->alg);
+    tensor_init(&b, "src", &op->src);
+    tensor_init(&b, "wei", &op->wei);
+    tensor_init(&b, "bias", &op->bias);
+    tensor_init(&b, "dst", &op->dst);
+    tensor_init(&b, "src1", &op->src1);
+    if (op->has_bias)
+        bz_buf_puts(&b, "    .has_bias = 1,\n");
+    if (op->nsp) {
+        bz_buf_printf(&b, "    .nsp = %d,\n", op->nsp);
+        dims_init(&b, "strides", op->strides, op->nsp);
+        dims_init(&b, "dil", op->dil, op->nsp);
+        dims_init(&b, "kernel", op->kernel, op->nsp);
+        dims_init(&b, "pl", op->pl, op->nsp);
+        dims_init(&b, "pr", op->pr, op->nsp);
+    }
+    bz_buf_printf(&b, "    .alpha = %.9ef,\n    .beta = %.9ef,\n    .eps = %.9ef,\n    .p = %.9ef,\n", op->alpha,
+                  op->beta, op->eps, op->p);
+    bz_buf_printf(&b, "    .local_size = %lld,\n    .axis = %d,\n    .flags = %uu,\n", (long long)op->local_size,
+                  op->axis, op->flags);
+    if (op->post_alg)
+        bz_buf_printf(&b, "    .post_alg = %d,\n    .post_alpha = %.9ef,\n    .post_beta = %.9ef,\n", op->post_alg,
+                      op->post_alpha, op->post_beta);
+    if (op->wei_transposed)
+        bz_buf_puts(&b, "    .wei_transposed = 1,\n");
+    bz_buf_puts(&b, "}");
+    return bz_buf_steal(&b);
+}
+
+struct impl_list {
+    char names[32][96];
+    int algs[32];
+    int n;
+    int cur_alg;
+};
+
+static void collect_impl(const char *name, void *ud)
+{
+    struct impl_list *l = ud;
+    for (int i = 0; i < l->n; i++)
+        if (!strcmp(l->names[i], name) && l->algs[i] == l->cur_alg)
+            return;
+    if (l->n < 32) {
+        snprintf(l->names[l->n], sizeof(l->names[0]), "%s", name);
+        l->algs[l->n++] = l->cur_alg;
+    }
+}
+
+static void render_bench(struct emit_ctx *e, int li, const struct cpu_plan *plan, dnnl_data_type_t dt,
+                         const char *impl, int alg)
+{
+    const struct layer *l = &e->p->layers.v[li];
+    struct bd_op op = plan->op;
+    op.dt = dt;
+    if (plan->n_algs > 1 || alg)
+        op.alg = alg;
+    struct bz_buf file, safe_impl, title, key;
+    bz_buf_init(&file);
+    bz_buf_init(&safe_impl);
+    bz_buf_init(&title);
+    bz_buf_init(&key);
+    for (const char *c = impl; *c; c++)
+        bz_buf_putc(&safe_impl, (char)((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ? *c : '_'));
+    bz_buf_printf(&file, "%s-%s-%s%s", l->id, dt_name(dt), safe_impl.data,
+                  alg == dnnl_convolution_winograd || alg == dnnl_deconvolution_winograd ? "-wino" : "");
+    emit_comment_text(&title, l->name);
+    emit_comment_text(&key, l->key);
+    char *init = op_initializer(&op);
+    json_t *args = json_array();
+    for (int i = 0; i < plan->nargs; i++)
+        json_array_append_new(args, json_pack("{s:s,s:i,s:i}", "arg", plan->args[i].arg, "output",
+                                              plan->args[i].output, "fill", plan->args[i].fill));
+    double scale = dt == dnnl_f32 ? 1.0 : 0.5;
+    char flops[64], bytes[64];
+    snprintf(flops, sizeof(flops), "%.17g", plan->flops);
+    snprintf(bytes, sizeof(bytes), "%.17g", plan->bytes * scale);
+    struct bz_buf impl_comment;
+    bz_buf_init(&impl_comment);
+    emit_comment_text(&impl_comment, impl);
+    size_t hl, ol, bl;
+    const char *harness = emit_embedded("runtime/harness.h", &hl);
+    const char *ops = emit_embedded("runtime/dnnl_ops.h", &ol);
+    const char *bench = emit_embedded("runtime/dnnl_bench.h", &bl);
+    json_t *data = json_pack(
+        "{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:o,s:s,s:s,s:s%,s:s%,s:s%}", "title", title.data, "layer",
+        l->id, "layer_name", l->name, "op", l->op, "impl", impl, "impl_comment", impl_comment.data, "dtype",
+        dt_name(dt), "file", file.data, "key_comment", key.data, "uses", emit_uses(e->p, li, 6), "op_init", init,
+        "args", args, "flops", flops, "bytes", bytes, "harness", harness, hl, "dnnl_ops", ops, ol,
+        "dnnl_bench", bench, bl);
+    struct bz_buf rel;
+    bz_buf_init(&rel);
+    bz_buf_printf(&rel, "bench/%s.c", file.data);
+    if (data && emit_render(e, "templates/cpu/dnnl.c.mustache", data, rel.data) == 0)
+        emit_add_bench(e, file.data, l);
+    json_decref(data);
+    free(init);
+    bz_buf_free(&rel);
+    bz_buf_free(&impl_comment);
+    bz_buf_free(&file);
+    bz_buf_free(&safe_impl);
+    bz_buf_free(&title);
+    bz_buf_free(&key);
+}
+
+void emit_cpu(struct emit_ctx *e)
+{
+    dnnl_engine_t eng;
+    if (dnnl_engine_create(&eng, dnnl_cpu, 0) != dnnl_success) {
+        bz_diag_error(e->diag, "gen", "cannot create a oneDNN CPU engine: the CPU backend is skipped");
+        e->failed++;
+        return;
+    }
+    const struct layer_set *s = &e->p->layers;
+    struct op_count {
+        const char *op;
+        int n;
+    } skipped[64];
+    int n_skipped = 0;
+    static const dnnl_data_type_t dts[3] = {dnnl_f32, dnnl_bf16, dnnl_f16};
+    for (int li = 0; li < s->n; li++) {
+        const struct layer *l = &s->v[li];
+        struct cpu_plan plan;
+        memset(&plan, 0, sizeof(plan));
+        const json_t *out0 = l->fused ? NULL : io(l->params, "outputs", 0);
+        const char *dtn = out0 ? json_string_value(json_object_get(out0, "dtype")) : "FLOAT";
+        int ok = dtn && !strcmp(dtn, "FLOAT") ? (l->fused ? plan_fused(l->params, &plan) : plan_layer(l->params, &plan)) : -1;
+        /* a Gemm is also an inner product, the primitive frameworks use for it */
+        struct cpu_plan ip;
+        memset(&ip, 0, sizeof(ip));
+        int ip_ok = !l->fused && !strcmp(l->op, "Gemm") ? plan_matmul(l->params, "Gemm", &ip, true) : -1;
+        if (ok != 0 && ip_ok != 0) {
+            if (!l->fused) {
+                int k;
+                for (k = 0; k < n_skipped && strcmp(skipped[k].op, l->op); k++)
+                    ;
+                if (k == n_skipped && n_skipped < 64)
+                    skipped[n_skipped++] = (struct op_count){l->op, 0};
+                if (k < 64)
+                    skipped[k].n++;
+            }
+            continue;
+        }
+        for (int d = 0; d < 3; d++) {
+            for (int which = 0; which < 2; which++) {
+                const struct cpu_plan *pl = which ? &ip : &plan;
+                if ((which ? ip_ok : ok) != 0)
+                    continue;
+                struct impl_list impls;
+                impls.n = 0;
+                for (int a = 0; a < pl->n_algs; a++) {
+                    struct bd_op op = pl->op;
+                    op.dt = dts[d];
+                    if (pl->n_algs > 1)
+                        op.alg = pl->algs[a];
+                    impls.cur_alg = pl->n_algs > 1 ? pl->algs[a] : 0;
+                    bd_enumerate(eng, &op, collect_impl, &impls);
+                }
+                if (impls.n == 0) {
+                    /* nothing here for this type: one benchmark that says so where it runs
+                     * (and picks oneDNN's first choice on a machine that has one) */
+                    render_bench(e, li, pl, dts[d], "any", pl->n_algs > 1 ? pl->algs[0] : 0);
+                    continue;
+                }
+                for (int i = 0; i < impls.n; i++)
+                    render_bench(e, li, pl, dts[d], impls.names[i], impls.algs[i]);
+            }
+        }
+    }
+    dnnl_engine_destroy(eng);
+    for (int k = 0; k < n_skipped; k++)
+        bz_buf_printf(&e->skipped, "%s%s %d", e->skipped.len ? ", " : "", skipped[k].op, skipped[k].n);
+}

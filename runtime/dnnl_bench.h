@@ -1,0 +1,344 @@
+/* A generated CPU benchmark's body: select the implementation, allocate and fill buffers in
+ * the layouts it wants, time the primitive, and verify against oneDNN's reference.
+ * Needs harness.h and dnnl_ops.h before it; inlined into each generated file. */
+#ifndef BENANZA_DNNL_BENCH_H
+#define BENANZA_DNNL_BENCH_H
+
+#include <errno.h>
+#include <math.h>
+
+enum { BD_MAX_ARGS = 12 };
+
+struct bd_arg {
+    int arg;        /* DNNL_ARG_* */
+    int output;
+    int fill;       /* 0: uniform [-1, 1]; 1: positive [0.5, 1.5] (variances, logs) */
+};
+
+struct bd_state {
+    const struct bd_op *op;
+    const char *impl;           /* wanted impl_info_str, or "any" */
+    const struct bd_arg *args;
+    int nargs;
+    dnnl_engine_t eng;
+    dnnl_stream_t stream;
+    dnnl_primitive_desc_t pd;
+    dnnl_primitive_t prim;
+    dnnl_memory_t mem[BD_MAX_ARGS + 1];
+    dnnl_exec_arg_t exec[BD_MAX_ARGS + 1];
+    int nexec;
+};
+
+#define BD_CHECK(r, call)                                                                           \
+    do {                                                                                            \
+        dnnl_status_t bd_st_ = (call);                                                              \
+        if (bd_st_ != dnnl_success) {                                                               \
+            bh_note((r), "%s failed: %s", #call, dnnl_status2str(bd_st_));                         \
+            return bd_st_ == dnnl_out_of_memory ? BH_OOM : BH_ERROR;                                \
+        }                                                                                           \
+    } while (0)
+
+/* Deterministic values, the same on every machine: inputs of a run and of its check agree. */
+static inline float bd_rand(uint32_t *s, int fill)
+{
+    *s = *s * 1664525u + 1013904223u;
+    float u = (float)(*s >> 8) / 16777216.0f;
+    return fill ? 0.5f + u : 2.0f * u - 1.0f;
+}
+
+static inline dnnl_status_t bd_reorder(dnnl_engine_t eng, dnnl_stream_t s, dnnl_memory_t from, dnnl_memory_t to)
+{
+    const dnnl_memory_desc_t *fm, *tm;
+    dnnl_memory_get_memory_desc(from, &fm);
+    dnnl_memory_get_memory_desc(to, &tm);
+    dnnl_primitive_desc_t rpd;
+    dnnl_status_t st = dnnl_reorder_primitive_desc_create(&rpd, fm, eng, tm, eng, NULL);
+    if (st != dnnl_success)
+        return st;
+    dnnl_primitive_t r;
+    st = dnnl_primitive_create(&r, rpd);
+    dnnl_primitive_desc_destroy(rpd);
+    if (st != dnnl_success)
+        return st;
+    dnnl_exec_arg_t a[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+    st = dnnl_primitive_execute(r, s, 2, a);
+    if (st == dnnl_success)
+        st = dnnl_stream_wait(s);
+    dnnl_primitive_destroy(r);
+    return st;
+}
+
+/* A plain f32 memory with the dims of md. */
+static inline dnnl_status_t bd_plain_f32(dnnl_engine_t eng, const dnnl_memory_desc_t *md, dnnl_memory_t *out)
+{
+    struct bd_tensor t;
+    t.nd = md->ndims;
+    for (int i = 0; i < md->ndims; i++)
+        t.d[i] = md->dims[i];
+    dnnl_memory_desc_t pm;
+    dnnl_status_t st = bd_md(&pm, &t, dnnl_f32, 0);
+    return st == dnnl_success ? dnnl_memory_create(out, &pm, eng, DNNL_MEMORY_ALLOCATE) : st;
+}
+
+/* Fills mem (any type and layout) with deterministic values through an f32 staging buffer. */
+static inline dnnl_status_t bd_fill(dnnl_engine_t eng, dnnl_stream_t s, dnnl_memory_t mem, uint32_t seed, int fill)
+{
+    const dnnl_memory_desc_t *md;
+    dnnl_memory_get_memory_desc(mem, &md);
+    dnnl_memory_t staging;
+    dnnl_status_t st = bd_plain_f32(eng, md, &staging);
+    if (st != dnnl_success)
+        return st;
+    float *p;
+    dnnl_memory_get_data_handle(staging, (void **)&p);
+    size_t n = dnnl_memory_desc_get_size(md) ? 1 : 0;
+    for (int i = 0; i < md->ndims; i++)
+        n *= (size_t)md->dims[i];
+    for (size_t i = 0; i < n; i++)
+        p[i] = bd_rand(&seed, fill);
+    st = bd_reorder(eng, s, staging, mem);
+    dnnl_memory_destroy(staging);
+    return st;
+}
+
+/* oneDNN's reference implementations: "ref:any", "bnorm_ref:any", "ref_int8:any", ... */
+static inline int bd_impl_is_ref(const char *name)
+{
+    return !strncmp(name, "ref", 3) || strstr(name, "_ref:") != NULL;
+}
+
+/* The primitive descriptor of the wanted implementation (or the reference one). */
+static inline enum bh_status bd_select(struct bd_state *b, const char *want, int reference, dnnl_primitive_desc_t *pd,
+                                struct bh_result *r)
+{
+    union bd_desc u;
+    dnnl_primitive_attr_t attr;
+    dnnl_status_t st = bd_op_desc(b->op, &u, &attr);
+    if (st != dnnl_success) {
+        if (attr)
+            dnnl_primitive_attr_destroy(attr);
+        bh_note(r, "oneDNN cannot describe this operation: %s", dnnl_status2str(st));
+        return st == dnnl_unimplemented ? BH_UNSUPPORTED : BH_ERROR;
+    }
+    dnnl_primitive_desc_iterator_t it;
+    st = dnnl_primitive_desc_iterator_create(&it, &u, attr, b->eng, NULL);
+    dnnl_primitive_attr_destroy(attr);
+    if (st != dnnl_success) {
+        bh_note(r, "no implementation of this operation and type here (%s)", dnnl_status2str(st));
+        return st == dnnl_unimplemented ? BH_UNSUPPORTED : BH_ERROR;
+    }
+    char offered[400] = "";
+    *pd = NULL;
+    do {
+        dnnl_primitive_desc_t c = dnnl_primitive_desc_iterator_fetch(it);
+        const char *name = "";
+        if (!c)
+            continue;
+        dnnl_primitive_desc_query(c, dnnl_query_impl_info_str, 0, &name);
+        int match = reference ? bd_impl_is_ref(name) : !strcmp(want, "any") || !strcmp(want, name);
+        if (match && !*pd) {
+            *pd = c;
+        } else {
+            if (strlen(offered) + strlen(name) + 3 < sizeof(offered))
+                snprintf(offered + strlen(offered), sizeof(offered) - strlen(offered), "%s%s", *offered ? " " : "",
+                         name);
+            dnnl_primitive_desc_destroy(c);
+        }
+    } while (!*pd && dnnl_primitive_desc_iterator_next(it) == dnnl_success);
+    dnnl_primitive_desc_iterator_destroy(it);
+    if (!*pd) {
+        bh_note(r, "%s implementation %s is not offered on this machine (offered: %s)",
+                reference ? "the reference" : "the", reference ? "ref" : want, offered);
+        return BH_UNSUPPORTED;
+    }
+    return BH_OK;
+}
+
+/* Memory for every argument of pd (inputs filled); mem[nargs] is the scratchpad. */
+static inline enum bh_status bd_alloc(struct bd_state *b, dnnl_primitive_desc_t pd, dnnl_memory_t *mem,
+                               dnnl_exec_arg_t *exec, int *nexec, struct bh_result *r)
+{
+    *nexec = 0;
+    for (int i = 0; i <= b->nargs; i++) {
+        int arg = i < b->nargs ? b->args[i].arg : DNNL_ARG_SCRATCHPAD;
+        const dnnl_memory_desc_t *md = i < b->nargs ? dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, arg)
+                                                    : dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+        mem[i] = NULL;
+        if (!md || md->ndims == 0 || dnnl_memory_desc_get_size(md) == 0)
+            continue;
+        BD_CHECK(r, dnnl_memory_create(&mem[i], md, b->eng, DNNL_MEMORY_ALLOCATE));
+        if (i < b->nargs && !b->args[i].output)
+            BD_CHECK(r, bd_fill(b->eng, b->stream, mem[i], 12345u + 7919u * (uint32_t)i, b->args[i].fill));
+        if (i == b->nargs)
+            r->workspace_bytes = (double)dnnl_memory_desc_get_size(md);
+        exec[*nexec].arg = arg;
+        exec[*nexec].memory = mem[i];
+        (*nexec)++;
+    }
+    return BH_OK;
+}
+
+static inline int bd_threads(void)
+{
+    const char *e = getenv("OMP_NUM_THREADS");
+    int n = e ? atoi(e) : 0;
+    return n > 0 ? n : (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static inline enum bh_status bd_setup(void *state, const struct bh_opts *o, struct bh_result *r)
+{
+    struct bd_state *b = (struct bd_state *)state;
+    (void)o;
+    const dnnl_version_t *v = dnnl_version();
+    snprintf(r->lib, sizeof(r->lib), "oneDNN %d.%d.%d", v->major, v->minor, v->patch);
+    snprintf(r->device, sizeof(r->device), "cpu");
+    snprintf(r->sms, sizeof(r->sms), "%d", (int)sysconf(_SC_NPROCESSORS_ONLN));
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[256];
+    while (f && fgets(line, sizeof(line), f)) {
+        if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+            snprintf(r->device, sizeof(r->device), "%s", strchr(line, ':') + 2);
+            r->device[strcspn(r->device, "\n")] = '\0';
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+    r->threads = bd_threads();
+    BD_CHECK(r, dnnl_engine_create(&b->eng, dnnl_cpu, 0));
+    BD_CHECK(r, dnnl_stream_create(&b->stream, b->eng, dnnl_stream_default_flags));
+    enum bh_status st = bd_select(b, b->impl, 0, &b->pd, r);
+    if (st != BH_OK)
+        return st;
+    if ((st = bd_alloc(b, b->pd, b->mem, b->exec, &b->nexec, r)) != BH_OK)
+        return st;
+    BD_CHECK(r, dnnl_primitive_create(&b->prim, b->pd));
+    return BH_OK;
+}
+
+static inline double bd_run(void *state, struct bh_result *r)
+{
+    struct bd_state *b = (struct bd_state *)state;
+    double t0 = bh_now_us();
+    dnnl_status_t st = dnnl_primitive_execute(b->prim, b->stream, b->nexec, b->exec);
+    if (st == dnnl_success)
+        st = dnnl_stream_wait(b->stream);
+    double t1 = bh_now_us();
+    if (st != dnnl_success) {
+        r->status = BH_ERROR;
+        bh_note(r, "dnnl_primitive_execute failed: %s", dnnl_status2str(st));
+        return -1;
+    }
+    return t1 - t0;
+}
+
+/* Largest |a - b| over max |b| between two outputs, through plain f32 copies. */
+static inline enum bh_status bd_compare(struct bd_state *b, dnnl_memory_t got, dnnl_memory_t want, double *err,
+                                 struct bh_result *r)
+{
+    const dnnl_memory_desc_t *md;
+    dnnl_memory_get_memory_desc(want, &md);
+    dnnl_memory_t pg, pw;
+    BD_CHECK(r, bd_plain_f32(b->eng, md, &pg));
+    BD_CHECK(r, bd_plain_f32(b->eng, md, &pw));
+    BD_CHECK(r, bd_reorder(b->eng, b->stream, got, pg));
+    BD_CHECK(r, bd_reorder(b->eng, b->stream, want, pw));
+    float *x, *y;
+    dnnl_memory_get_data_handle(pg, (void **)&x);
+    dnnl_memory_get_data_handle(pw, (void **)&y);
+    size_t n = 1;
+    for (int i = 0; i < md->ndims; i++)
+        n *= (size_t)md->dims[i];
+    double maxdiff = 0, maxref = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs((double)x[i] - (double)y[i]);
+        if (d > maxdiff || d != d)
+            maxdiff = d != d ? INFINITY : d;
+        if (fabs(y[i]) > maxref)
+            maxref = fabs(y[i]);
+    }
+    *err = maxdiff / (maxref > 1e-6 ? maxref : 1e-6);
+    dnnl_memory_destroy(pg);
+    dnnl_memory_destroy(pw);
+    return BH_OK;
+}
+
+/* Runs the benchmarked implementation and the reference on the same inputs (each in its
+ * own layouts) and compares every output within the tolerance of the type. */
+static inline enum bh_status bd_verify(void *state, struct bh_result *r)
+{
+    struct bd_state *b = (struct bd_state *)state;
+    dnnl_primitive_desc_t rpd;
+    enum bh_status st = bd_select(b, "ref", 1, &rpd, r);
+    if (st != BH_OK) {
+        bh_note(r, "not verified: oneDNN has no reference implementation of this operation");
+        return BH_OK;
+    }
+    dnnl_memory_t rmem[BD_MAX_ARGS + 1];
+    dnnl_exec_arg_t rexec[BD_MAX_ARGS + 1];
+    int nr;
+    if ((st = bd_alloc(b, rpd, rmem, rexec, &nr, r)) != BH_OK)
+        return st;
+    dnnl_primitive_t rp;
+    BD_CHECK(r, dnnl_primitive_create(&rp, rpd));
+    BD_CHECK(r, dnnl_primitive_execute(rp, b->stream, nr, rexec));
+    BD_CHECK(r, dnnl_primitive_execute(b->prim, b->stream, b->nexec, b->exec));
+    BD_CHECK(r, dnnl_stream_wait(b->stream));
+    double tol = b->op->dt == dnnl_f32 ? 1e-4 : b->op->dt == dnnl_f16 ? 5e-3 : 3e-2;
+    double worst = 0;
+    for (int i = 0; i < b->nargs; i++) {
+        if (!b->args[i].output || !b->mem[i] || !rmem[i])
+            continue;
+        double err;
+        if ((st = bd_compare(b, b->mem[i], rmem[i], &err, r)) != BH_OK)
+            return st;
+        if (err > worst)
+            worst = err;
+    }
+    for (int i = 0; i <= b->nargs; i++)
+        if (rmem[i])
+            dnnl_memory_destroy(rmem[i]);
+    dnnl_primitive_destroy(rp);
+    dnnl_primitive_desc_destroy(rpd);
+    if (!(worst <= tol)) {
+        bh_note(r, "output differs from oneDNN's reference: max error %.3g of the largest value (tolerance %.0e)",
+                worst, tol);
+        return BH_WRONG;
+    }
+    bh_note(r, "verified against the reference: max error %.3g (tolerance %.0e)", worst, tol);
+    return BH_OK;
+}
+
+static inline void bd_teardown(void *state)
+{
+    struct bd_state *b = (struct bd_state *)state;
+    for (int i = 0; i <= b->nargs; i++)
+        if (b->mem[i])
+            dnnl_memory_destroy(b->mem[i]);
+    if (b->prim)
+        dnnl_primitive_destroy(b->prim);
+    if (b->pd)
+        dnnl_primitive_desc_destroy(b->pd);
+    if (b->stream)
+        dnnl_stream_destroy(b->stream);
+    if (b->eng)
+        dnnl_engine_destroy(b->eng);
+}
+
+/* --threads N: OpenMP reads OMP_NUM_THREADS when the library loads, before main: so the
+ * program sets it and runs itself again. */
+static inline void bd_apply_threads(int argc, char **argv)
+{
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--threads") != 0)
+            continue;
+        const char *cur = getenv("OMP_NUM_THREADS");
+        if (atoi(argv[i + 1]) > 0 && (!cur || strcmp(cur, argv[i + 1]) != 0)) {
+            setenv("OMP_NUM_THREADS", argv[i + 1], 1);
+            execv("/proc/self/exe", argv);
+            /* if re-executing fails, run with the threads the library already has */
+        }
+    }
+}
+
+#endif

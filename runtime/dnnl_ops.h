@@ -1,0 +1,220 @@
+/* One oneDNN operation described by plain data, and the op descriptor built from it.
+ *
+ * Shared by gen (which enumerates the implementations oneDNN offers for a layer through
+ * the primitive-descriptor iterator) and by every generated CPU benchmark (inlined), so
+ * that both describe the operation identically. libc and oneDNN's C API only. */
+#ifndef BENANZA_DNNL_OPS_H
+#define BENANZA_DNNL_OPS_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include <oneapi/dnnl/dnnl.h>
+#include <oneapi/dnnl/dnnl_debug.h>
+
+enum bd_family {
+    BD_CONV,
+    BD_DECONV,
+    BD_POOL,
+    BD_ELTWISE,
+    BD_BNORM,
+    BD_LNORM,
+    BD_IP,
+    BD_MATMUL,
+    BD_BINARY,
+    BD_SOFTMAX,
+    BD_LRN,
+    BD_REDUCTION,
+    BD_FAMILY_COUNT
+};
+
+/* A tensor: dims and a plain (row-major) layout unless a permutation is given. */
+struct bd_tensor {
+    int nd;
+    dnnl_dims_t d; /* oneDNN reads DNNL_MAX_NDIMS entries */
+};
+
+struct bd_op {
+    enum bd_family family;
+    dnnl_data_type_t dt;      /* src/weights/dst type; bias and statistics stay f32 */
+    int alg;                  /* dnnl_alg_kind_t where the family has one */
+    struct bd_tensor src, wei, bias, dst, src1;
+    int has_bias;
+    int nsp;                  /* spatial dims (conv, pool) */
+    dnnl_dims_t strides, dil, kernel, pl, pr;
+    float alpha, beta, eps, p;
+    dnnl_dim_t local_size;
+    int axis;
+    unsigned flags;           /* normalisation flags */
+    int post_alg;             /* eltwise post-op (0: none) */
+    float post_alpha, post_beta;
+    int wei_transposed;       /* matmul/ip weights stored transposed (Gemm transB) */
+};
+
+union bd_desc {
+    dnnl_convolution_desc_t conv;
+    dnnl_deconvolution_desc_t deconv;
+    dnnl_pooling_v2_desc_t pool;
+    dnnl_eltwise_desc_t eltwise;
+    dnnl_batch_normalization_desc_t bnorm;
+    dnnl_layer_normalization_desc_t lnorm;
+    dnnl_inner_product_desc_t ip;
+    dnnl_matmul_desc_t matmul;
+    dnnl_binary_desc_t binary;
+    dnnl_softmax_v2_desc_t softmax;
+    dnnl_lrn_desc_t lrn;
+    dnnl_reduction_desc_t reduction;
+};
+
+static inline dnnl_status_t bd_md(dnnl_memory_desc_t *md, const struct bd_tensor *t, dnnl_data_type_t dt,
+                           int any)
+{
+    static const dnnl_format_tag_t plain[9] = {dnnl_format_tag_undef, dnnl_a, dnnl_ab, dnnl_abc, dnnl_abcd,
+                                               dnnl_abcde, dnnl_abcdef, dnnl_abcdefg, dnnl_abcdefgh};
+    if (t->nd < 1 || t->nd > 8)
+        return dnnl_invalid_arguments;
+    return dnnl_memory_desc_init_by_tag(md, t->nd, t->d, dt, any ? dnnl_format_tag_any : plain[t->nd]);
+}
+
+/* A matrix [.., K, N] whose memory holds [.., N, K] (Gemm with transB). */
+static inline dnnl_status_t bd_md_transposed(dnnl_memory_desc_t *md, const struct bd_tensor *t, dnnl_data_type_t dt)
+{
+    dnnl_dims_t strides;
+    dnnl_dim_t s = 1;
+    int nd = t->nd;
+    strides[nd - 2] = 1;
+    strides[nd - 1] = t->d[nd - 2];
+    s = t->d[nd - 2] * t->d[nd - 1];
+    for (int k = nd - 3; k >= 0; k--) {
+        strides[k] = s;
+        s *= t->d[k];
+    }
+    return dnnl_memory_desc_init_by_strides(md, nd, t->d, dt, strides);
+}
+
+/* Builds the op descriptor and the attributes (post-ops, user scratchpad). */
+static inline dnnl_status_t bd_op_desc(const struct bd_op *op, union bd_desc *u, dnnl_primitive_attr_t *attr)
+{
+    dnnl_memory_desc_t s, w, b, d, s1;
+    dnnl_status_t st = dnnl_success;
+    memset(u, 0, sizeof(*u));
+    *attr = NULL;
+    /* the layout is the implementation's choice (format any) where the primitive allows it:
+     * convolutions and inner products; the others take the plain layout of the framework */
+    int any = op->family == BD_CONV || op->family == BD_DECONV || op->family == BD_IP;
+    if ((st = bd_md(&s, &op->src, op->dt, any)) != dnnl_success)
+        return st;
+    if ((st = bd_md(&d, &op->dst, op->dt, any)) != dnnl_success)
+        return st;
+    if (op->wei.nd) {
+        st = op->wei_transposed && op->family == BD_MATMUL ? bd_md_transposed(&w, &op->wei, op->dt)
+                                                           : bd_md(&w, &op->wei, op->dt, any);
+        if (st != dnnl_success)
+            return st;
+    }
+    if (op->has_bias && (st = bd_md(&b, &op->bias, dnnl_f32, any)) != dnnl_success)
+        return st;
+    if (op->src1.nd && (st = bd_md(&s1, &op->src1, op->dt, 0)) != dnnl_success)
+        return st;
+    dnnl_dims_t dil = {0};
+    for (int i = 0; i < op->nsp && i < 3; i++)
+        dil[i] = op->dil[i] - 1; /* oneDNN counts the gaps, ONNX the step */
+    const dnnl_memory_desc_t *bp = op->has_bias ? &b : NULL;
+    switch (op->family) {
+    case BD_CONV:
+        st = dnnl_dilated_convolution_forward_desc_init(&u->conv, dnnl_forward_inference, (dnnl_alg_kind_t)op->alg,
+                                                        &s, &w, bp, &d, op->strides, dil, op->pl, op->pr);
+        break;
+    case BD_DECONV:
+        st = dnnl_dilated_deconvolution_forward_desc_init(&u->deconv, dnnl_forward_inference,
+                                                          (dnnl_alg_kind_t)op->alg, &s, &w, bp, &d, op->strides,
+                                                          dil, op->pl, op->pr);
+        break;
+    case BD_POOL:
+        st = dnnl_pooling_v2_forward_desc_init(&u->pool, dnnl_forward_inference, (dnnl_alg_kind_t)op->alg, &s, &d,
+                                               op->strides, op->kernel, dil, op->pl, op->pr);
+        break;
+    case BD_ELTWISE:
+        st = dnnl_eltwise_forward_desc_init(&u->eltwise, dnnl_forward_inference, (dnnl_alg_kind_t)op->alg, &s,
+                                            op->alpha, op->beta);
+        break;
+    case BD_BNORM:
+        st = dnnl_batch_normalization_forward_desc_init(&u->bnorm, dnnl_forward_inference, &s, op->eps, op->flags);
+        break;
+    case BD_LNORM:
+        st = dnnl_layer_normalization_forward_desc_init(&u->lnorm, dnnl_forward_inference, &s, NULL, op->eps,
+                                                        op->flags);
+        break;
+    case BD_IP:
+        st = dnnl_inner_product_forward_desc_init(&u->ip, dnnl_forward_inference, &s, &w, bp, &d);
+        break;
+    case BD_MATMUL:
+        st = dnnl_matmul_desc_init(&u->matmul, &s, &w, bp, &d);
+        break;
+    case BD_BINARY:
+        st = dnnl_binary_desc_init(&u->binary, (dnnl_alg_kind_t)op->alg, &s, &s1, &d);
+        break;
+    case BD_SOFTMAX:
+        st = dnnl_softmax_v2_forward_desc_init(&u->softmax, dnnl_forward_inference, (dnnl_alg_kind_t)op->alg, &s,
+                                               &d, op->axis);
+        break;
+    case BD_LRN:
+        st = dnnl_lrn_forward_desc_init(&u->lrn, dnnl_forward_inference, (dnnl_alg_kind_t)op->alg, &s,
+                                        op->local_size, op->alpha, op->beta, op->eps);
+        break;
+    case BD_REDUCTION:
+        st = dnnl_reduction_desc_init(&u->reduction, (dnnl_alg_kind_t)op->alg, &s, &d, op->p, op->eps);
+        break;
+    default:
+        return dnnl_invalid_arguments;
+    }
+    if (st != dnnl_success)
+        return st;
+    if ((st = dnnl_primitive_attr_create(attr)) != dnnl_success)
+        return st;
+    dnnl_primitive_attr_set_scratchpad_mode(*attr, dnnl_scratchpad_mode_user);
+    if (op->post_alg) {
+        dnnl_post_ops_t po;
+        if ((st = dnnl_post_ops_create(&po)) != dnnl_success)
+            return st;
+        st = dnnl_post_ops_append_eltwise(po, 1.0f, (dnnl_alg_kind_t)op->post_alg, op->post_alpha, op->post_beta);
+        if (st == dnnl_success)
+            st = dnnl_primitive_attr_set_post_ops(*attr, po);
+        dnnl_post_ops_destroy(po);
+    }
+    return st;
+}
+
+/* Calls fn(name, ud) for every implementation oneDNN offers for the operation here, in its
+ * order of preference. Returns the count, or -1 when the operation cannot be described. */
+static inline int bd_enumerate(dnnl_engine_t eng, const struct bd_op *op, void (*fn)(const char *name, void *ud),
+                        void *ud)
+{
+    union bd_desc u;
+    dnnl_primitive_attr_t attr;
+    if (bd_op_desc(op, &u, &attr) != dnnl_success) {
+        if (attr)
+            dnnl_primitive_attr_destroy(attr);
+        return -1;
+    }
+    dnnl_primitive_desc_iterator_t it;
+    int n = 0;
+    if (dnnl_primitive_desc_iterator_create(&it, &u, attr, eng, NULL) == dnnl_success) {
+        do {
+            dnnl_primitive_desc_t pd = dnnl_primitive_desc_iterator_fetch(it);
+            const char *name = NULL;
+            if (pd && dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &name) == dnnl_success && name) {
+                if (fn)
+                    fn(name, ud);
+                n++;
+            }
+            if (pd)
+                dnnl_primitive_desc_destroy(pd);
+        } while (dnnl_primitive_desc_iterator_next(it) == dnnl_success);
+        dnnl_primitive_desc_iterator_destroy(it);
+    }
+    dnnl_primitive_attr_destroy(attr);
+    return n;
+}
+
+#endif

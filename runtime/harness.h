@@ -1,0 +1,332 @@
+/* benanza benchmark harness: flags, warm-up and stopping rules, statistics, CSV rows.
+ *
+ * Inlined verbatim into every generated benchmark (gen embeds this file), so it uses libc
+ * only and everything is static. A benchmark provides a struct bh_bench with callbacks;
+ * bh_main runs it and prints one CSV row per run (the schema is in docs/formats.md).
+ * Exit status: 0 ok (the row may still say unsupported or wrong), 2 bad flags,
+ * 3 no device (CUDA), 4 an error row was printed. */
+#ifndef BENANZA_HARNESS_H
+#define BENANZA_HARNESS_H
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BH_SCHEMA "1"
+#define BH_CSV_HEADER                                                                               \
+    "schema,bench,layer,layer_name,op,backend,impl,dtype,math,status,iters,min_us,median_us,"      \
+    "mean_us,p90_us,max_us,stddev_us,workspace_bytes,flops,bytes,threads,peak_rss_kb,device,cc,"   \
+    "sms,lib,host,time,note"
+
+enum bh_status { BH_OK = 0, BH_UNSUPPORTED, BH_OOM, BH_ERROR, BH_NODEVICE, BH_WRONG, BH_STATUS_COUNT };
+static const char *const bh_status_names[BH_STATUS_COUNT] = {"ok", "unsupported", "oom", "error", "nodevice",
+                                                            "wrong"};
+
+struct bh_opts {
+    int min_iters;     /* --iters: at least this many timed iterations */
+    double min_ms;     /* --min-ms: and at least this much timed time */
+    double max_ms;     /* --max-ms: stop timing after this (min_iters still honoured up to max_iters) */
+    int max_iters;     /* --max-iters */
+    int warmup;        /* --warmup: untimed iterations first */
+    int threads;       /* --threads (CPU): 0 = all cores */
+    int verify;        /* --verify: compare with the reference implementation */
+    int header;        /* --header: print the CSV header line first */
+    int cold;          /* --cold (CUDA): flush L2 between iterations */
+    int graph;         /* --graph (CUDA): capture the call in a CUDA graph */
+};
+
+/* What a benchmark fills in; strings are static or owned by the benchmark. */
+struct bh_result {
+    enum bh_status status;
+    char note[512];    /* failing call and message, verification error, ... */
+    char device[128];
+    char cc[32];
+    char sms[32];
+    char lib[128];
+    char math[32];
+    double workspace_bytes;
+    int threads;       /* threads the benchmark ran with (0: not applicable) */
+    double *times_us;  /* timed iterations */
+    int n_times, cap_times;
+};
+
+struct bh_bench {
+    const char *bench;     /* file stem */
+    const char *layer;     /* layer id */
+    const char *layer_name;
+    const char *op;
+    const char *backend;   /* cpu | cuda */
+    const char *impl;      /* the implementation / algorithm */
+    const char *dtype;     /* f32 | tf32 | f16 | bf16 ... */
+    double flops;          /* computed by gen */
+    double bytes;          /* moved, computed by gen */
+    void *state;
+    /* setup: allocate and prepare; a non-ok status ends the run with that row */
+    enum bh_status (*setup)(void *state, const struct bh_opts *o, struct bh_result *r);
+    /* one timed iteration: returns the elapsed microseconds, or < 0 after setting r */
+    double (*run)(void *state, struct bh_result *r);
+    /* optional: compare with the reference; sets r->status = BH_WRONG and the note */
+    enum bh_status (*verify)(void *state, struct bh_result *r);
+    void (*teardown)(void *state);
+};
+
+static inline double bh_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+static inline void bh_note(struct bh_result *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->note, sizeof(r->note), fmt, ap);
+    va_end(ap);
+}
+
+static inline int bh_add_time(struct bh_result *r, double us)
+{
+    if (r->n_times == r->cap_times) {
+        int cap = r->cap_times ? r->cap_times * 2 : 256;
+        double *t = (double *)realloc(r->times_us, (size_t)cap * sizeof(double));
+        if (!t)
+            return -1;
+        r->times_us = t;
+        r->cap_times = cap;
+    }
+    r->times_us[r->n_times++] = us;
+    return 0;
+}
+
+struct bh_stats {
+    double min, median, mean, p90, max, stddev;
+};
+
+static inline int bh_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sorts t in place. Median and p90 by linear interpolation between order statistics. */
+static inline struct bh_stats bh_stats_of(double *t, int n)
+{
+    struct bh_stats s;
+    memset(&s, 0, sizeof(s));
+    if (n <= 0)
+        return s;
+    qsort(t, (size_t)n, sizeof(double), bh_cmp_double);
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += t[i];
+    s.min = t[0];
+    s.max = t[n - 1];
+    s.mean = sum / n;
+    double pos = 0.5 * (n - 1), frac = pos - floor(pos);
+    int k = (int)floor(pos);
+    s.median = k + 1 < n ? t[k] * (1 - frac) + t[k + 1] * frac : t[k];
+    pos = 0.9 * (n - 1);
+    frac = pos - floor(pos);
+    k = (int)floor(pos);
+    s.p90 = k + 1 < n ? t[k] * (1 - frac) + t[k + 1] * frac : t[k];
+    double var = 0;
+    for (int i = 0; i < n; i++)
+        var += (t[i] - s.mean) * (t[i] - s.mean);
+    s.stddev = n > 1 ? sqrt(var / (n - 1)) : 0;
+    return s;
+}
+
+/* A CSV field: quoted when it holds a comma, quote, CR or LF (RFC 4180). */
+static inline void bh_csv_field(FILE *out, const char *s, int last)
+{
+    if (!s)
+        s = "";
+    if (strpbrk(s, ",\"\r\n")) {
+        fputc('"', out);
+        for (; *s; s++) {
+            if (*s == '"')
+                fputc('"', out);
+            fputc(*s == '\r' || *s == '\n' ? ' ' : *s, out);
+        }
+        fputc('"', out);
+    } else {
+        fputs(s, out);
+    }
+    fputc(last ? '\n' : ',', out);
+}
+
+static inline void bh_csv_num(FILE *out, double v, int have)
+{
+    if (have)
+        fprintf(out, "%.6g,", v);
+    else
+        fputc(',', out);
+}
+
+static inline void bh_print_row(FILE *out, const struct bh_bench *b, const struct bh_result *r, const struct bh_opts *o)
+{
+    struct bh_stats s = bh_stats_of(r->times_us, r->n_times);
+    int have = r->status == BH_OK && r->n_times > 0;
+    char host[256] = "", when[64] = "";
+    gethostname(host, sizeof(host) - 1);
+    time_t now = time(NULL);
+    struct tm tmv;
+    gmtime_r(&now, &tmv);
+    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tmv);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    bh_csv_field(out, BH_SCHEMA, 0);
+    bh_csv_field(out, b->bench, 0);
+    bh_csv_field(out, b->layer, 0);
+    bh_csv_field(out, b->layer_name, 0);
+    bh_csv_field(out, b->op, 0);
+    bh_csv_field(out, b->backend, 0);
+    bh_csv_field(out, b->impl, 0);
+    bh_csv_field(out, b->dtype, 0);
+    bh_csv_field(out, r->math, 0);
+    bh_csv_field(out, bh_status_names[r->status], 0);
+    fprintf(out, "%d,", have ? r->n_times : 0);
+    bh_csv_num(out, s.min, have);
+    bh_csv_num(out, s.median, have);
+    bh_csv_num(out, s.mean, have);
+    bh_csv_num(out, s.p90, have);
+    bh_csv_num(out, s.max, have);
+    bh_csv_num(out, s.stddev, have);
+    fprintf(out, "%.0f,%.0f,%.0f,%d,%ld,", r->workspace_bytes, b->flops, b->bytes,
+            r->threads ? r->threads : o->threads, (long)ru.ru_maxrss);
+    bh_csv_field(out, r->device, 0);
+    bh_csv_field(out, r->cc, 0);
+    bh_csv_field(out, r->sms, 0);
+    bh_csv_field(out, r->lib, 0);
+    bh_csv_field(out, host, 0);
+    bh_csv_field(out, when, 0);
+    bh_csv_field(out, r->note, 1);
+    fflush(out);
+}
+
+static inline int bh_parse_int(const char *s, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end || end == s || v < 0 || v > 100000000)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static inline void bh_usage(const char *prog, FILE *out)
+{
+    fprintf(out,
+            "usage: %s [--header] [--iters N] [--min-ms T] [--max-ms T] [--max-iters N] [--warmup N]\n"
+            "          [--threads N] [--verify] [--cold] [--graph]\n"
+            "Runs one benchmark and prints one CSV row (with --header, the header line first).\n"
+            "Timing: --warmup untimed iterations (default 3), then at least --iters timed\n"
+            "iterations (default 10) and --min-ms of timed time (default 100), at most --max-iters\n"
+            "(default 100000) or --max-ms (default 5000).\n",
+            prog);
+}
+
+/* Returns 0, or 2 after a message on a bad flag; 1 for --help. */
+static inline int bh_parse_args(int argc, char **argv, struct bh_opts *o)
+{
+    o->min_iters = 10;
+    o->min_ms = 100;
+    o->max_ms = 5000;
+    o->max_iters = 100000;
+    o->warmup = 3;
+    o->threads = 0;
+    o->verify = o->header = o->cold = o->graph = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int v;
+        if (!strcmp(a, "--header")) {
+            o->header = 1;
+        } else if (!strcmp(a, "--verify")) {
+            o->verify = 1;
+        } else if (!strcmp(a, "--cold")) {
+            o->cold = 1;
+        } else if (!strcmp(a, "--graph")) {
+            o->graph = 1;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            bh_usage(argv[0], stdout);
+            return 1;
+        } else if (i + 1 < argc && !bh_parse_int(argv[i + 1], &v) &&
+                   (!strcmp(a, "--iters") || !strcmp(a, "--min-ms") || !strcmp(a, "--max-ms") ||
+                    !strcmp(a, "--max-iters") || !strcmp(a, "--warmup") || !strcmp(a, "--threads"))) {
+            i++;
+            if (!strcmp(a, "--iters"))
+                o->min_iters = v > 0 ? v : 1;
+            else if (!strcmp(a, "--min-ms"))
+                o->min_ms = v;
+            else if (!strcmp(a, "--max-ms"))
+                o->max_ms = v;
+            else if (!strcmp(a, "--max-iters"))
+                o->max_iters = v > 0 ? v : 1;
+            else if (!strcmp(a, "--warmup"))
+                o->warmup = v;
+            else
+                o->threads = v;
+        } else {
+            fprintf(stderr, "%s: error: bad or incomplete flag '%s' (see --help)\n", argv[0], a);
+            return 2;
+        }
+    }
+    if (o->max_iters < o->min_iters)
+        o->max_iters = o->min_iters;
+    return 0;
+}
+
+/* Warm-up, then time until both minimums are met or a maximum is reached. */
+static inline void bh_measure(struct bh_bench *b, const struct bh_opts *o, struct bh_result *r)
+{
+    for (int i = 0; i < o->warmup; i++)
+        if (b->run(b->state, r) < 0)
+            return;
+    double total = 0;
+    while (r->n_times < o->max_iters) {
+        double us = b->run(b->state, r);
+        if (us < 0)
+            return;
+        if (bh_add_time(r, us) != 0) {
+            r->status = BH_OOM;
+            bh_note(r, "out of memory for timings");
+            return;
+        }
+        total += us;
+        int enough = r->n_times >= o->min_iters && total >= o->min_ms * 1e3;
+        if (enough || (total >= o->max_ms * 1e3 && r->n_times >= o->min_iters))
+            break;
+    }
+}
+
+static inline int bh_main(int argc, char **argv, struct bh_bench *b)
+{
+    struct bh_opts o;
+    int pa = bh_parse_args(argc, argv, &o);
+    if (pa)
+        return pa == 1 ? 0 : 2;
+    struct bh_result r;
+    memset(&r, 0, sizeof(r));
+    snprintf(r.math, sizeof(r.math), "%s", "default");
+    if (o.header)
+        printf("%s\n", BH_CSV_HEADER);
+    r.status = b->setup(b->state, &o, &r);
+    if (r.status == BH_OK && o.verify && b->verify)
+        r.status = b->verify(b->state, &r);
+    if (r.status == BH_OK)
+        bh_measure(b, &o, &r);
+    bh_print_row(stdout, b, &r, &o);
+    if (b->teardown)
+        b->teardown(b->state);
+    free(r.times_us);
+    return r.status == BH_NODEVICE ? 3 : r.status == BH_ERROR || r.status == BH_OOM ? 4 : 0;
+}
+
+#endif
