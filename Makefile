@@ -35,7 +35,8 @@ PB_OBJ = $(BUILD)/obj/pb/onnx.pb-c.o
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 # templates and the runtime headers gen inlines travel inside gen
 EMBED_FILES = runtime/harness.h runtime/dnnl_ops.h runtime/dnnl_bench.h \
-              templates/cpu/dnnl.c.mustache templates/build.ninja.mustache templates/run_all.mustache
+              templates/cpu/dnnl.c.mustache templates/build.ninja.mustache templates/run_all.mustache \
+              templates/lower_bound.mustache
 EMBED_OBJ = $(BUILD)/obj/embedded.o
 GEN_LIB_OBJS = $(call obj,$(GEN_LIB_SRCS)) $(PB_OBJ) $(EMBED_OBJ)
 
@@ -128,13 +129,20 @@ asan-test: setup
 	    SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    unit-test
 
-# The main job on the built-in default model (zoo resnet50). Until the benchmark
-# generator lands, it stops after the model processor: unique layers and the manifest.
+# The main job on the built-in default model: zoo resnet50 at batch 1 through
+# gen -> ninja -> run_all -> the lower-bound latency on this CPU (oneDNN backend).
+# A second run resumes: only what changed is rebuilt, only missing rows are run.
+DEMO_RUN_FLAGS ?= --warmup 2 --iters 5 --min-ms 50
 demo: setup
 	@$(MAKE) --no-print-directory all
-	@echo "== benanza demo: zoo resnet50 at batch 1 and 32 -> unique layers, out/manifest.tsv"
-	$(BINDIR)/gen --zoo resnet50 -b 1,32 -o out
-	$(BINDIR)/gen --zoo resnet50 -b 1,32 -o out --layers
+	@echo "== 1/4 gen: zoo resnet50, batch 1 -> out/"
+	$(BINDIR)/gen --zoo resnet50 -b 1 -o out
+	@echo "== 2/4 ninja: build the benchmarks"
+	cd out && ninja
+	@echo "== 3/4 run_all: run them (results in out/results.csv)"
+	cd out && ./run_all -- $(DEMO_RUN_FLAGS)
+	@echo "== 4/4 lower bound"
+	cd out && ./lower_bound
 
 bench: setup
 	@$(MAKE) --no-print-directory $(BUILD)/bench/bench_load $(BUILD)/bench/bench_gen

@@ -118,7 +118,13 @@ int emit_render(struct emit_ctx *e, const char *tpl_path, json_t *data, const ch
     } else {
         bz_buf_printf(&path, "%s/%s", e->dir, rel);
         int w = mkdirs(e->dir, rel);
-        if (!w)
+        /* an unchanged file keeps its time stamp, so that ninja rebuilds only what changed */
+        char *old = NULL;
+        size_t old_len = 0;
+        bool same = !w && bz_read_file(path.data, out.len + 1, &old, &old_len) == BZ_READ_OK && old_len == out.len &&
+                    (out.len == 0 || memcmp(old, out.data, out.len) == 0);
+        free(old);
+        if (!w && !same)
             w = bz_write_file_atomic(path.data, out.data ? out.data : "", out.len);
         if (w) {
             bz_diag_error(e->diag, path.data, "cannot write: %s", strerror(w));
@@ -217,13 +223,18 @@ int emit_finish(struct emit_ctx *e)
     json_decref(data);
     data = json_pack("{s:s,s:s}", "csv_header", BH_CSV_HEADER, "schema", BH_SCHEMA);
     rc |= emit_render(e, "templates/run_all.mustache", data, "run_all");
+    rc |= emit_render(e, "templates/lower_bound.mustache", data, "lower_bound");
     json_decref(data);
     struct bz_buf path;
     bz_buf_init(&path);
-    bz_buf_printf(&path, "%s/run_all", e->dir);
-    if (!rc && chmod(path.data, 0755) != 0) {
-        bz_diag_error(e->diag, path.data, "cannot make it executable: %s", strerror(errno));
-        rc = -1;
+    const char *scripts[2] = {"run_all", "lower_bound"};
+    for (int i = 0; i < 2 && !rc; i++) {
+        bz_buf_clear(&path);
+        bz_buf_printf(&path, "%s/%s", e->dir, scripts[i]);
+        if (chmod(path.data, 0755) != 0) {
+            bz_diag_error(e->diag, path.data, "cannot make it executable: %s", strerror(errno));
+            rc = -1;
+        }
     }
     bz_buf_clear(&path);
     bz_buf_printf(&path, "%s/benchmarks.tsv", e->dir);

@@ -667,6 +667,8 @@ static void collect_impl(const char *name, void *ud)
 static void render_bench(struct emit_ctx *e, int li, const struct cpu_plan *plan, dnnl_data_type_t dt,
                          const char *impl, int alg)
 {
+    /* the primitive is part of the name: a Gemm is benchmarked as inner product and matmul */
+    const char *prim = plan->op.family == BD_IP ? "-ip" : plan->op.family == BD_MATMUL ? "-matmul" : "";
     const struct layer *l = &e->p->layers.v[li];
     struct bd_op op = plan->op;
     op.dt = dt;
@@ -679,7 +681,7 @@ static void render_bench(struct emit_ctx *e, int li, const struct cpu_plan *plan
     bz_buf_init(&key);
     for (const char *c = impl; *c; c++)
         bz_buf_putc(&safe_impl, (char)((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ? *c : '_'));
-    bz_buf_printf(&file, "%s-%s-%s%s", l->id, dt_name(dt), safe_impl.data,
+    bz_buf_printf(&file, "%s-%s-%s%s%s", l->id, dt_name(dt), safe_impl.data, prim,
                   alg == dnnl_convolution_winograd || alg == dnnl_deconvolution_winograd ? "-wino" : "");
     emit_comment_text(&title, l->name);
     emit_comment_text(&key, l->key);
