@@ -25,7 +25,7 @@ GEN_LIB_SRCS = generator/base.c generator/ir.c generator/onnx_load.c generator/d
 GEN_MAIN_SRC = generator/main.c
 TEST_SRCS    = test/test_main.c test/test_base.c test/test_mustache_spec.c \
                test/test_mustache.c test/test_loader.c test/test_cli.c test/onnx_fixtures.c \
-               test/test_util.c test/test_shapes.c test/test_layers.c test/test_zoo.c
+               test/test_util.c test/test_shapes.c test/test_layers.c test/test_zoo.c test/test_e2e.c
 BENCH_SRCS   = bench/bench_load.c bench/bench_gen.c
 
 PB_C   = $(BUILD)/pb/onnx.pb-c.c

@@ -244,8 +244,8 @@ static void mark_const(struct ir_graph *g)
         if (n->n_inputs == 0 && strcmp(n->op_type, "Constant") != 0)
             all = false;
         for (int k = 0; k < n->n_outputs; k++)
-            if (n->outputs[k])
-                n->outputs[k]->is_const = all;
+            if (n->outputs[k]) /* a value folded at generation time is a constant too */
+                n->outputs[k]->is_const = all || (n->outputs[k]->val != NULL && !op_is_random(n->op_type));
     }
 }
 

@@ -32,6 +32,7 @@ int main(void)
     test_layers_group(&tot);
     test_zoo_group(&tot);
     test_cli_group(&tot);
+    test_e2e_group(&tot);
     int passed = tot.run - tot.failed - tot.skipped;
     printf("\ntotal: %d passed, %d failed, %d skipped\n", passed, tot.failed, tot.skipped);
     return tot.failed ? 1 : 0;

@@ -1,0 +1,134 @@
+/* End to end on the CPU backend: gen -> ninja -> run_all --verify -> lower_bound, on a fixture
+ * model and on a shared CNN. One CSV row per benchmark, every row ok or unsupported, every
+ * ok row verified against oneDNN's reference implementation, every computing layer covered. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "onnx_fixtures.h"
+#include "test.h"
+
+static char dir[] = "/tmp/bz-test-e2e-XXXXXX";
+
+static int sh(const char *fmt, ...) BZ_PRINTF(1, 2);
+static int sh(const char *fmt, ...)
+{
+    struct bz_buf cmd;
+    bz_buf_init(&cmd);
+    va_list ap;
+    va_start(ap, fmt);
+    bz_buf_vprintf(&cmd, fmt, ap);
+    va_end(ap);
+    fflush(NULL);
+    int st = system(cmd.data);
+    bz_buf_free(&cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static void check_folder(const char *out, const char *model_row)
+{
+    char path[600], *text;
+    size_t len;
+    snprintf(path, sizeof(path), "%s/benchmarks.tsv", out);
+    assert_int_equal(bz_read_file(path, 1 << 24, &text, &len), BZ_READ_OK);
+    int benches = 0;
+    for (char *p = text; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
+        benches += *p != '#' && *p != '\n';
+    free(text);
+    snprintf(path, sizeof(path), "%s/results.csv", out);
+    assert_int_equal(bz_read_file(path, 1 << 26, &text, &len), BZ_READ_OK);
+    int rows = 0, ok = 0, bad = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (!strncmp(line, "schema,", 7))
+            continue;
+        rows++;
+        /* status is field 10; the note is the last field */
+        char *f = line;
+        for (int k = 1; k < 10 && f; k++)
+            f = strchr(f, ',') ? strchr(f, ',') + 1 : NULL;
+        assert_non_null(f);
+        if (!strncmp(f, "ok,", 3)) {
+            ok++;
+            if (!strstr(line, "verified against the reference")) {
+                print_error("not verified: %s\n", line);
+                bad++;
+            }
+        } else if (strncmp(f, "unsupported,", 12) != 0) {
+            print_error("bad row: %s\n", line);
+            bad++;
+        }
+    }
+    free(text);
+    print_message("%s: %d benchmarks, %d rows, %d ok\n", out, benches, rows, ok);
+    assert_int_equal(rows, benches);
+    assert_true(ok > 0);
+    assert_int_equal(bad, 0);
+    /* every computing layer of the model has a result */
+    snprintf(path, sizeof(path), "%s/lower_bound.txt", out);
+    assert_int_equal(sh("cd '%s' && ./lower_bound > lower_bound.txt", out), 0);
+    assert_int_equal(bz_read_file(path, 1 << 20, &text, &len), BZ_READ_OK);
+    print_message("%s", text);
+    const char *row = strstr(text, model_row);
+    assert_non_null(row);
+    int covered, total;
+    assert_int_equal(sscanf(row + strlen(model_row), "%*s %d/%d", &covered, &total), 2);
+    assert_true(total > 0);
+    assert_int_equal(covered, total);
+    free(text);
+}
+
+static void run_folder(const char *gen_args, const char *out)
+{
+    const char *gen = test_env("BENANZA_GEN", "bin/gen");
+    assert_int_equal(sh("%s %s -o '%s' 2>'%s.gen.log'", gen, gen_args, out, out), 0);
+    assert_int_equal(sh("ninja -C '%s' > '%s.ninja.log' 2>&1", out, out), 0);
+    assert_int_equal(sh("cd '%s' && ./run_all -- --verify --warmup 1 --iters 2 --min-ms 1 > run_all.log", out), 0);
+    /* a second run resumes: nothing left to run */
+    assert_int_equal(sh("cd '%s' && ./run_all | grep -q 'nothing to run'", out), 0);
+}
+
+static void e2e_fixture_cnn(void **state)
+{
+    (void)state;
+    uint8_t *data;
+    size_t n = fixture_build(FIXTURE_TINY_CNN, &data);
+    char model[300], out[300], args[700];
+    snprintf(model, sizeof(model), "%s/tiny_cnn.onnx", dir);
+    snprintf(out, sizeof(out), "%s/tiny", dir);
+    assert_int_equal(bz_write_file_atomic(model, data, n), 0);
+    free(data);
+    snprintf(args, sizeof(args), "-b 2 '%s'", model);
+    run_folder(args, out);
+    check_folder(out, "tiny_cnn ");
+}
+
+static void e2e_shared_cnn(void **state)
+{
+    (void)state;
+    char model[4200], out[300], args[4300];
+    snprintf(model, sizeof(model), "%s/models/resnet20-cifar10-pytorch-opset9.onnx", test_env("BENANZA_SHARED", "../shared"));
+    if (access(model, R_OK) != 0)
+        TEST_SKIP("skipped: %s is not there (no ../shared)\n", model);
+    snprintf(out, sizeof(out), "%s/resnet20", dir);
+    snprintf(args, sizeof(args), "-b 1 '%s'", model);
+    run_folder(args, out);
+    check_folder(out, "resnet20-cifar10-pytorch-opset9 ");
+}
+
+void test_e2e_group(struct test_totals *tot)
+{
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        exit(1);
+    }
+    struct CMUnitTest tests[] = {
+        cmocka_unit_test(e2e_fixture_cnn),
+        cmocka_unit_test(e2e_shared_cnn),
+    };
+    test_group_run(tot, "e2e-cpu", tests, BZ_ARRAY_LEN(tests));
+    if (sh("rm -rf '%s'", dir) != 0)
+        fprintf(stderr, "warning: could not remove %s\n", dir);
+}
