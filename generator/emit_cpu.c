@@ -421,6 +421,17 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
     p->n_algs = 1;
     p->bytes = 4.0 * (double)(nelem(&x) + nelem(&y));
     p->flops = (double)nelem(&y);
+    if (!strcmp(opname, "Transpose")) {
+        const json_t *perm = json_object_get(attrs, "perm");
+        op->family = BD_REORDER;
+        for (int k = 0; k < x.nd; k++)
+            op->perm[k] = perm ? (int)json_integer_value(json_array_get(perm, (size_t)k)) : x.nd - 1 - k;
+        op->dst = x; /* logical dims: the input's; the layout carries the permutation */
+        arg(p, "DNNL_ARG_FROM", 0, 0);
+        arg(p, "DNNL_ARG_TO", 1, 0);
+        p->flops = 0;
+        return 0;
+    }
     float alpha, beta;
     int ealg = eltwise_alg(opname, attrs, &alpha, &beta);
     if (ealg) {
@@ -528,6 +539,40 @@ static int plan_fused(const json_t *params, struct cpu_plan *p)
     if (!pattern || !first)
         return -1;
     bool conv = !strncmp(pattern, "conv_", 5), gemm = !strncmp(pattern, "gemm_", 5);
+    if (!strcmp(pattern, "gelu") || !strcmp(pattern, "layernorm")) {
+        /* the group's input is the first member's first input, its output the last member's */
+        struct bd_tensor x, y;
+        const json_t *last = json_array_get(members, json_array_size(members) - 1);
+        if (tensor_of(io(first, "inputs", 0), &x) || tensor_of(io(last, "outputs", 0), &y))
+            return -1;
+        memset(p, 0, sizeof(*p));
+        p->op.src = x;
+        p->op.dst = y;
+        p->n_algs = 1;
+        p->bytes = 4.0 * (double)(nelem(&x) + nelem(&y));
+        if (!strcmp(pattern, "gelu")) {
+            p->op.family = BD_ELTWISE;
+            p->op.alg = p->algs[0] = dnnl_eltwise_gelu_erf;
+            p->flops = 8.0 * (double)nelem(&y);
+            arg(p, "DNNL_ARG_SRC", 0, 0);
+            arg(p, "DNNL_ARG_DST", 1, 0);
+            return 0;
+        }
+        /* decomposed LayerNorm over the last axis (what the pattern matched), with scale and
+         * shift when its Mul/Add are there; the epsilon does not change the time */
+        p->op.family = BD_LNORM;
+        p->op.eps = 1e-5f;
+        bool affine = json_array_size(members) >= 9;
+        p->op.flags = affine ? dnnl_use_scale | dnnl_use_shift : 0;
+        p->flops = 5.0 * (double)nelem(&y);
+        arg(p, "DNNL_ARG_SRC", 0, 0);
+        if (affine) {
+            arg(p, "DNNL_ARG_SCALE", 0, 0);
+            arg(p, "DNNL_ARG_SHIFT", 0, 0);
+        }
+        arg(p, "DNNL_ARG_DST", 1, 0);
+        return 0;
+    }
     if (!conv && !gemm)
         return -1;
     if (conv ? plan_conv(first, p, false) : plan_matmul(first, json_string_value(json_object_get(first, "op")), p, false))
@@ -589,7 +634,7 @@ static const char *dt_enum(dnnl_data_type_t dt)
 
 static const char *const family_names[BD_FAMILY_COUNT] = {
     "BD_CONV", "BD_DECONV", "BD_POOL", "BD_ELTWISE", "BD_BNORM", "BD_LNORM", "BD_IP", "BD_MATMUL",
-    "BD_BINARY", "BD_SOFTMAX", "BD_LRN", "BD_REDUCTION",
+    "BD_BINARY", "BD_SOFTMAX", "BD_LRN", "BD_REDUCTION", "BD_REORDER",
 };
 
 static void tensor_init(struct bz_buf *b, const char *field, const struct bd_tensor *t)
@@ -641,6 +686,12 @@ static char *op_initializer(const struct bd_op *op)
                       op->post_alpha, op->post_beta);
     if (op->wei_transposed)
         bz_buf_puts(&b, "    .wei_transposed = 1,\n");
+    if (op->family == BD_REORDER) {
+        bz_buf_puts(&b, "    .perm = {");
+        for (int k = 0; k < op->src.nd; k++)
+            bz_buf_printf(&b, "%s%d", k ? ", " : "", op->perm[k]);
+        bz_buf_puts(&b, "},\n");
+    }
     bz_buf_puts(&b, "}");
     return bz_buf_steal(&b);
 }

@@ -25,6 +25,7 @@ enum bd_family {
     BD_SOFTMAX,
     BD_LRN,
     BD_REDUCTION,
+    BD_REORDER,     /* Transpose: src plain, dst the permuted layout */
     BD_FAMILY_COUNT
 };
 
@@ -49,6 +50,7 @@ struct bd_op {
     int post_alg;             /* eltwise post-op (0: none) */
     float post_alpha, post_beta;
     int wei_transposed;       /* matmul/ip weights stored transposed (Gemm transB) */
+    int perm[8];              /* reorder: output dim k is input dim perm[k] */
 };
 
 union bd_desc {
@@ -76,6 +78,34 @@ static inline dnnl_status_t bd_md(dnnl_memory_desc_t *md, const struct bd_tensor
     return dnnl_memory_desc_init_by_tag(md, t->nd, t->d, dt, any ? dnnl_format_tag_any : plain[t->nd]);
 }
 
+/* The memory descriptors of a reorder: src plain; dst with src's logical dims laid out as
+ * the plain layout of the permuted tensor. */
+static inline dnnl_status_t bd_reorder_mds(const struct bd_op *op, dnnl_memory_desc_t *s, dnnl_memory_desc_t *d)
+{
+    dnnl_status_t st = bd_md(s, &op->src, op->dt, 0);
+    if (st != dnnl_success)
+        return st;
+    int nd = op->src.nd;
+    dnnl_dims_t out_stride, strides;
+    dnnl_dim_t acc = 1;
+    for (int k = nd - 1; k >= 0; k--) {
+        out_stride[k] = acc;
+        acc *= op->src.d[op->perm[k]];
+    }
+    for (int k = 0; k < nd; k++)
+        strides[op->perm[k]] = out_stride[k];
+    return dnnl_memory_desc_init_by_strides(d, nd, op->src.d, op->dt, strides);
+}
+
+/* A reorder has no op descriptor: its primitive descriptor is made directly (one
+ * implementation, oneDNN's choice). */
+static inline dnnl_status_t bd_reorder_pd(dnnl_engine_t eng, const struct bd_op *op, dnnl_primitive_desc_t *pd)
+{
+    dnnl_memory_desc_t s, d;
+    dnnl_status_t st = bd_reorder_mds(op, &s, &d);
+    return st == dnnl_success ? dnnl_reorder_primitive_desc_create(pd, &s, eng, &d, eng, NULL) : st;
+}
+
 /* A matrix [.., K, N] whose memory holds [.., N, K] (Gemm with transB). */
 static inline dnnl_status_t bd_md_transposed(dnnl_memory_desc_t *md, const struct bd_tensor *t, dnnl_data_type_t dt)
 {
@@ -99,6 +129,8 @@ static inline dnnl_status_t bd_op_desc(const struct bd_op *op, union bd_desc *u,
     dnnl_status_t st = dnnl_success;
     memset(u, 0, sizeof(*u));
     *attr = NULL;
+    if (op->family == BD_REORDER)
+        return dnnl_invalid_arguments; /* see bd_reorder_pd */
     /* the layout is the implementation's choice (format any) where the primitive allows it:
      * convolutions and inner products; the others take the plain layout of the framework */
     int any = op->family == BD_CONV || op->family == BD_DECONV || op->family == BD_IP;
@@ -190,6 +222,16 @@ static inline dnnl_status_t bd_op_desc(const struct bd_op *op, union bd_desc *u,
 static inline int bd_enumerate(dnnl_engine_t eng, const struct bd_op *op, void (*fn)(const char *name, void *ud),
                         void *ud)
 {
+    if (op->family == BD_REORDER) {
+        dnnl_primitive_desc_t pd;
+        const char *name = NULL;
+        if (bd_reorder_pd(eng, op, &pd) != dnnl_success)
+            return 0;
+        if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &name) == dnnl_success && name && fn)
+            fn(name, ud);
+        dnnl_primitive_desc_destroy(pd);
+        return 1;
+    }
     union bd_desc u;
     dnnl_primitive_attr_t attr;
     if (bd_op_desc(op, &u, &attr) != dnnl_success) {

@@ -229,7 +229,7 @@ static inline void bh_usage(const char *prog, FILE *out)
             "Runs one benchmark and prints one CSV row (with --header, the header line first).\n"
             "Timing: --warmup untimed iterations (default 3), then at least --iters timed\n"
             "iterations (default 10) and --min-ms of timed time (default 100), at most --max-iters\n"
-            "(default 100000) or --max-ms (default 5000).\n",
+            "(default 100000); --max-ms (default 5000) caps the timed time, even below --iters.\n",
             prog);
 }
 
@@ -283,12 +283,19 @@ static inline int bh_parse_args(int argc, char **argv, struct bh_opts *o)
     return 0;
 }
 
-/* Warm-up, then time until both minimums are met or a maximum is reached. */
+/* Warm-up, then time until both minimums are met or a maximum is reached. The time cap wins
+ * over the iteration minimum (one timed iteration at least), so that a slow implementation
+ * (a reference one) costs about --max-ms, not --iters times its run; warm-up stops after one
+ * run that alone takes a tenth of the cap. */
 static inline void bh_measure(struct bh_bench *b, const struct bh_opts *o, struct bh_result *r)
 {
-    for (int i = 0; i < o->warmup; i++)
-        if (b->run(b->state, r) < 0)
+    for (int i = 0; i < o->warmup; i++) {
+        double us = b->run(b->state, r);
+        if (us < 0)
             return;
+        if (us >= o->max_ms * 1e2)
+            break;
+    }
     double total = 0;
     while (r->n_times < o->max_iters) {
         double us = b->run(b->state, r);
@@ -301,7 +308,7 @@ static inline void bh_measure(struct bh_bench *b, const struct bh_opts *o, struc
         }
         total += us;
         int enough = r->n_times >= o->min_iters && total >= o->min_ms * 1e3;
-        if (enough || (total >= o->max_ms * 1e3 && r->n_times >= o->min_iters))
+        if (enough || total >= o->max_ms * 1e3)
             break;
     }
 }
