@@ -35,6 +35,7 @@ PB_OBJ = $(BUILD)/obj/pb/onnx.pb-c.o
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 # templates and the runtime headers gen inlines travel inside gen
 EMBED_FILES = runtime/harness.h runtime/dnnl_ops.h runtime/dnnl_bench.h \
+              runtime/plain_ops.h templates/cpu/plain.c.mustache \
               templates/cpu/dnnl.c.mustache templates/build.ninja.mustache templates/run_all.mustache \
               templates/lower_bound.mustache
 EMBED_OBJ = $(BUILD)/obj/embedded.o

@@ -139,7 +139,7 @@ int emit_render(struct emit_ctx *e, const char *tpl_path, json_t *data, const ch
     return rc;
 }
 
-void emit_add_bench(struct emit_ctx *e, const char *file, const struct layer *l)
+void emit_add_bench(struct emit_ctx *e, const char *file, const struct layer *l, const char *rule)
 {
     if (e->n == e->cap) {
         e->cap = e->cap ? e->cap * 2 : 256;
@@ -156,7 +156,7 @@ void emit_add_bench(struct emit_ctx *e, const char *file, const struct layer *l)
         if (r->batch > 0)
             bz_buf_printf(&m, "@%lld", (long long)r->batch);
     }
-    e->v[e->n++] = (struct emit_bench){bz_strdup(file), bz_strdup(l->id), bz_strdup(l->op), bz_buf_steal(&m)};
+    e->v[e->n++] = (struct emit_bench){bz_strdup(file), bz_strdup(l->id), bz_strdup(l->op), bz_buf_steal(&m), rule};
 }
 
 json_t *emit_uses(const struct pipeline *p, int layer_index, int max)
@@ -214,7 +214,7 @@ int emit_finish(struct emit_ctx *e)
     bz_buf_init(&tsv);
     bz_buf_puts(&tsv, "# file\tlayer\top\tmodels\n");
     for (int i = 0; i < e->n; i++) {
-        json_array_append_new(benches, json_pack("{s:s}", "file", e->v[i].file));
+        json_array_append_new(benches, json_pack("{s:s,s:s}", "file", e->v[i].file, "rule", e->v[i].rule));
         bz_buf_printf(&tsv, "%s\t%s\t%s\t%s\n", e->v[i].file, e->v[i].layer, e->v[i].op, e->v[i].models);
     }
     const char *cc = getenv("CC");

@@ -11,6 +11,7 @@ struct emit_bench {
     char *layer;        /* layer id */
     char *op;
     char *models;       /* comma-separated model names using the layer */
+    const char *rule;   /* the ninja rule that builds it */
 };
 
 struct emit_ctx {
@@ -30,7 +31,7 @@ const char *emit_embedded(const char *path, size_t *len);
 /* Renders template PATH with DATA into DIR/REL atomically; 0 or -1 after a diagnostic. */
 int emit_render(struct emit_ctx *e, const char *tpl_path, json_t *data, const char *rel);
 
-void emit_add_bench(struct emit_ctx *e, const char *file, const struct layer *l);
+void emit_add_bench(struct emit_ctx *e, const char *file, const struct layer *l, const char *rule);
 
 /* Text safe inside a C comment and on one line: no "*" "/" pair, no control bytes. */
 void emit_comment_text(struct bz_buf *b, const char *s);

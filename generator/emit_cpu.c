@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "../runtime/dnnl_ops.h"
+#include "../runtime/harness.h"
+#include "../runtime/plain_ops.h"
 #include "emit.h"
 
 /* ---- reading a layer's canonical parameters ---- */
@@ -620,6 +622,143 @@ static int plan_fused(const json_t *params, struct cpu_plan *p)
     return 0;
 }
 
+/* ---- plain C: what oneDNN does not have ---- */
+
+static int onnx_dtype(const json_t *t)
+{
+    const char *n = t ? json_string_value(json_object_get(t, "dtype")) : NULL;
+    static const struct { const char *name; int dt; } types[] = {
+        {"FLOAT", PL_FLOAT}, {"DOUBLE", PL_DOUBLE}, {"INT64", PL_INT64}, {"INT32", PL_INT32},
+        {"INT8", PL_INT8},   {"UINT8", PL_UINT8},   {"BOOL", PL_BOOL},
+    };
+    for (size_t i = 0; n && i < sizeof(types) / sizeof(types[0]); i++)
+        if (!strcmp(types[i].name, n))
+            return types[i].dt;
+    return 0;
+}
+
+static int pl_tensor_of(const json_t *t, struct pl_tensor *out)
+{
+    struct bd_tensor b;
+    if (tensor_of(t, &b) || !(out->dtype = onnx_dtype(t)))
+        return -1;
+    out->nd = b.nd;
+    for (int k = 0; k < b.nd; k++)
+        out->d[k] = b.d[k];
+    return 0;
+}
+
+static int plan_plain(const json_t *params, struct pl_op *op)
+{
+    static const struct { const char *op; enum pl_kind kind; enum pl_fn fn; } ops[] = {
+        {"Erf", PL_UNARY, PL_ERF}, {"Neg", PL_UNARY, PL_NEG}, {"Abs", PL_UNARY, PL_ABS},
+        {"Sqrt", PL_UNARY, PL_SQRT}, {"Exp", PL_UNARY, PL_EXP}, {"Log", PL_UNARY, PL_LOG},
+        {"Floor", PL_UNARY, PL_FLOOR}, {"Ceil", PL_UNARY, PL_CEIL}, {"Round", PL_UNARY, PL_ROUND},
+        {"Sign", PL_UNARY, PL_SIGN}, {"Sin", PL_UNARY, PL_SIN}, {"Cos", PL_UNARY, PL_COS},
+        {"Tan", PL_UNARY, PL_TAN}, {"Tanh", PL_UNARY, PL_TANH}, {"Sigmoid", PL_UNARY, PL_SIGMOID},
+        {"Reciprocal", PL_UNARY, PL_RECIPROCAL}, {"Not", PL_UNARY, PL_NOT},
+        {"HardSigmoid", PL_UNARY, PL_HARDSIGMOID}, {"Selu", PL_UNARY, PL_SELU},
+        {"Softsign", PL_UNARY, PL_SOFTSIGN}, {"Softplus", PL_UNARY, PL_SOFTPLUS},
+        {"Add", PL_BINARY, PL_ADD}, {"Sub", PL_BINARY, PL_SUB}, {"Mul", PL_BINARY, PL_MUL},
+        {"Div", PL_BINARY, PL_DIV}, {"Pow", PL_BINARY, PL_POW}, {"Max", PL_BINARY, PL_MAX},
+        {"Min", PL_BINARY, PL_MIN}, {"Mod", PL_BINARY, PL_MOD}, {"Sum", PL_BINARY, PL_ADD},
+        {"Equal", PL_BINARY, PL_EQUAL}, {"Less", PL_BINARY, PL_LESS}, {"Greater", PL_BINARY, PL_GREATER},
+        {"LessOrEqual", PL_BINARY, PL_LESS_EQUAL}, {"GreaterOrEqual", PL_BINARY, PL_GREATER_EQUAL},
+        {"And", PL_BINARY, PL_AND}, {"Or", PL_BINARY, PL_OR}, {"Xor", PL_BINARY, PL_XOR},
+        {"Where", PL_WHERE, PL_IDENTITY}, {"Cast", PL_CAST, PL_IDENTITY},
+        {"Expand", PL_EXPAND, PL_IDENTITY}, {"Gather", PL_GATHER, PL_IDENTITY},
+    };
+    const char *name = json_string_value(json_object_get(params, "op"));
+    const json_t *attrs = json_object_get(params, "attrs");
+    memset(op, 0, sizeof(*op));
+    int found = -1;
+    for (size_t i = 0; name && i < sizeof(ops) / sizeof(ops[0]); i++)
+        if (!strcmp(ops[i].op, name))
+            found = (int)i;
+    if (found < 0 || pl_tensor_of(io(params, "outputs", 0), &op->out))
+        return -1;
+    op->kind = ops[found].kind;
+    op->fn = ops[found].fn;
+    /* the data inputs (Expand's shape is data for shape inference, not for the kernel) */
+    op->nin = op->kind == PL_BINARY || op->kind == PL_GATHER ? 2 : op->kind == PL_WHERE ? 3 : 1;
+    if (op->kind == PL_BINARY && json_array_size(json_object_get(params, "inputs")) != 2)
+        return -1;
+    for (int i = 0; i < op->nin; i++)
+        if (pl_tensor_of(io(params, "inputs", (size_t)i), &op->in[i]))
+            return -1;
+    if (op->kind == PL_GATHER) {
+        int64_t axis = (int64_t)num_attr(attrs, "axis", 0);
+        op->axis = (int)(axis < 0 ? axis + op->in[0].nd : axis);
+        if (op->in[1].dtype != PL_INT64) {
+            op->in[1].dtype = PL_INT64; /* int32 indices are benchmarked as int64 */
+        }
+    }
+    if (op->fn == PL_HARDSIGMOID) {
+        op->alpha = (float)num_attr(attrs, "alpha", 0.2);
+        op->beta = (float)num_attr(attrs, "beta", 0.5);
+    } else if (op->fn == PL_SELU) {
+        op->alpha = (float)num_attr(attrs, "alpha", 1.67326319217681884765625);
+        op->beta = (float)num_attr(attrs, "gamma", 1.05070102214813232421875);
+    }
+    return 0;
+}
+
+static void pl_tensor_init(struct bz_buf *b, const struct pl_tensor *t)
+{
+    bz_buf_printf(b, "{%d, %d, {", t->dtype, t->nd);
+    for (int k = 0; k < t->nd; k++)
+        bz_buf_printf(b, "%s%lld", k ? ", " : "", (long long)t->d[k]);
+    bz_buf_puts(b, "}}");
+}
+
+static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
+{
+    const struct layer *l = &e->p->layers.v[li];
+    struct bz_buf file, title, key, init;
+    bz_buf_init(&file);
+    bz_buf_init(&title);
+    bz_buf_init(&key);
+    bz_buf_init(&init);
+    const char *dt = layer_dtype_suffix(op->out.dtype);
+    bz_buf_printf(&file, "%s-%s-c_plain", l->id, dt);
+    emit_comment_text(&title, l->name);
+    emit_comment_text(&key, l->key);
+    bz_buf_printf(&init, "{\n    .kind = %d,\n    .fn = %d,\n    .nin = %d,\n    .in = {", op->kind, op->fn, op->nin);
+    for (int i = 0; i < op->nin; i++) {
+        bz_buf_puts(&init, i ? ", " : "");
+        pl_tensor_init(&init, &op->in[i]);
+    }
+    bz_buf_puts(&init, "},\n    .out = ");
+    pl_tensor_init(&init, &op->out);
+    bz_buf_printf(&init, ",\n    .axis = %d,\n    .alpha = %.9ef,\n    .beta = %.9ef,\n}", op->axis, op->alpha, op->beta);
+    double bytes = (double)pl_count(&op->out) * (double)pl_esize(op->out.dtype), flops = (double)pl_count(&op->out);
+    for (int i = 0; i < op->nin; i++)
+        bytes += (double)pl_count(&op->in[i]) * (double)pl_esize(op->in[i].dtype);
+    if (op->kind == PL_GATHER || op->kind == PL_CAST || op->kind == PL_EXPAND)
+        flops = 0;
+    char fl[64], by[64];
+    snprintf(fl, sizeof(fl), "%.17g", flops);
+    snprintf(by, sizeof(by), "%.17g", bytes);
+    size_t hl, pl;
+    const char *harness = emit_embedded("runtime/harness.h", &hl);
+    const char *plain = emit_embedded("runtime/plain_ops.h", &pl);
+    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s%,s:s%}", "title", title.data, "layer", l->id,
+                             "layer_name", l->name, "op", l->op, "dtype", dt, "file", file.data, "key_comment", key.data,
+                             "uses", emit_uses(e->p, li, 6), "op_init", init.data, "flops", fl, "bytes", by, "harness",
+                             harness, hl, "plain_ops", plain, pl);
+    struct bz_buf rel;
+    bz_buf_init(&rel);
+    bz_buf_printf(&rel, "bench/%s.c", file.data);
+    if (data && emit_render(e, "templates/cpu/plain.c.mustache", data, rel.data) == 0)
+        emit_add_bench(e, file.data, l, "cc_plain");
+    json_decref(data);
+    bz_buf_free(&rel);
+    bz_buf_free(&file);
+    bz_buf_free(&title);
+    bz_buf_free(&key);
+    bz_buf_free(&init);
+}
+
 /* ---- rendering ---- */
 
 static const char *dt_name(dnnl_data_type_t dt)
@@ -762,7 +901,7 @@ static void render_bench(struct emit_ctx *e, int li, const struct cpu_plan *plan
     bz_buf_init(&rel);
     bz_buf_printf(&rel, "bench/%s.c", file.data);
     if (data && emit_render(e, "templates/cpu/dnnl.c.mustache", data, rel.data) == 0)
-        emit_add_bench(e, file.data, l);
+        emit_add_bench(e, file.data, l, "cc_cpu");
     json_decref(data);
     free(init);
     bz_buf_free(&rel);
@@ -799,6 +938,11 @@ void emit_cpu(struct emit_ctx *e)
         struct cpu_plan ip;
         memset(&ip, 0, sizeof(ip));
         int ip_ok = !l->fused && !strcmp(l->op, "Gemm") ? plan_matmul(l->params, "Gemm", &ip, true) : -1;
+        struct pl_op pop;
+        if (ok != 0 && ip_ok != 0 && !l->fused && plan_plain(l->params, &pop) == 0) {
+            render_plain(e, li, &pop);
+            continue;
+        }
         if (ok != 0 && ip_ok != 0) {
             if (!l->fused) {
                 int k;
