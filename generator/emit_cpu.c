@@ -64,13 +64,14 @@ struct cpu_plan {
     struct bd_op op;
     int algs[2];            /* algorithm kinds to enumerate (conv: direct and winograd) */
     int n_algs;
-    struct { const char *arg; int output, fill; } args[8];
+    struct { const char *arg; int output, fill; } args[12]; /* BD_MAX_ARGS of dnnl_bench.h */
     int nargs;
     double flops, bytes;    /* per run, f32 bytes (scaled by the type later) */
 };
 
 static void arg(struct cpu_plan *p, const char *name, int output, int fill)
 {
+    BZ_ASSERT(p->nargs < (int)BZ_ARRAY_LEN(p->args));
     p->args[p->nargs].arg = name;
     p->args[p->nargs].output = output;
     p->args[p->nargs].fill = fill;
@@ -396,6 +397,49 @@ static void flatten_at(struct bd_tensor *t, int axis)
     t->d[1] = b;
 }
 
+/* LSTM / GRU / RNN: ONNX X [T, N, C] (layout 0; layout 1's [N, T, C] is the same work),
+ * W [D, G*H, C], R [D, G*H, H]. oneDNN's layouts for weights and outputs are its own. */
+static int plan_rnn(const json_t *params, const char *opname, struct cpu_plan *p)
+{
+    const json_t *attrs = json_object_get(params, "attrs");
+    struct bd_tensor x, w;
+    if (tensor_of(io(params, "inputs", 0), &x) || tensor_of(io(params, "inputs", 1), &w) || x.nd != 3 || w.nd != 3)
+        return -1;
+    bool batch_first = num_attr(attrs, "layout", 0) != 0;
+    int64_t T = batch_first ? x.d[1] : x.d[0], N = batch_first ? x.d[0] : x.d[1], C = x.d[2];
+    int64_t D = w.d[0], G = !strcmp(opname, "LSTM") ? 4 : !strcmp(opname, "GRU") ? 3 : 1, H = w.d[1] / G;
+    const char *dir = str_attr(attrs, "direction", "forward");
+    struct bd_op *op = &p->op;
+    op->family = BD_RNN;
+    op->alg = G == 4 ? dnnl_vanilla_lstm : G == 3 ? (num_attr(attrs, "linear_before_reset", 0) ? dnnl_lbr_gru : dnnl_vanilla_gru)
+                                                 : dnnl_vanilla_rnn;
+    op->axis = !strcmp(dir, "bidirectional") ? dnnl_bidirectional_concat
+               : !strcmp(dir, "reverse")     ? dnnl_unidirectional_right2left
+                                             : dnnl_unidirectional_left2right;
+    op->src = (struct bd_tensor){3, {T, N, C}};
+    op->dst = (struct bd_tensor){3, {T, N, D * H}};
+    op->wei = (struct bd_tensor){5, {1, D, C, G, H}};
+    op->src1 = (struct bd_tensor){5, {1, D, H, G, H}};
+    op->bias = (struct bd_tensor){4, {1, D, op->alg == dnnl_lbr_gru ? G + 1 : G, H}};
+    op->has_bias = 1;
+    p->algs[0] = op->alg;
+    p->n_algs = 1;
+    arg(p, "DNNL_ARG_SRC_LAYER", 0, 0);
+    arg(p, "DNNL_ARG_SRC_ITER", 0, 0);
+    if (G == 4)
+        arg(p, "DNNL_ARG_SRC_ITER_C", 0, 0);
+    arg(p, "DNNL_ARG_WEIGHTS_LAYER", 0, 0);
+    arg(p, "DNNL_ARG_WEIGHTS_ITER", 0, 0);
+    arg(p, "DNNL_ARG_BIAS", 0, 0);
+    arg(p, "DNNL_ARG_DST_LAYER", 1, 0);
+    arg(p, "DNNL_ARG_DST_ITER", 1, 0);
+    if (G == 4)
+        arg(p, "DNNL_ARG_DST_ITER_C", 1, 0);
+    p->flops = 2.0 * (double)(T * N * D * G * H) * (double)(C + H);
+    p->bytes = 4.0 * (double)(T * N * C + T * N * D * H + D * G * H * (C + H));
+    return 0;
+}
+
 static int plan_layer(const json_t *params, struct cpu_plan *p)
 {
     memset(p, 0, sizeof(*p));
@@ -411,6 +455,8 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
         return plan_pool(params, opname, p);
     if (!strcmp(opname, "Gemm") || !strcmp(opname, "MatMul"))
         return plan_matmul(params, opname, p, false);
+    if (!strcmp(opname, "LSTM") || !strcmp(opname, "GRU") || !strcmp(opname, "RNN"))
+        return plan_rnn(params, opname, p);
     if (!strcmp(opname, "Add") || !strcmp(opname, "Sub") || !strcmp(opname, "Mul") || !strcmp(opname, "Div") ||
         !strcmp(opname, "Max") || !strcmp(opname, "Min") || !strcmp(opname, "Sum"))
         return plan_binary(params, opname, p);
@@ -773,7 +819,7 @@ static const char *dt_enum(dnnl_data_type_t dt)
 
 static const char *const family_names[BD_FAMILY_COUNT] = {
     "BD_CONV", "BD_DECONV", "BD_POOL", "BD_ELTWISE", "BD_BNORM", "BD_LNORM", "BD_IP", "BD_MATMUL",
-    "BD_BINARY", "BD_SOFTMAX", "BD_LRN", "BD_REDUCTION", "BD_REORDER",
+    "BD_BINARY", "BD_SOFTMAX", "BD_LRN", "BD_REDUCTION", "BD_REORDER", "BD_RNN",
 };
 
 static void tensor_init(struct bz_buf *b, const char *field, const struct bd_tensor *t)

@@ -26,6 +26,7 @@ enum bd_family {
     BD_LRN,
     BD_REDUCTION,
     BD_REORDER,     /* Transpose: src plain, dst the permuted layout */
+    BD_RNN,         /* LSTM, GRU, vanilla RNN: alg is the cell, axis the direction */
     BD_FAMILY_COUNT
 };
 
@@ -66,6 +67,7 @@ union bd_desc {
     dnnl_softmax_v2_desc_t softmax;
     dnnl_lrn_desc_t lrn;
     dnnl_reduction_desc_t reduction;
+    dnnl_rnn_desc_t rnn;
 };
 
 static inline dnnl_status_t bd_md(dnnl_memory_desc_t *md, const struct bd_tensor *t, dnnl_data_type_t dt,
@@ -122,6 +124,35 @@ static inline dnnl_status_t bd_md_transposed(dnnl_memory_desc_t *md, const struc
     return dnnl_memory_desc_init_by_strides(md, nd, t->d, dt, strides);
 }
 
+/* A recurrent layer: src [T, N, C], dst [T, N, D*H], weights_layer [1, D, C, G, H] in wei,
+ * weights_iter [1, D, H, G, H] in src1, bias [1, D, G', H]; the states are [1, D, N, H]. */
+static inline dnnl_status_t bd_rnn_desc(const struct bd_op *op, dnnl_rnn_desc_t *d)
+{
+    dnnl_memory_desc_t sl, si, sic, wl, wi, b, dl, di, dic;
+    dnnl_status_t st;
+    int64_t D = op->wei.d[1], N = op->src.d[1], H = op->wei.d[4];
+    struct bd_tensor state = {4, {1, D, N, H}};
+    if ((st = bd_md(&sl, &op->src, op->dt, 0)) || (st = bd_md(&dl, &op->dst, op->dt, 0)) ||
+        (st = bd_md(&si, &state, op->dt, 0)) || (st = bd_md(&di, &state, op->dt, 0)) ||
+        (st = bd_md(&sic, &state, dnnl_f32, 0)) || (st = bd_md(&dic, &state, dnnl_f32, 0)) ||
+        (st = bd_md(&wl, &op->wei, op->dt, 1)) || (st = bd_md(&wi, &op->src1, op->dt, 1)) ||
+        (st = bd_md(&b, &op->bias, dnnl_f32, 0)))
+        return st;
+    dnnl_rnn_direction_t dir = (dnnl_rnn_direction_t)op->axis;
+    switch (op->alg) {
+    case dnnl_vanilla_lstm:
+        return dnnl_lstm_forward_desc_init(d, dnnl_forward_inference, dir, &sl, &si, &sic, &wl, &wi, &b, &dl, &di,
+                                           &dic, 0);
+    case dnnl_vanilla_gru:
+        return dnnl_gru_forward_desc_init(d, dnnl_forward_inference, dir, &sl, &si, &wl, &wi, &b, &dl, &di, 0);
+    case dnnl_lbr_gru:
+        return dnnl_lbr_gru_forward_desc_init(d, dnnl_forward_inference, dir, &sl, &si, &wl, &wi, &b, &dl, &di, 0);
+    default:
+        return dnnl_vanilla_rnn_forward_desc_init(d, dnnl_forward_inference, dnnl_eltwise_tanh, dir, &sl, &si, &wl,
+                                                  &wi, &b, &dl, &di, 0, 0.0f, 0.0f);
+    }
+}
+
 /* Builds the op descriptor and the attributes (post-ops, user scratchpad). */
 static inline dnnl_status_t bd_op_desc(const struct bd_op *op, union bd_desc *u, dnnl_primitive_attr_t *attr)
 {
@@ -131,6 +162,14 @@ static inline dnnl_status_t bd_op_desc(const struct bd_op *op, union bd_desc *u,
     *attr = NULL;
     if (op->family == BD_REORDER)
         return dnnl_invalid_arguments; /* see bd_reorder_pd */
+    if (op->family == BD_RNN) {
+        dnnl_status_t rs = bd_rnn_desc(op, &u->rnn);
+        if (rs != dnnl_success)
+            return rs;
+        if ((rs = dnnl_primitive_attr_create(attr)) != dnnl_success)
+            return rs;
+        return dnnl_primitive_attr_set_scratchpad_mode(*attr, dnnl_scratchpad_mode_user);
+    }
     /* the layout is the implementation's choice (format any) where the primitive allows it:
      * convolutions and inner products; the others take the plain layout of the framework */
     int any = op->family == BD_CONV || op->family == BD_DECONV || op->family == BD_IP;

@@ -1,5 +1,5 @@
 /* End to end on the CPU backend: gen -> ninja -> run_all --verify -> lower_bound, on a fixture
- * model and on a shared CNN. One CSV row per benchmark, every row ok or unsupported, every
+ * model and on three shared models (a CNN, a transformer, an LSTM). One CSV row per benchmark, every row ok or unsupported, every
  * ok row verified against oneDNN's reference implementation, every computing layer covered. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,17 +105,48 @@ static void e2e_fixture_cnn(void **state)
     check_folder(out, "tiny_cnn ");
 }
 
+/* A shared model at batch 1 with the dim bindings of bench/shared_models.args. */
+static void e2e_shared(const char *name)
+{
+    char model[4200], out[300], args[8400];
+    snprintf(model, sizeof(model), "%s/models/%s.onnx", test_env("BENANZA_SHARED", "../shared"), name);
+    if (access(model, R_OK) != 0)
+        TEST_SKIP("skipped: %s is not there (no ../shared)\n", model);
+    char *bind;
+    size_t len;
+    assert_int_equal(bz_read_file(test_env("BENANZA_SHARED_ARGS", "bench/shared_models.args"), 1 << 20, &bind, &len),
+                     BZ_READ_OK);
+    struct bz_buf flags;
+    bz_buf_init(&flags);
+    for (char *line = strtok(bind, "\n"); line; line = strtok(NULL, "\n"))
+        if (line[0] == '-')
+            bz_buf_printf(&flags, " '%s'", line);
+    snprintf(out, sizeof(out), "%s/%s", dir, name);
+    snprintf(args, sizeof(args), "-b 1%s '%s'", flags.data ? flags.data : "", model);
+    bz_buf_free(&flags);
+    free(bind);
+    run_folder(args, out);
+    char row[300];
+    snprintf(row, sizeof(row), "%s ", name);
+    check_folder(out, row);
+}
+
 static void e2e_shared_cnn(void **state)
 {
     (void)state;
-    char model[4200], out[300], args[4300];
-    snprintf(model, sizeof(model), "%s/models/resnet20-cifar10-pytorch-opset9.onnx", test_env("BENANZA_SHARED", "../shared"));
-    if (access(model, R_OK) != 0)
-        TEST_SKIP("skipped: %s is not there (no ../shared)\n", model);
-    snprintf(out, sizeof(out), "%s/resnet20", dir);
-    snprintf(args, sizeof(args), "-b 1 '%s'", model);
-    run_folder(args, out);
-    check_folder(out, "resnet20-cifar10-pytorch-opset9 ");
+    e2e_shared("resnet20-cifar10-pytorch-opset9");
+}
+
+static void e2e_shared_transformer(void **state)
+{
+    (void)state;
+    e2e_shared("distilbert-tiny-cls-pytorch-opset11");
+}
+
+static void e2e_shared_lstm(void **state)
+{
+    (void)state;
+    e2e_shared("lstm-bidi-byte-sb-pytorch-opset9");
 }
 
 void test_e2e_group(struct test_totals *tot)
@@ -127,6 +158,8 @@ void test_e2e_group(struct test_totals *tot)
     struct CMUnitTest tests[] = {
         cmocka_unit_test(e2e_fixture_cnn),
         cmocka_unit_test(e2e_shared_cnn),
+        cmocka_unit_test(e2e_shared_transformer),
+        cmocka_unit_test(e2e_shared_lstm),
     };
     test_group_run(tot, "e2e-cpu", tests, BZ_ARRAY_LEN(tests));
     if (sh("rm -rf '%s'", dir) != 0)
