@@ -61,6 +61,7 @@ static const char *str_attr(const json_t *attrs, const char *name, const char *d
 /* ---- layers -> operations ---- */
 
 struct cpu_plan {
+    int layouts;            /* 1, or BD_LAYOUT_COUNT for 4-D ops that run between convolutions */
     struct bd_op op;
     int algs[2];            /* algorithm kinds to enumerate (conv: direct and winograd) */
     int n_algs;
@@ -228,6 +229,7 @@ static int plan_pool(const json_t *params, const char *opname, struct cpu_plan *
                 op->pr[k] = 0;
         }
     }
+    p->layouts = BD_LAYOUT_COUNT;
     op->alg = max ? dnnl_pooling_max
                   : (num_attr(attrs, "count_include_pad", 0) ? dnnl_pooling_avg_include_padding
                                                             : dnnl_pooling_avg_exclude_padding);
@@ -367,6 +369,7 @@ static int plan_binary(const json_t *params, const char *opname, struct cpu_plan
         b.d[k] = 1;
     b.nd = y.nd;
     struct bd_op *op = &p->op;
+    p->layouts = BD_LAYOUT_COUNT;
     op->family = BD_BINARY;
     op->src = a;
     op->src1 = b;
@@ -483,6 +486,7 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
     float alpha, beta;
     int ealg = eltwise_alg(opname, attrs, &alpha, &beta);
     if (ealg) {
+        p->layouts = BD_LAYOUT_COUNT;
         op->family = BD_ELTWISE;
         op->alg = p->algs[0] = ealg;
         op->alpha = alpha;
@@ -494,6 +498,7 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
     if (!strcmp(opname, "BatchNormalization")) {
         if (x.nd < 2)
             return -1;
+        p->layouts = BD_LAYOUT_COUNT;
         op->family = BD_BNORM;
         op->eps = (float)num_attr(attrs, "epsilon", 1e-5);
         op->flags = dnnl_use_global_stats | dnnl_use_scale | dnnl_use_shift;
@@ -538,6 +543,7 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
         return 0;
     }
     if (!strcmp(opname, "LRN")) {
+        p->layouts = BD_LAYOUT_COUNT;
         op->family = BD_LRN;
         op->alg = p->algs[0] = dnnl_lrn_across_channels;
         op->local_size = (dnnl_dim_t)num_attr(attrs, "size", 5);
@@ -871,6 +877,8 @@ static char *op_initializer(const struct bd_op *op)
                       op->post_alpha, op->post_beta);
     if (op->wei_transposed)
         bz_buf_puts(&b, "    .wei_transposed = 1,\n");
+    if (op->layout)
+        bz_buf_printf(&b, "    .layout = %d,\n", op->layout);
     if (op->family == BD_REORDER) {
         bz_buf_puts(&b, "    .perm = {");
         for (int k = 0; k < op->src.nd; k++)
@@ -900,14 +908,17 @@ static void collect_impl(const char *name, void *ud)
     }
 }
 
+static const char *const layout_suffix[BD_LAYOUT_COUNT] = {"", "-nhwc", "-8c", "-16c"};
+
 static void render_bench(struct emit_ctx *e, int li, const struct cpu_plan *plan, dnnl_data_type_t dt,
-                         const char *impl, int alg)
+                         const char *impl, int alg, int layout)
 {
     /* the primitive is part of the name: a Gemm is benchmarked as inner product and matmul */
     const char *prim = plan->op.family == BD_IP ? "-ip" : plan->op.family == BD_MATMUL ? "-matmul" : "";
     const struct layer *l = &e->p->layers.v[li];
     struct bd_op op = plan->op;
     op.dt = dt;
+    op.layout = layout;
     if (plan->n_algs > 1 || alg)
         op.alg = alg;
     struct bz_buf file, safe_impl, title, key;
@@ -917,8 +928,9 @@ static void render_bench(struct emit_ctx *e, int li, const struct cpu_plan *plan
     bz_buf_init(&key);
     for (const char *c = impl; *c; c++)
         bz_buf_putc(&safe_impl, (char)((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ? *c : '_'));
-    bz_buf_printf(&file, "%s-%s-%s%s%s", l->id, dt_name(dt), safe_impl.data, prim,
-                  alg == dnnl_convolution_winograd || alg == dnnl_deconvolution_winograd ? "-wino" : "");
+    bz_buf_printf(&file, "%s-%s-%s%s%s%s", l->id, dt_name(dt), safe_impl.data, prim,
+                  alg == dnnl_convolution_winograd || alg == dnnl_deconvolution_winograd ? "-wino" : "",
+                  layout_suffix[layout]);
     emit_comment_text(&title, l->name);
     emit_comment_text(&key, l->key);
     char *init = op_initializer(&op);
@@ -1006,24 +1018,30 @@ void emit_cpu(struct emit_ctx *e)
                 const struct cpu_plan *pl = which ? &ip : &plan;
                 if ((which ? ip_ok : ok) != 0)
                     continue;
-                struct impl_list impls;
-                impls.n = 0;
-                for (int a = 0; a < pl->n_algs; a++) {
-                    struct bd_op op = pl->op;
-                    op.dt = dts[d];
-                    if (pl->n_algs > 1)
-                        op.alg = pl->algs[a];
-                    impls.cur_alg = pl->n_algs > 1 ? pl->algs[a] : 0;
-                    bd_enumerate(eng, &op, collect_impl, &impls);
+                int layouts = pl->layouts > 1 && pl->op.src.nd == 4 ? pl->layouts : 1, any_impl = 0;
+                for (int lay = 0; lay < layouts; lay++) {
+                    struct impl_list impls;
+                    impls.n = 0;
+                    for (int a = 0; a < pl->n_algs; a++) {
+                        struct bd_op op = pl->op;
+                        op.dt = dts[d];
+                        op.layout = lay;
+                        if (pl->n_algs > 1)
+                            op.alg = pl->algs[a];
+                        impls.cur_alg = pl->n_algs > 1 ? pl->algs[a] : 0;
+                        bd_enumerate(eng, &op, collect_impl, &impls);
+                    }
+                    /* the reference implementation once, in the plain layout: it is there to
+                     * check the others, not to compete in every layout */
+                    for (int i = 0; i < impls.n; i++)
+                        if (lay == 0 || strncmp(impls.names[i], "ref", 3) != 0)
+                            render_bench(e, li, pl, dts[d], impls.names[i], impls.algs[i], lay);
+                    any_impl += impls.n;
                 }
-                if (impls.n == 0) {
-                    /* nothing here for this type: one benchmark that says so where it runs
-                     * (and picks oneDNN's first choice on a machine that has one) */
-                    render_bench(e, li, pl, dts[d], "any", pl->n_algs > 1 ? pl->algs[0] : 0);
-                    continue;
-                }
-                for (int i = 0; i < impls.n; i++)
-                    render_bench(e, li, pl, dts[d], impls.names[i], impls.algs[i]);
+                /* nothing here for this type: one benchmark that says so where it runs (and
+                 * picks oneDNN's first choice on a machine that has one) */
+                if (!any_impl)
+                    render_bench(e, li, pl, dts[d], "any", pl->n_algs > 1 ? pl->algs[0] : 0, 0);
             }
         }
     }

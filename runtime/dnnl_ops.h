@@ -52,7 +52,12 @@ struct bd_op {
     float post_alpha, post_beta;
     int wei_transposed;       /* matmul/ip weights stored transposed (Gemm transB) */
     int perm[8];              /* reorder: output dim k is input dim perm[k] */
+    int layout;               /* src/dst of 4-D element-wise-like ops: BD_LAYOUT_* */
 };
+
+/* Layouts a framework keeps activations in between convolutions: plain NCHW, channels-last,
+ * and oneDNN's blocked 8- and 16-channel layouts. */
+enum { BD_LAYOUT_PLAIN, BD_LAYOUT_NHWC, BD_LAYOUT_8C, BD_LAYOUT_16C, BD_LAYOUT_COUNT };
 
 union bd_desc {
     dnnl_convolution_desc_t conv;
@@ -73,6 +78,10 @@ union bd_desc {
 static inline dnnl_status_t bd_md(dnnl_memory_desc_t *md, const struct bd_tensor *t, dnnl_data_type_t dt,
                            int any)
 {
+    if (any >= 2) { /* 2 + BD_LAYOUT_*: an activation layout of a 4-D tensor */
+        static const dnnl_format_tag_t tags[BD_LAYOUT_COUNT] = {dnnl_abcd, dnnl_acdb, dnnl_aBcd8b, dnnl_aBcd16b};
+        return dnnl_memory_desc_init_by_tag(md, t->nd, t->d, dt, tags[any - 2]);
+    }
     static const dnnl_format_tag_t plain[9] = {dnnl_format_tag_undef, dnnl_a, dnnl_ab, dnnl_abc, dnnl_abcd,
                                                dnnl_abcde, dnnl_abcdef, dnnl_abcdefg, dnnl_abcdefgh};
     if (t->nd < 1 || t->nd > 8)
@@ -173,9 +182,10 @@ static inline dnnl_status_t bd_op_desc(const struct bd_op *op, union bd_desc *u,
     /* the layout is the implementation's choice (format any) where the primitive allows it:
      * convolutions and inner products; the others take the plain layout of the framework */
     int any = op->family == BD_CONV || op->family == BD_DECONV || op->family == BD_IP;
-    if ((st = bd_md(&s, &op->src, op->dt, any)) != dnnl_success)
+    int act = !any && op->layout && op->src.nd == 4 ? 2 + op->layout : any;
+    if ((st = bd_md(&s, &op->src, op->dt, act)) != dnnl_success)
         return st;
-    if ((st = bd_md(&d, &op->dst, op->dt, any)) != dnnl_success)
+    if ((st = bd_md(&d, &op->dst, op->dt, !any && op->layout && op->dst.nd == 4 ? 2 + op->layout : any)) != dnnl_success)
         return st;
     if (op->wei.nd) {
         st = op->wei_transposed && op->family == BD_MATMUL ? bd_md_transposed(&w, &op->wei, op->dt)
