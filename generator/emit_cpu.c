@@ -472,6 +472,30 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
     p->n_algs = 1;
     p->bytes = 4.0 * (double)(nelem(&x) + nelem(&y));
     p->flops = (double)nelem(&y);
+    if (!strcmp(opname, "Concat")) {
+        size_t n = json_array_size(json_object_get(params, "inputs"));
+        if (n < 2 || n > 8 || tensor_of(io(params, "inputs", 1), &op->src1))
+            return -1;
+        for (size_t i = 2; i < n; i++)
+            if (tensor_of(io(params, "inputs", i), &op->cat[i - 2]))
+                return -1;
+        op->ncat = (int)n - 2;
+        op->family = BD_CONCAT;
+        op->axis = (int)num_attr(attrs, "axis", 0);
+        if (op->axis < 0)
+            op->axis += x.nd;
+        p->layouts = BD_LAYOUT_COUNT;
+        static const char *const srcs[8] = {"DNNL_ARG_MULTIPLE_SRC + 0", "DNNL_ARG_MULTIPLE_SRC + 1",
+                                            "DNNL_ARG_MULTIPLE_SRC + 2", "DNNL_ARG_MULTIPLE_SRC + 3",
+                                            "DNNL_ARG_MULTIPLE_SRC + 4", "DNNL_ARG_MULTIPLE_SRC + 5",
+                                            "DNNL_ARG_MULTIPLE_SRC + 6", "DNNL_ARG_MULTIPLE_SRC + 7"};
+        for (size_t i = 0; i < n; i++)
+            arg(p, srcs[i], 0, 0);
+        arg(p, "DNNL_ARG_DST", 1, 0);
+        p->flops = 0;
+        p->bytes = 8.0 * (double)nelem(&y);
+        return 0;
+    }
     if (!strcmp(opname, "Transpose")) {
         const json_t *perm = json_object_get(attrs, "perm");
         op->family = BD_REORDER;
@@ -825,7 +849,7 @@ static const char *dt_enum(dnnl_data_type_t dt)
 
 static const char *const family_names[BD_FAMILY_COUNT] = {
     "BD_CONV", "BD_DECONV", "BD_POOL", "BD_ELTWISE", "BD_BNORM", "BD_LNORM", "BD_IP", "BD_MATMUL",
-    "BD_BINARY", "BD_SOFTMAX", "BD_LRN", "BD_REDUCTION", "BD_REORDER", "BD_RNN",
+    "BD_BINARY", "BD_SOFTMAX", "BD_LRN", "BD_REDUCTION", "BD_REORDER", "BD_RNN", "BD_CONCAT",
 };
 
 static void tensor_init(struct bz_buf *b, const char *field, const struct bd_tensor *t)
@@ -879,6 +903,16 @@ static char *op_initializer(const struct bd_op *op)
         bz_buf_puts(&b, "    .wei_transposed = 1,\n");
     if (op->layout)
         bz_buf_printf(&b, "    .layout = %d,\n", op->layout);
+    if (op->ncat) {
+        bz_buf_printf(&b, "    .ncat = %d,\n    .cat = {", op->ncat);
+        for (int i = 0; i < op->ncat; i++) {
+            bz_buf_printf(&b, "%s{%d, {", i ? ", " : "", op->cat[i].nd);
+            for (int k = 0; k < op->cat[i].nd; k++)
+                bz_buf_printf(&b, "%s%lld", k ? ", " : "", (long long)op->cat[i].d[k]);
+            bz_buf_puts(&b, "}}");
+        }
+        bz_buf_puts(&b, "},\n");
+    }
     if (op->family == BD_REORDER) {
         bz_buf_puts(&b, "    .perm = {");
         for (int k = 0; k < op->src.nd; k++)

@@ -27,6 +27,7 @@ enum bd_family {
     BD_REDUCTION,
     BD_REORDER,     /* Transpose: src plain, dst the permuted layout */
     BD_RNN,         /* LSTM, GRU, vanilla RNN: alg is the cell, axis the direction */
+    BD_CONCAT,      /* Concat: inputs src, src1, cat[...]; axis */
     BD_FAMILY_COUNT
 };
 
@@ -53,7 +54,28 @@ struct bd_op {
     int wei_transposed;       /* matmul/ip weights stored transposed (Gemm transB) */
     int perm[8];              /* reorder: output dim k is input dim perm[k] */
     int layout;               /* src/dst of 4-D element-wise-like ops: BD_LAYOUT_* */
+    int ncat;                 /* concat: inputs after src and src1 */
+    struct bd_tensor cat[6];
 };
+
+/* A concat has no op descriptor either: its primitive descriptor is made directly. */
+static inline dnnl_status_t bd_md(dnnl_memory_desc_t *md, const struct bd_tensor *t, dnnl_data_type_t dt, int any);
+static inline dnnl_status_t bd_concat_pd(dnnl_engine_t eng, const struct bd_op *op, dnnl_primitive_desc_t *pd)
+{
+    dnnl_memory_desc_t src[8], dst;
+    const struct bd_tensor *ts[8] = {&op->src, &op->src1};
+    int n = 2 + op->ncat;
+    for (int i = 0; i < op->ncat; i++)
+        ts[2 + i] = &op->cat[i];
+    int fmt = op->layout && op->src.nd == 4 ? 2 + op->layout : 0;
+    dnnl_status_t st;
+    for (int i = 0; i < n; i++)
+        if ((st = bd_md(&src[i], ts[i], op->dt, fmt)) != dnnl_success)
+            return st;
+    if ((st = bd_md(&dst, &op->dst, op->dt, fmt)) != dnnl_success)
+        return st;
+    return dnnl_concat_primitive_desc_create(pd, &dst, n, op->axis, src, NULL, eng);
+}
 
 /* Layouts a framework keeps activations in between convolutions: plain NCHW, channels-last,
  * and oneDNN's blocked 8- and 16-channel layouts. */
@@ -169,8 +191,8 @@ static inline dnnl_status_t bd_op_desc(const struct bd_op *op, union bd_desc *u,
     dnnl_status_t st = dnnl_success;
     memset(u, 0, sizeof(*u));
     *attr = NULL;
-    if (op->family == BD_REORDER)
-        return dnnl_invalid_arguments; /* see bd_reorder_pd */
+    if (op->family == BD_REORDER || op->family == BD_CONCAT)
+        return dnnl_invalid_arguments; /* see bd_reorder_pd, bd_concat_pd */
     if (op->family == BD_RNN) {
         dnnl_status_t rs = bd_rnn_desc(op, &u->rnn);
         if (rs != dnnl_success)
@@ -271,10 +293,10 @@ static inline dnnl_status_t bd_op_desc(const struct bd_op *op, union bd_desc *u,
 static inline int bd_enumerate(dnnl_engine_t eng, const struct bd_op *op, void (*fn)(const char *name, void *ud),
                         void *ud)
 {
-    if (op->family == BD_REORDER) {
+    if (op->family == BD_REORDER || op->family == BD_CONCAT) {
         dnnl_primitive_desc_t pd;
         const char *name = NULL;
-        if (bd_reorder_pd(eng, op, &pd) != dnnl_success)
+        if ((op->family == BD_REORDER ? bd_reorder_pd(eng, op, &pd) : bd_concat_pd(eng, op, &pd)) != dnnl_success)
             return 0;
         if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &name) == dnnl_success && name && fn)
             fn(name, ud);
