@@ -496,6 +496,42 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
         p->bytes = 8.0 * (double)nelem(&y);
         return 0;
     }
+    if (!strcmp(opname, "Resize") || !strcmp(opname, "Upsample")) {
+        const char *mode = str_attr(attrs, "mode", "nearest");
+        if (x.nd < 3 || x.nd > 5)
+            return -1;
+        if (!strcmp(mode, "nearest"))
+            op->alg = dnnl_resampling_nearest;
+        else if (!strcmp(mode, "linear") || !strcmp(mode, "bilinear"))
+            op->alg = dnnl_resampling_linear;
+        else
+            return -1; /* cubic: oneDNN has none */
+        /* oneDNN resamples the spatial dims only */
+        if (x.d[0] != y.d[0] || x.d[1] != y.d[1])
+            return -1;
+        op->family = BD_RESAMPLING;
+        p->algs[0] = op->alg;
+        p->layouts = BD_LAYOUT_COUNT;
+        arg(p, "DNNL_ARG_SRC", 0, 0);
+        arg(p, "DNNL_ARG_DST", 1, 0);
+        p->flops = (double)nelem(&y) * (op->alg == dnnl_resampling_linear ? 8.0 : 1.0);
+        return 0;
+    }
+    if (!strcmp(opname, "PRelu")) {
+        struct bd_tensor slope;
+        if (tensor_of(io(params, "inputs", 1), &slope) || slope.nd > x.nd)
+            return -1;
+        /* the slope broadcast to the input's rank */
+        op->wei.nd = x.nd;
+        for (int k = 0; k < x.nd; k++)
+            op->wei.d[k] = k < x.nd - slope.nd ? 1 : slope.d[k - (x.nd - slope.nd)];
+        op->family = BD_PRELU;
+        p->layouts = BD_LAYOUT_COUNT;
+        arg(p, "DNNL_ARG_SRC", 0, 0);
+        arg(p, "DNNL_ARG_WEIGHTS", 0, 0);
+        arg(p, "DNNL_ARG_DST", 1, 0);
+        return 0;
+    }
     if (!strcmp(opname, "Transpose")) {
         const json_t *perm = json_object_get(attrs, "perm");
         op->family = BD_REORDER;
@@ -743,6 +779,7 @@ static int plan_plain(const json_t *params, struct pl_op *op)
         {"And", PL_BINARY, PL_AND}, {"Or", PL_BINARY, PL_OR}, {"Xor", PL_BINARY, PL_XOR},
         {"Where", PL_WHERE, PL_IDENTITY}, {"Cast", PL_CAST, PL_IDENTITY},
         {"Expand", PL_EXPAND, PL_IDENTITY}, {"Gather", PL_GATHER, PL_IDENTITY},
+        {"Slice", PL_MAP, PL_IDENTITY}, {"Pad", PL_MAP, PL_IDENTITY}, {"Tile", PL_MAP, PL_IDENTITY},
     };
     const char *name = json_string_value(json_object_get(params, "op"));
     const json_t *attrs = json_object_get(params, "attrs");
@@ -762,6 +799,38 @@ static int plan_plain(const json_t *params, struct pl_op *op)
     for (int i = 0; i < op->nin; i++)
         if (pl_tensor_of(io(params, "inputs", (size_t)i), &op->in[i]))
             return -1;
+    if (op->kind == PL_MAP) {
+        /* the map from the shapes and the node's known constant inputs, in the key */
+        const struct pl_tensor *x = &op->in[0];
+        if (x->nd != op->out.nd)
+            return -1;
+        if (!strcmp(name, "Tile")) {
+            op->map = PL_MAP_TILE;
+        } else if (!strcmp(name, "Pad")) {
+            /* constant padding at the front is what the shapes cannot say: assume it
+             * symmetric where the size difference is even, at the end otherwise */
+            if (strcmp(str_attr(attrs, "mode", "constant"), "constant") != 0)
+                return -1;
+            op->map = PL_MAP_PAD;
+            for (int k = 0; k < x->nd; k++) {
+                int64_t extra = op->out.d[k] - x->d[k];
+                if (extra < 0)
+                    return -1;
+                op->start[k] = -(extra / 2);
+                op->step[k] = 1;
+            }
+        } else {
+            /* Slice: the output is a window of the input; its placement does not change the
+             * work, so the window starts at 0 with unit steps */
+            op->map = PL_MAP_SLICE;
+            for (int k = 0; k < x->nd; k++) {
+                if (op->out.d[k] > x->d[k])
+                    return -1;
+                op->start[k] = 0;
+                op->step[k] = 1;
+            }
+        }
+    }
     if (op->kind == PL_GATHER) {
         int64_t axis = (int64_t)num_attr(attrs, "axis", 0);
         op->axis = (int)(axis < 0 ? axis + op->in[0].nd : axis);
@@ -806,11 +875,19 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     }
     bz_buf_puts(&init, "},\n    .out = ");
     pl_tensor_init(&init, &op->out);
-    bz_buf_printf(&init, ",\n    .axis = %d,\n    .alpha = %.9ef,\n    .beta = %.9ef,\n}", op->axis, op->alpha, op->beta);
+    bz_buf_printf(&init, ",\n    .axis = %d,\n    .alpha = %.9ef,\n    .beta = %.9ef,\n    .map = %d,\n", op->axis,
+                  op->alpha, op->beta, op->map);
+    bz_buf_puts(&init, "    .start = {");
+    for (int k = 0; k < op->out.nd; k++)
+        bz_buf_printf(&init, "%s%lld", k ? ", " : "", (long long)op->start[k]);
+    bz_buf_puts(&init, "},\n    .step = {");
+    for (int k = 0; k < op->out.nd; k++)
+        bz_buf_printf(&init, "%s%lld", k ? ", " : "", (long long)op->step[k]);
+    bz_buf_puts(&init, "},\n}");
     double bytes = (double)pl_count(&op->out) * (double)pl_esize(op->out.dtype), flops = (double)pl_count(&op->out);
     for (int i = 0; i < op->nin; i++)
         bytes += (double)pl_count(&op->in[i]) * (double)pl_esize(op->in[i].dtype);
-    if (op->kind == PL_GATHER || op->kind == PL_CAST || op->kind == PL_EXPAND)
+    if (op->kind == PL_GATHER || op->kind == PL_CAST || op->kind == PL_EXPAND || op->kind == PL_MAP)
         flops = 0;
     char fl[64], by[64];
     snprintf(fl, sizeof(fl), "%.17g", flops);
@@ -850,6 +927,7 @@ static const char *dt_enum(dnnl_data_type_t dt)
 static const char *const family_names[BD_FAMILY_COUNT] = {
     "BD_CONV", "BD_DECONV", "BD_POOL", "BD_ELTWISE", "BD_BNORM", "BD_LNORM", "BD_IP", "BD_MATMUL",
     "BD_BINARY", "BD_SOFTMAX", "BD_LRN", "BD_REDUCTION", "BD_REORDER", "BD_RNN", "BD_CONCAT",
+    "BD_RESAMPLING", "BD_PRELU",
 };
 
 static void tensor_init(struct bz_buf *b, const char *field, const struct bd_tensor *t)

@@ -28,6 +28,8 @@ enum bd_family {
     BD_REORDER,     /* Transpose: src plain, dst the permuted layout */
     BD_RNN,         /* LSTM, GRU, vanilla RNN: alg is the cell, axis the direction */
     BD_CONCAT,      /* Concat: inputs src, src1, cat[...]; axis */
+    BD_RESAMPLING,  /* Resize/Upsample: nearest or linear, the factors from the dims */
+    BD_PRELU,       /* PRelu: the slope in wei, broadcast to src */
     BD_FAMILY_COUNT
 };
 
@@ -95,6 +97,8 @@ union bd_desc {
     dnnl_lrn_desc_t lrn;
     dnnl_reduction_desc_t reduction;
     dnnl_rnn_desc_t rnn;
+    dnnl_resampling_desc_t resampling;
+    dnnl_prelu_desc_t prelu;
 };
 
 static inline dnnl_status_t bd_md(dnnl_memory_desc_t *md, const struct bd_tensor *t, dnnl_data_type_t dt,
@@ -267,6 +271,13 @@ static inline dnnl_status_t bd_op_desc(const struct bd_op *op, union bd_desc *u,
         break;
     case BD_REDUCTION:
         st = dnnl_reduction_desc_init(&u->reduction, (dnnl_alg_kind_t)op->alg, &s, &d, op->p, op->eps);
+        break;
+    case BD_RESAMPLING:
+        st = dnnl_resampling_forward_desc_init(&u->resampling, dnnl_forward_inference, (dnnl_alg_kind_t)op->alg, NULL,
+                                               &s, &d);
+        break;
+    case BD_PRELU:
+        st = dnnl_prelu_forward_desc_init(&u->prelu, dnnl_forward_inference, &s, &w);
         break;
     default:
         return dnnl_invalid_arguments;

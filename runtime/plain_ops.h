@@ -11,7 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum pl_kind { PL_UNARY, PL_BINARY, PL_WHERE, PL_CAST, PL_EXPAND, PL_GATHER };
+enum pl_kind { PL_UNARY, PL_BINARY, PL_WHERE, PL_CAST, PL_EXPAND, PL_GATHER, PL_MAP };
+
+/* PL_MAP: every output element reads one input element (or writes 0): per dim, input
+ * coordinate = start + step * output coordinate (Slice), output - pad with 0 outside (Pad),
+ * or output mod the input dim (Tile). */
+enum pl_map { PL_MAP_SLICE, PL_MAP_PAD, PL_MAP_TILE };
 
 enum pl_fn {
     PL_ERF, PL_NEG, PL_ABS, PL_SQRT, PL_EXP, PL_LOG, PL_FLOOR, PL_CEIL, PL_ROUND, PL_SIGN, PL_SIN,
@@ -36,7 +41,19 @@ struct pl_op {
     struct pl_tensor in[3], out;
     int axis;                 /* Gather */
     float alpha, beta;        /* HardSigmoid, Selu */
+    int map;                  /* PL_MAP: enum pl_map */
+    int64_t start[8], step[8];/* PL_MAP: per output dim (Pad: start = -pad_begin, step 1) */
 };
+
+/* The input coordinate an output coordinate reads in dim k, or -1 outside (Pad). */
+static inline int64_t pl_map_coord(const struct pl_op *op, int k, int64_t out)
+{
+    int64_t d = op->in[0].d[k];
+    if (op->map == PL_MAP_TILE)
+        return out % d;
+    int64_t c = op->start[k] + op->step[k] * out;
+    return c >= 0 && c < d ? c : -1;
+}
 
 static inline size_t pl_esize(int dt)
 {
@@ -192,7 +209,7 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
             }
             pl_store(s->in[i], t->dtype, k, v);
         }
-        if (op->kind != PL_GATHER)
+        if (op->kind != PL_GATHER && op->kind != PL_MAP)
             pl_bcast_strides(t, &op->out, s->strides[i]);
     }
     int64_t n = pl_count(&op->out);
@@ -202,7 +219,7 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
         bh_note(r, "cannot allocate the output (%lld elements)", (long long)n);
         return BH_OOM;
     }
-    s->flat = op->kind != PL_GATHER;
+    s->flat = op->kind != PL_GATHER && op->kind != PL_MAP;
     for (int i = 0; i < op->nin && s->flat; i++)
         s->flat = pl_count(&op->in[i]) == n;
     return BH_OK;
@@ -230,6 +247,45 @@ static inline void pl_kernel(struct pl_state *s)
                 memcpy(o, (const char *)s->in[0] + ((a * dim + j) * inner) * (int64_t)es, (size_t)(inner * (int64_t)es));
                 o += inner * (int64_t)es;
             }
+        return;
+    }
+    if (op->kind == PL_MAP) {
+        /* the odometer over the output; the input offset of the innermost run follows by steps */
+        const struct pl_tensor *t = &op->in[0];
+        int nd = op->out.nd;
+        int64_t istride[8], idx[8] = {0}, acc = 1;
+        for (int k = nd - 1; k >= 0; k--) {
+            istride[k] = acc;
+            acc *= t->d[k];
+        }
+        size_t es = pl_esize(t->dtype);
+        int64_t inner = nd ? op->out.d[nd - 1] : 1;
+        for (int64_t i = 0; i < n; i += inner) {
+            int64_t base = 0;
+            int outside = 0;
+            for (int k = 0; k < nd - 1; k++) {
+                int64_t c = pl_map_coord(op, k, idx[k]);
+                if (c < 0)
+                    outside = 1;
+                base += c * istride[k];
+            }
+            char *o = (char *)s->out + i * (int64_t)es;
+            if (outside) {
+                memset(o, 0, (size_t)(inner * (int64_t)es));
+            } else if (op->map == PL_MAP_SLICE && op->step[nd - 1] == 1 && es == 4) {
+                memcpy(o, (const char *)s->in[0] + (base + op->start[nd - 1]) * 4, (size_t)inner * 4);
+            } else {
+                for (int64_t j = 0; j < inner; j++) {
+                    int64_t c = pl_map_coord(op, nd - 1, j);
+                    pl_store(s->out, odt, i + j, c < 0 ? 0 : pl_load(s->in[0], t->dtype, base + c));
+                }
+            }
+            for (int k = nd - 2; k >= 0; k--) {
+                if (++idx[k] < op->out.d[k])
+                    break;
+                idx[k] = 0;
+            }
+        }
         return;
     }
     if (s->flat && op->kind == PL_UNARY && op->in[0].dtype == PL_FLOAT && odt == PL_FLOAT) {
@@ -293,7 +349,17 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
             rem = op->out.d[k] ? rem / op->out.d[k] : 0;
         }
         double want;
-        if (op->kind == PL_GATHER) {
+        if (op->kind == PL_MAP) {
+            int64_t src = 0;
+            int outside = 0;
+            for (int k = 0; k < op->out.nd; k++) {
+                int64_t c = op->map == PL_MAP_TILE ? coord[k] % op->in[0].d[k] : op->start[k] + op->step[k] * coord[k];
+                if (c < 0 || c >= op->in[0].d[k])
+                    outside = 1;
+                src = src * op->in[0].d[k] + (outside ? 0 : c);
+            }
+            want = outside ? 0 : pl_load(s->in[0], op->in[0].dtype, src);
+        } else if (op->kind == PL_GATHER) {
             const struct pl_tensor *d = &op->in[0];
             int ni = op->in[1].nd;
             int64_t qi = 0;
