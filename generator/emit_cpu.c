@@ -693,8 +693,7 @@ static int plan_fused(const json_t *params, struct cpu_plan *p)
         return -1;
     struct bd_op *op = &p->op;
     size_t nm = json_array_size(members);
-    if (!strcmp(pattern, "conv_bn") || !strcmp(pattern, "conv_bn_act") || !strcmp(pattern, "gemm_bias") ||
-        !strcmp(pattern, "gemm_bias_act")) {
+    if (!strncmp(pattern, "conv_bn", 7) || !strcmp(pattern, "gemm_bias") || !strcmp(pattern, "gemm_bias_act")) {
         if (!op->has_bias) {
             /* a folded BN or the Add becomes the primitive's bias */
             op->has_bias = 1;
@@ -715,10 +714,11 @@ static int plan_fused(const json_t *params, struct cpu_plan *p)
             p->nargs++;
         }
     }
+    op->post_sum = strstr(pattern, "_add") != NULL;
     const char *act = NULL;
     const json_t *act_attrs = NULL;
-    if (!strcmp(pattern, "conv_act") || !strcmp(pattern, "conv_bn_act") || !strcmp(pattern, "gemm_bias_act") ||
-        !strcmp(pattern, "gemm_act")) {
+    size_t plen = strlen(pattern);
+    if (plen > 4 && !strcmp(pattern + plen - 4, "_act")) {
         const json_t *last = json_array_get(members, nm - 1);
         act = json_string_value(json_object_get(last, "op"));
         act_attrs = json_object_get(last, "attrs");
@@ -974,6 +974,8 @@ static char *op_initializer(const struct bd_op *op)
                   op->beta, op->eps, op->p);
     bz_buf_printf(&b, "    .local_size = %lld,\n    .axis = %d,\n    .flags = %uu,\n", (long long)op->local_size,
                   op->axis, op->flags);
+    if (op->post_sum)
+        bz_buf_puts(&b, "    .post_sum = 1,\n");
     if (op->post_alg)
         bz_buf_printf(&b, "    .post_alg = %d,\n    .post_alpha = %.9ef,\n    .post_beta = %.9ef,\n", op->post_alg,
                       op->post_alpha, op->post_beta);

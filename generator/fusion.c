@@ -1,4 +1,5 @@
-/* Fusion patterns: Conv(+bias)->act, Conv->BatchNormalization(->act) (BN folding),
+/* Fusion patterns: Conv(+bias)[->BatchNormalization][->Add(residual)][->act] (BN folding,
+ * sum and eltwise post-ops),
  * Gemm/MatMul->Add(bias)(->Relu/Gelu), and the decomposed LayerNorm and GELU subgraphs
  * that exporters write out op by op. */
 #include "fusion.h"
@@ -95,26 +96,54 @@ static void add_group(struct layer_set *s, struct fctx *f, const char *pattern, 
     bz_buf_free(&name);
 }
 
+/* An Add (or a two-input Sum) of the node's output and another tensor of the same shape: a
+ * residual sum. */
+static bool is_residual_add(const struct fctx *f, int add, const struct ir_value *y)
+{
+    if (!is_op(f, add, "Add") && !(is_op(f, add, "Sum") && f->g->nodes[add].n_inputs == 2))
+        return false;
+    const struct ir_value *other = other_input(&f->g->nodes[add], y);
+    if (!other || other == y || other->is_const || other->type.rank != y->type.rank)
+        return false;
+    for (int k = 0; k < y->type.rank; k++)
+        if (other->type.dims[k].value != y->type.dims[k].value)
+            return false;
+    return true;
+}
+
+/* Conv [-> BatchNormalization] [-> Add(residual)] [-> activation]: what a library runs as one
+ * convolution with the BN folded in and sum and eltwise post-ops. */
 static void find_conv(struct layer_set *s, struct fctx *f, int run_index)
 {
+    static const char *const patterns[2][2][2] = {
+        /* [bn][add][act] */
+        {{NULL, "conv_act"}, {"conv_add", "conv_add_act"}},
+        {{"conv_bn", "conv_bn_act"}, {"conv_bn_add", "conv_bn_add_act"}},
+    };
     for (int i = 0; i < f->g->n_nodes; i++) {
         if (!is_op(f, i, "Conv"))
             continue;
-        int nodes[3] = {i, -1, -1};
-        int c1 = only_consumer(f, i);
-        if (is_op(f, c1, "BatchNormalization") && f->g->nodes[c1].inputs[0] == f->g->nodes[i].outputs[0]) {
-            nodes[1] = c1;
-            int c2 = only_consumer(f, c1);
-            if (is_act(f, c2)) {
-                nodes[2] = c2;
-                add_group(s, f, "conv_bn_act", nodes, 3, run_index);
-            } else {
-                add_group(s, f, "conv_bn", nodes, 2, run_index);
-            }
-        } else if (is_act(f, c1)) {
-            nodes[1] = c1;
-            add_group(s, f, "conv_act", nodes, 2, run_index);
+        int nodes[4], n = 0, last = i;
+        nodes[n++] = i;
+        bool bn = false, add = false, act = false;
+        int c = only_consumer(f, last);
+        if (is_op(f, c, "BatchNormalization") && f->g->nodes[c].inputs[0] == f->g->nodes[last].outputs[0]) {
+            nodes[n++] = last = c;
+            bn = true;
+            c = only_consumer(f, last);
         }
+        if (is_residual_add(f, c, f->g->nodes[last].outputs[0])) {
+            nodes[n++] = last = c;
+            add = true;
+            c = only_consumer(f, last);
+        }
+        if (is_act(f, c)) {
+            nodes[n++] = c;
+            act = true;
+        }
+        const char *pattern = patterns[bn][add][act];
+        if (pattern)
+            add_group(s, f, pattern, nodes, n, run_index);
     }
 }
 

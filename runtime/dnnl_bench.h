@@ -183,7 +183,8 @@ static inline enum bh_status bd_alloc(struct bd_state *b, dnnl_primitive_desc_t 
         if (!md || md->ndims == 0 || dnnl_memory_desc_get_size(md) == 0)
             continue;
         BD_CHECK(r, dnnl_memory_create(&mem[i], md, b->eng, DNNL_MEMORY_ALLOCATE));
-        if (i < b->nargs && !b->args[i].output)
+        /* inputs are filled; so is the destination of a sum post-op (it holds the residual) */
+        if (i < b->nargs && (!b->args[i].output || (b->op->post_sum && arg == DNNL_ARG_DST)))
             BD_CHECK(r, bd_fill(b->eng, b->stream, mem[i], 12345u + 7919u * (uint32_t)i, b->args[i].fill));
         if (i == b->nargs)
             r->workspace_bytes = (double)dnnl_memory_desc_get_size(md);

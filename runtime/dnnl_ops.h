@@ -51,6 +51,7 @@ struct bd_op {
     dnnl_dim_t local_size;
     int axis;
     unsigned flags;           /* normalisation flags */
+    int post_sum;             /* a sum post-op first: dst holds the residual and is added to */
     int post_alg;             /* eltwise post-op (0: none) */
     float post_alpha, post_beta;
     int wei_transposed;       /* matmul/ip weights stored transposed (Gemm transB) */
@@ -287,11 +288,14 @@ static inline dnnl_status_t bd_op_desc(const struct bd_op *op, union bd_desc *u,
     if ((st = dnnl_primitive_attr_create(attr)) != dnnl_success)
         return st;
     dnnl_primitive_attr_set_scratchpad_mode(*attr, dnnl_scratchpad_mode_user);
-    if (op->post_alg) {
+    if (op->post_alg || op->post_sum) {
         dnnl_post_ops_t po;
         if ((st = dnnl_post_ops_create(&po)) != dnnl_success)
             return st;
-        st = dnnl_post_ops_append_eltwise(po, 1.0f, (dnnl_alg_kind_t)op->post_alg, op->post_alpha, op->post_beta);
+        if (op->post_sum)
+            st = dnnl_post_ops_append_sum(po, 1.0f);
+        if (st == dnnl_success && op->post_alg)
+            st = dnnl_post_ops_append_eltwise(po, 1.0f, (dnnl_alg_kind_t)op->post_alg, op->post_alpha, op->post_beta);
         if (st == dnnl_success)
             st = dnnl_primitive_attr_set_post_ops(*attr, po);
         dnnl_post_ops_destroy(po);

@@ -20,6 +20,7 @@ static const char *const fixture_names[] = {
     [FIXTURE_CONV_VARIANTS] = "conv_variants",
     [FIXTURE_TRANSFORMER_BITS] = "transformer_bits",
     [FIXTURE_CUSTOM_OP] = "custom_op",
+    [FIXTURE_RESIDUAL] = "residual",
 };
 _Static_assert(BZ_ARRAY_LEN(fixture_names) == FIXTURE_COUNT, "a name per fixture");
 
@@ -332,6 +333,23 @@ static Onnx__GraphProto *custom_op(void)
     return graph("custom", nodes, BZ_ARRAY_LEN(nodes), ins, 1, outs, 1, NULL, 0);
 }
 
+static Onnx__GraphProto *residual(void)
+{
+    Onnx__NodeProto *nodes[] = {
+        node("Conv", "conv", "x,w", "c", attr_ints("pads", 4, 1L, 1L, 1L, 1L), NULL),
+        node("BatchNormalization", "bn", "c,scale,bias,mean,var", "b", NULL),
+        node("Add", "residual", "b,x", "a", NULL),
+        node("Relu", "relu", "a", "y", NULL),
+    };
+    Onnx__TensorProto *inits[] = {
+        init_f32("w", 4, 8L, 8L, 3L, 3L), init_f32("scale", 1, 8L), init_f32("bias", 1, 8L),
+        init_f32("mean", 1, 8L), init_f32("var", 1, 8L),
+    };
+    Onnx__ValueInfoProto *ins[] = {vi("x", 1, 4, 1L, 8L, 8L, 8L)};
+    Onnx__ValueInfoProto *outs[] = {vi("y", 1, 4, 1L, 8L, 8L, 8L)};
+    return graph("residual", nodes, BZ_ARRAY_LEN(nodes), ins, 1, outs, 1, inits, BZ_ARRAY_LEN(inits));
+}
+
 static Onnx__GraphProto *broken(enum fixture f)
 {
     Onnx__ValueInfoProto *ins[] = {vi("x", 1, 1, 4L)};
@@ -403,6 +421,7 @@ size_t fixture_build(enum fixture f, uint8_t **out)
     case FIXTURE_CONV_VARIANTS: m.graph = conv_variants(); break;
     case FIXTURE_TRANSFORMER_BITS: m.graph = transformer_bits(); break;
     case FIXTURE_CUSTOM_OP: m.graph = custom_op(); break;
+    case FIXTURE_RESIDUAL: m.graph = residual(); break;
     default: m.graph = broken(f); break;
     }
     BZ_ASSERT(m.graph != NULL);

@@ -16,6 +16,7 @@ enum fixture {
     FIXTURE_CONV_VARIANTS,   /* one convolution written four ways (three equal, one strided) */
     FIXTURE_TRANSFORMER_BITS,/* decomposed LayerNorm, MatMul+bias, decomposed GELU */
     FIXTURE_CUSTOM_OP,       /* Relu -> com.example:Frobnicate (twice) -> Sigmoid */
+    FIXTURE_RESIDUAL,        /* Conv -> BatchNormalization -> Add(input) -> Relu, a residual block */
     FIXTURE_COUNT
 };
 

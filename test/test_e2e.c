@@ -90,19 +90,32 @@ static void run_folder(const char *gen_args, const char *out)
     assert_int_equal(sh("cd '%s' && ./run_all | grep -q 'nothing to run'", out), 0);
 }
 
+static void e2e_fixture(enum fixture f, const char *batch)
+{
+    uint8_t *data;
+    size_t n = fixture_build(f, &data);
+    char model[300], out[300], args[700], row[64];
+    snprintf(model, sizeof(model), "%s/%s.onnx", dir, fixture_name(f));
+    snprintf(out, sizeof(out), "%s/%s", dir, fixture_name(f));
+    assert_int_equal(bz_write_file_atomic(model, data, n), 0);
+    free(data);
+    snprintf(args, sizeof(args), "-b %s '%s'", batch, model);
+    run_folder(args, out);
+    snprintf(row, sizeof(row), "%s ", fixture_name(f));
+    check_folder(out, row);
+}
+
 static void e2e_fixture_cnn(void **state)
 {
     (void)state;
-    uint8_t *data;
-    size_t n = fixture_build(FIXTURE_TINY_CNN, &data);
-    char model[300], out[300], args[700];
-    snprintf(model, sizeof(model), "%s/tiny_cnn.onnx", dir);
-    snprintf(out, sizeof(out), "%s/tiny", dir);
-    assert_int_equal(bz_write_file_atomic(model, data, n), 0);
-    free(data);
-    snprintf(args, sizeof(args), "-b 2 '%s'", model);
-    run_folder(args, out);
-    check_folder(out, "tiny_cnn ");
+    e2e_fixture(FIXTURE_TINY_CNN, "2");
+}
+
+/* the residual block's fused layer is a convolution with sum and eltwise post-ops */
+static void e2e_fixture_residual(void **state)
+{
+    (void)state;
+    e2e_fixture(FIXTURE_RESIDUAL, "1");
 }
 
 /* A shared model at batch 1 with the dim bindings of bench/shared_models.args. */
@@ -157,6 +170,7 @@ void test_e2e_group(struct test_totals *tot)
     }
     struct CMUnitTest tests[] = {
         cmocka_unit_test(e2e_fixture_cnn),
+        cmocka_unit_test(e2e_fixture_residual),
         cmocka_unit_test(e2e_shared_cnn),
         cmocka_unit_test(e2e_shared_transformer),
         cmocka_unit_test(e2e_shared_lstm),

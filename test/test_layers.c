@@ -154,6 +154,28 @@ static void dedupe_across_models_and_batches(void **state)
     free(m);
 }
 
+/* Conv -> BN -> Add(residual) -> Relu is one group: a convolution with the BN folded in and
+ * sum and eltwise post-ops */
+static void fusion_of_a_residual_block(void **state)
+{
+    (void)state;
+    char *m = write_fixture(FIXTURE_RESIDUAL);
+    struct pipeline p;
+    int64_t b = 0;
+    run_pipeline(&p, &m, 1, &b, 1);
+    const struct model_run *r = &p.runs[0];
+    assert_int_equal(r->counts[NODE_COMPUTE], 4);
+    assert_int_equal(r->n_groups, 1);
+    assert_string_equal(r->groups[0].pattern, "conv_bn_add_act");
+    assert_int_equal(r->groups[0].n_nodes, 4);
+    for (int k = 0; k < 4; k++)
+        assert_int_equal(r->groups[0].nodes[k], k);
+    assert_string_equal(p.layers.v[r->groups[0].layer].op, "Conv+BatchNormalization+Add+Relu");
+    pipeline_free(&p);
+    unlink(m);
+    free(m);
+}
+
 void test_layers_group(struct test_totals *tot)
 {
     if (!mkdtemp(dir)) {
@@ -163,6 +185,7 @@ void test_layers_group(struct test_totals *tot)
     struct CMUnitTest tests[] = {
         cmocka_unit_test(equal_convolutions_share_one_key),
         cmocka_unit_test(fusion_of_a_transformer_block),
+        cmocka_unit_test(fusion_of_a_residual_block),
         cmocka_unit_test(dedupe_across_models_and_batches),
     };
     test_group_run(tot, "layers", tests, BZ_ARRAY_LEN(tests));
