@@ -543,6 +543,36 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
         p->flops = 0;
         return 0;
     }
+    if (!strcmp(opname, "DepthToSpace") || !strcmp(opname, "SpaceToDepth")) {
+        /* a permutation of a 6-D view of the input: DepthToSpace DCR reads [N,b,b,C',H,W] as
+         * [N,C',H,b,W,b], CRD reads [N,C',b,b,H,W]; SpaceToDepth reads [N,C,H',b,W',b] as
+         * [N,b,b,C,H',W'] */
+        int64_t bs = (int64_t)num_attr(attrs, "blocksize", 0);
+        if (x.nd != 4 || bs < 1)
+            return -1;
+        int64_t N = x.d[0], C = x.d[1], H = x.d[2], W = x.d[3];
+        op->family = BD_REORDER;
+        if (opname[0] == 'D') {
+            if (C % (bs * bs))
+                return -1;
+            bool crd = !strcmp(str_attr(attrs, "mode", "DCR"), "CRD");
+            static const int dcr[6] = {0, 3, 4, 1, 5, 2}, crd_perm[6] = {0, 1, 4, 2, 5, 3};
+            op->src = crd ? (struct bd_tensor){6, {N, C / (bs * bs), bs, bs, H, W}}
+                          : (struct bd_tensor){6, {N, bs, bs, C / (bs * bs), H, W}};
+            memcpy(op->perm, crd ? crd_perm : dcr, sizeof(dcr));
+        } else {
+            if (H % bs || W % bs)
+                return -1;
+            static const int s2d[6] = {0, 3, 5, 1, 2, 4};
+            op->src = (struct bd_tensor){6, {N, C, H / bs, bs, W / bs, bs}};
+            memcpy(op->perm, s2d, sizeof(s2d));
+        }
+        op->dst = op->src;
+        arg(p, "DNNL_ARG_FROM", 0, 0);
+        arg(p, "DNNL_ARG_TO", 1, 0);
+        p->flops = 0;
+        return 0;
+    }
     float alpha, beta;
     int ealg = eltwise_alg(opname, attrs, &alpha, &beta);
     if (ealg) {

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The file name without .onnx; a file called model.onnx (the layout of the ONNX test data
+ * and model zoo: one folder per model) is named by its folder. */
 static char *model_name(const char *path)
 {
     const char *base = strrchr(path, '/');
@@ -13,6 +15,13 @@ static char *model_name(const char *path)
     size_t n = strlen(base);
     if (n > 5 && !strcmp(base + n - 5, ".onnx"))
         n -= 5;
+    if (n == 5 && !strncmp(base, "model", 5) && base - path >= 2) {
+        const char *dir = base - 1; /* the slash */
+        while (dir > path && dir[-1] != '/')
+            dir--;
+        if (base - 1 - dir > 0 && strncmp(dir, "./", 2) != 0 && strncmp(dir, "../", 3) != 0)
+            return bz_strndup(dir, (size_t)(base - 1 - dir));
+    }
     return bz_strndup(base, n);
 }
 

@@ -162,6 +162,39 @@ static void e2e_shared_lstm(void **state)
     e2e_shared("lstm-bidi-byte-sb-pytorch-opset9");
 }
 
+/* The permutations (DepthToSpace in both modes, SpaceToDepth, Transpose) of
+ * libonnx-testdata: every row verified in the benchmark, and every view + permutation held
+ * against onnx's reference implementation by test/oracle/permute_check.py. */
+static void e2e_permutations(void **state)
+{
+    (void)state;
+    static const char *const models[] = {
+        "depthtospace_crd_mode", "depthtospace_dcr_mode", "depthtospace_example", "spacetodepth",
+        "spacetodepth_example",  "transpose_default",     "transpose_all_permutations_3",
+    };
+    const char *data = test_env("BENANZA_ONNX_TESTDATA", "/usr/share/libonnx-testdata/data");
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    if (sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
+        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
+    struct bz_buf args;
+    bz_buf_init(&args);
+    for (size_t i = 0; i < BZ_ARRAY_LEN(models); i++) {
+        char model[600];
+        snprintf(model, sizeof(model), "%s/node/test_%s/model.onnx", data, models[i]);
+        if (access(model, R_OK) != 0) {
+            bz_buf_free(&args);
+            TEST_SKIP("skipped: %s is not there (libonnx-testdata)\n", model);
+        }
+        bz_buf_printf(&args, " '%s'", model);
+    }
+    char out[300];
+    snprintf(out, sizeof(out), "%s/permutations", dir);
+    run_folder(args.data, out);
+    bz_buf_free(&args);
+    check_folder(out, "test_depthtospace_crd_mode ");
+    assert_int_equal(sh("%s test/oracle/permute_check.py '%s' > '%s.oracle.log'", py, out, out), 0);
+}
+
 void test_e2e_group(struct test_totals *tot)
 {
     if (!mkdtemp(dir)) {
@@ -171,6 +204,7 @@ void test_e2e_group(struct test_totals *tot)
     struct CMUnitTest tests[] = {
         cmocka_unit_test(e2e_fixture_cnn),
         cmocka_unit_test(e2e_fixture_residual),
+        cmocka_unit_test(e2e_permutations),
         cmocka_unit_test(e2e_shared_cnn),
         cmocka_unit_test(e2e_shared_transformer),
         cmocka_unit_test(e2e_shared_lstm),
