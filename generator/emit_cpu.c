@@ -601,6 +601,25 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
         p->flops = 2.0 * (double)nelem(&y);
         return 0;
     }
+    if (!strcmp(opname, "InstanceNormalization")) {
+        /* per (image, channel) statistics over the spatial dims: oneDNN's batch norm computing
+         * its own statistics over the view [1, N*C, spatial...] (scale and shift repeated per
+         * image), in the plain layout only (a blocked layout of N*C is not one of the model's) */
+        if (x.nd < 3)
+            return -1;
+        op->src.d[0] = 1;
+        op->src.d[1] = x.d[0] * x.d[1];
+        op->dst = op->src;
+        op->family = BD_BNORM;
+        op->eps = (float)num_attr(attrs, "epsilon", 1e-5);
+        op->flags = dnnl_use_scale | dnnl_use_shift;
+        arg(p, "DNNL_ARG_SRC", 0, 0);
+        arg(p, "DNNL_ARG_SCALE", 0, 0);
+        arg(p, "DNNL_ARG_SHIFT", 0, 0);
+        arg(p, "DNNL_ARG_DST", 1, 0);
+        p->flops = 5.0 * (double)nelem(&y); /* mean, variance, normalise */
+        return 0;
+    }
     if (!strcmp(opname, "LayerNormalization")) {
         int axis = (int)num_attr(attrs, "axis", x.nd - 1);
         if (axis != x.nd - 1) {

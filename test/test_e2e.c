@@ -162,23 +162,17 @@ static void e2e_shared_lstm(void **state)
     e2e_shared("lstm-bidi-byte-sb-pytorch-opset9");
 }
 
-/* The permutations (DepthToSpace in both modes, SpaceToDepth, Transpose) of
- * libonnx-testdata: every row verified in the benchmark, and every view + permutation held
- * against onnx's reference implementation by test/oracle/permute_check.py. */
-static void e2e_permutations(void **state)
+/* Node models of libonnx-testdata through the whole chain, in one folder named NAME; with
+ * ORACLE, a script of test/oracle run on the folder must pass too. */
+static void e2e_node_models(const char *name, const char *const *models, size_t n, const char *oracle)
 {
-    (void)state;
-    static const char *const models[] = {
-        "depthtospace_crd_mode", "depthtospace_dcr_mode", "depthtospace_example", "spacetodepth",
-        "spacetodepth_example",  "transpose_default",     "transpose_all_permutations_3",
-    };
     const char *data = test_env("BENANZA_ONNX_TESTDATA", "/usr/share/libonnx-testdata/data");
     const char *py = test_env("BENANZA_PYTHON", "python3");
-    if (sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
+    if (oracle && sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
         TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
     struct bz_buf args;
     bz_buf_init(&args);
-    for (size_t i = 0; i < BZ_ARRAY_LEN(models); i++) {
+    for (size_t i = 0; i < n; i++) {
         char model[600];
         snprintf(model, sizeof(model), "%s/node/test_%s/model.onnx", data, models[i]);
         if (access(model, R_OK) != 0) {
@@ -187,12 +181,35 @@ static void e2e_permutations(void **state)
         }
         bz_buf_printf(&args, " '%s'", model);
     }
-    char out[300];
-    snprintf(out, sizeof(out), "%s/permutations", dir);
+    char out[300], row[300];
+    snprintf(out, sizeof(out), "%s/%s", dir, name);
     run_folder(args.data, out);
     bz_buf_free(&args);
-    check_folder(out, "test_depthtospace_crd_mode ");
-    assert_int_equal(sh("%s test/oracle/permute_check.py '%s' > '%s.oracle.log'", py, out, out), 0);
+    snprintf(row, sizeof(row), "test_%s ", models[0]);
+    check_folder(out, row);
+    if (oracle)
+        assert_int_equal(sh("%s test/oracle/%s '%s' > '%s.oracle.log'", py, oracle, out, out), 0);
+}
+
+/* The permutations (DepthToSpace in both modes, SpaceToDepth, Transpose): every row verified
+ * in the benchmark, and every view + permutation held against onnx's reference
+ * implementation by test/oracle/permute_check.py. */
+static void e2e_permutations(void **state)
+{
+    (void)state;
+    static const char *const models[] = {
+        "depthtospace_crd_mode", "depthtospace_dcr_mode", "depthtospace_example", "spacetodepth",
+        "spacetodepth_example",  "transpose_default",     "transpose_all_permutations_3",
+    };
+    e2e_node_models("permutations", models, BZ_ARRAY_LEN(models), "permute_check.py");
+}
+
+/* InstanceNormalization as a batch norm over the [1, N*C, spatial] view */
+static void e2e_instancenorm(void **state)
+{
+    (void)state;
+    static const char *const models[] = {"instancenorm_epsilon", "instancenorm_example"};
+    e2e_node_models("instancenorm", models, BZ_ARRAY_LEN(models), NULL);
 }
 
 void test_e2e_group(struct test_totals *tot)
@@ -205,6 +222,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_fixture_cnn),
         cmocka_unit_test(e2e_fixture_residual),
         cmocka_unit_test(e2e_permutations),
+        cmocka_unit_test(e2e_instancenorm),
         cmocka_unit_test(e2e_shared_cnn),
         cmocka_unit_test(e2e_shared_transformer),
         cmocka_unit_test(e2e_shared_lstm),
