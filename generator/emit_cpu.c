@@ -65,7 +65,7 @@ struct cpu_plan {
     struct bd_op op;
     int algs[2];            /* algorithm kinds to enumerate (conv: direct and winograd) */
     int n_algs;
-    struct { const char *arg; int output, fill; } args[12]; /* BD_MAX_ARGS of dnnl_bench.h */
+    struct { const char *arg; int output, fill; } args[BD_MAX_CAT + 1]; /* BD_MAX_ARGS of dnnl_bench.h */
     int nargs;
     double flops, bytes;    /* per run, f32 bytes (scaled by the type later) */
 };
@@ -474,7 +474,7 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
     p->flops = (double)nelem(&y);
     if (!strcmp(opname, "Concat")) {
         size_t n = json_array_size(json_object_get(params, "inputs"));
-        if (n < 2 || n > 8 || tensor_of(io(params, "inputs", 1), &op->src1))
+        if (n < 2 || n > BD_MAX_CAT || tensor_of(io(params, "inputs", 1), &op->src1))
             return -1;
         for (size_t i = 2; i < n; i++)
             if (tensor_of(io(params, "inputs", i), &op->cat[i - 2]))
@@ -485,12 +485,11 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
         if (op->axis < 0)
             op->axis += x.nd;
         p->layouts = BD_LAYOUT_COUNT;
-        static const char *const srcs[8] = {"DNNL_ARG_MULTIPLE_SRC + 0", "DNNL_ARG_MULTIPLE_SRC + 1",
-                                            "DNNL_ARG_MULTIPLE_SRC + 2", "DNNL_ARG_MULTIPLE_SRC + 3",
-                                            "DNNL_ARG_MULTIPLE_SRC + 4", "DNNL_ARG_MULTIPLE_SRC + 5",
-                                            "DNNL_ARG_MULTIPLE_SRC + 6", "DNNL_ARG_MULTIPLE_SRC + 7"};
-        for (size_t i = 0; i < n; i++)
+        static char srcs[BD_MAX_CAT][32];
+        for (size_t i = 0; i < n; i++) {
+            snprintf(srcs[i], sizeof(srcs[i]), "DNNL_ARG_MULTIPLE_SRC + %zu", i);
             arg(p, srcs[i], 0, 0);
+        }
         arg(p, "DNNL_ARG_DST", 1, 0);
         p->flops = 0;
         p->bytes = 8.0 * (double)nelem(&y);

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <math.h>
 
-enum { BD_MAX_ARGS = 12 };
+enum { BD_MAX_ARGS = BD_MAX_CAT + 1 }; /* a concat: its inputs and dst */
 
 struct bd_arg {
     int arg;        /* DNNL_ARG_* */

@@ -12,6 +12,8 @@
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl_debug.h>
 
+enum { BD_MAX_CAT = 32 }; /* inputs of a concat (yolo5face has 9) */
+
 enum bd_family {
     BD_CONV,
     BD_DECONV,
@@ -58,15 +60,15 @@ struct bd_op {
     int perm[8];              /* reorder: output dim k is input dim perm[k] */
     int layout;               /* src/dst of 4-D element-wise-like ops: BD_LAYOUT_* */
     int ncat;                 /* concat: inputs after src and src1 */
-    struct bd_tensor cat[6];
+    struct bd_tensor cat[BD_MAX_CAT - 2];
 };
 
 /* A concat has no op descriptor either: its primitive descriptor is made directly. */
 static inline dnnl_status_t bd_md(dnnl_memory_desc_t *md, const struct bd_tensor *t, dnnl_data_type_t dt, int any);
 static inline dnnl_status_t bd_concat_pd(dnnl_engine_t eng, const struct bd_op *op, dnnl_primitive_desc_t *pd)
 {
-    dnnl_memory_desc_t src[8], dst;
-    const struct bd_tensor *ts[8] = {&op->src, &op->src1};
+    dnnl_memory_desc_t src[BD_MAX_CAT], dst;
+    const struct bd_tensor *ts[BD_MAX_CAT] = {&op->src, &op->src1};
     int n = 2 + op->ncat;
     for (int i = 0; i < op->ncat; i++)
         ts[2 + i] = &op->cat[i];
