@@ -21,6 +21,7 @@ static const char *const fixture_names[] = {
     [FIXTURE_TRANSFORMER_BITS] = "transformer_bits",
     [FIXTURE_CUSTOM_OP] = "custom_op",
     [FIXTURE_RESIDUAL] = "residual",
+    [FIXTURE_WIDE_CONCAT] = "wide_concat",
 };
 _Static_assert(BZ_ARRAY_LEN(fixture_names) == FIXTURE_COUNT, "a name per fixture");
 
@@ -350,6 +351,17 @@ static Onnx__GraphProto *residual(void)
     return graph("residual", nodes, BZ_ARRAY_LEN(nodes), ins, 1, outs, 1, inits, BZ_ARRAY_LEN(inits));
 }
 
+static Onnx__GraphProto *wide_concat(void)
+{
+    Onnx__NodeProto *nodes[] = {
+        node("Relu", "relu", "x", "r", NULL),
+        node("Concat", "concat", "r,x,r,x,r,x,r,x,r,x", "y", attr_int("axis", 1), NULL),
+    };
+    Onnx__ValueInfoProto *ins[] = {vi("x", 1, 4, 1L, 2L, 4L, 4L)};
+    Onnx__ValueInfoProto *outs[] = {vi("y", 1, 4, 1L, 20L, 4L, 4L)};
+    return graph("wide_concat", nodes, BZ_ARRAY_LEN(nodes), ins, 1, outs, 1, NULL, 0);
+}
+
 static Onnx__GraphProto *broken(enum fixture f)
 {
     Onnx__ValueInfoProto *ins[] = {vi("x", 1, 1, 4L)};
@@ -422,6 +434,7 @@ size_t fixture_build(enum fixture f, uint8_t **out)
     case FIXTURE_TRANSFORMER_BITS: m.graph = transformer_bits(); break;
     case FIXTURE_CUSTOM_OP: m.graph = custom_op(); break;
     case FIXTURE_RESIDUAL: m.graph = residual(); break;
+    case FIXTURE_WIDE_CONCAT: m.graph = wide_concat(); break;
     default: m.graph = broken(f); break;
     }
     BZ_ASSERT(m.graph != NULL);

@@ -17,6 +17,7 @@ enum fixture {
     FIXTURE_TRANSFORMER_BITS,/* decomposed LayerNorm, MatMul+bias, decomposed GELU */
     FIXTURE_CUSTOM_OP,       /* Relu -> com.example:Frobnicate (twice) -> Sigmoid */
     FIXTURE_RESIDUAL,        /* Conv -> BatchNormalization -> Add(input) -> Relu, a residual block */
+    FIXTURE_WIDE_CONCAT,     /* Relu -> Concat of ten inputs along the channels */
     FIXTURE_COUNT
 };
 

@@ -118,6 +118,13 @@ static void e2e_fixture_residual(void **state)
     e2e_fixture(FIXTURE_RESIDUAL, "1");
 }
 
+/* a concat of ten inputs (more than the eight a fixed argument list would allow) */
+static void e2e_fixture_wide_concat(void **state)
+{
+    (void)state;
+    e2e_fixture(FIXTURE_WIDE_CONCAT, "1");
+}
+
 /* A shared model at batch 1 with the dim bindings of bench/shared_models.args. */
 static void e2e_shared(const char *name)
 {
@@ -221,6 +228,7 @@ void test_e2e_group(struct test_totals *tot)
     struct CMUnitTest tests[] = {
         cmocka_unit_test(e2e_fixture_cnn),
         cmocka_unit_test(e2e_fixture_residual),
+        cmocka_unit_test(e2e_fixture_wide_concat),
         cmocka_unit_test(e2e_permutations),
         cmocka_unit_test(e2e_instancenorm),
         cmocka_unit_test(e2e_shared_cnn),
