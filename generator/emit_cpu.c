@@ -82,10 +82,23 @@ static void arg(struct cpu_plan *p, const char *name, int output, int fill)
 /* eltwise algorithm for an ONNX activation, with its alpha/beta; 0 when oneDNN has none */
 static int eltwise_alg(const char *op, const json_t *attrs, float *alpha, float *beta)
 {
+    static const struct { const char *op; int alg; float alpha, beta; } fixed[] = {
+        {"Relu", dnnl_eltwise_relu, 0, 0},      {"Sigmoid", dnnl_eltwise_logistic, 0, 0},
+        {"Tanh", dnnl_eltwise_tanh, 0, 0},      {"Exp", dnnl_eltwise_exp, 0, 0},
+        {"Log", dnnl_eltwise_log, 0, 0},        {"Sqrt", dnnl_eltwise_sqrt, 0, 0},
+        {"Abs", dnnl_eltwise_abs, 0, 0},        {"Softplus", dnnl_eltwise_soft_relu, 0, 0},
+        {"HardSwish", dnnl_eltwise_hardswish, 0, 0}, {"Mish", dnnl_eltwise_mish, 0, 0},
+        {"Round", dnnl_eltwise_round, 0, 0},    {"Neg", dnnl_eltwise_linear, -1, 0},
+        {"Reciprocal", dnnl_eltwise_pow, 1, -1}, /* 1 * x^-1 */
+    };
     *alpha = 0;
     *beta = 0;
-    if (!strcmp(op, "Relu"))
-        return dnnl_eltwise_relu;
+    for (size_t i = 0; i < BZ_ARRAY_LEN(fixed); i++)
+        if (!strcmp(op, fixed[i].op)) {
+            *alpha = fixed[i].alpha;
+            *beta = fixed[i].beta;
+            return fixed[i].alg;
+        }
     if (!strcmp(op, "LeakyRelu")) {
         *alpha = (float)num_attr(attrs, "alpha", 0.01);
         return dnnl_eltwise_relu;
@@ -93,35 +106,6 @@ static int eltwise_alg(const char *op, const json_t *attrs, float *alpha, float 
     if (!strcmp(op, "Elu")) {
         *alpha = (float)num_attr(attrs, "alpha", 1.0);
         return dnnl_eltwise_elu;
-    }
-    if (!strcmp(op, "Sigmoid"))
-        return dnnl_eltwise_logistic;
-    if (!strcmp(op, "Tanh"))
-        return dnnl_eltwise_tanh;
-    if (!strcmp(op, "Exp"))
-        return dnnl_eltwise_exp;
-    if (!strcmp(op, "Log"))
-        return dnnl_eltwise_log;
-    if (!strcmp(op, "Sqrt"))
-        return dnnl_eltwise_sqrt;
-    if (!strcmp(op, "Abs"))
-        return dnnl_eltwise_abs;
-    if (!strcmp(op, "Softplus"))
-        return dnnl_eltwise_soft_relu;
-    if (!strcmp(op, "HardSwish"))
-        return dnnl_eltwise_hardswish;
-    if (!strcmp(op, "Mish"))
-        return dnnl_eltwise_mish;
-    if (!strcmp(op, "Round"))
-        return dnnl_eltwise_round;
-    if (!strcmp(op, "Neg")) {
-        *alpha = -1;
-        return dnnl_eltwise_linear;
-    }
-    if (!strcmp(op, "Reciprocal")) {
-        *alpha = 1;
-        *beta = -1;
-        return dnnl_eltwise_pow;
     }
     if (!strcmp(op, "Gelu"))
         return !strcmp(str_attr(attrs, "approximate", "none"), "tanh") ? dnnl_eltwise_gelu_tanh

@@ -80,6 +80,22 @@ static inline dnnl_status_t bd_plain_f32(dnnl_engine_t eng, const dnnl_memory_de
     return st == dnnl_success ? dnnl_memory_create(out, &pm, eng, DNNL_MEMORY_ALLOCATE) : st;
 }
 
+/* A plain f32 copy (dims of md) of mem, any type and layout, and its data; *plain is the
+ * caller's to destroy on success and nothing is left on failure. */
+static inline dnnl_status_t bd_plain_copy(dnnl_engine_t eng, dnnl_stream_t s, dnnl_memory_t mem,
+                                          const dnnl_memory_desc_t *md, dnnl_memory_t *plain, float **data)
+{
+    dnnl_status_t st = bd_plain_f32(eng, md, plain);
+    if (st != dnnl_success)
+        return st;
+    if ((st = bd_reorder(eng, s, mem, *plain)) != dnnl_success) {
+        dnnl_memory_destroy(*plain);
+        return st;
+    }
+    dnnl_memory_get_data_handle(*plain, (void **)data);
+    return dnnl_success;
+}
+
 /* Fills mem (any type and layout) with deterministic values through an f32 staging buffer. */
 static inline dnnl_status_t bd_fill(dnnl_engine_t eng, dnnl_stream_t s, dnnl_memory_t mem, uint32_t seed, int fill)
 {
@@ -208,19 +224,8 @@ static inline enum bh_status bd_setup(void *state, const struct bh_opts *o, stru
     (void)o;
     const dnnl_version_t *v = dnnl_version();
     snprintf(r->lib, sizeof(r->lib), "oneDNN %d.%d.%d", v->major, v->minor, v->patch);
-    snprintf(r->device, sizeof(r->device), "cpu");
+    bh_cpu_device(r);
     snprintf(r->sms, sizeof(r->sms), "%d", (int)sysconf(_SC_NPROCESSORS_ONLN));
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[256];
-    while (f && fgets(line, sizeof(line), f)) {
-        if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-            snprintf(r->device, sizeof(r->device), "%s", strchr(line, ':') + 2);
-            r->device[strcspn(r->device, "\n")] = '\0';
-            break;
-        }
-    }
-    if (f)
-        fclose(f);
     r->threads = bd_threads();
     BD_CHECK(r, dnnl_engine_create(&b->eng, dnnl_cpu, 0));
     BD_CHECK(r, dnnl_stream_create(&b->stream, b->eng, dnnl_stream_default_flags));
@@ -256,13 +261,12 @@ static inline enum bh_status bd_compare(struct bd_state *b, dnnl_memory_t got, d
     const dnnl_memory_desc_t *md;
     dnnl_memory_get_memory_desc(want, &md);
     dnnl_memory_t pg, pw;
-    BD_CHECK(r, bd_plain_f32(b->eng, md, &pg));
-    BD_CHECK(r, bd_plain_f32(b->eng, md, &pw));
-    BD_CHECK(r, bd_reorder(b->eng, b->stream, got, pg));
-    BD_CHECK(r, bd_reorder(b->eng, b->stream, want, pw));
     float *x, *y;
-    dnnl_memory_get_data_handle(pg, (void **)&x);
-    dnnl_memory_get_data_handle(pw, (void **)&y);
+    BD_CHECK(r, bd_plain_copy(b->eng, b->stream, got, md, &pg, &x));
+    dnnl_status_t st = bd_plain_copy(b->eng, b->stream, want, md, &pw, &y);
+    if (st != dnnl_success)
+        dnnl_memory_destroy(pg);
+    BD_CHECK(r, st);
     size_t n = 1;
     for (int i = 0; i < md->ndims; i++)
         n *= (size_t)md->dims[i];
@@ -344,10 +348,8 @@ static inline enum bh_status bd_verify_concat(struct bd_state *b, struct bh_resu
     const dnnl_memory_desc_t *dmd;
     dnnl_memory_get_memory_desc(b->mem[nin], &dmd);
     dnnl_memory_t pd;
-    BD_CHECK(r, bd_plain_f32(b->eng, dmd, &pd));
-    BD_CHECK(r, bd_reorder(b->eng, b->stream, b->mem[nin], pd));
     float *out;
-    dnnl_memory_get_data_handle(pd, (void **)&out);
+    BD_CHECK(r, bd_plain_copy(b->eng, b->stream, b->mem[nin], dmd, &pd, &out));
     int64_t outer = 1, inner = 1;
     for (int k = 0; k < axis; k++)
         outer *= dmd->dims[k];
@@ -359,10 +361,11 @@ static inline enum bh_status bd_verify_concat(struct bd_state *b, struct bh_resu
         const dnnl_memory_desc_t *smd;
         dnnl_memory_get_memory_desc(b->mem[i], &smd);
         dnnl_memory_t ps;
-        BD_CHECK(r, bd_plain_f32(b->eng, smd, &ps));
-        BD_CHECK(r, bd_reorder(b->eng, b->stream, b->mem[i], ps));
         float *in;
-        dnnl_memory_get_data_handle(ps, (void **)&in);
+        dnnl_status_t st = bd_plain_copy(b->eng, b->stream, b->mem[i], smd, &ps, &in);
+        if (st != dnnl_success)
+            dnnl_memory_destroy(pd);
+        BD_CHECK(r, st);
         int64_t chunk = smd->dims[axis] * inner;
         for (int64_t o = 0; o < outer; o++)
             for (int64_t k = 0; k < chunk; k++) {

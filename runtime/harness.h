@@ -91,6 +91,24 @@ static inline void bh_note(struct bh_result *r, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The device column of a CPU benchmark: the CPU's model name, "cpu" where /proc/cpuinfo
+ * does not say. */
+static inline void bh_cpu_device(struct bh_result *r)
+{
+    snprintf(r->device, sizeof(r->device), "cpu");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[256];
+    while (f && fgets(line, sizeof(line), f)) {
+        if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+            snprintf(r->device, sizeof(r->device), "%s", strchr(line, ':') + 2);
+            r->device[strcspn(r->device, "\n")] = '\0';
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+}
+
 static inline int bh_add_time(struct bh_result *r, double us)
 {
     if (r->n_times == r->cap_times) {

@@ -173,18 +173,7 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
     (void)o;
     r->threads = 1;
     snprintf(r->lib, sizeof(r->lib), "%s", "benanza plain C");
-    snprintf(r->device, sizeof(r->device), "%s", "cpu");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[256];
-    while (f && fgets(line, sizeof(line), f)) {
-        if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-            snprintf(r->device, sizeof(r->device), "%s", strchr(line, ':') + 2);
-            r->device[strcspn(r->device, "\n")] = '\0';
-            break;
-        }
-    }
-    if (f)
-        fclose(f);
+    bh_cpu_device(r);
     uint32_t seed = 12345u;
     for (int i = 0; i < op->nin; i++) {
         const struct pl_tensor *t = &op->in[i];
