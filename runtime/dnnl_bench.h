@@ -149,6 +149,19 @@ static inline enum bh_status bd_select(struct bd_state *b, const char *want, int
     if (st != dnnl_success) {
         if (attr)
             dnnl_primitive_attr_destroy(attr);
+        /* the same operation in f32 describes: a type this oneDNN does not take for it
+         * (oneDNN 2.6's eltwise round is f32 only) */
+        if (st != dnnl_unimplemented && b->op->dt != dnnl_f32) {
+            struct bd_op f32 = *b->op;
+            f32.dt = dnnl_f32;
+            dnnl_status_t fs = bd_op_desc(&f32, &u, &attr);
+            if (attr)
+                dnnl_primitive_attr_destroy(attr);
+            if (fs == dnnl_success) {
+                bh_note(r, "oneDNN describes this operation in f32 but not in this type (%s)", dnnl_status2str(st));
+                return BH_UNSUPPORTED;
+            }
+        }
         bh_note(r, "oneDNN cannot describe this operation: %s", dnnl_status2str(st));
         return st == dnnl_unimplemented ? BH_UNSUPPORTED : BH_ERROR;
     }

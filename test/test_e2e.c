@@ -219,6 +219,14 @@ static void e2e_instancenorm(void **state)
     e2e_node_models("instancenorm", models, BZ_ARRAY_LEN(models), NULL);
 }
 
+/* Round: oneDNN 2.6 describes it in f32 only; its bf16/f16 rows must say unsupported, not error */
+static void e2e_f32_only(void **state)
+{
+    (void)state;
+    static const char *const models[] = {"round"};
+    e2e_node_models("f32_only", models, BZ_ARRAY_LEN(models), NULL);
+}
+
 void test_e2e_group(struct test_totals *tot)
 {
     if (!mkdtemp(dir)) {
@@ -231,6 +239,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_fixture_wide_concat),
         cmocka_unit_test(e2e_permutations),
         cmocka_unit_test(e2e_instancenorm),
+        cmocka_unit_test(e2e_f32_only),
         cmocka_unit_test(e2e_shared_cnn),
         cmocka_unit_test(e2e_shared_transformer),
         cmocka_unit_test(e2e_shared_lstm),
