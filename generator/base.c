@@ -467,3 +467,22 @@ size_t bz_find_files(const char *const *dirs, size_t n_dirs, const char *suffix,
         qsort(*paths, n, sizeof(**paths), cmp_path);
     return n;
 }
+
+/* The file name without .onnx; a file called model.onnx (the layout of the ONNX test data
+ * and model zoo: one folder per model) is named by its folder. */
+char *bz_model_name(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(base);
+    if (n > 5 && !strcmp(base + n - 5, ".onnx"))
+        n -= 5;
+    if (n == 5 && !strncmp(base, "model", 5) && base - path >= 2) {
+        const char *dir = base - 1; /* the slash */
+        while (dir > path && dir[-1] != '/')
+            dir--;
+        if (base - 1 - dir > 0 && strncmp(dir, "./", 2) != 0 && strncmp(dir, "../", 3) != 0)
+            return bz_strndup(dir, (size_t)(base - 1 - dir));
+    }
+    return bz_strndup(base, n);
+}

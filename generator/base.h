@@ -30,6 +30,9 @@ void *bz_calloc(size_t n, size_t size);
 void *bz_realloc(void *p, size_t n);
 char *bz_strdup(const char *s);
 char *bz_strndup(const char *s, size_t n);
+/* The name gen gives the model at path (malloc'd): the file name without .onnx; for
+ * DIR/model.onnx, DIR. */
+char *bz_model_name(const char *path);
 
 /* ---- arena: every object of one model lives here and is freed at once ---- */
 

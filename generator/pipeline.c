@@ -6,25 +6,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The file name without .onnx; a file called model.onnx (the layout of the ONNX test data
- * and model zoo: one folder per model) is named by its folder. */
-static char *model_name(const char *path)
-{
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    size_t n = strlen(base);
-    if (n > 5 && !strcmp(base + n - 5, ".onnx"))
-        n -= 5;
-    if (n == 5 && !strncmp(base, "model", 5) && base - path >= 2) {
-        const char *dir = base - 1; /* the slash */
-        while (dir > path && dir[-1] != '/')
-            dir--;
-        if (base - 1 - dir > 0 && strncmp(dir, "./", 2) != 0 && strncmp(dir, "../", 3) != 0)
-            return bz_strndup(dir, (size_t)(base - 1 - dir));
-    }
-    return bz_strndup(base, n);
-}
-
 static void report_run(const struct model_run *r, struct bz_diag *diag)
 {
     struct bz_buf where;
@@ -104,7 +85,7 @@ void pipeline_run(struct pipeline *p, char **models, int n_models, const int64_t
             shape_infer(m, &o, diag, &res);
             free(res.unsupported);
             struct model_run *r = &p->runs[p->n_runs];
-            r->name = model_name(models[i]);
+            r->name = bz_model_name(models[i]);
             r->path = models[i];
             r->batch = batches[b];
             r->m = m;

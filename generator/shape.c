@@ -620,7 +620,8 @@ bool shape_parse_input_shape(char *arg, struct shape_input_shape *s)
     return *s->input != '\0';
 }
 
-/* A binding scoped to MODEL applies when the path's base name without .onnx is MODEL. */
+/* A binding scoped to MODEL applies when MODEL is the name gen gives the model (its base
+ * name without .onnx, or DIR for DIR/model.onnx) or the base name with or without .onnx. */
 static bool scope_matches(const char *scope, const char *path)
 {
     if (!scope)
@@ -628,7 +629,12 @@ static bool scope_matches(const char *scope, const char *path)
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     size_t n = strlen(scope);
-    return strncmp(base, scope, n) == 0 && (base[n] == '\0' || strcmp(base + n, ".onnx") == 0);
+    if (strncmp(base, scope, n) == 0 && (base[n] == '\0' || strcmp(base + n, ".onnx") == 0))
+        return true;
+    char *name = bz_model_name(path);
+    bool same = strcmp(name, scope) == 0;
+    free(name);
+    return same;
 }
 
 /* Which dim of a graph input is the batch: 0, except where a recurrent layer reads the

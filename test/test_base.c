@@ -44,6 +44,24 @@ static void arena_strings(void **state)
     bz_arena_free(&a);
 }
 
+/* the name gen gives a model: the file name, or the folder of DIR/model.onnx */
+static void model_names(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"a/b/resnet50.onnx", "resnet50"}, {"resnet50.onnx", "resnet50"},
+        {"x.pb", "x.pb"},                  {"data/test_relu/model.onnx", "test_relu"},
+        {"test_relu/model.onnx", "test_relu"}, {"model.onnx", "model"},
+        {"./model.onnx", "model"},         {"../model.onnx", "model"},
+        {"/model.onnx", "model"},          {"a/model2.onnx", "model2"},
+    };
+    for (size_t i = 0; i < BZ_ARRAY_LEN(cases); i++) {
+        char *n = bz_model_name(cases[i][0]);
+        assert_string_equal(n, cases[i][1]);
+        free(n);
+    }
+}
+
 static void buf_grows_and_formats(void **state)
 {
     (void)state;
@@ -133,6 +151,7 @@ void test_base_group(struct test_totals *tot)
         cmocka_unit_test(arena_alignment_and_zeroing),
         cmocka_unit_test(arena_strings),
         cmocka_unit_test(buf_grows_and_formats),
+        cmocka_unit_test(model_names),
         cmocka_unit_test(quote_escapes_untrusted_text),
         cmocka_unit_test(read_file_statuses),
         cmocka_unit_test(write_atomic_leaves_no_temp),
