@@ -23,9 +23,14 @@ GEN_LIB_SRCS = generator/base.c generator/ir.c generator/onnx_load.c generator/d
                generator/pipeline.c generator/emit.c generator/emit_cpu.c $(wildcard generator/ops/*.c) \
                generator/zoo/builder.c generator/zoo/models.c generator/zoo/zoo.c
 GEN_MAIN_SRC = generator/main.c
+# the aggregator: plain C and SQLite, no generator code (gen also copies it into out/agg/)
+AGG_SRCS     = runtime/agg/agg.c runtime/agg/agg_util.c runtime/agg/agg_csv.c runtime/agg/agg_db.c \
+               runtime/agg/agg_model.c runtime/agg/agg_report.c runtime/agg/agg_out.c runtime/agg/agg_html.c
+AGG_HDRS     = runtime/agg/agg.h
 TEST_SRCS    = test/test_main.c test/test_base.c test/test_mustache_spec.c \
                test/test_mustache.c test/test_loader.c test/test_cli.c test/onnx_fixtures.c \
-               test/test_util.c test/test_shapes.c test/test_layers.c test/test_zoo.c test/test_e2e.c
+               test/test_util.c test/test_shapes.c test/test_layers.c test/test_zoo.c test/test_e2e.c \
+               test/test_agg.c
 BENCH_SRCS   = bench/bench_load.c bench/bench_gen.c
 
 PB_C   = $(BUILD)/pb/onnx.pb-c.c
@@ -37,17 +42,17 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 EMBED_FILES = runtime/harness.h runtime/dnnl_ops.h runtime/dnnl_bench.h \
               runtime/plain_ops.h templates/cpu/plain.c.mustache \
               templates/cpu/dnnl.c.mustache templates/build.ninja.mustache templates/run_all.mustache \
-              templates/lower_bound.mustache
+              $(AGG_HDRS) $(AGG_SRCS)
 EMBED_OBJ = $(BUILD)/obj/embedded.o
 GEN_LIB_OBJS = $(call obj,$(GEN_LIB_SRCS)) $(PB_OBJ) $(EMBED_OBJ)
 
 .PHONY: all test asan-test demo bench setup clean help unit-test
 .DEFAULT_GOAL := all
 
-all: $(BINDIR)/gen
+all: $(BINDIR)/gen $(BINDIR)/agg
 
 help:
-	@echo "make            build bin/gen"
+	@echo "make            build bin/gen and bin/agg"
 	@echo "make demo       the main job on the built-in default model"
 	@echo "make test       all tests (installs what is missing first)"
 	@echo "make asan-test  the same tests under ASan/UBSan"
@@ -86,9 +91,13 @@ $(BINDIR)/gen: $(call obj,$(GEN_MAIN_SRC)) $(GEN_LIB_OBJS)
 	@mkdir -p $(BINDIR)
 	$(CC) $(OPT) $(SAN) $(LDFLAGS) $^ -o $@ $(LDLIBS_GEN)
 
+$(BINDIR)/agg: $(call obj,$(AGG_SRCS))
+	@mkdir -p $(BINDIR)
+	$(CC) $(OPT) $(SAN) $(LDFLAGS) $^ -o $@ -lsqlite3 -lm
+
 $(BUILD)/test/unit: $(call obj,$(TEST_SRCS)) $(GEN_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(OPT) $(SAN) $(LDFLAGS) $^ -o $@ $(LDLIBS_GEN) -lcmocka
+	$(CC) $(OPT) $(SAN) $(LDFLAGS) $^ -o $@ $(LDLIBS_GEN) -lcmocka -lsqlite3
 
 $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(GEN_LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -117,8 +126,8 @@ $(ZOO_ORACLE): $(BINDIR)/gen test/oracle/zoo_check.py
 	$(PYTHON) test/oracle/zoo_check.py $(BUILD)/test/zoo > $@.tmp || true
 	@mv $@.tmp $@
 
-unit-test: $(BINDIR)/gen $(BUILD)/test/unit $(ORACLE) $(SHAPE_ORACLE) $(ZOO_ORACLE)
-	BENANZA_GEN=$(BINDIR)/gen BENANZA_SHARED=$(SHARED) BENANZA_ONNX_TESTDATA=$(ONNX_TESTDATA) \
+unit-test: $(BINDIR)/gen $(BINDIR)/agg $(BUILD)/test/unit $(ORACLE) $(SHAPE_ORACLE) $(ZOO_ORACLE)
+	BENANZA_GEN=$(BINDIR)/gen BENANZA_AGG=$(BINDIR)/agg BENANZA_SHARED=$(SHARED) BENANZA_ONNX_TESTDATA=$(ONNX_TESTDATA) \
 	BENANZA_ORACLE=$(ORACLE) BENANZA_SHAPE_ORACLE=$(SHAPE_ORACLE) BENANZA_ZOO_ORACLE=$(ZOO_ORACLE) \
 	$(BUILD)/test/unit
 
@@ -142,14 +151,16 @@ demo: setup
 	cd out && ninja
 	@echo "== 3/4 run_all: run them (results in out/results.csv)"
 	cd out && ./run_all -- $(DEMO_RUN_FLAGS)
-	@echo "== 4/4 lower bound"
-	cd out && ./lower_bound
+	@echo "== 4/4 agg: the reports (database out/results.db; more: out/bin/agg --help)"
+	cd out && ./bin/agg . --report bound,top-ops,algo,fusion
 
 bench: setup
 	@$(MAKE) --no-print-directory $(BUILD)/bench/bench_load $(BUILD)/bench/bench_gen
 	@mkdir -p docs/bench
 	$(BUILD)/bench/bench_load $(SHARED)/models | tee docs/bench/load.md
 	$(BUILD)/bench/bench_gen $(SHARED)/models bench/shared_models.args | tee docs/bench/gen.md
+	@$(MAKE) --no-print-directory $(BINDIR)/gen $(BINDIR)/agg
+	bench/bench_agg.sh $(BINDIR)/gen $(BINDIR)/agg $(SHARED) bench/shared_models.args | tee docs/bench/agg.md
 
 clean:
 	rm -rf build bin out

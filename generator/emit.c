@@ -95,6 +95,27 @@ static int mkdirs(const char *dir, const char *rel)
     return err;
 }
 
+/* DIR/rel with this content; an unchanged file keeps its time stamp, so that ninja rebuilds
+ * only what changed */
+static int emit_write(struct emit_ctx *e, const char *rel, const char *data, size_t len)
+{
+    struct bz_buf path;
+    bz_buf_init(&path);
+    bz_buf_printf(&path, "%s/%s", e->dir, rel);
+    int w = mkdirs(e->dir, rel);
+    char *old = NULL;
+    size_t old_len = 0;
+    bool same = !w && bz_read_file(path.data, len + 1, &old, &old_len) == BZ_READ_OK && old_len == len &&
+                (len == 0 || memcmp(old, data, len) == 0);
+    free(old);
+    if (!w && !same)
+        w = bz_write_file_atomic(path.data, data, len);
+    if (w)
+        bz_diag_error(e->diag, path.data, "cannot write: %s", strerror(w));
+    bz_buf_free(&path);
+    return w ? -1 : 0;
+}
+
 int emit_render(struct emit_ctx *e, const char *tpl_path, json_t *data, const char *rel)
 {
     size_t len;
@@ -107,35 +128,20 @@ int emit_render(struct emit_ctx *e, const char *tpl_path, json_t *data, const ch
     json_object_set_new(data, "version", json_string(BENANZA_VERSION));
     struct mustache_opts o = {.partial = partial_embedded, .escape = escape_c_string,
                               .flags = MUSTACHE_STRICT_PARTIALS | MUSTACHE_STRICT_VARS};
-    struct bz_buf out, err, path;
+    struct bz_buf out, err;
     bz_buf_init(&out);
     bz_buf_init(&err);
-    bz_buf_init(&path);
     int rc = 0;
     if (mustache_render(tpl_path, tpl, len, data, &o, &out, &err) < 0) {
         bz_diag_error(e->diag, NULL, "%s", err.data);
         rc = -1;
     } else {
-        bz_buf_printf(&path, "%s/%s", e->dir, rel);
-        int w = mkdirs(e->dir, rel);
-        /* an unchanged file keeps its time stamp, so that ninja rebuilds only what changed */
-        char *old = NULL;
-        size_t old_len = 0;
-        bool same = !w && bz_read_file(path.data, out.len + 1, &old, &old_len) == BZ_READ_OK && old_len == out.len &&
-                    (out.len == 0 || memcmp(old, out.data, out.len) == 0);
-        free(old);
-        if (!w && !same)
-            w = bz_write_file_atomic(path.data, out.data ? out.data : "", out.len);
-        if (w) {
-            bz_diag_error(e->diag, path.data, "cannot write: %s", strerror(w));
-            rc = -1;
-        }
+        rc = emit_write(e, rel, out.data ? out.data : "", out.len);
     }
     if (rc)
         e->failed++;
     bz_buf_free(&out);
     bz_buf_free(&err);
-    bz_buf_free(&path);
     return rc;
 }
 
@@ -217,18 +223,32 @@ int emit_finish(struct emit_ctx *e)
         json_array_append_new(benches, json_pack("{s:s,s:s}", "file", e->v[i].file, "rule", e->v[i].rule));
         bz_buf_printf(&tsv, "%s\t%s\t%s\t%s\n", e->v[i].file, e->v[i].layer, e->v[i].op, e->v[i].models);
     }
+    /* the aggregator travels with the benchmarks: reports can be made where they ran */
+    int rc = 0;
+    json_t *agg_srcs = json_array();
+    for (const struct embedded_file *f = embedded_files; f->path; f++) {
+        if (strncmp(f->path, "runtime/agg/", 12))
+            continue;
+        struct bz_buf rel;
+        bz_buf_init(&rel);
+        bz_buf_printf(&rel, "agg/%s", f->path + 12);
+        rc |= emit_write(e, rel.data, f->data, f->len);
+        size_t n = strlen(rel.data);
+        if (n > 2 && !strcmp(rel.data + n - 2, ".c"))
+            json_array_append_new(agg_srcs, json_string(rel.data));
+        bz_buf_free(&rel);
+    }
     const char *cc = getenv("CC");
-    json_t *data = json_pack("{s:o,s:s}", "benches", benches, "cc", cc && *cc ? cc : "cc");
-    int rc = emit_render(e, "templates/build.ninja.mustache", data, "build.ninja");
+    json_t *data = json_pack("{s:o,s:s,s:o}", "benches", benches, "cc", cc && *cc ? cc : "cc", "agg_srcs", agg_srcs);
+    rc |= emit_render(e, "templates/build.ninja.mustache", data, "build.ninja");
     json_decref(data);
     data = json_pack("{s:s,s:s}", "csv_header", BH_CSV_HEADER, "schema", BH_SCHEMA);
     rc |= emit_render(e, "templates/run_all.mustache", data, "run_all");
-    rc |= emit_render(e, "templates/lower_bound.mustache", data, "lower_bound");
     json_decref(data);
     struct bz_buf path;
     bz_buf_init(&path);
-    const char *scripts[2] = {"run_all", "lower_bound"};
-    for (int i = 0; i < 2 && !rc; i++) {
+    const char *scripts[1] = {"run_all"};
+    for (int i = 0; i < 1 && !rc; i++) {
         bz_buf_clear(&path);
         bz_buf_printf(&path, "%s/%s", e->dir, scripts[i]);
         if (chmod(path.data, 0755) != 0) {

@@ -1095,11 +1095,15 @@ static void render_bench(struct emit_ctx *e, int li, const struct cpu_plan *plan
     const char *harness = emit_embedded("runtime/harness.h", &hl);
     const char *ops = emit_embedded("runtime/dnnl_ops.h", &ol);
     const char *bench = emit_embedded("runtime/dnnl_bench.h", &bl);
+    /* what a framework asks oneDNN for: plain layout, direct algorithm, a Gemm as inner
+     * product; oneDNN's first implementation for it is the library's heuristic choice */
+    int is_default = layout == 0 && alg != dnnl_convolution_winograd && alg != dnnl_deconvolution_winograd &&
+                     !(plan->op.family == BD_MATMUL && !strncmp(l->op, "Gemm", 4));
     json_t *data = json_pack(
-        "{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:o,s:s,s:s,s:s%,s:s%,s:s%}", "title", title.data, "layer",
+        "{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:o,s:s,s:s,s:i,s:s%,s:s%,s:s%}", "title", title.data, "layer",
         l->id, "layer_name", l->name, "op", l->op, "impl", impl, "impl_comment", impl_comment.data, "dtype",
         dt_name(dt), "file", file.data, "key_comment", key.data, "uses", emit_uses(e->p, li, 6), "op_init", init,
-        "args", args, "flops", flops, "bytes", bytes, "harness", harness, hl, "dnnl_ops", ops, ol,
+        "args", args, "flops", flops, "bytes", bytes, "default_variant", is_default, "harness", harness, hl, "dnnl_ops", ops, ol,
         "dnnl_bench", bench, bl);
     struct bz_buf rel;
     bz_buf_init(&rel);

@@ -27,6 +27,8 @@ struct bd_state {
     dnnl_memory_t mem[BD_MAX_ARGS + 1];
     dnnl_exec_arg_t exec[BD_MAX_ARGS + 1];
     int nexec;
+    int default_variant; /* the layout and algorithm kind a framework asks oneDNN for */
+    int first_choice;    /* the implementation is the one oneDNN picks first for it */
 };
 
 #define BD_CHECK(r, call)                                                                           \
@@ -136,8 +138,10 @@ static inline enum bh_status bd_select(struct bd_state *b, const char *want, int
             return rs == dnnl_unimplemented ? BH_UNSUPPORTED : BH_ERROR;
         }
         dnnl_primitive_desc_query(*pd, dnnl_query_impl_info_str, 0, &name);
-        if (reference || !strcmp(want, "any") || !strcmp(want, name))
+        if (reference || !strcmp(want, "any") || !strcmp(want, name)) {
+            b->first_choice = !reference;
             return BH_OK;
+        }
         bh_note(r, "the implementation %s is not offered on this machine (offered: %s)", want, name);
         dnnl_primitive_desc_destroy(*pd);
         *pd = NULL;
@@ -174,6 +178,7 @@ static inline enum bh_status bd_select(struct bd_state *b, const char *want, int
     }
     char offered[400] = "";
     *pd = NULL;
+    int fetched = 0;
     do {
         dnnl_primitive_desc_t c = dnnl_primitive_desc_iterator_fetch(it);
         const char *name = "";
@@ -181,8 +186,12 @@ static inline enum bh_status bd_select(struct bd_state *b, const char *want, int
             continue;
         dnnl_primitive_desc_query(c, dnnl_query_impl_info_str, 0, &name);
         int match = reference ? bd_impl_is_ref(name) : !strcmp(want, "any") || !strcmp(want, name);
+        fetched++;
         if (match && !*pd) {
             *pd = c;
+            /* the iterator yields implementations in oneDNN's order of preference */
+            if (!reference)
+                b->first_choice = fetched == 1;
         } else {
             if (strlen(offered) + strlen(name) + 3 < sizeof(offered))
                 snprintf(offered + strlen(offered), sizeof(offered) - strlen(offered), "%s%s", *offered ? " " : "",
@@ -245,6 +254,8 @@ static inline enum bh_status bd_setup(void *state, const struct bh_opts *o, stru
     enum bh_status st = bd_select(b, b->impl, 0, &b->pd, r);
     if (st != BH_OK)
         return st;
+    if (b->first_choice && b->default_variant)
+        snprintf(r->tags, sizeof(r->tags), "choice=heuristic");
     if ((st = bd_alloc(b, b->pd, b->mem, b->exec, &b->nexec, r)) != BH_OK)
         return st;
     BD_CHECK(r, dnnl_primitive_create(&b->prim, b->pd));

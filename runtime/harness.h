@@ -45,6 +45,7 @@ struct bh_opts {
 struct bh_result {
     enum bh_status status;
     char note[512];    /* failing call and message, verification error, ... */
+    char tags[64];     /* key=value facts appended to an ok row's note (choice=heuristic) */
     char device[128];
     char cc[32];
     char sms[32];
@@ -225,7 +226,10 @@ static inline void bh_print_row(FILE *out, const struct bh_bench *b, const struc
     bh_csv_field(out, r->lib, 0);
     bh_csv_field(out, host, 0);
     bh_csv_field(out, when, 0);
-    bh_csv_field(out, r->note, 1);
+    char note[sizeof(r->note) + sizeof(r->tags) + 2];
+    snprintf(note, sizeof(note), "%s%s%s", r->note, r->status == BH_OK && *r->tags && *r->note ? "; " : "",
+             r->status == BH_OK ? r->tags : "");
+    bh_csv_field(out, note, 1);
     fflush(out);
 }
 

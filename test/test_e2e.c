@@ -1,6 +1,7 @@
-/* End to end on the CPU backend: gen -> ninja -> run_all --verify -> lower_bound, on a fixture
+/* End to end on the CPU backend: gen -> ninja -> run_all --verify -> bin/agg, on a fixture
  * model and on three shared models (a CNN, a transformer, an LSTM). One CSV row per benchmark, every row ok or unsupported, every
  * ok row verified against oneDNN's reference implementation, every computing layer covered. */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,18 +67,32 @@ static void check_folder(const char *out, const char *model_row)
     assert_int_equal(rows, benches);
     assert_true(ok > 0);
     assert_int_equal(bad, 0);
-    /* every computing layer of the model has a result */
-    snprintf(path, sizeof(path), "%s/lower_bound.txt", out);
-    assert_int_equal(sh("cd '%s' && ./lower_bound > lower_bound.txt", out), 0);
-    assert_int_equal(bz_read_file(path, 1 << 20, &text, &len), BZ_READ_OK);
-    print_message("%s", text);
-    const char *row = strstr(text, model_row);
-    assert_non_null(row);
-    int covered, total;
-    assert_int_equal(sscanf(row + strlen(model_row), "%*s %d/%d", &covered, &total), 2);
+    /* every computing layer of the model has a result: the aggregator built in the folder
+     * (bin/agg) ingests it and reports the bound */
+    assert_int_equal(sh("cd '%s' && ./bin/agg . --format json --report bound --type f32 > bound.json 2> agg.log", out), 0);
+    snprintf(path, sizeof(path), "%s/bound.json", out);
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je), *r, *found = NULL;
+    assert_non_null(j);
+    size_t i;
+    char model[256];
+    snprintf(model, sizeof(model), "%s", model_row);
+    model[strcspn(model, " ")] = '\0';
+    json_array_foreach(json_object_get(json_array_get(json_object_get(j, "reports"), 0), "rows"), i, r)
+    {
+        if (!strcmp(json_string_value(json_object_get(r, "model")), model))
+            found = r;
+    }
+    if (!found)
+        fail_msg("no bound for %s in %s", model, path);
+    int covered = (int)json_number_value(json_object_get(found, "covered"));
+    int total = (int)json_number_value(json_object_get(found, "computing"));
+    print_message("%s: %d/%d layers covered, sequential %.1f us, fused %.1f us\n", model, covered, total,
+                  json_number_value(json_object_get(found, "sequential")), json_number_value(json_object_get(found, "fused")));
     assert_true(total > 0);
     assert_int_equal(covered, total);
-    free(text);
+    assert_true(json_number_value(json_object_get(found, "sequential")) > 0);
+    json_decref(j);
 }
 
 static void run_folder(const char *gen_args, const char *out)

@@ -1,6 +1,7 @@
 /* The unit-test runner: every cmocka group, then one closing line with the totals. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "test.h"
 
@@ -14,6 +15,10 @@ const char *test_env(const char *name, const char *dflt)
 
 void test_group_run(struct test_totals *tot, const char *name, struct CMUnitTest *tests, size_t n)
 {
+    /* BENANZA_TEST_GROUP=NAME runs one group (while working on it) */
+    const char *only = getenv("BENANZA_TEST_GROUP");
+    if (only && *only && strcmp(only, name))
+        return;
     int before = test_skipped;
     int failed = _cmocka_run_group_tests(name, tests, n, NULL, NULL);
     tot->run += (int)n;
@@ -32,6 +37,7 @@ int main(void)
     test_layers_group(&tot);
     test_zoo_group(&tot);
     test_cli_group(&tot);
+    test_agg_group(&tot);
     test_e2e_group(&tot);
     int passed = tot.run - tot.failed - tot.skipped;
     printf("\ntotal: %d passed, %d failed, %d skipped\n", passed, tot.failed, tot.skipped);

@@ -1,0 +1,221 @@
+/* agg.h: the aggregator's shared declarations: results database, model data and reports. */
+#ifndef BENANZA_AGG_H
+#define BENANZA_AGG_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define AGG_VERSION "0.1.0"
+#define AGG_DB_SCHEMA 1
+
+/* exit statuses (docs/formats.md) */
+enum agg_exit {
+    AGG_EXIT_OK = 0,
+    AGG_EXIT_USAGE = 2,
+    AGG_EXIT_BADROWS = 3, /* some rows or files were bad and skipped; the rest was kept */
+    AGG_EXIT_NODATA = 4,  /* nothing to report for the selection */
+    AGG_EXIT_DB = 5,      /* the database or an output file could not be opened or written */
+    AGG_EXIT_INTERNAL = 70,
+};
+
+/* ---- memory and text (agg_util.c) ---- */
+void *agg_xmalloc(size_t n);
+void *agg_xcalloc(size_t n, size_t size);
+void *agg_xrealloc(void *p, size_t n);
+char *agg_xstrdup(const char *s);
+char *agg_xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+struct agg_buf {
+    char *p;
+    size_t n, cap;
+};
+void agg_buf_put(struct agg_buf *b, const char *s, size_t n);
+void agg_buf_puts(struct agg_buf *b, const char *s);
+void agg_buf_printf(struct agg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void agg_buf_free(struct agg_buf *b);
+
+/* string-keyed hash map; keys are copied, values belong to the caller */
+struct agg_map_slot {
+    char *key;
+    uint64_t hash;
+    void *val;
+};
+struct agg_map {
+    struct agg_map_slot *slots;
+    size_t n, cap;
+};
+void *agg_map_get(const struct agg_map *m, const char *key);
+/* returns the slot's value pointer so that callers can update in place */
+void **agg_map_put(struct agg_map *m, const char *key, void *val);
+void agg_map_free(struct agg_map *m, void (*free_val)(void *));
+
+/* strict number parsing: the whole field, finite */
+int agg_parse_double(const char *s, double *out);
+int agg_parse_long(const char *s, long *out);
+
+/* ---- CSV/TSV reading (agg_csv.c) ---- */
+struct agg_reader {
+    FILE *f;
+    const char *path;
+    char sep;       /* ',' (RFC 4180 quoting) or '\t' (no quoting) */
+    long line;      /* line number where the current record starts (1-based) */
+    long next_line; /* line number of the next record */
+    struct agg_buf rec;
+    char **fields;
+    int nfields, cap_fields;
+    int truncated; /* the record ended at end of file without a line end, or inside quotes */
+};
+int agg_reader_open(struct agg_reader *r, const char *path, char sep);
+/* 1: a record in r->fields, 0: end of file, -1: read error (errno) */
+int agg_reader_next(struct agg_reader *r);
+void agg_reader_close(struct agg_reader *r);
+
+/* ---- database and ingest (agg_db.c) ---- */
+struct agg_db {
+    sqlite3 *db;
+    const char *path;
+};
+int agg_db_open(struct agg_db *d, const char *path, int create);
+void agg_db_close(struct agg_db *d);
+
+struct agg_ingest_stats {
+    long rows_added, rows_same, rows_bad, files_bad;
+};
+/* ingest one file (results CSV, manifest or measured CSV, recognised by its header) or a
+ * benchmark folder (its manifest.tsv, results.csv and measured.csv); diagnostics go to err */
+int agg_ingest_path(struct agg_db *d, const char *path, const char *run_label,
+                    struct agg_ingest_stats *st, FILE *err);
+
+/* ---- model data loaded for reports (agg_model.c) ---- */
+struct agg_node {
+    int idx;
+    char *op, *cls, *layer, *name; /* layer NULL unless computing */
+    int group;                     /* -1: none */
+    int *preds, npreds;
+};
+struct agg_group {
+    int id;
+    char *pattern, *layer;
+    int *members, nmembers;
+};
+struct agg_run {
+    long id;
+    char *model;
+    long batch;
+    int nnodes, ngroups;
+    struct agg_node *nodes;
+    struct agg_group *groups;
+};
+struct agg_target {
+    long id;
+    char *backend, *device, *lib, *cc, *label;
+    long sms, threads;
+    char **precs;
+    int nprecs;
+};
+struct agg_measured {
+    char *model, *dtype, *device, *framework, *note, *node;
+    long batch, threads, runs;
+    double latency_us;
+};
+struct agg_layer_info {
+    char *op, *name, *kind;
+};
+struct agg_algo_time {
+    char *algo;
+    double us;
+};
+/* per target x layer x precision: every algorithm's best median, and the library's picks */
+struct agg_cell {
+    struct agg_algo_time *algos;
+    int nalgos, cap;
+    int best; /* index into algos, -1 none */
+    char *heuristic, *find;
+};
+
+struct agg_filter {
+    const char *model, *device, *type, *run;
+    long batch; /* -1: all */
+};
+
+struct agg_data {
+    struct agg_run *runs;
+    int nruns;
+    struct agg_target *targets;
+    int ntargets;
+    struct agg_measured *measured;
+    int nmeasured;
+    struct agg_map layers; /* layer id -> struct agg_layer_info */
+    struct agg_map cells;  /* "target\x1flayer\x1fprec" -> struct agg_cell ("*": any precision) */
+};
+int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_data *out, FILE *err);
+void agg_data_free(struct agg_data *x);
+/* fastest ok time of a layer on a target at a precision (counting precision-free rows);
+ * returns 0 and sets *us (and *algo) when known */
+int agg_best(const struct agg_data *x, long target, const char *layer, const char *prec,
+             double *us, const char **algo);
+double agg_algo_us(const struct agg_data *x, long target, const char *layer, const char *prec,
+                   const char *algo); /* <0: not measured */
+const struct agg_cell *agg_cell_get(const struct agg_data *x, long target, const char *layer,
+                                    const char *prec);
+int agg_glob(const char *pattern, const char *s);
+
+/* ---- report tables (agg_report.c) ---- */
+enum agg_col_kind {
+    AGG_COL_TEXT,
+    AGG_COL_INT,
+    AGG_COL_US,    /* microseconds; text formats pick a unit */
+    AGG_COL_RATIO, /* x.xx */
+    AGG_COL_PCT,
+};
+struct agg_cellv {
+    char *s;  /* text, or NULL for a number */
+    double v; /* NaN: empty */
+};
+struct agg_table {
+    char *name, *title, *desc;
+    int ncols;
+    char **cols;
+    enum agg_col_kind *kinds;
+    struct agg_cellv *cells; /* nrows x ncols */
+    int nrows, cap;
+};
+struct agg_table *agg_table_new(const char *name, const char *title, const char *desc, int ncols,
+                                const char *const *cols, const enum agg_col_kind *kinds);
+void agg_table_add_col(struct agg_table *t, const char *col, enum agg_col_kind kind);
+int agg_table_row(struct agg_table *t); /* a new empty row; returns its index */
+void agg_table_set_text(struct agg_table *t, int row, int col, const char *s);
+void agg_table_set_num(struct agg_table *t, int row, int col, double v);
+void agg_table_free(struct agg_table *t);
+
+struct agg_bound {
+    int covered, computing;
+    double seq, par, fused_seq, fused_par, unfused_groups, fused_groups;
+    double heur_seq, find_seq;
+    int heur_known, find_known;
+    int *path, npath; /* node indices, in data-flow order */
+    double *node_us;  /* per node: its layer's fastest time; NaN when free or without result */
+};
+int agg_bound_compute(const struct agg_data *x, const struct agg_run *r, const struct agg_target *t,
+                      const char *prec, struct agg_bound *b);
+void agg_bound_free(struct agg_bound *b);
+
+/* every report for the data, in the order the text output prints them; returns the count */
+enum { AGG_MAX_REPORTS = 24 };
+int agg_reports_build(const struct agg_data *x, const char *only, struct agg_table **out);
+const char *agg_report_names(void);
+
+/* ---- output (agg_out.c, agg_html.c) ---- */
+enum agg_format { AGG_FMT_TABLE, AGG_FMT_CSV, AGG_FMT_JSON, AGG_FMT_MD, AGG_FMT_HTML };
+struct agg_out_opts {
+    enum agg_format format;
+    int top;    /* text and md: rows shown per table, 0 all */
+    int colour; /* terminal colour */
+};
+void agg_out_tables(FILE *f, struct agg_table **t, int n, const struct agg_out_opts *o);
+void agg_out_html(FILE *f, const struct agg_data *x, struct agg_table **t, int n);
+void agg_fmt_us(char *buf, size_t n, double us);
+
+#endif

@@ -1,0 +1,887 @@
+/* agg_db.c: the results database (SQLite) and ingest of results, manifests and measured latencies. */
+#include "agg.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char agg_schema_sql[] =
+    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
+    "CREATE TABLE IF NOT EXISTS target(id INTEGER PRIMARY KEY, backend TEXT NOT NULL,"
+    " device TEXT NOT NULL, lib TEXT NOT NULL, threads INTEGER NOT NULL, cc TEXT, sms INTEGER,"
+    " UNIQUE(backend, device, lib, threads));"
+    "CREATE TABLE IF NOT EXISTS result(target INTEGER NOT NULL, run TEXT NOT NULL,"
+    " bench TEXT NOT NULL, host TEXT NOT NULL, time TEXT NOT NULL, layer TEXT NOT NULL,"
+    " layer_name TEXT, op TEXT, impl TEXT, algo TEXT NOT NULL, dtype TEXT NOT NULL,"
+    " math TEXT NOT NULL, prec TEXT NOT NULL, status TEXT NOT NULL, iters INTEGER,"
+    " min_us REAL, median_us REAL, mean_us REAL, p90_us REAL, max_us REAL, stddev_us REAL,"
+    " workspace_bytes INTEGER, flops REAL, bytes REAL, peak_rss_kb INTEGER, note TEXT,"
+    " choice TEXT, chosen TEXT, src_ingest INTEGER, src_line INTEGER,"
+    " PRIMARY KEY(target, run, bench, host, time)) WITHOUT ROWID;"
+    /* the fastest median per algorithm, kept up to date by ingest: reports read this, not
+     * the million rows behind it */
+    "CREATE TABLE IF NOT EXISTS best(target INTEGER NOT NULL, run TEXT NOT NULL,"
+    " layer TEXT NOT NULL, prec TEXT NOT NULL, algo TEXT NOT NULL, median_us REAL NOT NULL,"
+    " PRIMARY KEY(target, run, layer, prec, algo)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS layer(id TEXT PRIMARY KEY, kind TEXT, op TEXT, name TEXT,"
+    " key TEXT);"
+    "CREATE TABLE IF NOT EXISTS model_run(id INTEGER PRIMARY KEY, model TEXT NOT NULL,"
+    " batch INTEGER NOT NULL, path TEXT, nodes INTEGER, UNIQUE(model, batch));"
+    "CREATE TABLE IF NOT EXISTS node(run INTEGER NOT NULL, idx INTEGER NOT NULL, op TEXT,"
+    " class TEXT, layer TEXT, grp INTEGER, preds TEXT, name TEXT, PRIMARY KEY(run, idx));"
+    "CREATE TABLE IF NOT EXISTS fgroup(run INTEGER NOT NULL, grp INTEGER NOT NULL,"
+    " pattern TEXT, layer TEXT, members TEXT, PRIMARY KEY(run, grp));"
+    "CREATE TABLE IF NOT EXISTS measured(model TEXT NOT NULL, batch INTEGER NOT NULL,"
+    " dtype TEXT NOT NULL, device TEXT NOT NULL, framework TEXT NOT NULL,"
+    " threads INTEGER NOT NULL, node TEXT NOT NULL, latency_us REAL NOT NULL, runs INTEGER,"
+    " note TEXT, PRIMARY KEY(model, batch, dtype, device, framework, threads, node));";
+
+int agg_db_open(struct agg_db *d, const char *path, int create)
+{
+    memset(d, 0, sizeof(*d));
+    d->path = path;
+    struct stat st;
+    if (!create && stat(path, &st) != 0) {
+        fprintf(stderr, "%s: error: no database (run `agg ingest` first): %s\n", path,
+                strerror(errno));
+        return -1;
+    }
+    int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+    if (sqlite3_open_v2(path, &d->db, flags, NULL) != SQLITE_OK) {
+        fprintf(stderr, "%s: error: cannot open the database: %s\n", path,
+                d->db ? sqlite3_errmsg(d->db) : "out of memory");
+        agg_db_close(d);
+        return -1;
+    }
+    sqlite3_busy_timeout(d->db, 5000);
+    char *msg = NULL;
+    /* a crash mid-ingest must not corrupt the database: SQLite's rollback journal keeps it
+     * consistent (WAL would write a big ingest twice: to the log, then to the database); a
+     * large page cache because inserting a million rows into a B-tree keyed by benchmark name
+     * touches pages all over it */
+    if (sqlite3_exec(d->db, "PRAGMA journal_mode=DELETE; PRAGMA synchronous=NORMAL;"
+                            " PRAGMA cache_size=-262144; PRAGMA temp_store=MEMORY;", NULL, NULL,
+                     &msg) != SQLITE_OK ||
+        sqlite3_exec(d->db, agg_schema_sql, NULL, NULL, &msg) != SQLITE_OK) {
+        fprintf(stderr, "%s: error: not a benanza results database: %s\n", path,
+                msg ? msg : "?");
+        sqlite3_free(msg);
+        agg_db_close(d);
+        return -1;
+    }
+    sqlite3_stmt *s = NULL;
+    int ok = 0;
+    if (sqlite3_prepare_v2(d->db, "SELECT value FROM meta WHERE key='schema'", -1, &s, NULL) ==
+        SQLITE_OK) {
+        if (sqlite3_step(s) == SQLITE_ROW) {
+            ok = sqlite3_column_int(s, 0) == AGG_DB_SCHEMA;
+            if (!ok)
+                fprintf(stderr, "%s: error: database schema %d, this agg reads %d\n", path,
+                        sqlite3_column_int(s, 0), AGG_DB_SCHEMA);
+        } else {
+            ok = sqlite3_exec(d->db, "INSERT INTO meta VALUES('schema','1')", NULL, NULL,
+                              NULL) == SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(s);
+    if (!ok) {
+        agg_db_close(d);
+        return -1;
+    }
+    return 0;
+}
+
+void agg_db_close(struct agg_db *d)
+{
+    if (d->db)
+        sqlite3_close(d->db);
+    d->db = NULL;
+}
+
+/* ---- shared ingest plumbing ---- */
+
+struct agg_ing {
+    struct agg_db *d;
+    const char *path;
+    const char *run;
+    struct agg_ingest_stats *st;
+    FILE *err;
+    long bad_here;
+    sqlite3_int64 ingest_id; /* tells rows of this file from rows an earlier ingest wrote */
+};
+
+static void agg_bad(struct agg_ing *g, long line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void agg_bad(struct agg_ing *g, long line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(g->err, "%s:%ld: ", g->path, line);
+    vfprintf(g->err, fmt, ap);
+    fputs(" (row skipped)\n", g->err);
+    va_end(ap);
+    g->st->rows_bad++;
+    g->bad_here++;
+}
+
+static int agg_sql_fail(struct agg_ing *g, const char *what)
+{
+    fprintf(g->err, "%s: error: database %s: %s\n", g->d->path, what, sqlite3_errmsg(g->d->db));
+    return -1;
+}
+
+static int agg_prepare(struct agg_ing *g, const char *sql, sqlite3_stmt **s)
+{
+    if (sqlite3_prepare_v2(g->d->db, sql, -1, s, NULL) != SQLITE_OK)
+        return agg_sql_fail(g, "prepare");
+    return 0;
+}
+
+/* every bound text lives in the reader's record until the statement has run */
+static void agg_bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+    sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+}
+
+/* a number column: empty -> NULL; returns -1 (and says why) when not a number */
+static int agg_bind_num(struct agg_ing *g, long line, sqlite3_stmt *s, int i, const char *col,
+                        const char *v, int integer, int nonneg, double *out)
+{
+    *out = NAN;
+    if (!*v) {
+        sqlite3_bind_null(s, i);
+        return 0;
+    }
+    double x;
+    long n;
+    if (integer ? agg_parse_long(v, &n) : agg_parse_double(v, &x)) {
+        agg_bad(g, line, "column %s: '%.40s' is not %s", col, v, integer ? "an integer" : "a number");
+        return -1;
+    }
+    if (integer)
+        x = (double)n;
+    if (nonneg && x < 0) {
+        agg_bad(g, line, "column %s: negative value %s", col, v);
+        return -1;
+    }
+    if (integer)
+        sqlite3_bind_int64(s, i, n);
+    else
+        sqlite3_bind_double(s, i, x);
+    *out = x;
+    return 0;
+}
+
+static int agg_is_time(const char *t)
+{
+    /* YYYY-MM-DDTHH:MM:SSZ */
+    static const char pat[] = "dddd-dd-ddTdd:dd:ddZ";
+    if (strlen(t) != sizeof(pat) - 1)
+        return 0;
+    for (size_t i = 0; pat[i]; i++) {
+        if (pat[i] == 'd' ? (t[i] < '0' || t[i] > '9') : t[i] != pat[i])
+            return 0;
+    }
+    return 1;
+}
+
+static int agg_float_dtype(const char *t)
+{
+    return !strcmp(t, "f32") || !strcmp(t, "f16") || !strcmp(t, "bf16") || !strcmp(t, "tf32") ||
+           !strcmp(t, "f64") || !strcmp(t, "f8");
+}
+
+/* ---- results CSV ---- */
+
+enum {
+    RC_SCHEMA, RC_BENCH, RC_LAYER, RC_LAYER_NAME, RC_OP, RC_BACKEND, RC_IMPL, RC_DTYPE, RC_MATH,
+    RC_STATUS, RC_ITERS, RC_MIN, RC_MEDIAN, RC_MEAN, RC_P90, RC_MAX, RC_STDDEV, RC_WORKSPACE,
+    RC_FLOPS, RC_BYTES, RC_THREADS, RC_RSS, RC_DEVICE, RC_CC, RC_SMS, RC_LIB, RC_HOST, RC_TIME,
+    RC_NOTE, RC_COUNT
+};
+static const char *const agg_result_cols[RC_COUNT] = {
+    "schema", "bench", "layer", "layer_name", "op", "backend", "impl", "dtype", "math",
+    "status", "iters", "min_us", "median_us", "mean_us", "p90_us", "max_us", "stddev_us",
+    "workspace_bytes", "flops", "bytes", "threads", "peak_rss_kb", "device", "cc", "sms", "lib",
+    "host", "time", "note"};
+static const char *const agg_statuses[] = {"ok", "unsupported", "oom", "error", "nodevice",
+                                           "wrong", "advice"};
+
+/* the algorithm's name: the bench stem without its LAYER-TYPE- prefix (keeps layout and
+ * primitive variants apart); the impl column when the stem has another form */
+static const char *agg_algo_of(const char *bench, const char *layer, const char *impl)
+{
+    size_t n = strlen(layer);
+    if (!strncmp(bench, layer, n) && bench[n] == '-') {
+        const char *t = strchr(bench + n + 1, '-');
+        if (t && t[1])
+            return t + 1;
+    }
+    return impl;
+}
+
+/* note tokens are separated by "; ": choice=heuristic marks the library's default pick;
+ * an advice row's note holds ranking=ALGO>ALGO>... */
+static int agg_note_token(const char *note, const char *key, char *out, size_t n)
+{
+    size_t k = strlen(key);
+    for (const char *p = note; p && *p;) {
+        while (*p == ' ' || *p == ';')
+            p++;
+        const char *e = strchr(p, ';');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len > k && !strncmp(p, key, k) && p[k] == '=') {
+            size_t v = len - k - 1;
+            if (v >= n)
+                v = n - 1;
+            memcpy(out, p + k + 1, v);
+            out[v] = '\0';
+            return 1;
+        }
+        p = e;
+    }
+    return 0;
+}
+
+static long agg_target_id(struct agg_ing *g, struct agg_map *cache, char **f, long threads)
+{
+    char *key = agg_xprintf("%s\x1f%s\x1f%s\x1f%ld", f[RC_BACKEND], f[RC_DEVICE], f[RC_LIB],
+                            threads);
+    void *v = agg_map_get(cache, key);
+    if (v) {
+        free(key);
+        return (long)(intptr_t)v;
+    }
+    sqlite3_stmt *s = NULL;
+    long id = -1, sms = 0;
+    if (agg_prepare(g, "INSERT OR IGNORE INTO target(backend, device, lib, threads, cc, sms)"
+                       " VALUES(?,?,?,?,?,?)", &s))
+        goto out;
+    agg_bind_text(s, 1, f[RC_BACKEND]);
+    agg_bind_text(s, 2, f[RC_DEVICE]);
+    agg_bind_text(s, 3, f[RC_LIB]);
+    sqlite3_bind_int64(s, 4, threads);
+    agg_bind_text(s, 5, f[RC_CC]);
+    if (agg_parse_long(f[RC_SMS], &sms) == 0)
+        sqlite3_bind_int64(s, 6, sms);
+    if (sqlite3_step(s) != SQLITE_DONE) {
+        agg_sql_fail(g, "insert");
+        goto out;
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+    if (agg_prepare(g, "SELECT id FROM target WHERE backend=? AND device=? AND lib=? AND threads=?",
+                    &s))
+        goto out;
+    agg_bind_text(s, 1, f[RC_BACKEND]);
+    agg_bind_text(s, 2, f[RC_DEVICE]);
+    agg_bind_text(s, 3, f[RC_LIB]);
+    sqlite3_bind_int64(s, 4, threads);
+    if (sqlite3_step(s) == SQLITE_ROW)
+        id = (long)sqlite3_column_int64(s, 0);
+    if (id >= 0)
+        agg_map_put(cache, key, (void *)(intptr_t)id);
+out:
+    sqlite3_finalize(s);
+    free(key);
+    return id;
+}
+
+/* validate and insert one results row; 0 added, 1 already there, -1 bad row, -2 db failure */
+static int agg_result_row(struct agg_ing *g, struct agg_reader *r, sqlite3_stmt *ins,
+                          sqlite3_stmt *same, sqlite3_stmt *best, struct agg_map *targets)
+{
+    char **f = r->fields;
+    long line = r->line;
+    if (r->nfields != RC_COUNT) {
+        agg_bad(g, line, "%d columns, expected %d", r->nfields, RC_COUNT);
+        return -1;
+    }
+    if (strcmp(f[RC_SCHEMA], "1")) {
+        agg_bad(g, line, "schema '%.20s', this agg reads schema 1", f[RC_SCHEMA]);
+        return -1;
+    }
+    static const int required[] = {RC_BENCH, RC_LAYER, RC_BACKEND, RC_DTYPE, RC_STATUS,
+                                   RC_DEVICE, RC_HOST, RC_TIME};
+    for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
+        if (!*f[required[i]]) {
+            agg_bad(g, line, "column %s is empty", agg_result_cols[required[i]]);
+            return -1;
+        }
+    }
+    if (strcmp(f[RC_BACKEND], "cpu") && strcmp(f[RC_BACKEND], "cuda")) {
+        agg_bad(g, line, "unknown backend '%.20s' (cpu or cuda)", f[RC_BACKEND]);
+        return -1;
+    }
+    int known = 0;
+    for (size_t i = 0; i < sizeof(agg_statuses) / sizeof(agg_statuses[0]); i++)
+        known |= !strcmp(f[RC_STATUS], agg_statuses[i]);
+    if (!known) {
+        agg_bad(g, line, "unknown status '%.20s'", f[RC_STATUS]);
+        return -1;
+    }
+    if (!agg_is_time(f[RC_TIME])) {
+        agg_bad(g, line, "column time: '%.30s' is not YYYY-MM-DDTHH:MM:SSZ", f[RC_TIME]);
+        return -1;
+    }
+    sqlite3_reset(ins);
+    sqlite3_clear_bindings(ins);
+    double v[RC_COUNT];
+    static const int nums[] = {RC_ITERS, RC_MIN, RC_MEDIAN, RC_MEAN, RC_P90, RC_MAX, RC_STDDEV,
+                               RC_WORKSPACE, RC_FLOPS, RC_BYTES, RC_THREADS, RC_RSS, RC_SMS};
+    /* parameter index of each column in the insert statement below; 0: not bound here */
+    static const int param[RC_COUNT] = {
+        [RC_ITERS] = 15, [RC_MIN] = 16, [RC_MEDIAN] = 17, [RC_MEAN] = 18, [RC_P90] = 19,
+        [RC_MAX] = 20, [RC_STDDEV] = 21, [RC_WORKSPACE] = 22, [RC_FLOPS] = 23, [RC_BYTES] = 24,
+        [RC_RSS] = 25};
+    for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+        int c = nums[i];
+        int integer = c == RC_ITERS || c == RC_WORKSPACE || c == RC_THREADS || c == RC_RSS ||
+                      c == RC_SMS;
+        if (!param[c]) {
+            v[c] = NAN;
+            double x;
+            long n;
+            if (*f[c] && (integer ? agg_parse_long(f[c], &n) : agg_parse_double(f[c], &x))) {
+                agg_bad(g, line, "column %s: '%.40s' is not an integer", agg_result_cols[c], f[c]);
+                return -1;
+            }
+            if (*f[c])
+                v[c] = integer ? (double)n : x;
+            if (v[c] < 0) {
+                agg_bad(g, line, "column %s: negative value %s", agg_result_cols[c], f[c]);
+                return -1;
+            }
+            continue;
+        }
+        if (agg_bind_num(g, line, ins, param[c], agg_result_cols[c], f[c], integer, 1, &v[c]))
+            return -1;
+    }
+    if (!strcmp(f[RC_STATUS], "ok")) {
+        if (isnan(v[RC_MIN]) || isnan(v[RC_MEDIAN]) || isnan(v[RC_MAX]) || !(v[RC_ITERS] >= 1)) {
+            agg_bad(g, line, "status ok without iters, min_us, median_us and max_us");
+            return -1;
+        }
+        /* the statistics of one sample set are ordered; allow print rounding */
+        double eps = 1e-6 * v[RC_MAX] + 1e-3;
+        if (v[RC_MIN] > v[RC_MEDIAN] + eps || v[RC_MEDIAN] > v[RC_MAX] + eps ||
+            (!isnan(v[RC_P90]) && (v[RC_P90] + eps < v[RC_MEDIAN] || v[RC_P90] > v[RC_MAX] + eps))) {
+            agg_bad(g, line, "times out of order (min %s, median %s, p90 %s, max %s)", f[RC_MIN],
+                    f[RC_MEDIAN], f[RC_P90], f[RC_MAX]);
+            return -1;
+        }
+    }
+    long threads = isnan(v[RC_THREADS]) ? 0 : (long)v[RC_THREADS];
+    long tid = agg_target_id(g, targets, f, threads);
+    if (tid < 0)
+        return -2;
+    const char *algo = agg_algo_of(f[RC_BENCH], f[RC_LAYER], f[RC_IMPL]);
+    const char *math = *f[RC_MATH] ? f[RC_MATH] : "default";
+    char prec[64];
+    if (!agg_float_dtype(f[RC_DTYPE]))
+        snprintf(prec, sizeof(prec), "*");
+    else if (!strcmp(math, "default"))
+        snprintf(prec, sizeof(prec), "%s", f[RC_DTYPE]);
+    else
+        snprintf(prec, sizeof(prec), "%s+%s", f[RC_DTYPE], math);
+    char chosen[256];
+    const char *choice = NULL;
+    if (!strcmp(f[RC_STATUS], "advice")) {
+        if (strcmp(f[RC_IMPL], "heuristic") && strcmp(f[RC_IMPL], "find")) {
+            agg_bad(g, line, "advice row with impl '%.20s' (heuristic or find)", f[RC_IMPL]);
+            return -1;
+        }
+        if (!agg_note_token(f[RC_NOTE], "ranking", chosen, sizeof(chosen)) || !*chosen) {
+            agg_bad(g, line, "advice row without ranking=ALGO>... in its note");
+            return -1;
+        }
+        chosen[strcspn(chosen, ">")] = '\0';
+        choice = f[RC_IMPL];
+    } else if (!strcmp(f[RC_STATUS], "ok") &&
+               agg_note_token(f[RC_NOTE], "choice", chosen, sizeof(chosen)) &&
+               !strcmp(chosen, "heuristic")) {
+        choice = "heuristic";
+        snprintf(chosen, sizeof(chosen), "%s", algo);
+    }
+    sqlite3_bind_int64(ins, 1, tid);
+    agg_bind_text(ins, 2, g->run);
+    agg_bind_text(ins, 3, f[RC_BENCH]);
+    agg_bind_text(ins, 4, f[RC_HOST]);
+    agg_bind_text(ins, 5, f[RC_TIME]);
+    agg_bind_text(ins, 6, f[RC_LAYER]);
+    agg_bind_text(ins, 7, f[RC_LAYER_NAME]);
+    agg_bind_text(ins, 8, f[RC_OP]);
+    agg_bind_text(ins, 9, f[RC_IMPL]);
+    agg_bind_text(ins, 10, algo);
+    agg_bind_text(ins, 11, f[RC_DTYPE]);
+    agg_bind_text(ins, 12, math);
+    agg_bind_text(ins, 13, prec);
+    agg_bind_text(ins, 14, f[RC_STATUS]);
+    agg_bind_text(ins, 26, f[RC_NOTE]);
+    if (choice) {
+        agg_bind_text(ins, 27, choice);
+        agg_bind_text(ins, 28, chosen);
+    }
+    sqlite3_bind_int64(ins, 29, g->ingest_id);
+    sqlite3_bind_int64(ins, 30, line);
+    if (sqlite3_step(ins) != SQLITE_DONE)
+        return agg_sql_fail(g, "insert"), -2;
+    if (sqlite3_changes(g->d->db) > 0) {
+        if (strcmp(f[RC_STATUS], "ok"))
+            return 0;
+        sqlite3_reset(best);
+        sqlite3_bind_int64(best, 1, tid);
+        agg_bind_text(best, 2, g->run);
+        agg_bind_text(best, 3, f[RC_LAYER]);
+        agg_bind_text(best, 4, prec);
+        agg_bind_text(best, 5, algo);
+        sqlite3_bind_double(best, 6, v[RC_MEDIAN]);
+        if (sqlite3_step(best) != SQLITE_DONE)
+            return agg_sql_fail(g, "insert"), -2;
+        return 0;
+    }
+    /* already there: the same row again is fine, a different one under the same key is not */
+    sqlite3_reset(same);
+    sqlite3_bind_int64(same, 1, tid);
+    agg_bind_text(same, 2, g->run);
+    agg_bind_text(same, 3, f[RC_BENCH]);
+    agg_bind_text(same, 4, f[RC_HOST]);
+    agg_bind_text(same, 5, f[RC_TIME]);
+    int differs = 1;
+    long first_line = -1;
+    if (sqlite3_step(same) == SQLITE_ROW) {
+        if (sqlite3_column_int64(same, 3) == g->ingest_id)
+            first_line = (long)sqlite3_column_int64(same, 4);
+        const char *st = (const char *)sqlite3_column_text(same, 0);
+        double med = sqlite3_column_type(same, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(same, 1);
+        const char *note = (const char *)sqlite3_column_text(same, 2);
+        differs = strcmp(st ? st : "", f[RC_STATUS]) || strcmp(note ? note : "", f[RC_NOTE]) ||
+                  !((isnan(med) && isnan(v[RC_MEDIAN])) || med == v[RC_MEDIAN]);
+    }
+    sqlite3_reset(same);
+    if (first_line >= 0) {
+        /* the same key twice in one file is a broken file, not a re-ingest */
+        agg_bad(g, line, "duplicate key: benchmark %.60s on the same host at the same time as line %ld",
+                f[RC_BENCH], first_line);
+        return -1;
+    }
+    if (differs) {
+        agg_bad(g, line, "conflicts with a row already in the database (benchmark %.60s, same host and time, other values)",
+                f[RC_BENCH]);
+        return -1;
+    }
+    return 1;
+}
+
+static int agg_ingest_results(struct agg_ing *g, struct agg_reader *r)
+{
+    sqlite3_stmt *ins = NULL, *same = NULL, *best = NULL;
+    struct agg_map targets = {0};
+    int rc = -1;
+    if (agg_prepare(g, "INSERT OR IGNORE INTO result VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+                       "?,?,?,?,?,?,?,?,?,?,?,?)", &ins) ||
+        agg_prepare(g, "SELECT status, median_us, note, src_ingest, src_line FROM result WHERE target=? AND run=? AND"
+                       " bench=? AND host=? AND time=?", &same) ||
+        agg_prepare(g, "INSERT INTO best VALUES(?1,?2,?3,?4,?5,?6) ON CONFLICT DO UPDATE SET"
+                       " median_us=?6 WHERE ?6 < median_us", &best))
+        goto out;
+    int k;
+    while ((k = agg_reader_next(r)) == 1) {
+        if (r->truncated) {
+            agg_bad(g, r->line, "truncated row (the file ends inside it)");
+            continue;
+        }
+        if (r->nfields == 1 && !*r->fields[0])
+            continue; /* blank line */
+        if (r->nfields == RC_COUNT && !strcmp(r->fields[0], "schema"))
+            continue; /* a header again (files appended to each other) */
+        int x = agg_result_row(g, r, ins, same, best, &targets);
+        if (x == -2)
+            goto out;
+        if (x == 0)
+            g->st->rows_added++;
+        else if (x == 1)
+            g->st->rows_same++;
+    }
+    if (k < 0) {
+        fprintf(g->err, "%s: error: read failed: %s\n", g->path, strerror(errno));
+        goto out;
+    }
+    rc = 0;
+out:
+    sqlite3_finalize(ins);
+    sqlite3_finalize(same);
+    sqlite3_finalize(best);
+    agg_map_free(&targets, NULL);
+    return rc;
+}
+
+/* ---- manifest ---- */
+
+static void agg_tsv_unescape(char *s)
+{
+    char *w = s;
+    for (char *p = s; *p; p++) {
+        if (*p == '\\' && p[1]) {
+            p++;
+            *w++ = *p == 't' ? '\t' : *p == 'n' ? '\n' : *p == 'r' ? '\r' : *p;
+        } else {
+            *w++ = *p;
+        }
+    }
+    *w = '\0';
+}
+
+static int agg_int_list(const char *s)
+{
+    if (!strcmp(s, "-"))
+        return 1;
+    if (!*s)
+        return 0;
+    for (const char *p = s; *p; p++) {
+        if (!((*p >= '0' && *p <= '9') || (*p == ',' && p != s && p[1] && p[1] != ',')))
+            return 0;
+    }
+    return 1;
+}
+
+struct agg_mrun {
+    long id, nodes, groups;
+};
+
+static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
+{
+    sqlite3_stmt *layer = NULL, *run = NULL, *runid = NULL, *node = NULL, *grp = NULL,
+                 *del_n = NULL, *del_g = NULL;
+    struct agg_map runs = {0}; /* manifest RUN -> model_run id */
+    int rc = -1, k;
+    /* upserts that change nothing leave sqlite3_changes() at 0: that is how a re-ingest of
+     * the same manifest is told from a new one */
+    if (agg_prepare(g, "INSERT INTO layer VALUES(?1,?2,?3,?4,?5) ON CONFLICT(id) DO UPDATE SET"
+                       " kind=?2, op=?3, name=?4, key=?5 WHERE kind IS NOT ?2 OR op IS NOT ?3 OR"
+                       " name IS NOT ?4 OR key IS NOT ?5", &layer) ||
+        agg_prepare(g, "INSERT INTO model_run(model, batch, path, nodes) VALUES(?1,?2,?3,?4)"
+                       " ON CONFLICT(model, batch) DO UPDATE SET path=?3, nodes=?4 WHERE path IS NOT"
+                       " ?3 OR nodes IS NOT ?4", &run) ||
+        agg_prepare(g, "SELECT id FROM model_run WHERE model=? AND batch=?", &runid) ||
+        agg_prepare(g, "INSERT INTO node VALUES(?1,?2,?3,?4,?5,?6,?7,?8) ON CONFLICT(run, idx) DO"
+                       " UPDATE SET op=?3, class=?4, layer=?5, grp=?6, preds=?7, name=?8 WHERE op IS"
+                       " NOT ?3 OR class IS NOT ?4 OR layer IS NOT ?5 OR grp IS NOT ?6 OR preds IS"
+                       " NOT ?7 OR name IS NOT ?8", &node) ||
+        agg_prepare(g, "INSERT INTO fgroup VALUES(?1,?2,?3,?4,?5) ON CONFLICT(run, grp) DO UPDATE"
+                       " SET pattern=?3, layer=?4, members=?5 WHERE pattern IS NOT ?3 OR layer IS"
+                       " NOT ?4 OR members IS NOT ?5", &grp) ||
+        agg_prepare(g, "DELETE FROM node WHERE run=? AND idx>=?", &del_n) ||
+        agg_prepare(g, "DELETE FROM fgroup WHERE run=? AND grp>=?", &del_g))
+        goto out;
+    while ((k = agg_reader_next(r)) == 1) {
+        char **f = r->fields;
+        int n = r->nfields;
+        long line = r->line, a, b;
+        if (r->truncated) {
+            agg_bad(g, line, "truncated line (the file ends inside it)");
+            continue;
+        }
+        if (line == 1 || (n == 1 && !*f[0]))
+            continue; /* header, checked by the caller; blank line */
+        for (int i = 0; i < n; i++)
+            agg_tsv_unescape(f[i]);
+        sqlite3_stmt *s = NULL;
+        if (!strcmp(f[0], "layer")) {
+            if (n != 7) {
+                agg_bad(g, line, "layer line with %d fields, expected 7", n);
+                continue;
+            }
+            s = layer;
+            sqlite3_reset(s);
+            agg_bind_text(s, 1, f[1]);
+            agg_bind_text(s, 2, f[2]);
+            agg_bind_text(s, 3, f[3]);
+            agg_bind_text(s, 4, f[4]);
+            agg_bind_text(s, 5, f[6]);
+        } else if (!strcmp(f[0], "run")) {
+            if (n != 6 || agg_parse_long(f[3], &a) || a < 0 || agg_parse_long(f[5], &b) || b < 0) {
+                agg_bad(g, line, "run line: expected RUN MODEL BATCH PATH NODES");
+                continue;
+            }
+            sqlite3_reset(run);
+            agg_bind_text(run, 1, f[2]);
+            sqlite3_bind_int64(run, 2, a);
+            agg_bind_text(run, 3, f[4]);
+            sqlite3_bind_int64(run, 4, b);
+            if (sqlite3_step(run) != SQLITE_DONE) {
+                agg_sql_fail(g, "insert");
+                goto out;
+            }
+            int changed = sqlite3_changes(g->d->db) > 0;
+            sqlite3_reset(runid);
+            agg_bind_text(runid, 1, f[2]);
+            sqlite3_bind_int64(runid, 2, a);
+            if (sqlite3_step(runid) != SQLITE_ROW) {
+                agg_sql_fail(g, "select");
+                goto out;
+            }
+            long id = (long)sqlite3_column_int64(runid, 0);
+            if (agg_map_get(&runs, f[1])) {
+                agg_bad(g, line, "run %s defined twice", f[1]);
+                continue;
+            }
+            struct agg_mrun *mr = agg_xcalloc(1, sizeof(*mr));
+            mr->id = id;
+            mr->nodes = b;
+            agg_map_put(&runs, f[1], mr);
+            if (changed)
+                g->st->rows_added++;
+            else
+                g->st->rows_same++;
+            continue;
+        } else if (!strcmp(f[0], "node") || !strcmp(f[0], "group")) {
+            int is_node = f[0][0] == 'n';
+            struct agg_mrun *id = n > 1 ? agg_map_get(&runs, f[1]) : NULL;
+            long gi = -1;
+            if (n != (is_node ? 9 : 6) || agg_parse_long(f[2], &a) || a < 0 ||
+                (is_node && strcmp(f[6], "-") && (agg_parse_long(f[6], &gi) || gi < 0)) ||
+                !agg_int_list(is_node ? f[7] : f[5])) {
+                agg_bad(g, line, "%s line: malformed fields", f[0]);
+                continue;
+            }
+            if (!id) {
+                agg_bad(g, line, "%s line for run %s, which no run line defined before", f[0], f[1]);
+                continue;
+            }
+            s = is_node ? node : grp;
+            sqlite3_reset(s);
+            sqlite3_bind_int64(s, 1, id->id);
+            if (!is_node && a + 1 > id->groups)
+                id->groups = a + 1;
+            sqlite3_bind_int64(s, 2, a);
+            agg_bind_text(s, 3, f[3]);
+            agg_bind_text(s, 4, f[4]);
+            if (is_node) {
+                if (strcmp(f[5], "-"))
+                    agg_bind_text(s, 5, f[5]);
+                else
+                    sqlite3_bind_null(s, 5);
+                sqlite3_bind_int64(s, 6, gi);
+                agg_bind_text(s, 7, f[7]);
+                agg_bind_text(s, 8, f[8]);
+            } else {
+                agg_bind_text(s, 5, f[5]);
+            }
+        } else {
+            agg_bad(g, line, "unknown line kind '%.20s'", f[0]);
+            continue;
+        }
+        if (sqlite3_step(s) != SQLITE_DONE) {
+            agg_sql_fail(g, "insert");
+            goto out;
+        }
+        if (sqlite3_changes(g->d->db) > 0)
+            g->st->rows_added++;
+        else
+            g->st->rows_same++;
+    }
+    if (k < 0) {
+        fprintf(g->err, "%s: error: read failed: %s\n", g->path, strerror(errno));
+        goto out;
+    }
+    /* a manifest describes its runs completely: drop what an older one had beyond them */
+    for (size_t i = 0; i < runs.cap; i++) {
+        struct agg_mrun *mr = runs.slots[i].key ? runs.slots[i].val : NULL;
+        if (!mr)
+            continue;
+        sqlite3_reset(del_n);
+        sqlite3_reset(del_g);
+        sqlite3_bind_int64(del_n, 1, mr->id);
+        sqlite3_bind_int64(del_n, 2, mr->nodes);
+        sqlite3_bind_int64(del_g, 1, mr->id);
+        sqlite3_bind_int64(del_g, 2, mr->groups);
+        if (sqlite3_step(del_n) != SQLITE_DONE || sqlite3_step(del_g) != SQLITE_DONE) {
+            agg_sql_fail(g, "delete");
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    sqlite3_finalize(layer);
+    sqlite3_finalize(run);
+    sqlite3_finalize(runid);
+    sqlite3_finalize(node);
+    sqlite3_finalize(grp);
+    sqlite3_finalize(del_n);
+    sqlite3_finalize(del_g);
+    agg_map_free(&runs, free);
+    return rc;
+}
+
+/* ---- measured latencies ---- */
+
+static int agg_ingest_measured(struct agg_ing *g, struct agg_reader *r, int has_node)
+{
+    sqlite3_stmt *ins = NULL, *upd = NULL;
+    int rc = -1, k;
+    int ncols = has_node ? 10 : 9;
+    if (agg_prepare(g, "INSERT OR IGNORE INTO measured VALUES(?,?,?,?,?,?,?,?,?,?)", &ins) ||
+        agg_prepare(g, "UPDATE measured SET latency_us=?8, runs=?9, note=?10 WHERE model=?1 AND"
+                       " batch=?2 AND dtype=?3 AND device=?4 AND framework=?5 AND threads=?6 AND"
+                       " node=?7 AND (latency_us<>?8 OR runs IS NOT ?9 OR note IS NOT ?10)", &upd))
+        goto out;
+    while ((k = agg_reader_next(r)) == 1) {
+        char **f = r->fields;
+        long line = r->line, batch, threads, runs = 0;
+        double lat;
+        if (r->truncated) {
+            agg_bad(g, line, "truncated row (the file ends inside it)");
+            continue;
+        }
+        if (line == 1 || (r->nfields == 1 && !*f[0]))
+            continue;
+        if (r->nfields != ncols) {
+            agg_bad(g, line, "%d columns, expected %d", r->nfields, ncols);
+            continue;
+        }
+        if (!*f[0] || !*f[2] || !*f[3] || !*f[4]) {
+            agg_bad(g, line, "model, dtype, device and framework must not be empty");
+            continue;
+        }
+        if (agg_parse_long(f[1], &batch) || batch < 0 || agg_parse_long(f[5], &threads) ||
+            threads < 0 || (*f[7] && (agg_parse_long(f[7], &runs) || runs < 0))) {
+            agg_bad(g, line, "batch, threads and runs must be non-negative integers");
+            continue;
+        }
+        if (agg_parse_double(f[6], &lat) || !(lat > 0)) {
+            agg_bad(g, line, "column latency_us: '%.30s' is not a positive number", f[6]);
+            continue;
+        }
+        for (int pass = 0; pass < 2; pass++) {
+            sqlite3_stmt *s = pass ? upd : ins;
+            sqlite3_reset(s);
+            agg_bind_text(s, 1, f[0]);
+            sqlite3_bind_int64(s, 2, batch);
+            agg_bind_text(s, 3, f[2]);
+            agg_bind_text(s, 4, f[3]);
+            agg_bind_text(s, 5, f[4]);
+            sqlite3_bind_int64(s, 6, threads);
+            agg_bind_text(s, 7, has_node ? f[9] : "");
+            sqlite3_bind_double(s, 8, lat);
+            sqlite3_bind_int64(s, 9, runs);
+            agg_bind_text(s, 10, f[8]);
+            if (sqlite3_step(s) != SQLITE_DONE) {
+                agg_sql_fail(g, "insert");
+                goto out;
+            }
+            if (sqlite3_changes(g->d->db) > 0) {
+                g->st->rows_added++;
+                break;
+            }
+            if (pass)
+                g->st->rows_same++;
+        }
+    }
+    if (k < 0) {
+        fprintf(g->err, "%s: error: read failed: %s\n", g->path, strerror(errno));
+        goto out;
+    }
+    rc = 0;
+out:
+    sqlite3_finalize(ins);
+    sqlite3_finalize(upd);
+    return rc;
+}
+
+static int agg_ingest_file(struct agg_db *d, const char *path, const char *run,
+                           struct agg_ingest_stats *st, FILE *err)
+{
+    static unsigned serial;
+    struct agg_ing g = {d, path, run ? run : "", st, err, 0,
+                        ((sqlite3_int64)time(NULL) << 24) ^ ((sqlite3_int64)getpid() << 8) ^ (sqlite3_int64)++serial};
+    struct agg_reader r;
+    char head[128] = "";
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(err, "%s: error: cannot read: %s\n", path, strerror(errno));
+        st->files_bad++;
+        return -1;
+    }
+    size_t n = fread(head, 1, sizeof(head) - 1, f);
+    head[n] = '\0';
+    fclose(f);
+    enum { K_RESULTS, K_MANIFEST, K_MEASURED, K_MEASURED_NODE, K_NONE } kind = K_NONE;
+    if (!strncmp(head, "schema,bench,layer,", 19))
+        kind = K_RESULTS;
+    else if (!strncmp(head, "benanza-manifest\t1\n", 19) || !strncmp(head, "benanza-manifest\t1\r", 19))
+        kind = K_MANIFEST;
+    else if (!strncmp(head, "model,batch,dtype,device,framework,threads,latency_us,runs,note", 63))
+        kind = !strncmp(head + 63, ",node", 5) ? K_MEASURED_NODE : K_MEASURED;
+    if (kind == K_NONE) {
+        if (!strncmp(head, "benanza-manifest\t", 17))
+            fprintf(err, "%s:1: error: manifest version is not 1\n", path);
+        else
+            fprintf(err, "%s:1: error: not a benanza results CSV, manifest or measured-latency file\n",
+                    path);
+        st->files_bad++;
+        return -1;
+    }
+    if (agg_reader_open(&r, path, kind == K_MANIFEST ? '\t' : ',')) {
+        fprintf(err, "%s: error: cannot read: %s\n", path, strerror(errno));
+        st->files_bad++;
+        return -1;
+    }
+    /* one transaction per file: fast, and a failure leaves the database as it was */
+    int rc = -1;
+    if (sqlite3_exec(d->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+        agg_sql_fail(&g, "begin");
+        goto out;
+    }
+    if (kind == K_RESULTS)
+        rc = agg_ingest_results(&g, &r);
+    else if (kind == K_MANIFEST)
+        rc = agg_ingest_manifest(&g, &r);
+    else
+        rc = agg_ingest_measured(&g, &r, kind == K_MEASURED_NODE);
+    if (rc == 0 && sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        rc = agg_sql_fail(&g, "commit");
+    if (rc != 0)
+        sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+out:
+    agg_reader_close(&r);
+    if (rc)
+        st->files_bad++;
+    return rc;
+}
+
+int agg_ingest_path(struct agg_db *d, const char *path, const char *run,
+                    struct agg_ingest_stats *st, FILE *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        fprintf(err, "%s: error: %s\n", path, strerror(errno));
+        st->files_bad++;
+        return -1;
+    }
+    if (!S_ISDIR(sb.st_mode))
+        return agg_ingest_file(d, path, run, st, err);
+    static const char *const names[] = {"manifest.tsv", "results.csv", "measured.csv"};
+    int found = 0, rc = 0;
+    for (int i = 0; i < 3; i++) {
+        char *p = agg_xprintf("%s/%s", path, names[i]);
+        if (stat(p, &sb) == 0) {
+            found++;
+            if (agg_ingest_file(d, p, run, st, err))
+                rc = -1;
+        }
+        free(p);
+    }
+    if (!found) {
+        fprintf(err, "%s: error: no manifest.tsv, results.csv or measured.csv in this folder\n", path);
+        st->files_bad++;
+        return -1;
+    }
+    return rc;
+}

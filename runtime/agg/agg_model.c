@@ -1,0 +1,661 @@
+/* agg_model.c: what the reports need, loaded from the database, and the lower-bound arithmetic. */
+#include "agg.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *agg_col_dup(sqlite3_stmt *s, int i)
+{
+    const unsigned char *t = sqlite3_column_text(s, i);
+    return agg_xstrdup(t ? (const char *)t : "");
+}
+
+static int *agg_parse_list(const char *s, int *n)
+{
+    *n = 0;
+    if (!s || !*s || !strcmp(s, "-"))
+        return NULL;
+    int cap = 1;
+    for (const char *p = s; *p; p++)
+        cap += *p == ',';
+    int *v = agg_xmalloc((size_t)cap * sizeof(int));
+    for (const char *p = s; *p;) {
+        v[(*n)++] = (int)strtol(p, (char **)&p, 10);
+        if (*p == ',')
+            p++;
+    }
+    return v;
+}
+
+static char *agg_cell_key(long target, const char *layer, const char *prec)
+{
+    return agg_xprintf("%ld\x1f%s\x1f%s", target, layer, prec);
+}
+
+static struct agg_cell *agg_cell_for(struct agg_data *x, long target, const char *layer,
+                                     const char *prec)
+{
+    char *k = agg_cell_key(target, layer, prec);
+    struct agg_cell *c = agg_map_get(&x->cells, k);
+    if (!c) {
+        c = agg_xcalloc(1, sizeof(*c));
+        c->best = -1;
+        agg_map_put(&x->cells, k, c);
+    }
+    free(k);
+    return c;
+}
+
+const struct agg_cell *agg_cell_get(const struct agg_data *x, long target, const char *layer,
+                                    const char *prec)
+{
+    char *k = agg_cell_key(target, layer, prec);
+    const struct agg_cell *c = agg_map_get(&x->cells, k);
+    free(k);
+    return c;
+}
+
+int agg_best(const struct agg_data *x, long target, const char *layer, const char *prec,
+             double *us, const char **algo)
+{
+    const struct agg_cell *a = agg_cell_get(x, target, layer, prec);
+    const struct agg_cell *b = agg_cell_get(x, target, layer, "*");
+    const struct agg_algo_time *best = NULL;
+    if (a && a->best >= 0)
+        best = &a->algos[a->best];
+    if (b && b->best >= 0 && (!best || b->algos[b->best].us < best->us))
+        best = &b->algos[b->best];
+    if (!best)
+        return -1;
+    *us = best->us;
+    if (algo)
+        *algo = best->algo;
+    return 0;
+}
+
+double agg_algo_us(const struct agg_data *x, long target, const char *layer, const char *prec,
+                   const char *algo)
+{
+    const struct agg_cell *c = agg_cell_get(x, target, layer, prec);
+    for (int i = 0; c && i < c->nalgos; i++) {
+        if (!strcmp(c->algos[i].algo, algo))
+            return c->algos[i].us;
+    }
+    return -1;
+}
+
+static void agg_cell_free(void *p)
+{
+    struct agg_cell *c = p;
+    for (int i = 0; i < c->nalgos; i++)
+        free(c->algos[i].algo);
+    free(c->algos);
+    free(c->heuristic);
+    free(c->find);
+    free(c);
+}
+
+static void agg_layer_free(void *p)
+{
+    struct agg_layer_info *l = p;
+    free(l->op);
+    free(l->name);
+    free(l->kind);
+    free(l);
+}
+
+static int agg_prec_in(char **v, int n, const char *p)
+{
+    for (int i = 0; i < n; i++) {
+        if (!strcmp(v[i], p))
+            return 1;
+    }
+    return 0;
+}
+
+static int agg_prec_cmp(const void *a, const void *b)
+{
+    /* f32 first (the baseline of speedups), then by name */
+    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+    int fx = !strcmp(x, "f32"), fy = !strcmp(y, "f32");
+    if (fx != fy)
+        return fy - fx;
+    return strcmp(x, y);
+}
+
+/* the report targets one database target's rows count for */
+#define AGG_MAX_FEED 16
+struct agg_feed {
+    int n;
+    int to[AGG_MAX_FEED];
+};
+
+#define AGG_STEP(s, what)                                                                       \
+    do {                                                                                        \
+        if (sqlite3_prepare_v2(d->db, (what), -1, &(s), NULL) != SQLITE_OK) {                   \
+            fprintf(err, "%s: error: database read: %s\n", d->path, sqlite3_errmsg(d->db));     \
+            goto fail;                                                                          \
+        }                                                                                       \
+    } while (0)
+
+int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_data *x, FILE *err)
+{
+    memset(x, 0, sizeof(*x));
+    sqlite3_stmt *s = NULL;
+    struct agg_map run_ix = {0}, target_ix = {0};
+    int caps = 0;
+
+    AGG_STEP(s, "SELECT id, model, batch FROM model_run ORDER BY model, batch");
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        const char *model = (const char *)sqlite3_column_text(s, 1);
+        long batch = (long)sqlite3_column_int64(s, 2);
+        if (!agg_glob(flt->model, model ? model : "") || (flt->batch >= 0 && batch != flt->batch))
+            continue;
+        if (x->nruns == caps) {
+            caps = caps ? caps * 2 : 16;
+            x->runs = agg_xrealloc(x->runs, (size_t)caps * sizeof(*x->runs));
+        }
+        struct agg_run *r = &x->runs[x->nruns++];
+        memset(r, 0, sizeof(*r));
+        r->id = (long)sqlite3_column_int64(s, 0);
+        r->model = agg_col_dup(s, 1);
+        r->batch = batch;
+        char k[32];
+        snprintf(k, sizeof(k), "%ld", r->id);
+        agg_map_put(&run_ix, k, (void *)(intptr_t)(x->nruns));
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+
+    AGG_STEP(s, "SELECT run, count(*) FROM node GROUP BY run");
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        char k[32];
+        snprintf(k, sizeof(k), "%lld", (long long)sqlite3_column_int64(s, 0));
+        intptr_t i = (intptr_t)agg_map_get(&run_ix, k);
+        if (i)
+            x->runs[i - 1].nodes = agg_xcalloc((size_t)sqlite3_column_int(s, 1), sizeof(struct agg_node));
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+    AGG_STEP(s, "SELECT run, idx, op, class, layer, grp, preds, name FROM node ORDER BY run, idx");
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        char k[32];
+        snprintf(k, sizeof(k), "%lld", (long long)sqlite3_column_int64(s, 0));
+        intptr_t i = (intptr_t)agg_map_get(&run_ix, k);
+        if (!i)
+            continue;
+        struct agg_run *r = &x->runs[i - 1];
+        struct agg_node *n = &r->nodes[r->nnodes++];
+        n->idx = sqlite3_column_int(s, 1);
+        n->op = agg_col_dup(s, 2);
+        n->cls = agg_col_dup(s, 3);
+        n->layer = sqlite3_column_type(s, 4) == SQLITE_NULL ? NULL : agg_col_dup(s, 4);
+        n->group = sqlite3_column_int(s, 5);
+        n->preds = agg_parse_list((const char *)sqlite3_column_text(s, 6), &n->npreds);
+        n->name = agg_col_dup(s, 7);
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+    AGG_STEP(s, "SELECT run, grp, pattern, layer, members FROM fgroup ORDER BY run, grp");
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        char k[32];
+        snprintf(k, sizeof(k), "%lld", (long long)sqlite3_column_int64(s, 0));
+        intptr_t i = (intptr_t)agg_map_get(&run_ix, k);
+        if (!i)
+            continue;
+        struct agg_run *r = &x->runs[i - 1];
+        r->groups = agg_xrealloc(r->groups, (size_t)(r->ngroups + 1) * sizeof(*r->groups));
+        struct agg_group *g = &r->groups[r->ngroups++];
+        g->id = sqlite3_column_int(s, 1);
+        g->pattern = agg_col_dup(s, 2);
+        g->layer = agg_col_dup(s, 3);
+        g->members = agg_parse_list((const char *)sqlite3_column_text(s, 4), &g->nmembers);
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+
+    AGG_STEP(s, "SELECT id, kind, op, name FROM layer");
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        struct agg_layer_info *l = agg_xmalloc(sizeof(*l));
+        l->kind = agg_col_dup(s, 1);
+        l->op = agg_col_dup(s, 2);
+        l->name = agg_col_dup(s, 3);
+        agg_map_put(&x->layers, (const char *)sqlite3_column_text(s, 0), l);
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+
+    /* targets: a device with a library version (and, on CPUs, a thread count). Benchmarks of
+     * our own code (lib "benanza ...": plain C, our CUDA kernels) join every library target
+     * of their device: they fill the layers the library has no primitive for */
+    AGG_STEP(s, "SELECT id, backend, device, lib, threads, cc, sms, lib LIKE 'benanza %' FROM target"
+                " ORDER BY id");
+    caps = 0;
+    struct agg_target *all = NULL;
+    int nall = 0, cap_all = 0;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        const char *dev = (const char *)sqlite3_column_text(s, 2);
+        if (!agg_glob(flt->device, dev ? dev : ""))
+            continue;
+        if (nall == cap_all) {
+            cap_all = cap_all ? cap_all * 2 : 4;
+            all = agg_xrealloc(all, (size_t)cap_all * sizeof(*all));
+        }
+        struct agg_target *t = &all[nall++];
+        memset(t, 0, sizeof(*t));
+        t->id = (long)sqlite3_column_int64(s, 0);
+        t->backend = agg_col_dup(s, 1);
+        t->device = agg_col_dup(s, 2);
+        t->lib = agg_col_dup(s, 3);
+        t->threads = (long)sqlite3_column_int64(s, 4);
+        t->cc = agg_col_dup(s, 5);
+        t->sms = (long)sqlite3_column_int64(s, 6);
+        t->nprecs = sqlite3_column_int(s, 7); /* own code (a flag until the split below) */
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+    char *own = agg_xcalloc((size_t)nall + 1, 1);
+    for (int i = 0; i < nall; i++) {
+        own[i] = (char)all[i].nprecs;
+        all[i].nprecs = 0;
+    }
+    char *beside = agg_xcalloc((size_t)nall + 1, 1); /* a library target on the same device */
+    for (int i = 0; i < nall; i++) {
+        for (int j = 0; j < nall; j++)
+            beside[i] |= !own[j] && !strcmp(all[j].backend, all[i].backend) && !strcmp(all[j].device, all[i].device);
+    }
+    x->targets = agg_xcalloc((size_t)nall + 1, sizeof(*x->targets));
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < nall; i++) {
+            if (pass == 0 ? own[i] : (!own[i] || beside[i]))
+                continue;
+            struct agg_target *t = &x->targets[x->ntargets++];
+            *t = all[i];
+            if (!strcmp(t->backend, "cpu") && !own[i])
+                t->label = agg_xprintf("%s, %s, %ld threads", t->device, t->lib, t->threads);
+            else
+                t->label = agg_xprintf("%s, %s", t->device, t->lib);
+            memset(&all[i], 0, sizeof(all[i]));
+        }
+    }
+    /* which report targets each database target's rows feed */
+    for (int k = 0; k < x->ntargets; k++) {
+        char key[32];
+        snprintf(key, sizeof(key), "%ld", x->targets[k].id);
+        struct agg_feed *f = agg_map_get(&target_ix, key);
+        if (!f) {
+            f = agg_xcalloc(1, sizeof(*f));
+            agg_map_put(&target_ix, key, f);
+        }
+        f->to[f->n++] = k;
+    }
+    for (int i = 0; i < nall; i++) {
+        if (!own[i] || !all[i].backend)
+            continue; /* library targets and own targets reported alone are done */
+        char key[32];
+        snprintf(key, sizeof(key), "%ld", all[i].id);
+        struct agg_feed *f = agg_xcalloc(1, sizeof(*f));
+        for (int k = 0; k < x->ntargets && f->n < AGG_MAX_FEED; k++) {
+            if (!strcmp(x->targets[k].backend, all[i].backend) && !strcmp(x->targets[k].device, all[i].device))
+                f->to[f->n++] = k;
+        }
+        agg_map_put(&target_ix, key, f);
+        free(all[i].backend);
+        free(all[i].device);
+        free(all[i].lib);
+        free(all[i].cc);
+    }
+    free(all);
+    free(own);
+    free(beside);
+
+    /* every algorithm's fastest median per target x layer x precision (repeated runs: the
+     * best one, from the table ingest keeps); --run restricts to one ingest label. Rows come
+     * in key order, so consecutive rows mostly share a cell: the last one is kept at hand. */
+    AGG_STEP(s, "SELECT target, layer, prec, algo, median_us FROM best WHERE ?1 IS NULL OR run=?1");
+    if (flt->run)
+        sqlite3_bind_text(s, 1, flt->run, -1, SQLITE_STATIC);
+    long last_target = -1;
+    const struct agg_feed *feed = NULL;
+    char last_layer[128] = "", last_prec[64] = "";
+    struct agg_cell *last_cells[AGG_MAX_FEED] = {0};
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        long tid = (long)sqlite3_column_int64(s, 0);
+        const char *layer = (const char *)sqlite3_column_text(s, 1);
+        const char *prec = (const char *)sqlite3_column_text(s, 2);
+        const char *algo = (const char *)sqlite3_column_text(s, 3);
+        double us = sqlite3_column_double(s, 4);
+        if (!layer || !prec || !algo)
+            continue;
+        int same = tid == last_target && !strcmp(layer, last_layer) && !strcmp(prec, last_prec);
+        if (!same) {
+            char k[32];
+            snprintf(k, sizeof(k), "%ld", tid);
+            feed = agg_map_get(&target_ix, k);
+            last_target = tid;
+            snprintf(last_layer, sizeof(last_layer), "%s", layer);
+            snprintf(last_prec, sizeof(last_prec), "%s", prec);
+            int wanted = feed && (!strcmp(prec, "*") || agg_glob(flt->type, prec)) &&
+                         strlen(layer) < sizeof(last_layer) && strlen(prec) < sizeof(last_prec);
+            for (int fi = 0; feed && fi < feed->n; fi++) {
+                struct agg_target *t = &x->targets[feed->to[fi]];
+                last_cells[fi] = wanted ? agg_cell_for(x, t->id, layer, prec) : NULL;
+                if (wanted && strcmp(prec, "*") && !agg_prec_in(t->precs, t->nprecs, prec)) {
+                    t->precs = agg_xrealloc(t->precs, (size_t)(t->nprecs + 1) * sizeof(char *));
+                    t->precs[t->nprecs++] = agg_xstrdup(prec);
+                }
+            }
+        }
+        for (int fi = 0; feed && fi < feed->n; fi++) {
+            struct agg_cell *c = last_cells[fi];
+            if (!c)
+                continue;
+            int i = 0;
+            while (i < c->nalgos && strcmp(c->algos[i].algo, algo))
+                i++;
+            if (i == c->nalgos) {
+                if (c->nalgos == c->cap) {
+                    c->cap = c->cap ? c->cap * 2 : 4;
+                    c->algos = agg_xrealloc(c->algos, (size_t)c->cap * sizeof(*c->algos));
+                }
+                c->algos[i].algo = agg_xstrdup(algo);
+                c->algos[i].us = us;
+                c->nalgos++;
+            } else if (us < c->algos[i].us) {
+                c->algos[i].us = us;
+            }
+            if (c->best < 0 || c->algos[i].us < c->algos[c->best].us)
+                c->best = i;
+        }
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+    for (int i = 0; i < x->ntargets; i++)
+        qsort(x->targets[i].precs, (size_t)x->targets[i].nprecs, sizeof(char *), agg_prec_cmp);
+
+    /* the library's picks: the latest row that says what it chose */
+    AGG_STEP(s, "SELECT target, layer, prec, choice, chosen, max(time) FROM result WHERE choice"
+                " IS NOT NULL AND (?1 IS NULL OR run=?1) GROUP BY target, layer, prec, choice");
+    if (flt->run)
+        sqlite3_bind_text(s, 1, flt->run, -1, SQLITE_STATIC);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        char k[32];
+        snprintf(k, sizeof(k), "%lld", (long long)sqlite3_column_int64(s, 0));
+        const char *prec = (const char *)sqlite3_column_text(s, 2);
+        const char *choice = (const char *)sqlite3_column_text(s, 3);
+        const struct agg_feed *cf = agg_map_get(&target_ix, k);
+        if (!cf || !prec || !choice || !agg_glob(flt->type, prec))
+            continue;
+        for (int fi = 0; fi < cf->n; fi++) {
+            struct agg_cell *c = agg_cell_for(x, x->targets[cf->to[fi]].id,
+                                              (const char *)sqlite3_column_text(s, 1), prec);
+            char **slot = !strcmp(choice, "find") ? &c->find : &c->heuristic;
+            free(*slot);
+            *slot = agg_col_dup(s, 4);
+        }
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+
+    AGG_STEP(s, "SELECT model, batch, dtype, device, framework, threads, node, latency_us, runs,"
+                " note FROM measured ORDER BY model, batch, dtype, device, framework, node");
+    caps = 0;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        const char *model = (const char *)sqlite3_column_text(s, 0);
+        long batch = (long)sqlite3_column_int64(s, 1);
+        const char *dtype = (const char *)sqlite3_column_text(s, 2);
+        const char *dev = (const char *)sqlite3_column_text(s, 3);
+        if (!agg_glob(flt->model, model ? model : "") || (flt->batch >= 0 && batch != flt->batch) ||
+            !agg_glob(flt->type, dtype ? dtype : "") || !agg_glob(flt->device, dev ? dev : ""))
+            continue;
+        if (x->nmeasured == caps) {
+            caps = caps ? caps * 2 : 16;
+            x->measured = agg_xrealloc(x->measured, (size_t)caps * sizeof(*x->measured));
+        }
+        struct agg_measured *m = &x->measured[x->nmeasured++];
+        m->model = agg_col_dup(s, 0);
+        m->batch = batch;
+        m->dtype = agg_col_dup(s, 2);
+        m->device = agg_col_dup(s, 3);
+        m->framework = agg_col_dup(s, 4);
+        m->threads = (long)sqlite3_column_int64(s, 5);
+        m->node = agg_col_dup(s, 6);
+        m->latency_us = sqlite3_column_double(s, 7);
+        m->runs = (long)sqlite3_column_int64(s, 8);
+        m->note = agg_col_dup(s, 9);
+    }
+    sqlite3_finalize(s);
+    agg_map_free(&run_ix, NULL);
+    agg_map_free(&target_ix, free);
+    return 0;
+fail:
+    sqlite3_finalize(s);
+    agg_map_free(&run_ix, NULL);
+    agg_map_free(&target_ix, free);
+    agg_data_free(x);
+    return -1;
+}
+
+void agg_data_free(struct agg_data *x)
+{
+    for (int i = 0; i < x->nruns; i++) {
+        struct agg_run *r = &x->runs[i];
+        for (int j = 0; j < r->nnodes; j++) {
+            struct agg_node *n = &r->nodes[j];
+            free(n->op);
+            free(n->cls);
+            free(n->layer);
+            free(n->name);
+            free(n->preds);
+        }
+        for (int j = 0; j < r->ngroups; j++) {
+            free(r->groups[j].pattern);
+            free(r->groups[j].layer);
+            free(r->groups[j].members);
+        }
+        free(r->nodes);
+        free(r->groups);
+        free(r->model);
+    }
+    free(x->runs);
+    for (int i = 0; i < x->ntargets; i++) {
+        struct agg_target *t = &x->targets[i];
+        free(t->backend);
+        free(t->device);
+        free(t->lib);
+        free(t->cc);
+        free(t->label);
+        for (int j = 0; j < t->nprecs; j++)
+            free(t->precs[j]);
+        free(t->precs);
+    }
+    free(x->targets);
+    for (int i = 0; i < x->nmeasured; i++) {
+        struct agg_measured *m = &x->measured[i];
+        free(m->model);
+        free(m->dtype);
+        free(m->device);
+        free(m->framework);
+        free(m->note);
+        free(m->node);
+    }
+    free(x->measured);
+    agg_map_free(&x->layers, agg_layer_free);
+    agg_map_free(&x->cells, agg_cell_free);
+    memset(x, 0, sizeof(*x));
+}
+
+/* node weight of the longest-path pass: finish[i] = w[i] + max over preds finish[p];
+ * the nodes' order in the manifest is topological (ONNX requires it; gen checks for
+ * cycles), but a pred that comes later is handled by Kahn's order anyway */
+static double agg_critical_path(const struct agg_run *r, const double *w, int **path, int *npath)
+{
+    int n = r->nnodes;
+    int *pos = agg_xmalloc((size_t)(n + 1) * sizeof(int)); /* idx -> position; -1 unknown */
+    int maxidx = 0;
+    for (int i = 0; i < n; i++)
+        maxidx = r->nodes[i].idx > maxidx ? r->nodes[i].idx : maxidx;
+    pos = agg_xrealloc(pos, (size_t)(maxidx + 1) * sizeof(int));
+    for (int i = 0; i <= maxidx; i++)
+        pos[i] = -1;
+    for (int i = 0; i < n; i++)
+        pos[r->nodes[i].idx] = i;
+    int *indeg = agg_xcalloc((size_t)n, sizeof(int)), *order = agg_xmalloc((size_t)n * sizeof(int));
+    int *nsucc = agg_xcalloc((size_t)n + 1, sizeof(int)), *succ;
+    int edges = 0;
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < r->nodes[i].npreds; k++) {
+            int p = r->nodes[i].preds[k];
+            if (p >= 0 && p <= maxidx && pos[p] >= 0 && pos[p] != i) {
+                indeg[i]++;
+                nsucc[pos[p] + 1]++;
+                edges++;
+            }
+        }
+    }
+    for (int i = 0; i < n; i++)
+        nsucc[i + 1] += nsucc[i];
+    succ = agg_xmalloc((size_t)(edges ? edges : 1) * sizeof(int));
+    int *fill = agg_xcalloc((size_t)n, sizeof(int));
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < r->nodes[i].npreds; k++) {
+            int p = r->nodes[i].preds[k];
+            if (p >= 0 && p <= maxidx && pos[p] >= 0 && pos[p] != i)
+                succ[nsucc[pos[p]] + fill[pos[p]]++] = i;
+        }
+    }
+    int head = 0, tail = 0;
+    for (int i = 0; i < n; i++) {
+        if (!indeg[i])
+            order[tail++] = i;
+    }
+    double *finish = agg_xcalloc((size_t)n, sizeof(double));
+    int *from = agg_xmalloc((size_t)n * sizeof(int));
+    for (int i = 0; i < n; i++)
+        from[i] = -1;
+    while (head < tail) {
+        int i = order[head++];
+        finish[i] += w[i];
+        for (int e = nsucc[i]; e < nsucc[i + 1]; e++) {
+            int j = succ[e];
+            if (from[j] < 0 || finish[i] > finish[j]) {
+                finish[j] = finish[i];
+                from[j] = i;
+            }
+            if (--indeg[j] == 0)
+                order[tail++] = j;
+        }
+    }
+    /* nodes on a cycle (never in a valid manifest) are left out */
+    int end = -1;
+    for (int q = 0; q < tail; q++) {
+        int i = order[q];
+        if (end < 0 || finish[i] > finish[end])
+            end = i;
+    }
+    double len = end >= 0 ? finish[end] : 0;
+    *npath = 0;
+    *path = NULL;
+    if (end >= 0 && len > 0) {
+        int cnt = 0;
+        for (int i = end; i >= 0; i = from[i])
+            cnt++;
+        *path = agg_xmalloc((size_t)cnt * sizeof(int));
+        for (int i = end, k = cnt - 1; i >= 0; i = from[i], k--)
+            (*path)[k] = i;
+        *npath = cnt;
+    }
+    free(pos);
+    free(indeg);
+    free(order);
+    free(nsucc);
+    free(succ);
+    free(fill);
+    free(finish);
+    free(from);
+    return len;
+}
+
+int agg_bound_compute(const struct agg_data *x, const struct agg_run *r, const struct agg_target *t,
+                      const char *prec, struct agg_bound *b)
+{
+    memset(b, 0, sizeof(*b));
+    int n = r->nnodes;
+    double *w = agg_xcalloc((size_t)n + 1, sizeof(double));
+    double *wf = agg_xcalloc((size_t)n + 1, sizeof(double));
+    char *known = agg_xcalloc((size_t)n + 1, 1);
+    b->node_us = agg_xmalloc(((size_t)n + 1) * sizeof(double));
+    for (int i = 0; i < n; i++) {
+        const struct agg_node *nd = &r->nodes[i];
+        b->node_us[i] = NAN;
+        if (strcmp(nd->cls, "compute") || !nd->layer)
+            continue;
+        b->computing++;
+        double us;
+        if (agg_best(x, t->id, nd->layer, prec, &us, NULL) == 0) {
+            b->covered++;
+            known[i] = 1;
+            w[i] = us;
+            b->node_us[i] = us;
+            b->seq += us;
+            const struct agg_cell *c = agg_cell_get(x, t->id, nd->layer, prec);
+            double h = c && c->heuristic ? agg_algo_us(x, t->id, nd->layer, prec, c->heuristic) : -1;
+            double f = c && c->find ? agg_algo_us(x, t->id, nd->layer, prec, c->find) : -1;
+            b->heur_seq += h >= 0 ? h : us;
+            b->find_seq += f >= 0 ? f : us;
+            b->heur_known += h >= 0;
+            b->find_known += f >= 0;
+        }
+        wf[i] = w[i];
+    }
+    /* fused: a group costs min(its fused benchmark, the sum of its members); the members'
+     * combined time sits on the last member, through which every path into the group
+     * leaves it */
+    for (int g = 0; g < r->ngroups; g++) {
+        const struct agg_group *gr = &r->groups[g];
+        double members = 0, fused;
+        int all = 1, last = -1;
+        for (int k = 0; k < gr->nmembers; k++) {
+            int m = -1;
+            for (int i = 0; i < n; i++) {
+                if (r->nodes[i].idx == gr->members[k]) {
+                    m = i;
+                    break;
+                }
+            }
+            if (m < 0)
+                continue;
+            members += w[m];
+            all &= known[m] || strcmp(r->nodes[m].cls, "compute");
+            wf[m] = 0;
+            last = m;
+        }
+        double cost = members;
+        if (agg_best(x, t->id, gr->layer, prec, &fused, NULL) == 0 && (!all || fused < members))
+            cost = fused;
+        b->unfused_groups += members;
+        b->fused_groups += cost;
+        if (last >= 0)
+            wf[last] = cost;
+    }
+    b->fused_seq = 0;
+    for (int i = 0; i < n; i++)
+        b->fused_seq += wf[i];
+    int *fp = NULL, nfp = 0;
+    b->fused_par = agg_critical_path(r, wf, &fp, &nfp);
+    free(fp);
+    b->par = agg_critical_path(r, w, &b->path, &b->npath);
+    free(w);
+    free(wf);
+    free(known);
+    return b->covered > 0 ? 0 : -1;
+}
+
+void agg_bound_free(struct agg_bound *b)
+{
+    free(b->path);
+    free(b->node_us);
+    b->path = NULL;
+    b->node_us = NULL;
+}

@@ -1,0 +1,782 @@
+/* agg_report.c: the reports as tables: lower bound, critical path, coverage, algorithm
+ * selection, fusion, precision, framework comparison, devices side by side, top layers. */
+#include "agg.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct agg_table *agg_table_new(const char *name, const char *title, const char *desc, int ncols,
+                                const char *const *cols, const enum agg_col_kind *kinds)
+{
+    struct agg_table *t = agg_xcalloc(1, sizeof(*t));
+    t->name = agg_xstrdup(name);
+    t->title = agg_xstrdup(title);
+    t->desc = agg_xstrdup(desc);
+    for (int i = 0; i < ncols; i++)
+        agg_table_add_col(t, cols[i], kinds[i]);
+    return t;
+}
+
+void agg_table_add_col(struct agg_table *t, const char *col, enum agg_col_kind kind)
+{
+    t->cols = agg_xrealloc(t->cols, (size_t)(t->ncols + 1) * sizeof(char *));
+    t->kinds = agg_xrealloc(t->kinds, (size_t)(t->ncols + 1) * sizeof(*t->kinds));
+    t->cols[t->ncols] = agg_xstrdup(col);
+    t->kinds[t->ncols] = kind;
+    t->ncols++;
+}
+
+int agg_table_row(struct agg_table *t)
+{
+    if (t->nrows == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 16;
+        t->cells = agg_xrealloc(t->cells, (size_t)t->cap * (size_t)t->ncols * sizeof(*t->cells));
+    }
+    struct agg_cellv *c = &t->cells[(size_t)t->nrows * (size_t)t->ncols];
+    for (int i = 0; i < t->ncols; i++) {
+        c[i].s = NULL;
+        c[i].v = NAN;
+    }
+    return t->nrows++;
+}
+
+void agg_table_set_text(struct agg_table *t, int row, int col, const char *s)
+{
+    struct agg_cellv *c = &t->cells[(size_t)row * (size_t)t->ncols + (size_t)col];
+    free(c->s);
+    c->s = agg_xstrdup(s ? s : "");
+}
+
+void agg_table_set_num(struct agg_table *t, int row, int col, double v)
+{
+    t->cells[(size_t)row * (size_t)t->ncols + (size_t)col].v = v;
+}
+
+void agg_table_free(struct agg_table *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < (size_t)t->nrows * (size_t)t->ncols; i++)
+        free(t->cells[i].s);
+    for (int i = 0; i < t->ncols; i++)
+        free(t->cols[i]);
+    free(t->cols);
+    free(t->kinds);
+    free(t->cells);
+    free(t->name);
+    free(t->title);
+    free(t->desc);
+    free(t);
+}
+
+/* ---- shared state of one build ---- */
+
+struct agg_combo {
+    const struct agg_run *run;
+    const struct agg_target *target;
+    const char *prec;
+    struct agg_bound b;
+};
+
+struct agg_ctx {
+    const struct agg_data *x;
+    struct agg_combo *c;
+    int nc;
+};
+
+enum { K_T = AGG_COL_TEXT, K_I = AGG_COL_INT, K_U = AGG_COL_US, K_R = AGG_COL_RATIO, K_P = AGG_COL_PCT };
+
+static struct agg_table *agg_new(const char *name, const char *title, const char *desc,
+                                 const char *cols, const char *kinds)
+{
+    /* cols: names separated by '|'; kinds: one letter per column (t i u r p) */
+    struct agg_table *t = agg_table_new(name, title, desc, 0, NULL, NULL);
+    char *copy = agg_xstrdup(cols), *save = NULL;
+    int i = 0;
+    for (char *c = strtok_r(copy, "|", &save); c; c = strtok_r(NULL, "|", &save), i++) {
+        char k = kinds[i];
+        agg_table_add_col(t, c, k == 'i' ? AGG_COL_INT : k == 'u' ? AGG_COL_US : k == 'r' ? AGG_COL_RATIO
+                                : k == 'p' ? AGG_COL_PCT : AGG_COL_TEXT);
+    }
+    free(copy);
+    if ((size_t)t->ncols != strlen(kinds)) {
+        /* a broken table definition is a bug in agg, never the user's input */
+        fprintf(stderr, "agg: internal error: table %s has %d columns and %zu kinds\n", name, t->ncols,
+                strlen(kinds));
+        abort();
+    }
+    return t;
+}
+
+/* the first columns of most tables: model, batch, type, device */
+static int agg_row_head(struct agg_table *t, const struct agg_combo *c)
+{
+    int r = agg_table_row(t);
+    agg_table_set_text(t, r, 0, c->run->model);
+    agg_table_set_num(t, r, 1, (double)c->run->batch);
+    agg_table_set_text(t, r, 2, c->prec);
+    agg_table_set_text(t, r, 3, c->target->label);
+    return r;
+}
+
+static double agg_node_us(const struct agg_ctx *k, const struct agg_combo *c, const struct agg_node *n)
+{
+    (void)k;
+    return c->b.node_us[n - c->run->nodes]; /* computed once per combination */
+}
+
+static double agg_ratio(double a, double b)
+{
+    return b > 0 && !isnan(a) ? a / b : NAN;
+}
+
+#define HEAD "model|batch|type|device|"
+#define HK "titt"
+
+static struct agg_table *agg_rep_bound(struct agg_ctx *k)
+{
+    struct agg_table *t = agg_new("bound", "Lower-bound latency",
+        "Per model x batch x type x device. sequential: the sum over computing layers of the fastest ok "
+        "algorithm (median); parallel: the critical path of the DAG with every layer at its fastest; fused: "
+        "each fusion group at min(its fused benchmark, the sum of its members); covered: computing layers "
+        "with a result (see the missing report for the others).",
+        HEAD "computing|covered|sequential|parallel|fused|fused parallel|parallelism", HK "iiuuuur");
+    for (int i = 0; i < k->nc; i++) {
+        const struct agg_combo *c = &k->c[i];
+        int r = agg_row_head(t, c);
+        agg_table_set_num(t, r, 4, c->b.computing);
+        agg_table_set_num(t, r, 5, c->b.covered);
+        agg_table_set_num(t, r, 6, c->b.seq);
+        agg_table_set_num(t, r, 7, c->b.par);
+        agg_table_set_num(t, r, 8, c->b.fused_seq);
+        agg_table_set_num(t, r, 9, c->b.fused_par);
+        agg_table_set_num(t, r, 10, agg_ratio(c->b.seq, c->b.par));
+    }
+    return t;
+}
+
+static struct agg_table *agg_rep_path(struct agg_ctx *k)
+{
+    struct agg_table *t = agg_new("path", "Critical path",
+        "The nodes on the longest path of each model's DAG (each layer at its fastest): what the "
+        "parallel bound is made of. Nodes that compute nothing are left out.",
+        HEAD "step|node|op|time|cumulative", HK "ittuu");
+    for (int i = 0; i < k->nc; i++) {
+        const struct agg_combo *c = &k->c[i];
+        double cum = 0;
+        int step = 0;
+        for (int j = 0; j < c->b.npath; j++) {
+            const struct agg_node *n = &c->run->nodes[c->b.path[j]];
+            double us = agg_node_us(k, c, n);
+            if (isnan(us))
+                continue;
+            cum += us;
+            int r = agg_row_head(t, c);
+            agg_table_set_num(t, r, 4, ++step);
+            agg_table_set_text(t, r, 5, n->name);
+            agg_table_set_text(t, r, 6, n->op);
+            agg_table_set_num(t, r, 7, us);
+            agg_table_set_num(t, r, 8, cum);
+        }
+    }
+    return t;
+}
+
+static struct agg_table *agg_rep_missing(struct agg_ctx *k)
+{
+    struct agg_table *t = agg_new("missing", "Coverage: computing layers without a result",
+        "Computing nodes whose layer has no ok result for the type on the device: the lower bound "
+        "leaves them out. Unsupported operators (gen's report) are not computing nodes here.",
+        HEAD "node|op|layer|layer name", HK "tttt");
+    for (int i = 0; i < k->nc; i++) {
+        const struct agg_combo *c = &k->c[i];
+        for (int j = 0; j < c->run->nnodes; j++) {
+            const struct agg_node *n = &c->run->nodes[j];
+            if (!n->layer || strcmp(n->cls, "compute") || !isnan(agg_node_us(k, c, n)))
+                continue;
+            const struct agg_layer_info *l = agg_map_get(&k->x->layers, n->layer);
+            int r = agg_row_head(t, c);
+            agg_table_set_text(t, r, 4, n->name);
+            agg_table_set_text(t, r, 5, n->op);
+            agg_table_set_text(t, r, 6, n->layer);
+            agg_table_set_text(t, r, 7, l ? l->name : "");
+        }
+    }
+    return t;
+}
+
+static struct agg_table *agg_rep_algo(struct agg_ctx *k)
+{
+    struct agg_table *t = agg_new("algo", "Algorithm selection",
+        "The sequential bound with every layer at its fastest algorithm (best) vs at the library "
+        "heuristic's choice (what a framework without autotuning gets) and at the measured search's "
+        "choice (cudnnFind, with autotuning). Layers without a recorded choice count at their fastest.",
+        HEAD "best|heuristic|heuristic loss|layers with choice|find|find loss", HK "uupiup");
+    for (int i = 0; i < k->nc; i++) {
+        const struct agg_combo *c = &k->c[i];
+        if (!c->b.heur_known && !c->b.find_known)
+            continue;
+        int r = agg_row_head(t, c);
+        agg_table_set_num(t, r, 4, c->b.seq);
+        if (c->b.heur_known) {
+            agg_table_set_num(t, r, 5, c->b.heur_seq);
+            agg_table_set_num(t, r, 6, 100 * (c->b.heur_seq - c->b.seq) / c->b.seq);
+        }
+        agg_table_set_num(t, r, 7, c->b.heur_known > c->b.find_known ? c->b.heur_known : c->b.find_known);
+        if (c->b.find_known) {
+            agg_table_set_num(t, r, 8, c->b.find_seq);
+            agg_table_set_num(t, r, 9, 100 * (c->b.find_seq - c->b.seq) / c->b.seq);
+        }
+    }
+    return t;
+}
+
+struct agg_layer_use {
+    const char *layer;
+    long target;
+    const char *prec;
+    int uses;
+};
+
+/* layers used by the selected runs, per target x precision, with their use counts */
+static struct agg_layer_use *agg_layer_uses(struct agg_ctx *k, int *n)
+{
+    struct agg_map seen = {0};
+    struct agg_layer_use *v = NULL;
+    int cap = 0;
+    *n = 0;
+    for (int i = 0; i < k->nc; i++) {
+        const struct agg_combo *c = &k->c[i];
+        for (int j = 0; j < c->run->nnodes; j++) {
+            const struct agg_node *nd = &c->run->nodes[j];
+            if (!nd->layer || strcmp(nd->cls, "compute"))
+                continue;
+            char *key = agg_xprintf("%ld\x1f%s\x1f%s", c->target->id, c->prec, nd->layer);
+            intptr_t at = (intptr_t)agg_map_get(&seen, key);
+            if (!at) {
+                if (*n == cap) {
+                    cap = cap ? cap * 2 : 64;
+                    v = agg_xrealloc(v, (size_t)cap * sizeof(*v));
+                }
+                v[*n] = (struct agg_layer_use){nd->layer, c->target->id, c->prec, 0};
+                at = ++*n;
+                agg_map_put(&seen, key, (void *)at);
+            }
+            v[at - 1].uses++;
+            free(key);
+        }
+    }
+    agg_map_free(&seen, NULL);
+    return v;
+}
+
+static const struct agg_target *agg_target_by_id(const struct agg_data *x, long id)
+{
+    for (int i = 0; i < x->ntargets; i++) {
+        if (x->targets[i].id == id)
+            return &x->targets[i];
+    }
+    return NULL;
+}
+
+static int agg_sort_col;
+static int agg_cmp_rows_desc(const void *a, const void *b)
+{
+    const struct agg_cellv *x = a, *y = b;
+    double u = x[agg_sort_col].v, v = y[agg_sort_col].v;
+    if (isnan(u))
+        u = -INFINITY;
+    if (isnan(v))
+        v = -INFINITY;
+    return u < v ? 1 : u > v ? -1 : 0;
+}
+
+static void agg_table_sort_desc(struct agg_table *t, int col)
+{
+    /* rows are contiguous runs of ncols cells: sort them as fixed-size records */
+    agg_sort_col = col;
+    size_t rowsz = (size_t)t->ncols * sizeof(struct agg_cellv);
+    char *tmp = agg_xmalloc(rowsz * (size_t)(t->nrows ? t->nrows : 1));
+    memcpy(tmp, t->cells, rowsz * (size_t)t->nrows);
+    /* qsort needs the element size at compile time only through its argument */
+    qsort(tmp, (size_t)t->nrows, rowsz, agg_cmp_rows_desc);
+    memcpy(t->cells, tmp, rowsz * (size_t)t->nrows);
+    free(tmp);
+}
+
+static struct agg_table *agg_rep_algo_layers(struct agg_ctx *k)
+{
+    struct agg_table *t = agg_new("algo-layers", "Algorithm selection per layer",
+        "Per layer with a recorded library choice: the fastest algorithm vs the heuristic's and the "
+        "search's picks; loss = uses x (heuristic time - fastest time), largest first.",
+        "device|type|layer|op|name|uses|fastest|fastest time|heuristic|heuristic time|heuristic/fastest|find|find time|loss",
+        "tttttituturtuu");
+    int n;
+    struct agg_layer_use *u = agg_layer_uses(k, &n);
+    for (int i = 0; i < n; i++) {
+        const struct agg_cell *c = agg_cell_get(k->x, u[i].target, u[i].layer, u[i].prec);
+        double best;
+        const char *balgo;
+        if (!c || (!c->heuristic && !c->find) ||
+            agg_best(k->x, u[i].target, u[i].layer, u[i].prec, &best, &balgo))
+            continue;
+        const struct agg_layer_info *l = agg_map_get(&k->x->layers, u[i].layer);
+        int r = agg_table_row(t);
+        agg_table_set_text(t, r, 0, agg_target_by_id(k->x, u[i].target)->label);
+        agg_table_set_text(t, r, 1, u[i].prec);
+        agg_table_set_text(t, r, 2, u[i].layer);
+        agg_table_set_text(t, r, 3, l ? l->op : "");
+        agg_table_set_text(t, r, 4, l ? l->name : "");
+        agg_table_set_num(t, r, 5, u[i].uses);
+        agg_table_set_text(t, r, 6, balgo);
+        agg_table_set_num(t, r, 7, best);
+        if (c->heuristic) {
+            double h = agg_algo_us(k->x, u[i].target, u[i].layer, u[i].prec, c->heuristic);
+            agg_table_set_text(t, r, 8, c->heuristic);
+            if (h >= 0) {
+                agg_table_set_num(t, r, 9, h);
+                agg_table_set_num(t, r, 10, h / best);
+                agg_table_set_num(t, r, 13, u[i].uses * (h - best));
+            }
+        }
+        if (c->find) {
+            double f = agg_algo_us(k->x, u[i].target, u[i].layer, u[i].prec, c->find);
+            agg_table_set_text(t, r, 11, c->find);
+            if (f >= 0)
+                agg_table_set_num(t, r, 12, f);
+        }
+    }
+    free(u);
+    agg_table_sort_desc(t, 13);
+    return t;
+}
+
+static struct agg_table *agg_rep_fusion(struct agg_ctx *k)
+{
+    struct agg_table *t = agg_new("fusion", "Layer fusion",
+        "Fusion groups (gen's manifest) at their fused benchmark vs as separate layers, and the "
+        "model's sequential bound unfused vs fused.",
+        HEAD "groups|groups unfused|groups fused|sequential|fused|speedup", HK "iuuuur");
+    for (int i = 0; i < k->nc; i++) {
+        const struct agg_combo *c = &k->c[i];
+        if (!c->run->ngroups)
+            continue;
+        int r = agg_row_head(t, c);
+        agg_table_set_num(t, r, 4, c->run->ngroups);
+        agg_table_set_num(t, r, 5, c->b.unfused_groups);
+        agg_table_set_num(t, r, 6, c->b.fused_groups);
+        agg_table_set_num(t, r, 7, c->b.seq);
+        agg_table_set_num(t, r, 8, c->b.fused_seq);
+        agg_table_set_num(t, r, 9, agg_ratio(c->b.seq, c->b.fused_seq));
+    }
+    return t;
+}
+
+static struct agg_table *agg_rep_fusion_groups(struct agg_ctx *k)
+{
+    struct agg_table *t = agg_new("fusion-groups", "Fusion per group",
+        "Each fusion group: the sum of its members' fastest times vs its fused benchmark's fastest.",
+        HEAD "group|pattern|nodes|members|fused|speedup", HK "ittuur");
+    for (int i = 0; i < k->nc; i++) {
+        const struct agg_combo *c = &k->c[i];
+        for (int g = 0; g < c->run->ngroups; g++) {
+            const struct agg_group *gr = &c->run->groups[g];
+            struct agg_buf names = {0};
+            double members = 0;
+            int all = 1;
+            for (int m = 0; m < gr->nmembers; m++) {
+                for (int j = 0; j < c->run->nnodes; j++) {
+                    const struct agg_node *n = &c->run->nodes[j];
+                    if (n->idx != gr->members[m])
+                        continue;
+                    double us = agg_node_us(k, c, n);
+                    if (!isnan(us))
+                        members += us;
+                    else if (!strcmp(n->cls, "compute"))
+                        all = 0;
+                    agg_buf_printf(&names, "%s%s", m ? " + " : "", n->name);
+                }
+            }
+            double fused;
+            int r = agg_row_head(t, c);
+            agg_table_set_num(t, r, 4, gr->id);
+            agg_table_set_text(t, r, 5, gr->pattern);
+            agg_table_set_text(t, r, 6, names.p ? names.p : "");
+            if (all)
+                agg_table_set_num(t, r, 7, members);
+            if (agg_best(k->x, c->target->id, gr->layer, c->prec, &fused, NULL) == 0) {
+                agg_table_set_num(t, r, 8, fused);
+                if (all)
+                    agg_table_set_num(t, r, 9, members / fused);
+            }
+            agg_buf_free(&names);
+        }
+    }
+    return t;
+}
+
+static const struct agg_combo *agg_find_combo(struct agg_ctx *k, const struct agg_run *r,
+                                              const struct agg_target *t, const char *prec)
+{
+    for (int i = 0; i < k->nc; i++) {
+        if (k->c[i].run == r && k->c[i].target == t && !strcmp(k->c[i].prec, prec))
+            return &k->c[i];
+    }
+    return NULL;
+}
+
+static struct agg_table *agg_rep_precision(struct agg_ctx *k)
+{
+    struct agg_table *t = agg_new("precision", "Precision and Tensor Cores",
+        "Each model's bounds per type (fp32, tf32, fp16, fp16 with tensor-op math, bf16) and the "
+        "speedup over fp32; compare coverage before reading a speedup: a type whose layers lack "
+        "results has a smaller bound for that reason alone.",
+        HEAD "covered|sequential|fused|speedup vs f32|fused speedup vs f32", HK "iuurr");
+    for (int i = 0; i < k->nc; i++) {
+        const struct agg_combo *c = &k->c[i];
+        int r = agg_row_head(t, c);
+        agg_table_set_num(t, r, 4, c->b.covered);
+        agg_table_set_num(t, r, 5, c->b.seq);
+        agg_table_set_num(t, r, 6, c->b.fused_seq);
+        const struct agg_combo *base = agg_find_combo(k, c->run, c->target, "f32");
+        if (base) {
+            agg_table_set_num(t, r, 7, agg_ratio(base->b.seq, c->b.seq));
+            agg_table_set_num(t, r, 8, agg_ratio(base->b.fused_seq, c->b.fused_seq));
+        }
+    }
+    return t;
+}
+
+static struct agg_table *agg_rep_precision_layers(struct agg_ctx *k)
+{
+    struct agg_table *t = agg_new("precision-layers", "Precision per layer",
+        "Each layer's fastest time per type and its speedup over fp32 (devices with more than one type).",
+        "device|type|layer|op|name|uses|time|algorithm|speedup vs f32", "tttttiutr");
+    int n;
+    struct agg_layer_use *u = agg_layer_uses(k, &n);
+    for (int i = 0; i < n; i++) {
+        const struct agg_target *tg = agg_target_by_id(k->x, u[i].target);
+        double us, base;
+        const char *algo;
+        if (tg->nprecs < 2 || agg_best(k->x, u[i].target, u[i].layer, u[i].prec, &us, &algo))
+            continue;
+        const struct agg_layer_info *l = agg_map_get(&k->x->layers, u[i].layer);
+        int r = agg_table_row(t);
+        agg_table_set_text(t, r, 0, tg->label);
+        agg_table_set_text(t, r, 1, u[i].prec);
+        agg_table_set_text(t, r, 2, u[i].layer);
+        agg_table_set_text(t, r, 3, l ? l->op : "");
+        agg_table_set_text(t, r, 4, l ? l->name : "");
+        agg_table_set_num(t, r, 5, u[i].uses);
+        agg_table_set_num(t, r, 6, us);
+        agg_table_set_text(t, r, 7, algo);
+        if (agg_best(k->x, u[i].target, u[i].layer, "f32", &base, NULL) == 0)
+            agg_table_set_num(t, r, 8, base / us);
+    }
+    free(u);
+    return t;
+}
+
+static const struct agg_combo *agg_combo_for_measured(struct agg_ctx *k, const struct agg_measured *m)
+{
+    for (int i = 0; i < k->nc; i++) {
+        const struct agg_combo *c = &k->c[i];
+        if (!strcmp(c->run->model, m->model) && c->run->batch == m->batch &&
+            !strcmp(c->prec, m->dtype) && !strcmp(c->target->device, m->device) &&
+            (strcmp(c->target->backend, "cpu") || c->target->threads == m->threads))
+            return c;
+    }
+    return NULL;
+}
+
+static struct agg_table *agg_rep_framework(struct agg_ctx *k)
+{
+    struct agg_table *t = agg_new("framework", "Framework vs lower bound",
+        "A framework's measured end-to-end latency (measured.csv) beside the lower bound on the same "
+        "device, type, batch and threads; overhead = measured - fused bound: the time no layer explains.",
+        HEAD "framework|threads|measured|bound|fused bound|measured/fused bound|overhead|overhead share|note",
+        HK "tiuuurupt");
+    for (int i = 0; i < k->x->nmeasured; i++) {
+        const struct agg_measured *m = &k->x->measured[i];
+        if (*m->node)
+            continue;
+        const struct agg_combo *c = agg_combo_for_measured(k, m);
+        int r = agg_table_row(t);
+        agg_table_set_text(t, r, 0, m->model);
+        agg_table_set_num(t, r, 1, (double)m->batch);
+        agg_table_set_text(t, r, 2, m->dtype);
+        agg_table_set_text(t, r, 3, c ? c->target->label : m->device);
+        agg_table_set_text(t, r, 4, m->framework);
+        agg_table_set_num(t, r, 5, (double)m->threads);
+        agg_table_set_num(t, r, 6, m->latency_us);
+        if (!c) {
+            agg_table_set_text(t, r, 12, "no lower bound for this model, batch, type and device");
+            continue;
+        }
+        agg_table_set_num(t, r, 7, c->b.seq);
+        agg_table_set_num(t, r, 8, c->b.fused_seq);
+        agg_table_set_num(t, r, 9, agg_ratio(m->latency_us, c->b.fused_seq));
+        agg_table_set_num(t, r, 10, m->latency_us - c->b.fused_seq);
+        agg_table_set_num(t, r, 11, 100 * (m->latency_us - c->b.fused_seq) / m->latency_us);
+        if (c->b.covered < c->b.computing)
+            agg_table_set_text(t, r, 12, "bound misses layers (see missing)");
+    }
+    return t;
+}
+
+static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
+{
+    struct agg_table *t = agg_new("framework-layers", "Framework vs lower bound per layer",
+        "Per-node kernel times from measured.csv (its node column) beside the node's fastest benchmark.",
+        HEAD "framework|node|op|measured|bound|measured/bound|gap", HK "tttuuru");
+    for (int i = 0; i < k->x->nmeasured; i++) {
+        const struct agg_measured *m = &k->x->measured[i];
+        if (!*m->node)
+            continue;
+        const struct agg_combo *c = agg_combo_for_measured(k, m);
+        const struct agg_node *n = NULL;
+        for (int j = 0; c && j < c->run->nnodes && !n; j++) {
+            if (!strcmp(c->run->nodes[j].name, m->node))
+                n = &c->run->nodes[j];
+        }
+        int r = agg_table_row(t);
+        agg_table_set_text(t, r, 0, m->model);
+        agg_table_set_num(t, r, 1, (double)m->batch);
+        agg_table_set_text(t, r, 2, m->dtype);
+        agg_table_set_text(t, r, 3, c ? c->target->label : m->device);
+        agg_table_set_text(t, r, 4, m->framework);
+        agg_table_set_text(t, r, 5, m->node);
+        agg_table_set_num(t, r, 7, m->latency_us);
+        if (!n)
+            continue;
+        agg_table_set_text(t, r, 6, n->op);
+        double us = agg_node_us(k, c, n);
+        agg_table_set_num(t, r, 8, us);
+        agg_table_set_num(t, r, 9, agg_ratio(m->latency_us, us));
+        if (!isnan(us))
+            agg_table_set_num(t, r, 10, m->latency_us - us);
+    }
+    agg_table_sort_desc(t, 10);
+    return t;
+}
+
+static struct agg_table *agg_rep_devices(struct agg_ctx *k)
+{
+    if (k->x->ntargets < 2)
+        return NULL;
+    struct agg_table *t = agg_new("devices", "Across devices",
+        "The fused lower bound of each model on every device (and library version) side by side, "
+        "with the ratio to the first device: below 1 is faster.",
+        "model|batch|type", "tit");
+    for (int d = 0; d < k->x->ntargets; d++) {
+        char *c1 = agg_xprintf("%s", k->x->targets[d].label);
+        agg_table_add_col(t, c1, AGG_COL_US);
+        free(c1);
+        if (d) {
+            char *c2 = agg_xprintf("ratio %d/1", d + 1);
+            agg_table_add_col(t, c2, AGG_COL_RATIO);
+            free(c2);
+        }
+    }
+    /* one row per run x precision found on any device */
+    for (int i = 0; i < k->nc; i++) {
+        const struct agg_combo *c = &k->c[i];
+        int dup = 0;
+        for (int j = 0; j < i && !dup; j++)
+            dup = k->c[j].run == c->run && !strcmp(k->c[j].prec, c->prec);
+        if (dup)
+            continue;
+        int r = agg_table_row(t);
+        agg_table_set_text(t, r, 0, c->run->model);
+        agg_table_set_num(t, r, 1, (double)c->run->batch);
+        agg_table_set_text(t, r, 2, c->prec);
+        double first = NAN;
+        for (int d = 0, col = 3; d < k->x->ntargets; d++) {
+            const struct agg_combo *o = agg_find_combo(k, c->run, &k->x->targets[d], c->prec);
+            double v = o ? o->b.fused_seq : NAN;
+            if (d == 0)
+                first = v;
+            agg_table_set_num(t, r, col++, v);
+            if (d)
+                agg_table_set_num(t, r, col++, agg_ratio(v, first));
+        }
+    }
+    return t;
+}
+
+static struct agg_table *agg_rep_top_layers(struct agg_ctx *k)
+{
+    struct agg_table *t = agg_new("top-layers", "Where the time goes: layers",
+        "Per model: each layer's total (uses x fastest time) and its share of the sequential bound, largest first.",
+        HEAD "rank|layer|op|name|uses|time per use|total|share", HK "itttiuup");
+    for (int i = 0; i < k->nc; i++) {
+        const struct agg_combo *c = &k->c[i];
+        struct agg_map seen = {0};
+        int first = t->nrows;
+        for (int j = 0; j < c->run->nnodes; j++) {
+            const struct agg_node *n = &c->run->nodes[j];
+            double us = agg_node_us(k, c, n);
+            if (isnan(us))
+                continue;
+            intptr_t at = (intptr_t)agg_map_get(&seen, n->layer);
+            if (!at) {
+                const struct agg_layer_info *l = agg_map_get(&k->x->layers, n->layer);
+                int r = agg_row_head(t, c);
+                agg_table_set_text(t, r, 5, n->layer);
+                agg_table_set_text(t, r, 6, n->op);
+                agg_table_set_text(t, r, 7, l ? l->name : "");
+                agg_table_set_num(t, r, 8, 0);
+                agg_table_set_num(t, r, 9, us);
+                agg_table_set_num(t, r, 10, 0);
+                at = r + 1;
+                agg_map_put(&seen, n->layer, (void *)at);
+            }
+            struct agg_cellv *row = &t->cells[(size_t)(at - 1) * (size_t)t->ncols];
+            row[8].v += 1;
+            row[10].v += us;
+        }
+        agg_map_free(&seen, NULL);
+        /* sort this model's rows */
+        struct agg_table view = *t;
+        view.cells = &t->cells[(size_t)first * (size_t)t->ncols];
+        view.nrows = t->nrows - first;
+        agg_table_sort_desc(&view, 10);
+        for (int r = first; r < t->nrows; r++) {
+            agg_table_set_num(t, r, 4, r - first + 1);
+            agg_table_set_num(t, r, 11, c->b.seq > 0 ? 100 * t->cells[(size_t)r * (size_t)t->ncols + 10].v / c->b.seq : NAN);
+        }
+    }
+    return t;
+}
+
+static struct agg_table *agg_rep_top_ops(struct agg_ctx *k)
+{
+    struct agg_table *t = agg_new("top-ops", "Where the time goes: operator types",
+        "Per model: the time of each operator type over its nodes at their fastest, largest first.",
+        HEAD "op|nodes|total|share", HK "tiup");
+    for (int i = 0; i < k->nc; i++) {
+        const struct agg_combo *c = &k->c[i];
+        struct agg_map seen = {0};
+        int first = t->nrows;
+        for (int j = 0; j < c->run->nnodes; j++) {
+            const struct agg_node *n = &c->run->nodes[j];
+            double us = agg_node_us(k, c, n);
+            if (isnan(us))
+                continue;
+            intptr_t at = (intptr_t)agg_map_get(&seen, n->op);
+            if (!at) {
+                int r = agg_row_head(t, c);
+                agg_table_set_text(t, r, 4, n->op);
+                agg_table_set_num(t, r, 5, 0);
+                agg_table_set_num(t, r, 6, 0);
+                at = r + 1;
+                agg_map_put(&seen, n->op, (void *)at);
+            }
+            struct agg_cellv *row = &t->cells[(size_t)(at - 1) * (size_t)t->ncols];
+            row[5].v += 1;
+            row[6].v += us;
+        }
+        agg_map_free(&seen, NULL);
+        struct agg_table view = *t;
+        view.cells = &t->cells[(size_t)first * (size_t)t->ncols];
+        view.nrows = t->nrows - first;
+        agg_table_sort_desc(&view, 6);
+        for (int r = first; r < t->nrows; r++)
+            agg_table_set_num(t, r, 7, c->b.seq > 0 ? 100 * t->cells[(size_t)r * (size_t)t->ncols + 6].v / c->b.seq : NAN);
+    }
+    return t;
+}
+
+static const struct {
+    const char *name;
+    struct agg_table *(*build)(struct agg_ctx *);
+} agg_reports[] = {
+    {"bound", agg_rep_bound},
+    {"missing", agg_rep_missing},
+    {"path", agg_rep_path},
+    {"algo", agg_rep_algo},
+    {"algo-layers", agg_rep_algo_layers},
+    {"fusion", agg_rep_fusion},
+    {"fusion-groups", agg_rep_fusion_groups},
+    {"precision", agg_rep_precision},
+    {"precision-layers", agg_rep_precision_layers},
+    {"framework", agg_rep_framework},
+    {"framework-layers", agg_rep_framework_layers},
+    {"devices", agg_rep_devices},
+    {"top-layers", agg_rep_top_layers},
+    {"top-ops", agg_rep_top_ops},
+};
+#define AGG_NREPORTS ((int)(sizeof(agg_reports) / sizeof(agg_reports[0])))
+_Static_assert(AGG_NREPORTS <= AGG_MAX_REPORTS, "AGG_MAX_REPORTS too small");
+
+const char *agg_report_names(void)
+{
+    return "bound, missing, path, algo, algo-layers, fusion, fusion-groups, precision, "
+           "precision-layers, framework, framework-layers, devices, top-layers, top-ops";
+}
+
+static int agg_in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n))
+            return 1;
+        p = e ? e + 1 : NULL;
+    }
+    return 0;
+}
+
+/* only: NULL or "all" for every report, else a comma-separated list; returns the number of
+ * tables, or -1 when a name is unknown */
+int agg_reports_build(const struct agg_data *x, const char *only, struct agg_table **out)
+{
+    if (only && strcmp(only, "all")) {
+        for (const char *p = only; *p;) {
+            const char *e = strchr(p, ',');
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            int ok = 0;
+            for (int i = 0; i < AGG_NREPORTS; i++)
+                ok |= strlen(agg_reports[i].name) == len && !strncmp(agg_reports[i].name, p, len);
+            if (!ok) {
+                fprintf(stderr, "agg: error: unknown report '%.*s' (reports: %s)\n", (int)len, p,
+                        agg_report_names());
+                return -1;
+            }
+            p = e ? e + 1 : p + len;
+        }
+    }
+    struct agg_ctx k = {x, NULL, 0};
+    int cap = 0;
+    for (int i = 0; i < x->nruns; i++) {
+        for (int j = 0; j < x->ntargets; j++) {
+            const struct agg_target *t = &x->targets[j];
+            for (int p = 0; p < t->nprecs; p++) {
+                struct agg_bound b;
+                if (agg_bound_compute(x, &x->runs[i], t, t->precs[p], &b)) {
+                    agg_bound_free(&b);
+                    continue;
+                }
+                if (k.nc == cap) {
+                    cap = cap ? cap * 2 : 16;
+                    k.c = agg_xrealloc(k.c, (size_t)cap * sizeof(*k.c));
+                }
+                k.c[k.nc++] = (struct agg_combo){&x->runs[i], t, t->precs[p], b};
+            }
+        }
+    }
+    int n = 0;
+    for (int i = 0; i < AGG_NREPORTS; i++) {
+        if (only && strcmp(only, "all") && !agg_in_list(only, agg_reports[i].name))
+            continue;
+        struct agg_table *t = agg_reports[i].build(&k);
+        if (t)
+            out[n++] = t;
+    }
+    for (int i = 0; i < k.nc; i++)
+        agg_bound_free(&k.c[i].b);
+    free(k.c);
+    return n;
+}

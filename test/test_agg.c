@@ -1,0 +1,446 @@
+/* The aggregator (bin/agg) on hand-made fixtures whose answers are worked out here by hand:
+ * bounds and critical path of a small DAG with branches, a fusion group, an advice mismatch,
+ * two types, two devices, a framework's measured latency; broken CSV rows; idempotent ingest. */
+#include <jansson.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test.h"
+
+static char dir[] = "/tmp/bz-test-agg-XXXXXX";
+
+static const char *agg_bin(void)
+{
+    return test_env("BENANZA_AGG", "bin/agg");
+}
+
+static int run_agg(const char *args, const char *out, const char *err)
+{
+    struct bz_buf cmd;
+    bz_buf_init(&cmd);
+    bz_buf_printf(&cmd, "%s --db '%s/t.db' %s > '%s' 2> '%s'", agg_bin(), dir, args, out, err);
+    int st = system(cmd.data);
+    bz_buf_free(&cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void put_file(const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *slurp(const char *path)
+{
+    char *text = NULL;
+    size_t len;
+    assert_int_equal(bz_read_file(path, 1 << 26, &text, &len), BZ_READ_OK);
+    return text;
+}
+
+/*
+ * The DAG of model "toy" (batch 1): A -> B -> {C, D -> E} -> F -> G (free) -> H -> S
+ *   node  op       layer  fastest f32 on D1 (algorithms)      f16 on D1   f32 on D2
+ *   A     Conv     LA     80 (a1 100 = heuristic, a2 80)      40          40
+ *   B     Relu     LB     10                                   5           5
+ *   C     Conv     LC     50                                  25          25
+ *   D     Conv     LD     30 (d1 30, d2 45 = heuristic)       15          15
+ *   E     MaxPool  LE     15                                   8           7.5
+ *   F     Add      LF      5                                   3           2.5
+ *   G     Reshape  -      (free)
+ *   H     Gemm     LH     40                                  20          20
+ *   S     Softmax  LS     only 'unsupported' rows: no result
+ *   group 0 = {A, B} (conv_act), fused layer LAB: 85 on D1 f32, 42 on D2; none in f16
+ */
+static const char manifest[] =
+    "benanza-manifest\t1\n"
+    "layer\tLA\tnode\tConv\tconv_a\t1\t{}\n"
+    "layer\tLB\tnode\tRelu\trelu_b\t1\t{}\n"
+    "layer\tLC\tnode\tConv\tconv_c\t1\t{}\n"
+    "layer\tLD\tnode\tConv\tconv_d\t1\t{}\n"
+    "layer\tLE\tnode\tMaxPool\tpool_e\t1\t{}\n"
+    "layer\tLF\tnode\tAdd\tadd_f\t1\t{}\n"
+    "layer\tLH\tnode\tGemm\tgemm_h\t1\t{}\n"
+    "layer\tLS\tnode\tSoftmax\tsoftmax_s\t1\t{}\n"
+    "layer\tLAB\tfused\tConv+Relu\tconv_a_relu\t1\t{}\n"
+    "run\t0\ttoy\t1\ttoy.onnx\t9\n"
+    "group\t0\t0\tconv_act\tLAB\t0,1\n"
+    "node\t0\t0\tConv\tcompute\tLA\t0\t-\tA\n"
+    "node\t0\t1\tRelu\tcompute\tLB\t0\t0\tB\n"
+    "node\t0\t2\tConv\tcompute\tLC\t-\t1\tC\n"
+    "node\t0\t3\tConv\tcompute\tLD\t-\t1\tD\n"
+    "node\t0\t4\tMaxPool\tcompute\tLE\t-\t3\tE\n"
+    "node\t0\t5\tAdd\tcompute\tLF\t-\t2,4\tF\n"
+    "node\t0\t6\tReshape\tfree\t-\t-\t5\tG\n"
+    "node\t0\t7\tGemm\tcompute\tLH\t-\t6\tH\n"
+    "node\t0\t8\tSoftmax\tcompute\tLS\t-\t7\tS\n";
+
+static const char header[] =
+    "schema,bench,layer,layer_name,op,backend,impl,dtype,math,status,iters,min_us,median_us,mean_us,p90_us,"
+    "max_us,stddev_us,workspace_bytes,flops,bytes,threads,peak_rss_kb,device,cc,sms,lib,host,time,note\n";
+
+static void row(struct bz_buf *b, const char *dev, const char *layer, const char *algo, const char *dtype,
+                const char *status, double us, const char *note)
+{
+    int cpu = !strcmp(dev, "D1");
+    bz_buf_printf(b, "1,%s-%s-%s,%s,name,op,%s,%s,%s,default,%s,", layer, dtype, algo, layer, cpu ? "cpu" : "cuda",
+                  algo, dtype, status);
+    if (!strcmp(status, "ok"))
+        bz_buf_printf(b, "5,%g,%g,%g,%g,%g,0,", us, us, us, us, us);
+    else
+        bz_buf_puts(b, "0,,,,,,,");
+    bz_buf_printf(b, "0,1000,1000,%d,1000,%s,%s,4,%s,host,2026-11-22T00:00:00Z,%s\n", cpu ? 2 : 0, dev,
+                  cpu ? "" : "9.0", cpu ? "lib1" : "lib2", note);
+}
+
+static void write_results(void)
+{
+    struct bz_buf b;
+    bz_buf_init(&b);
+    bz_buf_puts(&b, header);
+    row(&b, "D1", "LA", "a1", "f32", "ok", 100, "choice=heuristic");
+    row(&b, "D1", "LA", "a2", "f32", "ok", 80, "verified");
+    row(&b, "D1", "LB", "b1", "f32", "ok", 10, "verified; choice=heuristic");
+    row(&b, "D1", "LAB", "f1", "f32", "ok", 85, "");
+    row(&b, "D1", "LC", "c1", "f32", "ok", 50, "");
+    row(&b, "D1", "LD", "d1", "f32", "ok", 30, "");
+    row(&b, "D1", "LD", "d2", "f32", "ok", 45, "choice=heuristic");
+    row(&b, "D1", "LE", "e1", "f32", "ok", 15, "");
+    row(&b, "D1", "LF", "f1", "f32", "ok", 5, "");
+    row(&b, "D1", "LH", "h1", "f32", "ok", 40, "");
+    row(&b, "D1", "LS", "s1", "f32", "unsupported", 0, "\"no implementation, here\"");
+    static const char *const half[][2] = {{"LA", "40"}, {"LB", "5"}, {"LC", "25"}, {"LD", "15"},
+                                          {"LE", "8"},  {"LF", "3"}, {"LH", "20"}};
+    for (size_t i = 0; i < 7; i++)
+        row(&b, "D1", half[i][0], "x", "f16", "ok", atof(half[i][1]), "");
+    static const char *const d2[][2] = {{"LA", "40"}, {"LB", "5"},   {"LAB", "42"}, {"LC", "25"},
+                                        {"LD", "15"}, {"LE", "7.5"}, {"LF", "2.5"}, {"LH", "20"}};
+    for (size_t i = 0; i < 8; i++)
+        row(&b, "D2", d2[i][0], "y", "f32", "ok", atof(d2[i][1]), "");
+    put_file("results.csv", b.data);
+    bz_buf_free(&b);
+    put_file("measured.csv", "model,batch,dtype,device,framework,threads,latency_us,runs,note,node\n"
+                             "toy,1,f32,D1,fw 1.0,2,300,10,,\n"
+                             "toy,1,f32,D1,fw 1.0,2,60,10,,C\n");
+}
+
+static json_t *report(const char *args)
+{
+    char out[512], err[512], cmd[512];
+    snprintf(out, sizeof(out), "%s/report.json", dir);
+    snprintf(err, sizeof(err), "%s/report.err", dir);
+    snprintf(cmd, sizeof(cmd), "report --format json %s", args);
+    assert_int_equal(run_agg(cmd, out, err), 0);
+    json_error_t je;
+    json_t *j = json_load_file(out, 0, &je);
+    if (!j)
+        print_message("%s:%d: %s\n", out, je.line, je.text);
+    assert_non_null(j);
+    return j;
+}
+
+static json_t *table(json_t *j, const char *name)
+{
+    size_t i;
+    json_t *t;
+    json_array_foreach(json_object_get(j, "reports"), i, t)
+    {
+        if (!strcmp(json_string_value(json_object_get(t, "name")), name))
+            return json_object_get(t, "rows");
+    }
+    fail_msg("no table %s", name);
+    return NULL;
+}
+
+/* the row whose text columns match "col=value" pairs (value a prefix) */
+static json_t *find_row(json_t *rows, const char *c1, const char *v1, const char *c2, const char *v2)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r)
+    {
+        const char *a = json_string_value(json_object_get(r, c1));
+        const char *b = c2 ? json_string_value(json_object_get(r, c2)) : "";
+        if (a && b && !strncmp(a, v1, strlen(v1)) && (!c2 || !strncmp(b, v2, strlen(v2))))
+            return r;
+    }
+    fail_msg("no row %s=%s %s=%s", c1, v1, c2 ? c2 : "", v2 ? v2 : "");
+    return NULL;
+}
+
+static double num(json_t *r, const char *col)
+{
+    json_t *v = json_object_get(r, col);
+    assert_true(json_is_number(v));
+    return json_number_value(v);
+}
+
+
+static void ingest_fixture(void)
+{
+    char out[512], err[512], args[600];
+    snprintf(out, sizeof(out), "%s/ingest.out", dir);
+    snprintf(err, sizeof(err), "%s/ingest.err", dir);
+    snprintf(args, sizeof(args), "ingest '%s'", dir);
+    assert_int_equal(run_agg(args, out, err), 0);
+}
+
+static void test_bounds_by_hand(void **state)
+{
+    (void)state;
+    ingest_fixture();
+    json_t *j = report("--model toy");
+    json_t *b = find_row(table(j, "bound"), "type", "f32", "device", "D1");
+    assert_int_equal((int)num(b, "computing"), 8);
+    assert_int_equal((int)num(b, "covered"), 7); /* S has no result */
+    /* 80 + 10 + 50 + 30 + 15 + 5 + 40 */
+    assert_float_equal(num(b, "sequential"), 230, 1e-9);
+    /* A 80, B 10, then C 50 beats D 30 + E 15: 140, F 5, H 40 */
+    assert_float_equal(num(b, "parallel"), 185, 1e-9);
+    /* the group {A, B}: min(85 fused, 90) */
+    assert_float_equal(num(b, "fused"), 225, 1e-9);
+    assert_float_equal(num(b, "fused parallel"), 180, 1e-9);
+    /* the critical path, in order, without the free node */
+    json_t *path = table(j, "path");
+    const char *want[] = {"A", "B", "C", "F", "H"};
+    size_t i, k = 0;
+    json_t *r;
+    json_array_foreach(path, i, r)
+    {
+        if (strncmp(json_string_value(json_object_get(r, "device")), "D1", 2) ||
+            strcmp(json_string_value(json_object_get(r, "type")), "f32"))
+            continue;
+        assert_true(k < 5);
+        assert_string_equal(json_string_value(json_object_get(r, "node")), want[k]);
+        k++;
+    }
+    assert_int_equal(k, 5);
+    assert_float_equal(num(find_row(path, "node", "H", "device", "D1"), "cumulative"), 185, 1e-9);
+    /* coverage names S */
+    json_t *m = find_row(table(j, "missing"), "device", "D1", "type", "f32");
+    assert_string_equal(json_string_value(json_object_get(m, "node")), "S");
+    json_decref(j);
+}
+
+static void test_advice_fusion_precision(void **state)
+{
+    (void)state;
+    ingest_fixture();
+    json_t *j = report("");
+    /* heuristic: LA at a1 100 (fastest a2 80), LD at d2 45 (fastest d1 30): 230 + 20 + 15 */
+    json_t *a = find_row(table(j, "algo"), "type", "f32", "device", "D1");
+    assert_float_equal(num(a, "heuristic"), 265, 1e-9);
+    assert_float_equal(num(a, "heuristic loss"), 100.0 * 35 / 230, 1e-3);
+    json_t *la = find_row(table(j, "algo-layers"), "layer", "LA", NULL, NULL);
+    assert_string_equal(json_string_value(json_object_get(la, "fastest")), "a2");
+    assert_string_equal(json_string_value(json_object_get(la, "heuristic")), "a1");
+    assert_float_equal(num(la, "loss"), 20, 1e-9);
+    /* largest loss first: LA (20), then LD (45 - 30) */
+    json_t *first = json_array_get(table(j, "algo-layers"), 0);
+    assert_string_equal(json_string_value(json_object_get(first, "layer")), "LA");
+    json_t *second = json_array_get(table(j, "algo-layers"), 1);
+    assert_string_equal(json_string_value(json_object_get(second, "layer")), "LD");
+    assert_float_equal(num(second, "loss"), 15, 1e-9);
+    /* fusion group: members 90, fused 85 */
+    json_t *g = find_row(table(j, "fusion-groups"), "device", "D1", "type", "f32");
+    assert_float_equal(num(g, "members"), 90, 1e-9);
+    assert_float_equal(num(g, "fused"), 85, 1e-9);
+    assert_float_equal(num(g, "speedup"), 90.0 / 85, 1e-3);
+    /* f16 on D1: 40+5+25+15+8+3+20 = 116, speedup 230/116; the group has no f16 fused result */
+    json_t *p = find_row(table(j, "precision"), "type", "f16", "device", "D1");
+    assert_float_equal(num(p, "sequential"), 116, 1e-9);
+    assert_float_equal(num(p, "fused"), 116, 1e-9);
+    assert_float_equal(num(p, "speedup vs f32"), 230.0 / 116, 1e-3);
+    /* D2: 40+5+25+15+7.5+2.5+20 = 115; fused min(42, 45): 112; ratio to D1's 225 */
+    json_t *d = find_row(table(j, "devices"), "model", "toy", "type", "f32");
+    assert_float_equal(num(d, "D2, lib2"), 112, 1e-9);
+    assert_float_equal(num(d, "ratio 2/1"), 112.0 / 225, 1e-3);
+    /* framework: 300 measured vs 225 fused on D1 with 2 threads */
+    json_t *fw = find_row(table(j, "framework"), "model", "toy", "device", "D1");
+    assert_float_equal(num(fw, "overhead"), 75, 1e-9);
+    assert_float_equal(num(fw, "measured/fused bound"), 300.0 / 225, 1e-3);
+    json_t *fl = find_row(table(j, "framework-layers"), "node", "C", NULL, NULL);
+    assert_float_equal(num(fl, "bound"), 50, 1e-9);
+    assert_float_equal(num(fl, "gap"), 10, 1e-9);
+    /* top layers: LA (80) leads D1's f32 list with 80/230 of the bound */
+    json_t *tl = find_row(table(j, "top-layers"), "device", "D1", "type", "f32");
+    assert_string_equal(json_string_value(json_object_get(tl, "layer")), "LA");
+    assert_float_equal(num(tl, "share"), 100.0 * 80 / 230, 1e-3);
+    json_decref(j);
+}
+
+static char *db_dump(void)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/t.db", dir);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    struct bz_buf b;
+    bz_buf_init(&b);
+    static const char *const q[] = {
+        "SELECT * FROM target ORDER BY id", "SELECT * FROM result ORDER BY target, run, bench, host, time",
+        "SELECT * FROM layer ORDER BY id", "SELECT * FROM model_run ORDER BY id",
+        "SELECT * FROM node ORDER BY run, idx", "SELECT * FROM fgroup ORDER BY run, grp",
+        "SELECT * FROM measured ORDER BY model, node"};
+    for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
+        sqlite3_stmt *s;
+        assert_int_equal(sqlite3_prepare_v2(db, q[i], -1, &s, NULL), SQLITE_OK);
+        while (sqlite3_step(s) == SQLITE_ROW) {
+            for (int c = 0; c < sqlite3_column_count(s); c++) {
+                const unsigned char *t = sqlite3_column_text(s, c);
+                bz_buf_printf(&b, "%s|", t ? (const char *)t : "NULL");
+            }
+            bz_buf_putc(&b, '\n');
+        }
+        sqlite3_finalize(s);
+    }
+    sqlite3_close(db);
+    return b.data;
+}
+
+static void test_ingest_idempotent(void **state)
+{
+    (void)state;
+    ingest_fixture();
+    char *before = db_dump();
+    ingest_fixture();
+    char *after = db_dump();
+    assert_true(strlen(before) > 1000);
+    assert_string_equal(before, after);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/ingest.err", dir);
+    char *err = slurp(path);
+    assert_non_null(strstr(err, "0 rows added"));
+    free(err);
+    free(before);
+    free(after);
+}
+
+static void test_broken_rows(void **state)
+{
+    (void)state;
+    struct bz_buf b;
+    bz_buf_init(&b);
+    bz_buf_puts(&b, header);
+    const char *good = "1,G%d-f32-a,G%d,n,Conv,cpu,a,f32,default,ok,5,1,2,2,3,4,0.5,0,1,1,2,100,CPU X,,2,lib,h,"
+                       "2026-11-22T00:00:0%dZ,\"note, with comma\nand a line break\"\n";
+    /* line numbers: the header is line 1; the good row with the quoted break spans two */
+    bz_buf_printf(&b, good, 1, 1, 1);                                                              /* 2-3 */
+    bz_buf_puts(&b, "1,B1-f32-a,B1,n,Conv,cpu,a,f32,default,ok,5,1,2\n");                          /* 4 missing columns */
+    bz_buf_puts(&b, "1,B2-f32-a,B2,n,Conv,cpu,a,f32,default,ok,5,1,abc,2,3,4,0,0,1,1,2,100,CPU X,,2,lib,h,2026-11-22T00:00:00Z,\n"); /* 5 text */
+    bz_buf_puts(&b, "1,B3-f32-a,B3,n,Conv,cpu,a,f32,default,ok,5,-1,2,2,3,4,0,0,1,1,2,100,CPU X,,2,lib,h,2026-11-22T00:00:00Z,\n"); /* 6 negative */
+    bz_buf_puts(&b, "1,B4-f32-a,B4,n,Conv,cpu,a,f32,default,great,5,1,2,2,3,4,0,0,1,1,2,100,CPU X,,2,lib,h,2026-11-22T00:00:00Z,\n"); /* 7 status */
+    bz_buf_printf(&b, good, 1, 1, 1);                                                              /* 8-9 duplicate of 2 */
+    bz_buf_puts(&b, "1,B6-f32-a,B6,n,Conv,cpu,a,f32,default,ok,5,1,2,2,3,4,0,0,1,1,2,100,CPU X,,2,lib,h,yesterday,\n"); /* 10 time */
+    bz_buf_puts(&b, "1,B7-f32-a,B7,n,Conv,tpu,a,f32,default,ok,5,1,2,2,3,4,0,0,1,1,2,100,CPU X,,2,lib,h,2026-11-22T00:00:00Z,\n"); /* 11 backend */
+    bz_buf_puts(&b, "1,B8-f32-a,B8,n,Conv,cpu,a,f32,default,ok,5,,,,,,,0,1,1,2,100,CPU X,,2,lib,h,2026-11-22T00:00:00Z,\n"); /* 12 ok without times */
+    bz_buf_puts(&b, "1,B9-f32-a,B9,n,Conv,cpu,a,f32,default,ok,5,9,2,2,3,4,0,0,1,1,2,100,CPU X,,2,lib,h,2026-11-22T00:00:00Z,\n"); /* 13 min > median */
+    bz_buf_printf(&b, good, 2, 2, 2);                                                              /* 14-15 */
+    bz_buf_puts(&b, "2,B10-f32-a,B10,n,Conv,cpu,a,f32,default,ok,5,1,2,2,3,4,0,0,1,1,2,100,CPU X,,2,lib,h,2026-11-22T00:00:00Z,\n"); /* 16 schema */
+    bz_buf_puts(&b, "1,B11-f32-a,B11,n,Conv,cpu,a,f32,default,ok,5,1,2,2,3,4,0,0,1,1,2,100,,,2,lib,h,2026-11-22T00:00:00Z,\n"); /* 17 no device */
+    bz_buf_printf(&b, good, 3, 3, 3);                                                              /* 18-19 */
+    bz_buf_puts(&b, "1,B12-f32-a,B12,n,Conv,cpu,a,f32,default,ok,5,1,2,2,3,4,0,0,1,1,2,100,CPU X,,2,lib,h,2026-11-22T00:00:00Z,\"cut");  /* 20 truncated */
+    char bad_dir[600];
+    snprintf(bad_dir, sizeof(bad_dir), "%s/broken", dir);
+    assert_int_equal(mkdir(bad_dir, 0755), 0);
+    put_file("broken/results.csv", b.data);
+    bz_buf_free(&b);
+    char out[512], err[512], args[1400];
+    snprintf(out, sizeof(out), "%s/broken.out", dir);
+    snprintf(err, sizeof(err), "%s/broken.err", dir);
+    snprintf(args, sizeof(args), "--db '%s/broken.db' ingest '%s/results.csv'", bad_dir, bad_dir);
+    /* run_agg adds its own --db; the later one wins */
+    assert_int_equal(run_agg(args, out, err), 3);
+    char *text = slurp(err);
+    print_message("%s", text);
+    static const int bad_lines[] = {4, 5, 6, 7, 8, 10, 11, 12, 13, 16, 17, 20};
+    for (size_t i = 0; i < sizeof(bad_lines) / sizeof(bad_lines[0]); i++) {
+        char where[64];
+        snprintf(where, sizeof(where), "results.csv:%d: ", bad_lines[i]);
+        if (!strstr(text, where))
+            fail_msg("no report for line %d", bad_lines[i]);
+    }
+    assert_non_null(strstr(text, "3 rows added, 0 already there, 12 bad"));
+    /* every good row is kept, whole */
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/broken.db", bad_dir);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *s;
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*), min(note) FROM result", -1, &s, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(s, 0), 3);
+    assert_string_equal((const char *)sqlite3_column_text(s, 1), "note, with comma\nand a line break");
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    free(text);
+}
+
+static void test_formats_and_errors(void **state)
+{
+    (void)state;
+    ingest_fixture();
+    char out[512], err[512];
+    snprintf(out, sizeof(out), "%s/r.out", dir);
+    snprintf(err, sizeof(err), "%s/r.err", dir);
+    static const char *const fmts[] = {"table", "csv", "md", "html"};
+    for (size_t i = 0; i < 4; i++) {
+        char args[128];
+        snprintf(args, sizeof(args), "report --format %s --top 0", fmts[i]);
+        assert_int_equal(run_agg(args, out, err), 0);
+        char *text = slurp(out);
+        assert_non_null(strstr(text, i == 3 ? "<svg" : "toy"));
+        if (i == 3) {
+            assert_non_null(strstr(text, "</html>"));
+            assert_null(strstr(text, "http://www.w3.org/2000/svg\" src")); /* no external resource */
+            assert_null(strstr(text, "<script"));
+        }
+        free(text);
+    }
+    assert_int_equal(run_agg("report --report nosuch", out, err), 2);
+    assert_int_equal(run_agg("report --model nomodel", out, err), 4);
+    assert_int_equal(run_agg("report --format pdf", out, err), 2);
+    char args[700];
+    snprintf(args, sizeof(args), "ingest '%s/manifest.tsv' '%s/nonexistent.csv'", dir, dir);
+    assert_int_equal(run_agg(args, out, err), 3);
+    /* -o writes the whole file */
+    snprintf(args, sizeof(args), "report --format csv --report bound -o '%s/bound.csv'", dir);
+    assert_int_equal(run_agg(args, out, err), 0);
+    snprintf(args, sizeof(args), "%s/bound.csv", dir);
+    char *text = slurp(args);
+    assert_true(strncmp(text, "model,batch,type,device,", 24) == 0);
+    free(text);
+}
+
+void test_agg_group(struct test_totals *tot)
+{
+    struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bounds_by_hand),
+        cmocka_unit_test(test_advice_fusion_precision),
+        cmocka_unit_test(test_ingest_idempotent),
+        cmocka_unit_test(test_broken_rows),
+        cmocka_unit_test(test_formats_and_errors),
+    };
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        tot->failed++;
+        return;
+    }
+    put_file("manifest.tsv", manifest);
+    write_results();
+    test_group_run(tot, "agg", tests, sizeof(tests) / sizeof(tests[0]));
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        print_message("could not remove %s\n", dir);
+}
