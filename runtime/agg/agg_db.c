@@ -89,6 +89,14 @@ int agg_db_open(struct agg_db *d, const char *path, int create)
         }
     }
     sqlite3_finalize(s);
+    /* a database written before the best table existed: fill it once from the results */
+    if (ok && sqlite3_exec(d->db, "INSERT INTO best SELECT target, run, layer, prec, algo, min(median_us)"
+                                  " FROM result WHERE status='ok' AND NOT EXISTS (SELECT 1 FROM best)"
+                                  " GROUP BY target, run, layer, prec, algo", NULL, NULL, &msg) != SQLITE_OK) {
+        fprintf(stderr, "%s: error: database: %s\n", path, msg ? msg : "?");
+        sqlite3_free(msg);
+        ok = 0;
+    }
     if (!ok) {
         agg_db_close(d);
         return -1;

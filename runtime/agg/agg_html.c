@@ -306,7 +306,7 @@ static void agg_chart_bars(FILE *f, const char *caption, const char *const *grou
                "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">\n", W, H, W, H);
     char lab[32];
     for (int k = 0; k <= 4; k++) {
-        double xx = L + (W - L - 80) * k / 4.0;
+        double xx = L + (W - L - 170) * k / 4.0;
         if (ratio)
             snprintf(lab, sizeof(lab), "%.2fx", max * k / 4);
         else
@@ -315,7 +315,7 @@ static void agg_chart_bars(FILE *f, const char *caption, const char *const *grou
                    "<text x=\"%.1f\" y=\"14\" text-anchor=\"middle\">%s</text>\n", xx, xx, H - 20, xx, lab);
     }
     if (ratio) {
-        double xx = L + (W - L - 80) / max;
+        double xx = L + (W - L - 170) / max;
         fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"20\" y2=\"%d\" stroke=\"#333\" stroke-dasharray=\"3,3\"/>\n",
                 xx, xx, H - 20);
     }
@@ -328,7 +328,7 @@ static void agg_chart_bars(FILE *f, const char *caption, const char *const *grou
             const struct agg_bar *bar = &bars[g * nb + b];
             if (!(bar->v > 0))
                 continue;
-            double w = (W - L - 80) * bar->v / max;
+            double w = (W - L - 170) * bar->v / max;
             if (ratio)
                 snprintf(lab, sizeof(lab), "%.2fx", bar->v);
             else
