@@ -79,6 +79,18 @@ static void arg(struct cpu_plan *p, const char *name, int output, int fill)
     p->nargs++;
 }
 
+/* a normalisation with its own statistics and a scale and shift (InstanceNormalization as
+ * batch norm, LayerNormalization): epsilon, flags and arguments */
+static void scale_shift_norm(struct cpu_plan *p, const json_t *attrs)
+{
+    p->op.eps = (float)num_attr(attrs, "epsilon", 1e-5);
+    p->op.flags = dnnl_use_scale | dnnl_use_shift;
+    arg(p, "DNNL_ARG_SRC", 0, 0);
+    arg(p, "DNNL_ARG_SCALE", 0, 0);
+    arg(p, "DNNL_ARG_SHIFT", 0, 0);
+    arg(p, "DNNL_ARG_DST", 1, 0);
+}
+
 /* eltwise algorithm for an ONNX activation, with its alpha/beta; 0 when oneDNN has none */
 static int eltwise_alg(const char *op, const json_t *attrs, float *alpha, float *beta)
 {
@@ -594,12 +606,7 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
         op->src.d[1] = x.d[0] * x.d[1];
         op->dst = op->src;
         op->family = BD_BNORM;
-        op->eps = (float)num_attr(attrs, "epsilon", 1e-5);
-        op->flags = dnnl_use_scale | dnnl_use_shift;
-        arg(p, "DNNL_ARG_SRC", 0, 0);
-        arg(p, "DNNL_ARG_SCALE", 0, 0);
-        arg(p, "DNNL_ARG_SHIFT", 0, 0);
-        arg(p, "DNNL_ARG_DST", 1, 0);
+        scale_shift_norm(p, attrs);
         p->flops = 5.0 * (double)nelem(&y); /* mean, variance, normalise */
         return 0;
     }
@@ -610,12 +617,7 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
             flatten_at(&op->dst, axis);
         }
         op->family = BD_LNORM;
-        op->eps = (float)num_attr(attrs, "epsilon", 1e-5);
-        op->flags = dnnl_use_scale | dnnl_use_shift;
-        arg(p, "DNNL_ARG_SRC", 0, 0);
-        arg(p, "DNNL_ARG_SCALE", 0, 0);
-        arg(p, "DNNL_ARG_SHIFT", 0, 0);
-        arg(p, "DNNL_ARG_DST", 1, 0);
+        scale_shift_norm(p, attrs);
         p->flops = 5.0 * (double)nelem(&y);
         return 0;
     }

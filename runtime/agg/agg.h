@@ -51,6 +51,12 @@ void *agg_map_get(const struct agg_map *m, const char *key);
 void **agg_map_put(struct agg_map *m, const char *key, void *val);
 void agg_map_free(struct agg_map *m, void (*free_val)(void *));
 
+/* maps keyed by a database id */
+void *agg_map_get_id(const struct agg_map *m, long long id);
+void agg_map_put_id(struct agg_map *m, long long id, void *val);
+/* the length of the valid multi-byte UTF-8 sequence at p, 0 for ASCII or a stray byte */
+size_t agg_utf8_seq(const unsigned char *p);
+
 /* strict number parsing: the whole field, finite */
 int agg_parse_double(const char *s, double *out);
 int agg_parse_long(const char *s, long *out);
@@ -107,7 +113,10 @@ struct agg_run {
     int nnodes, ngroups;
     struct agg_node *nodes;
     struct agg_group *groups;
+    int *pos, npos; /* node index (manifest) -> position in nodes, -1 where none */
 };
+/* the position in r->nodes of the node with this manifest index, or -1 */
+int agg_node_pos(const struct agg_run *r, int idx);
 struct agg_target {
     long id;
     char *backend, *device, *lib, *cc, *label;
@@ -182,8 +191,7 @@ struct agg_table {
     struct agg_cellv *cells; /* nrows x ncols */
     int nrows, cap;
 };
-struct agg_table *agg_table_new(const char *name, const char *title, const char *desc, int ncols,
-                                const char *const *cols, const enum agg_col_kind *kinds);
+struct agg_table *agg_table_new(const char *name, const char *title, const char *desc);
 void agg_table_add_col(struct agg_table *t, const char *col, enum agg_col_kind kind);
 int agg_table_row(struct agg_table *t); /* a new empty row; returns its index */
 void agg_table_set_text(struct agg_table *t, int row, int col, const char *s);

@@ -157,13 +157,15 @@ static void agg_bind_text(sqlite3_stmt *s, int i, const char *v)
     sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
 }
 
-/* a number column: empty -> NULL; returns -1 (and says why) when not a number */
+/* a number column: empty -> NULL; returns -1 (and says why) when not a number; s NULL:
+ * checked and parsed only */
 static int agg_bind_num(struct agg_ing *g, long line, sqlite3_stmt *s, int i, const char *col,
                         const char *v, int integer, int nonneg, double *out)
 {
     *out = NAN;
     if (!*v) {
-        sqlite3_bind_null(s, i);
+        if (s)
+            sqlite3_bind_null(s, i);
         return 0;
     }
     double x;
@@ -178,9 +180,9 @@ static int agg_bind_num(struct agg_ing *g, long line, sqlite3_stmt *s, int i, co
         agg_bad(g, line, "column %s: negative value %s", col, v);
         return -1;
     }
-    if (integer)
+    if (s && integer)
         sqlite3_bind_int64(s, i, n);
-    else
+    else if (s)
         sqlite3_bind_double(s, i, x);
     *out = x;
     return 0;
@@ -203,6 +205,26 @@ static int agg_float_dtype(const char *t)
 {
     return !strcmp(t, "f32") || !strcmp(t, "f16") || !strcmp(t, "bf16") || !strcmp(t, "tf32") ||
            !strcmp(t, "f64") || !strcmp(t, "f8");
+}
+
+/* the next record to ingest: 1, or 0 at the end of the file, -1 when reading failed (said).
+ * Skipped here: the header (line 1, checked by the caller), blank lines, and a record cut
+ * by the end of the file (reported) */
+static int agg_next_row(struct agg_ing *g, struct agg_reader *r)
+{
+    int k;
+    while ((k = agg_reader_next(r)) == 1) {
+        if (r->truncated) {
+            agg_bad(g, r->line, "truncated row (the file ends inside it)");
+            continue;
+        }
+        if (r->line == 1 || (r->nfields == 1 && !*r->fields[0]))
+            continue;
+        return 1;
+    }
+    if (k < 0)
+        fprintf(g->err, "%s: error: read failed: %s\n", g->path, strerror(errno));
+    return k;
 }
 
 /* ---- results CSV ---- */
@@ -352,23 +374,7 @@ static int agg_result_row(struct agg_ing *g, struct agg_reader *r, sqlite3_stmt 
         int c = nums[i];
         int integer = c == RC_ITERS || c == RC_WORKSPACE || c == RC_THREADS || c == RC_RSS ||
                       c == RC_SMS;
-        if (!param[c]) {
-            v[c] = NAN;
-            double x;
-            long n;
-            if (*f[c] && (integer ? agg_parse_long(f[c], &n) : agg_parse_double(f[c], &x))) {
-                agg_bad(g, line, "column %s: '%.40s' is not an integer", agg_result_cols[c], f[c]);
-                return -1;
-            }
-            if (*f[c])
-                v[c] = integer ? (double)n : x;
-            if (v[c] < 0) {
-                agg_bad(g, line, "column %s: negative value %s", agg_result_cols[c], f[c]);
-                return -1;
-            }
-            continue;
-        }
-        if (agg_bind_num(g, line, ins, param[c], agg_result_cols[c], f[c], integer, 1, &v[c]))
+        if (agg_bind_num(g, line, param[c] ? ins : NULL, param[c], agg_result_cols[c], f[c], integer, 1, &v[c]))
             return -1;
     }
     if (!strcmp(f[RC_STATUS], "ok")) {
@@ -500,13 +506,7 @@ static int agg_ingest_results(struct agg_ing *g, struct agg_reader *r)
                        " median_us=?6 WHERE ?6 < median_us", &best))
         goto out;
     int k;
-    while ((k = agg_reader_next(r)) == 1) {
-        if (r->truncated) {
-            agg_bad(g, r->line, "truncated row (the file ends inside it)");
-            continue;
-        }
-        if (r->nfields == 1 && !*r->fields[0])
-            continue; /* blank line */
+    while ((k = agg_next_row(g, r)) == 1) {
         if (r->nfields == RC_COUNT && !strcmp(r->fields[0], "schema"))
             continue; /* a header again (files appended to each other) */
         int x = agg_result_row(g, r, ins, same, best, &targets);
@@ -517,10 +517,8 @@ static int agg_ingest_results(struct agg_ing *g, struct agg_reader *r)
         else if (x == 1)
             g->st->rows_same++;
     }
-    if (k < 0) {
-        fprintf(g->err, "%s: error: read failed: %s\n", g->path, strerror(errno));
+    if (k < 0)
         goto out;
-    }
     rc = 0;
 out:
     sqlite3_finalize(ins);
@@ -588,16 +586,10 @@ static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
         agg_prepare(g, "DELETE FROM node WHERE run=? AND idx>=?", &del_n) ||
         agg_prepare(g, "DELETE FROM fgroup WHERE run=? AND grp>=?", &del_g))
         goto out;
-    while ((k = agg_reader_next(r)) == 1) {
+    while ((k = agg_next_row(g, r)) == 1) {
         char **f = r->fields;
         int n = r->nfields;
         long line = r->line, a, b;
-        if (r->truncated) {
-            agg_bad(g, line, "truncated line (the file ends inside it)");
-            continue;
-        }
-        if (line == 1 || (n == 1 && !*f[0]))
-            continue; /* header, checked by the caller; blank line */
         for (int i = 0; i < n; i++)
             agg_tsv_unescape(f[i]);
         sqlite3_stmt *s = NULL;
@@ -695,10 +687,8 @@ static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
         else
             g->st->rows_same++;
     }
-    if (k < 0) {
-        fprintf(g->err, "%s: error: read failed: %s\n", g->path, strerror(errno));
+    if (k < 0)
         goto out;
-    }
     /* a manifest describes its runs completely: drop what an older one had beyond them */
     for (size_t i = 0; i < runs.cap; i++) {
         struct agg_mrun *mr = runs.slots[i].key ? runs.slots[i].val : NULL;
@@ -740,16 +730,10 @@ static int agg_ingest_measured(struct agg_ing *g, struct agg_reader *r, int has_
                        " batch=?2 AND dtype=?3 AND device=?4 AND framework=?5 AND threads=?6 AND"
                        " node=?7 AND (latency_us<>?8 OR runs IS NOT ?9 OR note IS NOT ?10)", &upd))
         goto out;
-    while ((k = agg_reader_next(r)) == 1) {
+    while ((k = agg_next_row(g, r)) == 1) {
         char **f = r->fields;
         long line = r->line, batch, threads, runs = 0;
         double lat;
-        if (r->truncated) {
-            agg_bad(g, line, "truncated row (the file ends inside it)");
-            continue;
-        }
-        if (line == 1 || (r->nfields == 1 && !*f[0]))
-            continue;
         if (r->nfields != ncols) {
             agg_bad(g, line, "%d columns, expected %d", r->nfields, ncols);
             continue;
@@ -792,10 +776,8 @@ static int agg_ingest_measured(struct agg_ing *g, struct agg_reader *r, int has_
                 g->st->rows_same++;
         }
     }
-    if (k < 0) {
-        fprintf(g->err, "%s: error: read failed: %s\n", g->path, strerror(errno));
+    if (k < 0)
         goto out;
-    }
     rc = 0;
 out:
     sqlite3_finalize(ins);

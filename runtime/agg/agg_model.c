@@ -161,18 +161,14 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
         r->id = (long)sqlite3_column_int64(s, 0);
         r->model = agg_col_dup(s, 1);
         r->batch = batch;
-        char k[32];
-        snprintf(k, sizeof(k), "%ld", r->id);
-        agg_map_put(&run_ix, k, (void *)(intptr_t)(x->nruns));
+        agg_map_put_id(&run_ix, r->id, (void *)(intptr_t)(x->nruns));
     }
     sqlite3_finalize(s);
     s = NULL;
 
     AGG_STEP(s, "SELECT run, count(*) FROM node GROUP BY run");
     while (sqlite3_step(s) == SQLITE_ROW) {
-        char k[32];
-        snprintf(k, sizeof(k), "%lld", (long long)sqlite3_column_int64(s, 0));
-        intptr_t i = (intptr_t)agg_map_get(&run_ix, k);
+        intptr_t i = (intptr_t)agg_map_get_id(&run_ix, sqlite3_column_int64(s, 0));
         if (i)
             x->runs[i - 1].nodes = agg_xcalloc((size_t)sqlite3_column_int(s, 1), sizeof(struct agg_node));
     }
@@ -180,9 +176,7 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
     s = NULL;
     AGG_STEP(s, "SELECT run, idx, op, class, layer, grp, preds, name FROM node ORDER BY run, idx");
     while (sqlite3_step(s) == SQLITE_ROW) {
-        char k[32];
-        snprintf(k, sizeof(k), "%lld", (long long)sqlite3_column_int64(s, 0));
-        intptr_t i = (intptr_t)agg_map_get(&run_ix, k);
+        intptr_t i = (intptr_t)agg_map_get_id(&run_ix, sqlite3_column_int64(s, 0));
         if (!i)
             continue;
         struct agg_run *r = &x->runs[i - 1];
@@ -197,11 +191,19 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
     }
     sqlite3_finalize(s);
     s = NULL;
+    for (int i = 0; i < x->nruns; i++) {
+        struct agg_run *r = &x->runs[i];
+        for (int j = 0; j < r->nnodes; j++)
+            r->npos = r->nodes[j].idx >= r->npos ? r->nodes[j].idx + 1 : r->npos;
+        r->pos = agg_xmalloc(((size_t)r->npos + 1) * sizeof(int));
+        for (int j = 0; j < r->npos; j++)
+            r->pos[j] = -1;
+        for (int j = 0; j < r->nnodes; j++)
+            r->pos[r->nodes[j].idx] = j;
+    }
     AGG_STEP(s, "SELECT run, grp, pattern, layer, members FROM fgroup ORDER BY run, grp");
     while (sqlite3_step(s) == SQLITE_ROW) {
-        char k[32];
-        snprintf(k, sizeof(k), "%lld", (long long)sqlite3_column_int64(s, 0));
-        intptr_t i = (intptr_t)agg_map_get(&run_ix, k);
+        intptr_t i = (intptr_t)agg_map_get_id(&run_ix, sqlite3_column_int64(s, 0));
         if (!i)
             continue;
         struct agg_run *r = &x->runs[i - 1];
@@ -231,7 +233,6 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
      * of their device: they fill the layers the library has no primitive for */
     AGG_STEP(s, "SELECT id, backend, device, lib, threads, cc, sms, lib LIKE 'benanza %' FROM target"
                 " ORDER BY id");
-    caps = 0;
     struct agg_target *all = NULL;
     int nall = 0, cap_all = 0;
     while (sqlite3_step(s) == SQLITE_ROW) {
@@ -281,26 +282,19 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
     }
     /* which report targets each database target's rows feed */
     for (int k = 0; k < x->ntargets; k++) {
-        char key[32];
-        snprintf(key, sizeof(key), "%ld", x->targets[k].id);
-        struct agg_feed *f = agg_map_get(&target_ix, key);
-        if (!f) {
-            f = agg_xcalloc(1, sizeof(*f));
-            agg_map_put(&target_ix, key, f);
-        }
+        struct agg_feed *f = agg_xcalloc(1, sizeof(*f));
         f->to[f->n++] = k;
+        agg_map_put_id(&target_ix, x->targets[k].id, f);
     }
     for (int i = 0; i < nall; i++) {
         if (!own[i] || !all[i].backend)
             continue; /* library targets and own targets reported alone are done */
-        char key[32];
-        snprintf(key, sizeof(key), "%ld", all[i].id);
         struct agg_feed *f = agg_xcalloc(1, sizeof(*f));
         for (int k = 0; k < x->ntargets && f->n < AGG_MAX_FEED; k++) {
             if (!strcmp(x->targets[k].backend, all[i].backend) && !strcmp(x->targets[k].device, all[i].device))
                 f->to[f->n++] = k;
         }
-        agg_map_put(&target_ix, key, f);
+        agg_map_put_id(&target_ix, all[i].id, f);
         free(all[i].backend);
         free(all[i].device);
         free(all[i].lib);
@@ -330,9 +324,7 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
             continue;
         int same = tid == last_target && !strcmp(layer, last_layer) && !strcmp(prec, last_prec);
         if (!same) {
-            char k[32];
-            snprintf(k, sizeof(k), "%ld", tid);
-            feed = agg_map_get(&target_ix, k);
+            feed = agg_map_get_id(&target_ix, tid);
             last_target = tid;
             snprintf(last_layer, sizeof(last_layer), "%s", layer);
             snprintf(last_prec, sizeof(last_prec), "%s", prec);
@@ -380,11 +372,9 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
     if (flt->run)
         sqlite3_bind_text(s, 1, flt->run, -1, SQLITE_STATIC);
     while (sqlite3_step(s) == SQLITE_ROW) {
-        char k[32];
-        snprintf(k, sizeof(k), "%lld", (long long)sqlite3_column_int64(s, 0));
         const char *prec = (const char *)sqlite3_column_text(s, 2);
         const char *choice = (const char *)sqlite3_column_text(s, 3);
-        const struct agg_feed *cf = agg_map_get(&target_ix, k);
+        const struct agg_feed *cf = agg_map_get_id(&target_ix, sqlite3_column_int64(s, 0));
         if (!cf || !prec || !choice || !agg_glob(flt->type, prec))
             continue;
         for (int fi = 0; fi < cf->n; fi++) {
@@ -455,6 +445,7 @@ void agg_data_free(struct agg_data *x)
             free(r->groups[j].members);
         }
         free(r->nodes);
+        free(r->pos);
         free(r->groups);
         free(r->model);
     }
@@ -486,30 +477,26 @@ void agg_data_free(struct agg_data *x)
     memset(x, 0, sizeof(*x));
 }
 
+int agg_node_pos(const struct agg_run *r, int idx)
+{
+    return idx >= 0 && idx < r->npos ? r->pos[idx] : -1;
+}
+
 /* node weight of the longest-path pass: finish[i] = w[i] + max over preds finish[p];
  * the nodes' order in the manifest is topological (ONNX requires it; gen checks for
  * cycles), but a pred that comes later is handled by Kahn's order anyway */
 static double agg_critical_path(const struct agg_run *r, const double *w, int **path, int *npath)
 {
     int n = r->nnodes;
-    int *pos = agg_xmalloc((size_t)(n + 1) * sizeof(int)); /* idx -> position; -1 unknown */
-    int maxidx = 0;
-    for (int i = 0; i < n; i++)
-        maxidx = r->nodes[i].idx > maxidx ? r->nodes[i].idx : maxidx;
-    pos = agg_xrealloc(pos, (size_t)(maxidx + 1) * sizeof(int));
-    for (int i = 0; i <= maxidx; i++)
-        pos[i] = -1;
-    for (int i = 0; i < n; i++)
-        pos[r->nodes[i].idx] = i;
     int *indeg = agg_xcalloc((size_t)n, sizeof(int)), *order = agg_xmalloc((size_t)n * sizeof(int));
     int *nsucc = agg_xcalloc((size_t)n + 1, sizeof(int)), *succ;
     int edges = 0;
     for (int i = 0; i < n; i++) {
         for (int k = 0; k < r->nodes[i].npreds; k++) {
-            int p = r->nodes[i].preds[k];
-            if (p >= 0 && p <= maxidx && pos[p] >= 0 && pos[p] != i) {
+            int p = agg_node_pos(r, r->nodes[i].preds[k]);
+            if (p >= 0 && p != i) {
                 indeg[i]++;
-                nsucc[pos[p] + 1]++;
+                nsucc[p + 1]++;
                 edges++;
             }
         }
@@ -520,9 +507,9 @@ static double agg_critical_path(const struct agg_run *r, const double *w, int **
     int *fill = agg_xcalloc((size_t)n, sizeof(int));
     for (int i = 0; i < n; i++) {
         for (int k = 0; k < r->nodes[i].npreds; k++) {
-            int p = r->nodes[i].preds[k];
-            if (p >= 0 && p <= maxidx && pos[p] >= 0 && pos[p] != i)
-                succ[nsucc[pos[p]] + fill[pos[p]]++] = i;
+            int p = agg_node_pos(r, r->nodes[i].preds[k]);
+            if (p >= 0 && p != i)
+                succ[nsucc[p] + fill[p]++] = i;
         }
     }
     int head = 0, tail = 0;
@@ -566,7 +553,6 @@ static double agg_critical_path(const struct agg_run *r, const double *w, int **
             (*path)[k] = i;
         *npath = cnt;
     }
-    free(pos);
     free(indeg);
     free(order);
     free(nsucc);
@@ -617,13 +603,7 @@ int agg_bound_compute(const struct agg_data *x, const struct agg_run *r, const s
         double members = 0, fused;
         int all = 1, last = -1;
         for (int k = 0; k < gr->nmembers; k++) {
-            int m = -1;
-            for (int i = 0; i < n; i++) {
-                if (r->nodes[i].idx == gr->members[k]) {
-                    m = i;
-                    break;
-                }
-            }
+            int m = agg_node_pos(r, gr->members[k]);
             if (m < 0)
                 continue;
             members += w[m];

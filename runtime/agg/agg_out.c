@@ -236,12 +236,9 @@ static void agg_json_str(FILE *f, const char *s)
     const unsigned char *p = (const unsigned char *)s;
     while (*p) {
         unsigned char c = *p;
-        int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-        int ok = len > 0;
-        for (int i = 1; ok && i < len; i++)
-            ok = (p[i] & 0xC0) == 0x80;
-        if (len > 1 && ok) {
-            fwrite(p, 1, (size_t)len, f);
+        size_t len = agg_utf8_seq(p);
+        if (len) {
+            fwrite(p, 1, len, f);
             p += len;
             continue;
         }

@@ -6,15 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct agg_table *agg_table_new(const char *name, const char *title, const char *desc, int ncols,
-                                const char *const *cols, const enum agg_col_kind *kinds)
+struct agg_table *agg_table_new(const char *name, const char *title, const char *desc)
 {
     struct agg_table *t = agg_xcalloc(1, sizeof(*t));
     t->name = agg_xstrdup(name);
     t->title = agg_xstrdup(title);
     t->desc = agg_xstrdup(desc);
-    for (int i = 0; i < ncols; i++)
-        agg_table_add_col(t, cols[i], kinds[i]);
     return t;
 }
 
@@ -91,7 +88,7 @@ static struct agg_table *agg_new(const char *name, const char *title, const char
                                  const char *cols, const char *kinds)
 {
     /* cols: names separated by '|'; kinds: one letter per column (t i u r p) */
-    struct agg_table *t = agg_table_new(name, title, desc, 0, NULL, NULL);
+    struct agg_table *t = agg_table_new(name, title, desc);
     char *copy = agg_xstrdup(cols), *save = NULL;
     int i = 0;
     for (char *c = strtok_r(copy, "|", &save); c; c = strtok_r(NULL, "|", &save), i++) {
@@ -296,13 +293,23 @@ static void agg_table_sort_desc(struct agg_table *t, int col)
 {
     /* rows are contiguous runs of ncols cells: sort them as fixed-size records */
     agg_sort_col = col;
-    size_t rowsz = (size_t)t->ncols * sizeof(struct agg_cellv);
-    char *tmp = agg_xmalloc(rowsz * (size_t)(t->nrows ? t->nrows : 1));
-    memcpy(tmp, t->cells, rowsz * (size_t)t->nrows);
-    /* qsort needs the element size at compile time only through its argument */
-    qsort(tmp, (size_t)t->nrows, rowsz, agg_cmp_rows_desc);
-    memcpy(t->cells, tmp, rowsz * (size_t)t->nrows);
-    free(tmp);
+    qsort(t->cells, (size_t)t->nrows, (size_t)t->ncols * sizeof(struct agg_cellv), agg_cmp_rows_desc);
+}
+
+/* one model's rows (from `first` on) of a where-the-time-goes table: largest total first,
+ * then each row's share of the sequential bound, and its rank where rank_col >= 0 */
+static void agg_rank_rows(struct agg_table *t, int first, int total_col, int share_col, int rank_col, double seq)
+{
+    struct agg_table view = *t;
+    view.cells = &t->cells[(size_t)first * (size_t)t->ncols];
+    view.nrows = t->nrows - first;
+    agg_table_sort_desc(&view, total_col);
+    for (int r = first; r < t->nrows; r++) {
+        if (rank_col >= 0)
+            agg_table_set_num(t, r, rank_col, r - first + 1);
+        agg_table_set_num(t, r, share_col,
+                          seq > 0 ? 100 * t->cells[(size_t)r * (size_t)t->ncols + (size_t)total_col].v / seq : NAN);
+    }
 }
 
 static struct agg_table *agg_rep_algo_layers(struct agg_ctx *k)
@@ -386,17 +393,16 @@ static struct agg_table *agg_rep_fusion_groups(struct agg_ctx *k)
             double members = 0;
             int all = 1;
             for (int m = 0; m < gr->nmembers; m++) {
-                for (int j = 0; j < c->run->nnodes; j++) {
-                    const struct agg_node *n = &c->run->nodes[j];
-                    if (n->idx != gr->members[m])
-                        continue;
-                    double us = agg_node_us(k, c, n);
-                    if (!isnan(us))
-                        members += us;
-                    else if (!strcmp(n->cls, "compute"))
-                        all = 0;
-                    agg_buf_printf(&names, "%s%s", m ? " + " : "", n->name);
-                }
+                int j = agg_node_pos(c->run, gr->members[m]);
+                if (j < 0)
+                    continue;
+                const struct agg_node *n = &c->run->nodes[j];
+                double us = agg_node_us(k, c, n);
+                if (!isnan(us))
+                    members += us;
+                else if (!strcmp(n->cls, "compute"))
+                    all = 0;
+                agg_buf_printf(&names, "%s%s", m ? " + " : "", n->name);
             }
             double fused;
             int r = agg_row_head(t, c);
@@ -637,15 +643,7 @@ static struct agg_table *agg_rep_top_layers(struct agg_ctx *k)
             row[10].v += us;
         }
         agg_map_free(&seen, NULL);
-        /* sort this model's rows */
-        struct agg_table view = *t;
-        view.cells = &t->cells[(size_t)first * (size_t)t->ncols];
-        view.nrows = t->nrows - first;
-        agg_table_sort_desc(&view, 10);
-        for (int r = first; r < t->nrows; r++) {
-            agg_table_set_num(t, r, 4, r - first + 1);
-            agg_table_set_num(t, r, 11, c->b.seq > 0 ? 100 * t->cells[(size_t)r * (size_t)t->ncols + 10].v / c->b.seq : NAN);
-        }
+        agg_rank_rows(t, first, 10, 11, 4, c->b.seq);
     }
     return t;
 }
@@ -678,12 +676,7 @@ static struct agg_table *agg_rep_top_ops(struct agg_ctx *k)
             row[6].v += us;
         }
         agg_map_free(&seen, NULL);
-        struct agg_table view = *t;
-        view.cells = &t->cells[(size_t)first * (size_t)t->ncols];
-        view.nrows = t->nrows - first;
-        agg_table_sort_desc(&view, 6);
-        for (int r = first; r < t->nrows; r++)
-            agg_table_set_num(t, r, 7, c->b.seq > 0 ? 100 * t->cells[(size_t)r * (size_t)t->ncols + 6].v / c->b.seq : NAN);
+        agg_rank_rows(t, first, 6, 7, -1, c->b.seq);
     }
     return t;
 }

@@ -174,6 +174,31 @@ void agg_map_free(struct agg_map *m, void (*free_val)(void *))
     m->n = m->cap = 0;
 }
 
+void *agg_map_get_id(const struct agg_map *m, long long id)
+{
+    char k[24];
+    snprintf(k, sizeof(k), "%lld", id);
+    return agg_map_get(m, k);
+}
+
+void agg_map_put_id(struct agg_map *m, long long id, void *val)
+{
+    char k[24];
+    snprintf(k, sizeof(k), "%lld", id);
+    agg_map_put(m, k, val);
+}
+
+size_t agg_utf8_seq(const unsigned char *p)
+{
+    unsigned char c = *p;
+    size_t len = (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    }
+    return len;
+}
+
 int agg_parse_double(const char *s, double *out)
 {
     if (!*s)
