@@ -291,7 +291,9 @@ static char *db_dump(void)
         "SELECT * FROM target ORDER BY id", "SELECT * FROM result ORDER BY target, run, bench, host, time",
         "SELECT * FROM layer ORDER BY id", "SELECT * FROM model_run ORDER BY id",
         "SELECT * FROM node ORDER BY run, idx", "SELECT * FROM fgroup ORDER BY run, grp",
-        "SELECT * FROM measured ORDER BY model, node"};
+        "SELECT * FROM measured ORDER BY model, node",
+        "SELECT * FROM best ORDER BY target, run, layer, prec, algo",
+        "SELECT * FROM pick ORDER BY target, run, layer, prec, choice"};
     for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
         sqlite3_stmt *s;
         assert_int_equal(sqlite3_prepare_v2(db, q[i], -1, &s, NULL), SQLITE_OK);

@@ -28,6 +28,11 @@ static const char agg_schema_sql[] =
     "CREATE TABLE IF NOT EXISTS best(target INTEGER NOT NULL, run TEXT NOT NULL,"
     " layer TEXT NOT NULL, prec TEXT NOT NULL, algo TEXT NOT NULL, median_us REAL NOT NULL,"
     " PRIMARY KEY(target, run, layer, prec, algo)) WITHOUT ROWID;"
+    /* the library's latest pick per target x run x layer x precision x source (heuristic,
+     * find), kept by ingest for the same reason */
+    "CREATE TABLE IF NOT EXISTS pick(target INTEGER NOT NULL, run TEXT NOT NULL,"
+    " layer TEXT NOT NULL, prec TEXT NOT NULL, choice TEXT NOT NULL, chosen TEXT NOT NULL,"
+    " time TEXT NOT NULL, PRIMARY KEY(target, run, layer, prec, choice)) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS layer(id TEXT PRIMARY KEY, kind TEXT, op TEXT, name TEXT,"
     " key TEXT);"
     "CREATE TABLE IF NOT EXISTS model_run(id INTEGER PRIMARY KEY, model TEXT NOT NULL,"
@@ -51,7 +56,8 @@ int agg_db_open(struct agg_db *d, const char *path, int create)
                 strerror(errno));
         return -1;
     }
-    int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+    /* one thread uses the connection: no per-call mutex */
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
     if (sqlite3_open_v2(path, &d->db, flags, NULL) != SQLITE_OK) {
         fprintf(stderr, "%s: error: cannot open the database: %s\n", path,
                 d->db ? sqlite3_errmsg(d->db) : "out of memory");
@@ -89,13 +95,26 @@ int agg_db_open(struct agg_db *d, const char *path, int create)
         }
     }
     sqlite3_finalize(s);
-    /* a database written before the best table existed: fill it once from the results */
-    if (ok && sqlite3_exec(d->db, "INSERT INTO best SELECT target, run, layer, prec, algo, min(median_us)"
-                                  " FROM result WHERE status='ok' AND NOT EXISTS (SELECT 1 FROM best)"
-                                  " GROUP BY target, run, layer, prec, algo", NULL, NULL, &msg) != SQLITE_OK) {
-        fprintf(stderr, "%s: error: database: %s\n", path, msg ? msg : "?");
-        sqlite3_free(msg);
-        ok = 0;
+    /* a database written before the summary tables existed: fill them once from the
+     * results (checked first: the fill scans every result row) */
+    static const char *const fill[][2] = {
+        {"best", "INSERT INTO best SELECT target, run, layer, prec, algo, min(median_us) FROM result"
+                 " WHERE status='ok' GROUP BY target, run, layer, prec, algo"},
+        {"pick", "INSERT INTO pick SELECT target, run, layer, prec, choice, chosen, max(time) FROM result"
+                 " WHERE choice IS NOT NULL GROUP BY target, run, layer, prec, choice"},
+    };
+    for (int i = 0; ok && i < 2; i++) {
+        char *q = agg_xprintf("SELECT EXISTS(SELECT 1 FROM %s) OR NOT EXISTS(SELECT 1 FROM result)", fill[i][0]);
+        int filled = 1;
+        if (sqlite3_prepare_v2(d->db, q, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+            filled = sqlite3_column_int(s, 0);
+        sqlite3_finalize(s);
+        free(q);
+        if (!filled && sqlite3_exec(d->db, fill[i][1], NULL, NULL, &msg) != SQLITE_OK) {
+            fprintf(stderr, "%s: error: database: %s\n", path, msg ? msg : "?");
+            sqlite3_free(msg);
+            ok = 0;
+        }
     }
     if (!ok) {
         agg_db_close(d);
@@ -325,7 +344,8 @@ out:
 
 /* validate and insert one results row; 0 added, 1 already there, -1 bad row, -2 db failure */
 static int agg_result_row(struct agg_ing *g, struct agg_reader *r, sqlite3_stmt *ins,
-                          sqlite3_stmt *same, sqlite3_stmt *best, struct agg_map *targets)
+                          sqlite3_stmt *same, sqlite3_stmt *best, sqlite3_stmt *pick,
+                          struct agg_map *targets)
 {
     char **f = r->fields;
     long line = r->line;
@@ -447,6 +467,18 @@ static int agg_result_row(struct agg_ing *g, struct agg_reader *r, sqlite3_stmt 
     if (sqlite3_step(ins) != SQLITE_DONE)
         return agg_sql_fail(g, "insert"), -2;
     if (sqlite3_changes(g->d->db) > 0) {
+        if (choice) {
+            sqlite3_reset(pick);
+            sqlite3_bind_int64(pick, 1, tid);
+            agg_bind_text(pick, 2, g->run);
+            agg_bind_text(pick, 3, f[RC_LAYER]);
+            agg_bind_text(pick, 4, prec);
+            agg_bind_text(pick, 5, choice);
+            agg_bind_text(pick, 6, chosen);
+            agg_bind_text(pick, 7, f[RC_TIME]);
+            if (sqlite3_step(pick) != SQLITE_DONE)
+                return agg_sql_fail(g, "insert"), -2;
+        }
         if (strcmp(f[RC_STATUS], "ok"))
             return 0;
         sqlite3_reset(best);
@@ -495,7 +527,7 @@ static int agg_result_row(struct agg_ing *g, struct agg_reader *r, sqlite3_stmt 
 
 static int agg_ingest_results(struct agg_ing *g, struct agg_reader *r)
 {
-    sqlite3_stmt *ins = NULL, *same = NULL, *best = NULL;
+    sqlite3_stmt *ins = NULL, *same = NULL, *best = NULL, *pick = NULL;
     struct agg_map targets = {0};
     int rc = -1;
     if (agg_prepare(g, "INSERT OR IGNORE INTO result VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
@@ -503,13 +535,15 @@ static int agg_ingest_results(struct agg_ing *g, struct agg_reader *r)
         agg_prepare(g, "SELECT status, median_us, note, src_ingest, src_line FROM result WHERE target=? AND run=? AND"
                        " bench=? AND host=? AND time=?", &same) ||
         agg_prepare(g, "INSERT INTO best VALUES(?1,?2,?3,?4,?5,?6) ON CONFLICT DO UPDATE SET"
-                       " median_us=?6 WHERE ?6 < median_us", &best))
+                       " median_us=?6 WHERE ?6 < median_us", &best) ||
+        agg_prepare(g, "INSERT INTO pick VALUES(?1,?2,?3,?4,?5,?6,?7) ON CONFLICT DO UPDATE SET"
+                       " chosen=?6, time=?7 WHERE ?7 > time", &pick))
         goto out;
     int k;
     while ((k = agg_next_row(g, r)) == 1) {
         if (r->nfields == RC_COUNT && !strcmp(r->fields[0], "schema"))
             continue; /* a header again (files appended to each other) */
-        int x = agg_result_row(g, r, ins, same, best, &targets);
+        int x = agg_result_row(g, r, ins, same, best, pick, &targets);
         if (x == -2)
             goto out;
         if (x == 0)
@@ -524,6 +558,7 @@ out:
     sqlite3_finalize(ins);
     sqlite3_finalize(same);
     sqlite3_finalize(best);
+    sqlite3_finalize(pick);
     agg_map_free(&targets, NULL);
     return rc;
 }

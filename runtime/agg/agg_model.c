@@ -367,8 +367,8 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
         qsort(x->targets[i].precs, (size_t)x->targets[i].nprecs, sizeof(char *), agg_prec_cmp);
 
     /* the library's picks: the latest row that says what it chose */
-    AGG_STEP(s, "SELECT target, layer, prec, choice, chosen, max(time) FROM result WHERE choice"
-                " IS NOT NULL AND (?1 IS NULL OR run=?1) GROUP BY target, layer, prec, choice");
+    AGG_STEP(s, "SELECT target, layer, prec, choice, chosen, max(time) FROM pick"
+                " WHERE ?1 IS NULL OR run=?1 GROUP BY target, layer, prec, choice");
     if (flt->run)
         sqlite3_bind_text(s, 1, flt->run, -1, SQLITE_STATIC);
     while (sqlite3_step(s) == SQLITE_ROW) {
