@@ -20,7 +20,7 @@ LDLIBS_GEN = -lprotobuf-c -ljansson -ldnnl -lm
 
 GEN_LIB_SRCS = generator/base.c generator/ir.c generator/onnx_load.c generator/dump.c \
                generator/mustache.c generator/shape.c generator/layers.c generator/fusion.c \
-               generator/pipeline.c generator/emit.c generator/emit_cpu.c $(wildcard generator/ops/*.c) \
+               generator/pipeline.c generator/emit.c generator/emit_cpu.c generator/emit_cuda.c $(wildcard generator/ops/*.c) \
                generator/zoo/builder.c generator/zoo/models.c generator/zoo/zoo.c
 GEN_MAIN_SRC = generator/main.c
 # the aggregator: plain C and SQLite, no generator code (gen also copies it into out/agg/)
@@ -30,7 +30,7 @@ AGG_HDRS     = runtime/agg/agg.h
 TEST_SRCS    = test/test_main.c test/test_base.c test/test_mustache_spec.c \
                test/test_mustache.c test/test_loader.c test/test_cli.c test/onnx_fixtures.c \
                test/test_util.c test/test_shapes.c test/test_layers.c test/test_zoo.c test/test_e2e.c \
-               test/test_agg.c
+               test/test_agg.c test/test_cuda.c
 BENCH_SRCS   = bench/bench_load.c bench/bench_gen.c
 
 PB_C   = $(BUILD)/pb/onnx.pb-c.c
@@ -41,12 +41,12 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 # templates and the runtime headers gen inlines travel inside gen
 EMBED_FILES = runtime/harness.h runtime/dnnl_ops.h runtime/dnnl_bench.h \
               runtime/plain_ops.h templates/cpu/plain.c.mustache \
-              templates/cpu/dnnl.c.mustache templates/build.ninja.mustache templates/run_all.mustache \
+              templates/cpu/dnnl.c.mustache templates/cuda/lib.c.mustache templates/cuda/kernel.cu.mustache runtime/cuda_kernels.cuh runtime/cuda_bench.h runtime/cudnn_ops.h runtime/cublas_ops.h templates/build.ninja.mustache templates/run_all.mustache \
               $(AGG_HDRS) $(AGG_SRCS)
 EMBED_OBJ = $(BUILD)/obj/embedded.o
 GEN_LIB_OBJS = $(call obj,$(GEN_LIB_SRCS)) $(PB_OBJ) $(EMBED_OBJ)
 
-.PHONY: all test asan-test demo bench setup clean help unit-test
+.PHONY: all test asan-test demo bench bench-cuda check-cuda setup clean help unit-test
 .DEFAULT_GOAL := all
 
 all: $(BINDIR)/gen $(BINDIR)/agg
@@ -57,6 +57,8 @@ help:
 	@echo "make test       all tests (installs what is missing first)"
 	@echo "make asan-test  the same tests under ASan/UBSan"
 	@echo "make bench      benchmarks; results go to docs/bench/"
+	@echo "make bench-cuda CUDA benchmark file counts and build times -> docs/bench/cuda-build.md"
+	@echo "make check-cuda build every generated CUDA benchmark of the shared and zoo models alone"
 	@echo "make clean      remove build/, bin/ and out/"
 
 setup:
@@ -126,9 +128,13 @@ $(ZOO_ORACLE): $(BINDIR)/gen test/oracle/zoo_check.py
 	$(PYTHON) test/oracle/zoo_check.py $(BUILD)/test/zoo > $@.tmp || true
 	@mv $@.tmp $@
 
+# BENANZA_CUDA_COMPILE=no: the compile check of all generated CUDA benchmarks is skipped (it
+# tests generated code, not ours; asan-test runs gen on the same models and leaves it to test)
+BENANZA_CUDA_COMPILE ?= yes
 unit-test: $(BINDIR)/gen $(BINDIR)/agg $(BUILD)/test/unit $(ORACLE) $(SHAPE_ORACLE) $(ZOO_ORACLE)
 	BENANZA_GEN=$(BINDIR)/gen BENANZA_AGG=$(BINDIR)/agg BENANZA_SHARED=$(SHARED) BENANZA_ONNX_TESTDATA=$(ONNX_TESTDATA) \
 	BENANZA_ORACLE=$(ORACLE) BENANZA_SHAPE_ORACLE=$(SHAPE_ORACLE) BENANZA_ZOO_ORACLE=$(ZOO_ORACLE) \
+	BENANZA_CUDA_COMPILE=$(BENANZA_CUDA_COMPILE) \
 	$(BUILD)/test/unit
 
 test: setup
@@ -137,7 +143,7 @@ test: setup
 asan-test: setup
 	@$(MAKE) --no-print-directory BUILD=build/asan BINDIR=build/asan/bin OPT="-O1 -g" \
 	    SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	    unit-test
+	    BENANZA_CUDA_COMPILE=no unit-test
 
 # The main job on the built-in default model: zoo resnet50 at batch 1 through
 # gen -> ninja -> run_all -> the lower-bound latency on this CPU (oneDNN backend).
@@ -161,6 +167,23 @@ bench: setup
 	$(BUILD)/bench/bench_gen $(SHARED)/models bench/shared_models.args | tee docs/bench/gen.md
 	@$(MAKE) --no-print-directory $(BINDIR)/gen $(BINDIR)/agg
 	bench/bench_agg.sh $(BINDIR)/gen $(BINDIR)/agg $(SHARED) bench/shared_models.args | tee docs/bench/agg.md
+
+# The CUDA backend's file counts and build times (long: it builds resnet50's and bert_base's
+# benchmarks with ninja); no GPU needed
+bench-cuda: setup
+	@$(MAKE) --no-print-directory $(BINDIR)/gen
+	@mkdir -p docs/bench
+	bench/bench_cuda_build.sh $(BINDIR)/gen | tee docs/bench/cuda-build.md.tmp
+	@mv docs/bench/cuda-build.md.tmp docs/bench/cuda-build.md
+
+# Every generated CUDA benchmark of the shared and zoo models at batch 1 built alone, the way
+# ninja builds them (make test checks them all in batches; this is the slow, literal check)
+check-cuda: all
+	rm -rf $(BUILD)/check-cuda
+	$(BINDIR)/gen --backend cuda -b 1 $(SHARED)/models/*.onnx $(SHARED)/models/*/*.onnx --zoo resnet50 --zoo vgg16 \
+	    --zoo mobilenet_v2 --zoo inception_v3 --zoo bert_base --zoo gpt2 $$(grep '^-' bench/shared_models.args) \
+	    -o $(BUILD)/check-cuda
+	scripts/check-cuda-build $(BUILD)/check-cuda --all
 
 clean:
 	rm -rf build bin out

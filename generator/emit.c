@@ -61,6 +61,24 @@ void emit_comment_text(struct bz_buf *b, const char *s)
     }
 }
 
+const json_t *emit_io(const json_t *params, const char *which, size_t i)
+{
+    const json_t *t = json_array_get(json_object_get(params, which), i);
+    return json_is_object(t) ? t : NULL;
+}
+
+double emit_num_attr(const json_t *attrs, const char *name, double dflt)
+{
+    const json_t *a = json_object_get(attrs, name);
+    return json_is_number(a) ? json_number_value(a) : dflt;
+}
+
+const char *emit_str_attr(const json_t *attrs, const char *name, const char *dflt)
+{
+    const json_t *a = json_object_get(attrs, name);
+    return json_is_string(a) ? json_string_value(a) : dflt;
+}
+
 static int partial_embedded(void *ud, const char *name, char **src, size_t *len)
 {
     (void)ud;
@@ -136,6 +154,9 @@ int emit_render(struct emit_ctx *e, const char *tpl_path, json_t *data, const ch
         bz_diag_error(e->diag, NULL, "%s", err.data);
         rc = -1;
     } else {
+        /* --repro: the files straight in the folder, nothing around them */
+        if (e->only_layer && !strncmp(rel, "bench/", 6))
+            rel += 6;
         rc = emit_write(e, rel, out.data ? out.data : "", out.len);
     }
     if (rc)
@@ -220,7 +241,8 @@ int emit_finish(struct emit_ctx *e)
     bz_buf_init(&tsv);
     bz_buf_puts(&tsv, "# file\tlayer\top\tmodels\n");
     for (int i = 0; i < e->n; i++) {
-        json_array_append_new(benches, json_pack("{s:s,s:s}", "file", e->v[i].file, "rule", e->v[i].rule));
+        json_array_append_new(benches, json_pack("{s:s,s:s,s:s}", "file", e->v[i].file, "rule", e->v[i].rule, "ext",
+                                                 strcmp(e->v[i].rule, "nvcc") ? "c" : "cu"));
         bz_buf_printf(&tsv, "%s\t%s\t%s\t%s\n", e->v[i].file, e->v[i].layer, e->v[i].op, e->v[i].models);
     }
     /* the aggregator travels with the benchmarks: reports can be made where they ran */
@@ -240,6 +262,25 @@ int emit_finish(struct emit_ctx *e)
     }
     const char *cc = getenv("CC");
     json_t *data = json_pack("{s:o,s:s,s:o}", "benches", benches, "cc", cc && *cc ? cc : "cc", "agg_srcs", agg_srcs);
+    bool cuda = false;
+    for (int i = 0; i < e->n && !cuda; i++)
+        cuda = !strcmp(e->v[i].rule, "cc_cuda") || !strcmp(e->v[i].rule, "nvcc");
+    if (cuda) {
+        struct bz_buf arch;
+        bz_buf_init(&arch);
+        emit_cuda_arch_flags(e->cuda_arch ? e->cuda_arch : "sm_90", &arch);
+        /* a path in Ninja text: $, space and colon escaped with $ */
+        struct bz_buf home;
+        bz_buf_init(&home);
+        for (const char *c = emit_cuda_home(); *c; c++) {
+            if (*c == '$' || *c == ' ' || *c == ':')
+                bz_buf_putc(&home, '$');
+            bz_buf_putc(&home, *c == '\n' ? ' ' : *c);
+        }
+        json_object_set_new(data, "cuda", json_pack("{s:s,s:s}", "cuda_home", home.data, "nvcc_arch", arch.data));
+        bz_buf_free(&home);
+        bz_buf_free(&arch);
+    }
     rc |= emit_render(e, "templates/build.ninja.mustache", data, "build.ninja");
     json_decref(data);
     data = json_pack("{s:s,s:s}", "csv_header", BH_CSV_HEADER, "schema", BH_SCHEMA);

@@ -14,9 +14,13 @@ struct emit_bench {
     const char *rule;   /* the ninja rule that builds it */
 };
 
+enum { BACKEND_CPU = 1, BACKEND_CUDA = 2 };
+
 struct emit_ctx {
     const struct pipeline *p;
     const char *dir;
+    const char *cuda_arch;  /* --cuda-arch: "sm_90" or "sm_80,sm_90" */
+    const char *only_layer; /* --repro: this layer's benchmarks only, written flat into dir */
     struct bz_diag *diag;
     struct emit_bench *v;
     int n, cap;
@@ -39,8 +43,33 @@ void emit_comment_text(struct bz_buf *b, const char *s);
 /* "model@batch node[i] (Op 'name')" lines for a layer's uses (at most max). */
 json_t *emit_uses(const struct pipeline *p, int layer_index, int max);
 
+/* Reading a layer's canonical parameters: input/output I ("inputs"/"outputs") or NULL, a
+ * number or string attribute with a default. */
+const json_t *emit_io(const json_t *params, const char *which, size_t i);
+double emit_num_attr(const json_t *attrs, const char *name, double dflt);
+const char *emit_str_attr(const json_t *attrs, const char *name, const char *dflt);
+
+/* A layer as a plain operation of runtime/plain_ops.h (element-wise maths, Where, Cast,
+ * Expand, Gather, Slice/Pad/Tile): the plain C CPU benchmarks and the CUDA kernels of ours
+ * share it. 0, or -1 when it is none of those. */
+struct pl_op;
+int emit_plain_plan(const json_t *params, struct pl_op *op);
+
 /* The CPU backend (oneDNN): one file per layer x implementation x data type. */
 void emit_cpu(struct emit_ctx *e);
+
+/* The CUDA backend (cuDNN, cuBLAS, kernels of ours): one file per layer x algorithm x type. */
+void emit_cuda(struct emit_ctx *e);
+
+/* Whether a CUDA toolkit is here ($CUDA_HOME or /usr/local/cuda), for --backend auto. */
+bool emit_cuda_found(void);
+
+/* nvcc's -gencode flags for "sm_80,sm_90" (SASS for each, PTX of the newest) into B (may be
+ * NULL: only check); -1 if ARCHS is not such a list. */
+int emit_cuda_arch_flags(const char *archs, struct bz_buf *b);
+
+/* $CUDA_HOME, or /usr/local/cuda */
+const char *emit_cuda_home(void);
 
 /* Writes build.ninja, run_all, benchmarks.tsv; returns 0 or -1. */
 int emit_finish(struct emit_ctx *e);

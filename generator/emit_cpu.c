@@ -12,11 +12,6 @@
 
 /* ---- reading a layer's canonical parameters ---- */
 
-static const json_t *io(const json_t *params, const char *which, size_t i)
-{
-    const json_t *t = json_array_get(json_object_get(params, which), i);
-    return json_is_object(t) ? t : NULL;
-}
 
 static int tensor_of(const json_t *t, struct bd_tensor *out)
 {
@@ -46,17 +41,7 @@ static int ints_attr(const json_t *attrs, const char *name, dnnl_dim_t *out, int
     return a ? (int)json_array_size(a) : -1;
 }
 
-static double num_attr(const json_t *attrs, const char *name, double dflt)
-{
-    const json_t *a = json_object_get(attrs, name);
-    return json_is_number(a) ? json_number_value(a) : dflt;
-}
 
-static const char *str_attr(const json_t *attrs, const char *name, const char *dflt)
-{
-    const json_t *a = json_object_get(attrs, name);
-    return json_is_string(a) ? json_string_value(a) : dflt;
-}
 
 /* ---- layers -> operations ---- */
 
@@ -83,7 +68,7 @@ static void arg(struct cpu_plan *p, const char *name, int output, int fill)
  * batch norm, LayerNormalization): epsilon, flags and arguments */
 static void scale_shift_norm(struct cpu_plan *p, const json_t *attrs)
 {
-    p->op.eps = (float)num_attr(attrs, "epsilon", 1e-5);
+    p->op.eps = (float)emit_num_attr(attrs, "epsilon", 1e-5);
     p->op.flags = dnnl_use_scale | dnnl_use_shift;
     arg(p, "DNNL_ARG_SRC", 0, 0);
     arg(p, "DNNL_ARG_SCALE", 0, 0);
@@ -112,19 +97,19 @@ static int eltwise_alg(const char *op, const json_t *attrs, float *alpha, float 
             return fixed[i].alg;
         }
     if (!strcmp(op, "LeakyRelu")) {
-        *alpha = (float)num_attr(attrs, "alpha", 0.01);
+        *alpha = (float)emit_num_attr(attrs, "alpha", 0.01);
         return dnnl_eltwise_relu;
     }
     if (!strcmp(op, "Elu")) {
-        *alpha = (float)num_attr(attrs, "alpha", 1.0);
+        *alpha = (float)emit_num_attr(attrs, "alpha", 1.0);
         return dnnl_eltwise_elu;
     }
     if (!strcmp(op, "Gelu"))
-        return !strcmp(str_attr(attrs, "approximate", "none"), "tanh") ? dnnl_eltwise_gelu_tanh
+        return !strcmp(emit_str_attr(attrs, "approximate", "none"), "tanh") ? dnnl_eltwise_gelu_tanh
                                                                         : dnnl_eltwise_gelu_erf;
     if (!strcmp(op, "Clip")) {
-        *alpha = (float)num_attr(attrs, "min", -3.4e38);
-        *beta = (float)num_attr(attrs, "max", 3.4e38);
+        *alpha = (float)emit_num_attr(attrs, "min", -3.4e38);
+        *beta = (float)emit_num_attr(attrs, "max", 3.4e38);
         return dnnl_eltwise_clip_v2;
     }
     return 0;
@@ -134,15 +119,15 @@ static int plan_conv(const json_t *params, struct cpu_plan *p, bool transposed)
 {
     const json_t *attrs = json_object_get(params, "attrs");
     struct bd_tensor x, w, y;
-    if (tensor_of(io(params, "inputs", 0), &x) || tensor_of(io(params, "inputs", 1), &w) ||
-        tensor_of(io(params, "outputs", 0), &y) || x.nd < 3 || x.nd > 5)
+    if (tensor_of(emit_io(params, "inputs", 0), &x) || tensor_of(emit_io(params, "inputs", 1), &w) ||
+        tensor_of(emit_io(params, "outputs", 0), &y) || x.nd < 3 || x.nd > 5)
         return -1;
     struct bd_op *op = &p->op;
     op->family = transposed ? BD_DECONV : BD_CONV;
     op->nsp = x.nd - 2;
     op->src = x;
     op->dst = y;
-    int64_t g = (int64_t)num_attr(attrs, "group", 1);
+    int64_t g = (int64_t)emit_num_attr(attrs, "group", 1);
     /* ONNX weights: conv [OC, IC/g, k..], transposed [IC, OC/g, k..]; oneDNN wants
      * [OC, IC, k..] or, grouped, [g, OC/g, IC/g, k..] */
     int64_t oc = y.d[1], ic = x.d[1];
@@ -154,7 +139,7 @@ static int plan_conv(const json_t *params, struct cpu_plan *p, bool transposed)
     op->wei.d[o++] = ic / g;
     for (int k = 2; k < w.nd; k++)
         op->wei.d[o++] = w.d[k];
-    const json_t *b = io(params, "inputs", 2);
+    const json_t *b = emit_io(params, "inputs", 2);
     if (b) {
         op->has_bias = 1;
         tensor_of(b, &op->bias);
@@ -195,7 +180,7 @@ static int plan_pool(const json_t *params, const char *opname, struct cpu_plan *
 {
     const json_t *attrs = json_object_get(params, "attrs");
     struct bd_tensor x, y;
-    if (tensor_of(io(params, "inputs", 0), &x) || tensor_of(io(params, "outputs", 0), &y) || x.nd < 3 || x.nd > 5)
+    if (tensor_of(emit_io(params, "inputs", 0), &x) || tensor_of(emit_io(params, "outputs", 0), &y) || x.nd < 3 || x.nd > 5)
         return -1;
     struct bd_op *op = &p->op;
     op->family = BD_POOL;
@@ -227,7 +212,7 @@ static int plan_pool(const json_t *params, const char *opname, struct cpu_plan *
     }
     p->layouts = BD_LAYOUT_COUNT;
     op->alg = max ? dnnl_pooling_max
-                  : (num_attr(attrs, "count_include_pad", 0) ? dnnl_pooling_avg_include_padding
+                  : (emit_num_attr(attrs, "count_include_pad", 0) ? dnnl_pooling_avg_include_padding
                                                             : dnnl_pooling_avg_exclude_padding);
     p->algs[0] = op->alg;
     p->n_algs = 1;
@@ -247,17 +232,17 @@ static int plan_matmul(const json_t *params, const char *opname, struct cpu_plan
 {
     const json_t *attrs = json_object_get(params, "attrs");
     struct bd_tensor a, b, y;
-    if (tensor_of(io(params, "inputs", 0), &a) || tensor_of(io(params, "inputs", 1), &b) ||
-        tensor_of(io(params, "outputs", 0), &y))
+    if (tensor_of(emit_io(params, "inputs", 0), &a) || tensor_of(emit_io(params, "inputs", 1), &b) ||
+        tensor_of(emit_io(params, "outputs", 0), &y))
         return -1;
     struct bd_op *op = &p->op;
     bool gemm = !strcmp(opname, "Gemm");
-    int64_t ta = gemm ? (int64_t)num_attr(attrs, "transA", 0) : 0, tb = gemm ? (int64_t)num_attr(attrs, "transB", 0) : 0;
-    if (gemm && (ta || num_attr(attrs, "alpha", 1) != 1.0))
+    int64_t ta = gemm ? (int64_t)emit_num_attr(attrs, "transA", 0) : 0, tb = gemm ? (int64_t)emit_num_attr(attrs, "transB", 0) : 0;
+    if (gemm && (ta || emit_num_attr(attrs, "alpha", 1) != 1.0))
         return -1; /* a transposed A or a scaled product is not what frameworks run here */
-    const json_t *c = gemm ? io(params, "inputs", 2) : NULL;
+    const json_t *c = gemm ? emit_io(params, "inputs", 2) : NULL;
     struct bd_tensor ct;
-    if (c && (tensor_of(c, &ct) || ct.nd != 1 || ct.d[0] != y.d[y.nd - 1] || num_attr(attrs, "beta", 1) != 1.0))
+    if (c && (tensor_of(c, &ct) || ct.nd != 1 || ct.d[0] != y.d[y.nd - 1] || emit_num_attr(attrs, "beta", 1) != 1.0))
         return -1; /* only a bias per output column */
     if (ip) {
         if (!gemm || !tb)
@@ -331,8 +316,8 @@ static int plan_matmul(const json_t *params, const char *opname, struct cpu_plan
 static int plan_binary(const json_t *params, const char *opname, struct cpu_plan *p)
 {
     struct bd_tensor a, b, y;
-    if (json_array_size(json_object_get(params, "inputs")) != 2 || tensor_of(io(params, "inputs", 0), &a) ||
-        tensor_of(io(params, "inputs", 1), &b) || tensor_of(io(params, "outputs", 0), &y))
+    if (json_array_size(json_object_get(params, "inputs")) != 2 || tensor_of(emit_io(params, "inputs", 0), &a) ||
+        tensor_of(emit_io(params, "inputs", 1), &b) || tensor_of(emit_io(params, "outputs", 0), &y))
         return -1;
     static const struct { const char *op; int alg; bool commutes; } algs[] = {
         {"Add", dnnl_binary_add, true}, {"Sum", dnnl_binary_add, true}, {"Mul", dnnl_binary_mul, true},
@@ -402,15 +387,15 @@ static int plan_rnn(const json_t *params, const char *opname, struct cpu_plan *p
 {
     const json_t *attrs = json_object_get(params, "attrs");
     struct bd_tensor x, w;
-    if (tensor_of(io(params, "inputs", 0), &x) || tensor_of(io(params, "inputs", 1), &w) || x.nd != 3 || w.nd != 3)
+    if (tensor_of(emit_io(params, "inputs", 0), &x) || tensor_of(emit_io(params, "inputs", 1), &w) || x.nd != 3 || w.nd != 3)
         return -1;
-    bool batch_first = num_attr(attrs, "layout", 0) != 0;
+    bool batch_first = emit_num_attr(attrs, "layout", 0) != 0;
     int64_t T = batch_first ? x.d[1] : x.d[0], N = batch_first ? x.d[0] : x.d[1], C = x.d[2];
     int64_t D = w.d[0], G = !strcmp(opname, "LSTM") ? 4 : !strcmp(opname, "GRU") ? 3 : 1, H = w.d[1] / G;
-    const char *dir = str_attr(attrs, "direction", "forward");
+    const char *dir = emit_str_attr(attrs, "direction", "forward");
     struct bd_op *op = &p->op;
     op->family = BD_RNN;
-    op->alg = G == 4 ? dnnl_vanilla_lstm : G == 3 ? (num_attr(attrs, "linear_before_reset", 0) ? dnnl_lbr_gru : dnnl_vanilla_gru)
+    op->alg = G == 4 ? dnnl_vanilla_lstm : G == 3 ? (emit_num_attr(attrs, "linear_before_reset", 0) ? dnnl_lbr_gru : dnnl_vanilla_gru)
                                                  : dnnl_vanilla_rnn;
     op->axis = !strcmp(dir, "bidirectional") ? dnnl_bidirectional_concat
                : !strcmp(dir, "reverse")     ? dnnl_unidirectional_right2left
@@ -460,7 +445,7 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
         !strcmp(opname, "Max") || !strcmp(opname, "Min") || !strcmp(opname, "Sum"))
         return plan_binary(params, opname, p);
     struct bd_tensor x, y;
-    if (tensor_of(io(params, "inputs", 0), &x) || tensor_of(io(params, "outputs", 0), &y))
+    if (tensor_of(emit_io(params, "inputs", 0), &x) || tensor_of(emit_io(params, "outputs", 0), &y))
         return -1;
     struct bd_op *op = &p->op;
     op->src = x;
@@ -470,14 +455,14 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
     p->flops = (double)nelem(&y);
     if (!strcmp(opname, "Concat")) {
         size_t n = json_array_size(json_object_get(params, "inputs"));
-        if (n < 2 || n > BD_MAX_CAT || tensor_of(io(params, "inputs", 1), &op->src1))
+        if (n < 2 || n > BD_MAX_CAT || tensor_of(emit_io(params, "inputs", 1), &op->src1))
             return -1;
         for (size_t i = 2; i < n; i++)
-            if (tensor_of(io(params, "inputs", i), &op->cat[i - 2]))
+            if (tensor_of(emit_io(params, "inputs", i), &op->cat[i - 2]))
                 return -1;
         op->ncat = (int)n - 2;
         op->family = BD_CONCAT;
-        op->axis = (int)num_attr(attrs, "axis", 0);
+        op->axis = (int)emit_num_attr(attrs, "axis", 0);
         if (op->axis < 0)
             op->axis += x.nd;
         p->layouts = BD_LAYOUT_COUNT;
@@ -492,7 +477,7 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
         return 0;
     }
     if (!strcmp(opname, "Resize") || !strcmp(opname, "Upsample")) {
-        const char *mode = str_attr(attrs, "mode", "nearest");
+        const char *mode = emit_str_attr(attrs, "mode", "nearest");
         if (x.nd < 3 || x.nd > 5)
             return -1;
         if (!strcmp(mode, "nearest"))
@@ -514,7 +499,7 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
     }
     if (!strcmp(opname, "PRelu")) {
         struct bd_tensor slope;
-        if (tensor_of(io(params, "inputs", 1), &slope) || slope.nd > x.nd)
+        if (tensor_of(emit_io(params, "inputs", 1), &slope) || slope.nd > x.nd)
             return -1;
         /* the slope broadcast to the input's rank */
         op->wei.nd = x.nd;
@@ -542,7 +527,7 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
         /* a permutation of a 6-D view of the input: DepthToSpace DCR reads [N,b,b,C',H,W] as
          * [N,C',H,b,W,b], CRD reads [N,C',b,b,H,W]; SpaceToDepth reads [N,C,H',b,W',b] as
          * [N,b,b,C,H',W'] */
-        int64_t bs = (int64_t)num_attr(attrs, "blocksize", 0);
+        int64_t bs = (int64_t)emit_num_attr(attrs, "blocksize", 0);
         if (x.nd != 4 || bs < 1)
             return -1;
         int64_t N = x.d[0], C = x.d[1], H = x.d[2], W = x.d[3];
@@ -550,7 +535,7 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
         if (opname[0] == 'D') {
             if (C % (bs * bs))
                 return -1;
-            bool crd = !strcmp(str_attr(attrs, "mode", "DCR"), "CRD");
+            bool crd = !strcmp(emit_str_attr(attrs, "mode", "DCR"), "CRD");
             static const int dcr[6] = {0, 3, 4, 1, 5, 2}, crd_perm[6] = {0, 1, 4, 2, 5, 3};
             op->src = crd ? (struct bd_tensor){6, {N, C / (bs * bs), bs, bs, H, W}}
                           : (struct bd_tensor){6, {N, bs, bs, C / (bs * bs), H, W}};
@@ -585,7 +570,7 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
             return -1;
         p->layouts = BD_LAYOUT_COUNT;
         op->family = BD_BNORM;
-        op->eps = (float)num_attr(attrs, "epsilon", 1e-5);
+        op->eps = (float)emit_num_attr(attrs, "epsilon", 1e-5);
         op->flags = dnnl_use_global_stats | dnnl_use_scale | dnnl_use_shift;
         arg(p, "DNNL_ARG_SRC", 0, 0);
         arg(p, "DNNL_ARG_MEAN", 0, 0);
@@ -611,7 +596,7 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
         return 0;
     }
     if (!strcmp(opname, "LayerNormalization")) {
-        int axis = (int)num_attr(attrs, "axis", x.nd - 1);
+        int axis = (int)emit_num_attr(attrs, "axis", x.nd - 1);
         if (axis != x.nd - 1) {
             flatten_at(&op->src, axis);
             flatten_at(&op->dst, axis);
@@ -622,8 +607,8 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
         return 0;
     }
     if (!strcmp(opname, "Softmax") || !strcmp(opname, "LogSoftmax")) {
-        int axis = (int)num_attr(attrs, "axis", x.nd - 1);
-        if (num_attr(attrs, "coerce_2d", 0)) {
+        int axis = (int)emit_num_attr(attrs, "axis", x.nd - 1);
+        if (emit_num_attr(attrs, "coerce_2d", 0)) {
             flatten_at(&op->src, axis);
             flatten_at(&op->dst, axis);
             axis = 1;
@@ -640,10 +625,10 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
         p->layouts = BD_LAYOUT_COUNT;
         op->family = BD_LRN;
         op->alg = p->algs[0] = dnnl_lrn_across_channels;
-        op->local_size = (dnnl_dim_t)num_attr(attrs, "size", 5);
-        op->alpha = (float)num_attr(attrs, "alpha", 1e-4);
-        op->beta = (float)num_attr(attrs, "beta", 0.75);
-        op->eps = (float)num_attr(attrs, "bias", 1.0); /* oneDNN's k */
+        op->local_size = (dnnl_dim_t)emit_num_attr(attrs, "size", 5);
+        op->alpha = (float)emit_num_attr(attrs, "alpha", 1e-4);
+        op->beta = (float)emit_num_attr(attrs, "beta", 0.75);
+        op->eps = (float)emit_num_attr(attrs, "bias", 1.0); /* oneDNN's k */
         arg(p, "DNNL_ARG_SRC", 0, 0);
         arg(p, "DNNL_ARG_DST", 1, 0);
         p->flops = (double)nelem(&y) * (double)(op->local_size + 3);
@@ -691,7 +676,7 @@ static int plan_fused(const json_t *params, struct cpu_plan *p)
         /* the group's input is the first member's first input, its output the last member's */
         struct bd_tensor x, y;
         const json_t *last = json_array_get(members, json_array_size(members) - 1);
-        if (tensor_of(io(first, "inputs", 0), &x) || tensor_of(io(last, "outputs", 0), &y))
+        if (tensor_of(emit_io(first, "inputs", 0), &x) || tensor_of(emit_io(last, "outputs", 0), &y))
             return -1;
         memset(p, 0, sizeof(*p));
         p->op.src = x;
@@ -794,7 +779,7 @@ static int pl_tensor_of(const json_t *t, struct pl_tensor *out)
     return 0;
 }
 
-static int plan_plain(const json_t *params, struct pl_op *op)
+int emit_plain_plan(const json_t *params, struct pl_op *op)
 {
     static const struct { const char *op; enum pl_kind kind; enum pl_fn fn; } ops[] = {
         {"Erf", PL_UNARY, PL_ERF}, {"Neg", PL_UNARY, PL_NEG}, {"Abs", PL_UNARY, PL_ABS},
@@ -814,6 +799,8 @@ static int plan_plain(const json_t *params, struct pl_op *op)
         {"Where", PL_WHERE, PL_IDENTITY}, {"Cast", PL_CAST, PL_IDENTITY},
         {"Expand", PL_EXPAND, PL_IDENTITY}, {"Gather", PL_GATHER, PL_IDENTITY},
         {"Slice", PL_MAP, PL_IDENTITY}, {"Pad", PL_MAP, PL_IDENTITY}, {"Tile", PL_MAP, PL_IDENTITY},
+        {"Gelu", PL_UNARY, PL_GELU}, {"PRelu", PL_BINARY, PL_PRELU}, {"HardSwish", PL_UNARY, PL_HARDSWISH},
+        {"LeakyRelu", PL_UNARY, PL_LEAKYRELU},
     };
     const char *name = json_string_value(json_object_get(params, "op"));
     const json_t *attrs = json_object_get(params, "attrs");
@@ -822,7 +809,7 @@ static int plan_plain(const json_t *params, struct pl_op *op)
     for (size_t i = 0; name && i < sizeof(ops) / sizeof(ops[0]); i++)
         if (!strcmp(ops[i].op, name))
             found = (int)i;
-    if (found < 0 || pl_tensor_of(io(params, "outputs", 0), &op->out))
+    if (found < 0 || pl_tensor_of(emit_io(params, "outputs", 0), &op->out))
         return -1;
     op->kind = ops[found].kind;
     op->fn = ops[found].fn;
@@ -831,7 +818,7 @@ static int plan_plain(const json_t *params, struct pl_op *op)
     if (op->kind == PL_BINARY && json_array_size(json_object_get(params, "inputs")) != 2)
         return -1;
     for (int i = 0; i < op->nin; i++)
-        if (pl_tensor_of(io(params, "inputs", (size_t)i), &op->in[i]))
+        if (pl_tensor_of(emit_io(params, "inputs", (size_t)i), &op->in[i]))
             return -1;
     if (op->kind == PL_MAP) {
         /* the map from the shapes and the node's known constant inputs, in the key */
@@ -843,7 +830,7 @@ static int plan_plain(const json_t *params, struct pl_op *op)
         } else if (!strcmp(name, "Pad")) {
             /* constant padding at the front is what the shapes cannot say: assume it
              * symmetric where the size difference is even, at the end otherwise */
-            if (strcmp(str_attr(attrs, "mode", "constant"), "constant") != 0)
+            if (strcmp(emit_str_attr(attrs, "mode", "constant"), "constant") != 0)
                 return -1;
             op->map = PL_MAP_PAD;
             for (int k = 0; k < x->nd; k++) {
@@ -866,18 +853,22 @@ static int plan_plain(const json_t *params, struct pl_op *op)
         }
     }
     if (op->kind == PL_GATHER) {
-        int64_t axis = (int64_t)num_attr(attrs, "axis", 0);
+        int64_t axis = (int64_t)emit_num_attr(attrs, "axis", 0);
         op->axis = (int)(axis < 0 ? axis + op->in[0].nd : axis);
         if (op->in[1].dtype != PL_INT64) {
             op->in[1].dtype = PL_INT64; /* int32 indices are benchmarked as int64 */
         }
     }
+    if (op->fn == PL_GELU && strcmp(emit_str_attr(attrs, "approximate", "none"), "none") != 0)
+        return -1; /* the tanh approximation is another function */
+    if (op->fn == PL_LEAKYRELU)
+        op->alpha = (float)emit_num_attr(attrs, "alpha", 0.01);
     if (op->fn == PL_HARDSIGMOID) {
-        op->alpha = (float)num_attr(attrs, "alpha", 0.2);
-        op->beta = (float)num_attr(attrs, "beta", 0.5);
+        op->alpha = (float)emit_num_attr(attrs, "alpha", 0.2);
+        op->beta = (float)emit_num_attr(attrs, "beta", 0.5);
     } else if (op->fn == PL_SELU) {
-        op->alpha = (float)num_attr(attrs, "alpha", 1.67326319217681884765625);
-        op->beta = (float)num_attr(attrs, "gamma", 1.05070102214813232421875);
+        op->alpha = (float)emit_num_attr(attrs, "alpha", 1.67326319217681884765625);
+        op->beta = (float)emit_num_attr(attrs, "gamma", 1.05070102214813232421875);
     }
     return 0;
 }
@@ -1139,9 +1130,11 @@ void emit_cpu(struct emit_ctx *e)
     static const dnnl_data_type_t dts[3] = {dnnl_f32, dnnl_bf16, dnnl_f16};
     for (int li = 0; li < s->n; li++) {
         const struct layer *l = &s->v[li];
+        if (e->only_layer && strcmp(l->id, e->only_layer) != 0)
+            continue;
         struct cpu_plan plan;
         memset(&plan, 0, sizeof(plan));
-        const json_t *out0 = l->fused ? NULL : io(l->params, "outputs", 0);
+        const json_t *out0 = l->fused ? NULL : emit_io(l->params, "outputs", 0);
         const char *dtn = out0 ? json_string_value(json_object_get(out0, "dtype")) : "FLOAT";
         int ok = dtn && !strcmp(dtn, "FLOAT") ? (l->fused ? plan_fused(l->params, &plan) : plan_layer(l->params, &plan)) : -1;
         /* a Gemm is also an inner product, the primitive frameworks use for it */
@@ -1149,7 +1142,7 @@ void emit_cpu(struct emit_ctx *e)
         memset(&ip, 0, sizeof(ip));
         int ip_ok = !l->fused && !strcmp(l->op, "Gemm") ? plan_matmul(l->params, "Gemm", &ip, true) : -1;
         struct pl_op pop;
-        if (ok != 0 && ip_ok != 0 && !l->fused && plan_plain(l->params, &pop) == 0) {
+        if (ok != 0 && ip_ok != 0 && !l->fused && emit_plain_plan(l->params, &pop) == 0) {
             render_plain(e, li, &pop);
             continue;
         }

@@ -46,7 +46,13 @@ static void usage(FILE *out)
           "options:\n"
           "  -o, --output DIR     where outputs go (default: out): manifest.tsv, bench/*.c,\n"
           "                       build.ninja, run_all, benchmarks.tsv\n"
-          "  --backend B          cpu (oneDNN), auto (= cpu here) or none (manifest only)\n"
+          "  --backend B          cpu (oneDNN; the default), cuda (cuDNN, cuBLAS and kernels of\n"
+          "                       ours), all (both), auto (cpu, plus cuda where a CUDA toolkit\n"
+          "                       is found at $CUDA_HOME or /usr/local/cuda) or none (manifest only)\n"
+          "  --repro LAYER        write only that layer's benchmark files (id from --layers), flat\n"
+          "                       in the output folder: a minimal repro for a bug report\n"
+          "  --cuda-arch A,...    GPU architectures the .cu benchmarks are built for (default\n"
+          "                       sm_90; PTX of the newest is included for later GPUs)\n"
           "  --strict             an unsupported operator is an error (exit 6)\n"
           "  --progress           show progress on standard error\n"
           "  -b, --batch N,...    batch sizes (each model is processed at each); the batch size: the batch dim of every data input (dim 0, or\n"
@@ -123,7 +129,8 @@ static int cmd_shapes(int argc, char **argv, const struct onnx_load_opts *lo,
 
 static int cmd_process(int argc, char **argv, const struct onnx_load_opts *lo,
                        const struct shape_opts *so, const int64_t *batches, int n_batches,
-                       bool print_layers, const char *out_dir, bool strict, bool progress, bool backend_cpu)
+                       bool print_layers, const char *out_dir, bool strict, bool progress, unsigned backends,
+                       const char *cuda_arch, const char *repro)
 {
     struct bz_diag diag = {0};
     struct pipeline p;
@@ -133,23 +140,59 @@ static int cmd_process(int argc, char **argv, const struct onnx_load_opts *lo,
         pipeline_print_layers(stdout, &p);
         fflush(stdout);
     }
-    if (out_dir) {
+    if (out_dir && repro) {
+        /* just that layer's files, flat in the folder */
+        struct emit_ctx e = {.p = &p, .dir = out_dir, .diag = &diag, .cuda_arch = cuda_arch, .only_layer = repro};
+        bz_buf_init(&e.skipped);
+        if (backends & BACKEND_CPU)
+            emit_cpu(&e);
+        if (backends & BACKEND_CUDA)
+            emit_cuda(&e);
+        if (e.failed)
+            rc = BZ_EXIT_IO;
+        else if (e.n == 0) {
+            bz_diag_error(&diag, "gen", "--repro %s: no benchmark for a layer with that id in these models and "
+                          "backends (gen --layers lists the ids)", repro);
+            rc = BZ_EXIT_USAGE;
+        } else {
+            fprintf(stderr, "gen: %d files for layer %s in %s (each builds with the command in its header)\n", e.n,
+                    repro, out_dir);
+        }
+        for (int i = 0; i < e.n; i++) {
+            free(e.v[i].file);
+            free(e.v[i].layer);
+            free(e.v[i].op);
+            free(e.v[i].models);
+        }
+        free(e.v);
+        bz_buf_free(&e.skipped);
+    } else if (out_dir) {
         int err = pipeline_write_manifest(&p, out_dir);
         if (err) {
             bz_diag_error(&diag, out_dir, "cannot write manifest.tsv: %s", strerror(err));
             rc = BZ_EXIT_IO;
         }
-        struct emit_ctx e = {.p = &p, .dir = out_dir, .diag = &diag};
+        struct emit_ctx e = {.p = &p, .dir = out_dir, .diag = &diag, .cuda_arch = cuda_arch};
         bz_buf_init(&e.skipped);
-        if (!err && backend_cpu) {
+        if (!err && (backends & BACKEND_CPU)) {
             if (progress)
                 fprintf(stderr, "writing CPU benchmarks to %s/bench\n", out_dir);
             emit_cpu(&e);
+            if (e.skipped.len)
+                bz_diag_warning(&diag, "gen", "no CPU benchmark yet for these layers (op and count): %s",
+                                e.skipped.data);
+            bz_buf_clear(&e.skipped);
+        }
+        if (!err && (backends & BACKEND_CUDA)) {
+            if (progress)
+                fprintf(stderr, "writing CUDA benchmarks to %s/bench\n", out_dir);
+            emit_cuda(&e);
+            if (e.skipped.len)
+                bz_diag_warning(&diag, "gen", "no CUDA benchmark yet for these layers (op and count): %s",
+                                e.skipped.data);
         }
         if (!err && emit_finish(&e) != 0)
             rc = BZ_EXIT_IO;
-        if (e.skipped.len)
-            bz_diag_warning(&diag, "gen", "no CPU benchmark yet for these layers (op and count): %s", e.skipped.data);
         if (!err)
             fprintf(stderr, "gen: %d benchmarks in %s (then: cd %s && ninja && ./run_all)\n", e.n, out_dir, out_dir);
         bz_buf_free(&e.skipped);
@@ -283,7 +326,7 @@ static int cmd_render(const char *tpl_path, const char *data_path, const char *p
 int main(int argc, char **argv)
 {
     enum { OPT_SHAPES = 300, OPT_DIM, OPT_INPUT_SHAPE, OPT_LAYERS, OPT_STRICT, OPT_PROGRESS, OPT_ZOO,
-           OPT_WRITE_ONNX, OPT_BACKEND };
+           OPT_WRITE_ONNX, OPT_BACKEND, OPT_CUDA_ARCH, OPT_REPRO };
     enum { OPT_DUMP = 256, OPT_RENDER, OPT_DATA, OPT_PARTIALS, OPT_VERSION, OPT_MAX_SIZE };
     static const struct option longopts[] = {
         {"dump", no_argument, NULL, OPT_DUMP},
@@ -294,6 +337,8 @@ int main(int argc, char **argv)
         {"zoo", required_argument, NULL, OPT_ZOO},
         {"write-onnx", required_argument, NULL, OPT_WRITE_ONNX},
         {"backend", required_argument, NULL, OPT_BACKEND},
+        {"cuda-arch", required_argument, NULL, OPT_CUDA_ARCH},
+        {"repro", required_argument, NULL, OPT_REPRO},
         {"output", required_argument, NULL, 'o'},
         {"batch", required_argument, NULL, 'b'},
         {"dim", required_argument, NULL, OPT_DIM},
@@ -311,7 +356,8 @@ int main(int argc, char **argv)
     const char *zoo_specs[16];
     int n_zoo = 0;
     const char *write_onnx = NULL;
-    bool backend_cpu = true;
+    unsigned backends = BACKEND_CPU;
+    const char *cuda_arch = "sm_90", *repro = NULL;
     int64_t batches[32] = {0};
     int n_batches = 0;
     struct shape_opts so = {0};
@@ -355,17 +401,35 @@ int main(int argc, char **argv)
             break;
         case OPT_WRITE_ONNX: write_onnx = optarg; break;
         case OPT_BACKEND:
-            if (!strcmp(optarg, "cpu") || !strcmp(optarg, "auto")) {
-                backend_cpu = true;
+            if (!strcmp(optarg, "cpu")) {
+                backends = BACKEND_CPU;
+            } else if (!strcmp(optarg, "cuda")) {
+                backends = BACKEND_CUDA;
+            } else if (!strcmp(optarg, "all")) {
+                backends = BACKEND_CPU | BACKEND_CUDA;
+            } else if (!strcmp(optarg, "auto")) {
+                backends = BACKEND_CPU | (emit_cuda_found() ? BACKEND_CUDA : 0);
             } else if (!strcmp(optarg, "none")) {
-                backend_cpu = false;
-            } else if (!strcmp(optarg, "cuda") || !strcmp(optarg, "all")) {
-                bz_diag_error(NULL, "gen", "this gen has no CUDA backend yet: use --backend cpu (or auto)");
-                return BZ_EXIT_USAGE;
+                backends = 0;
             } else {
-                bz_diag_error(NULL, "gen", "--backend wants cpu, auto or none, not '%s'", optarg);
+                bz_diag_error(NULL, "gen", "--backend wants cpu, cuda, all, auto or none, not '%s'", optarg);
                 return BZ_EXIT_USAGE;
             }
+            break;
+        case OPT_REPRO:
+            if (strlen(optarg) != 16 || strspn(optarg, "0123456789abcdef") != 16) {
+                bz_diag_error(NULL, "gen", "--repro wants a layer id (16 hex digits, from gen --layers), not '%s'",
+                              optarg);
+                return BZ_EXIT_USAGE;
+            }
+            repro = optarg;
+            break;
+        case OPT_CUDA_ARCH:
+            if (emit_cuda_arch_flags(optarg, NULL) != 0) {
+                bz_diag_error(NULL, "gen", "--cuda-arch wants architectures like sm_80,sm_90, not '%s'", optarg);
+                return BZ_EXIT_USAGE;
+            }
+            cuda_arch = optarg;
             break;
         case OPT_DIM: {
             char shown[256];
@@ -462,7 +526,7 @@ int main(int argc, char **argv)
     for (int i = optind; i < argc; i++)
         models[n_zoo + i - optind] = bz_strdup(argv[i]);
     int rc = cmd_process(n_models, models, &lo, &so, batches, n_batches, layers, layers ? NULL : out_dir,
-                         strict, progress, backend_cpu);
+                         strict, progress, backends, cuda_arch, repro);
     for (int i = 0; i < n_models; i++)
         free(models[i]);
     free(models);

@@ -24,9 +24,10 @@
     "mean_us,p90_us,max_us,stddev_us,workspace_bytes,flops,bytes,threads,peak_rss_kb,device,cc,"   \
     "sms,lib,host,time,note"
 
-enum bh_status { BH_OK = 0, BH_UNSUPPORTED, BH_OOM, BH_ERROR, BH_NODEVICE, BH_WRONG, BH_STATUS_COUNT };
-static const char *const bh_status_names[BH_STATUS_COUNT] = {"ok", "unsupported", "oom", "error", "nodevice",
-                                                            "wrong"};
+/* BH_ADVICE: a row recording a library's own ranking of algorithms (no timing) */
+enum bh_status { BH_OK = 0, BH_UNSUPPORTED, BH_OOM, BH_ERROR, BH_NODEVICE, BH_WRONG, BH_ADVICE, BH_STATUS_COUNT };
+static const char *const bh_status_names[BH_STATUS_COUNT] = {"ok",       "unsupported", "oom",   "error",
+                                                            "nodevice", "wrong",       "advice"};
 
 struct bh_opts {
     int min_iters;     /* --iters: at least this many timed iterations */
@@ -45,7 +46,7 @@ struct bh_opts {
 struct bh_result {
     enum bh_status status;
     char note[512];    /* failing call and message, verification error, ... */
-    char tags[64];     /* key=value facts appended to an ok row's note (choice=heuristic) */
+    char tags[512];    /* key=value facts appended to an ok or advice row's note (choice=heuristic) */
     char device[128];
     char cc[32];
     char sms[32];
@@ -227,8 +228,8 @@ static inline void bh_print_row(FILE *out, const struct bh_bench *b, const struc
     bh_csv_field(out, host, 0);
     bh_csv_field(out, when, 0);
     char note[sizeof(r->note) + sizeof(r->tags) + 2];
-    snprintf(note, sizeof(note), "%s%s%s", r->note, r->status == BH_OK && *r->tags && *r->note ? "; " : "",
-             r->status == BH_OK ? r->tags : "");
+    int facts = r->status == BH_OK || r->status == BH_ADVICE;
+    snprintf(note, sizeof(note), "%s%s%s", r->note, facts && *r->tags && *r->note ? "; " : "", facts ? r->tags : "");
     bh_csv_field(out, note, 1);
     fflush(out);
 }

@@ -22,7 +22,9 @@ enum pl_fn {
     PL_ERF, PL_NEG, PL_ABS, PL_SQRT, PL_EXP, PL_LOG, PL_FLOOR, PL_CEIL, PL_ROUND, PL_SIGN, PL_SIN,
     PL_COS, PL_TAN, PL_TANH, PL_SIGMOID, PL_RECIPROCAL, PL_NOT, PL_HARDSIGMOID, PL_SELU, PL_SOFTSIGN,
     PL_SOFTPLUS, PL_ADD, PL_SUB, PL_MUL, PL_DIV, PL_POW, PL_MAX, PL_MIN, PL_MOD, PL_EQUAL, PL_LESS,
-    PL_GREATER, PL_LESS_EQUAL, PL_GREATER_EQUAL, PL_AND, PL_OR, PL_XOR, PL_IDENTITY
+    PL_GREATER, PL_LESS_EQUAL, PL_GREATER_EQUAL, PL_AND, PL_OR, PL_XOR, PL_IDENTITY,
+    /* for the CUDA kernels (oneDNN has these as primitives on the CPU) */
+    PL_GELU, PL_PRELU, PL_HARDSWISH, PL_LEAKYRELU
 };
 
 /* element types, numbered as ONNX's */
@@ -134,6 +136,10 @@ static inline double pl_apply(const struct pl_op *op, double a, double b)
     case PL_OR: return (a != 0) || (b != 0);
     case PL_XOR: return (a != 0) != (b != 0);
     case PL_IDENTITY: return a;
+    case PL_GELU: return 0.5 * a * (1.0 + erf(a / sqrt(2.0)));
+    case PL_PRELU: return a < 0 ? a * b : a;
+    case PL_HARDSWISH: return a * fmax(0.0, fmin(1.0, a / 6.0 + 0.5));
+    case PL_LEAKYRELU: return a < 0 ? op->alpha * a : a;
     }
     return a;
 }

@@ -22,6 +22,7 @@ static const char *const fixture_names[] = {
     [FIXTURE_CUSTOM_OP] = "custom_op",
     [FIXTURE_RESIDUAL] = "residual",
     [FIXTURE_WIDE_CONCAT] = "wide_concat",
+    [FIXTURE_HOSTILE_NAMES] = "hostile_names",
 };
 _Static_assert(BZ_ARRAY_LEN(fixture_names) == FIXTURE_COUNT, "a name per fixture");
 
@@ -362,6 +363,23 @@ static Onnx__GraphProto *wide_concat(void)
     return graph("wide_concat", nodes, BZ_ARRAY_LEN(nodes), ins, 1, outs, 1, NULL, 0);
 }
 
+/* names that would break generated C, shell or Ninja text if pasted in raw */
+#define HOSTILE "*/ \"q\" 'q' \\ $HOME $(id) ../../x\n#define\r\t\xff\xfe\xc3\xa9 ?\?="
+static Onnx__GraphProto *hostile_names(void)
+{
+    Onnx__NodeProto *nodes[] = {
+        node("Conv", "conv " HOSTILE, "x " HOSTILE ",w " HOSTILE, "c " HOSTILE, attr_ints("pads", 4, 1L, 1L, 1L, 1L),
+             NULL),
+        node("Relu", "relu\\", "c " HOSTILE, "r */", NULL),
+        node("Transpose", "/* transpose", "r */", "t $x", attr_ints("perm", 4, 0L, 2L, 3L, 1L), NULL),
+        node("Add", "add\n\"", "t $x,b ../", "y " HOSTILE, NULL),
+    };
+    Onnx__TensorProto *inits[] = {init_f32("w " HOSTILE, 4, 8L, 4L, 3L, 3L), init_f32("b ../", 1, 8L)};
+    Onnx__ValueInfoProto *ins[] = {vi("x " HOSTILE, 1, 4, 1L, 4L, 6L, 6L)};
+    Onnx__ValueInfoProto *outs[] = {vi("y " HOSTILE, 1, 4, 1L, 6L, 6L, 8L)};
+    return graph("graph " HOSTILE, nodes, BZ_ARRAY_LEN(nodes), ins, 1, outs, 1, inits, BZ_ARRAY_LEN(inits));
+}
+
 static Onnx__GraphProto *broken(enum fixture f)
 {
     Onnx__ValueInfoProto *ins[] = {vi("x", 1, 1, 4L)};
@@ -435,6 +453,7 @@ size_t fixture_build(enum fixture f, uint8_t **out)
     case FIXTURE_CUSTOM_OP: m.graph = custom_op(); break;
     case FIXTURE_RESIDUAL: m.graph = residual(); break;
     case FIXTURE_WIDE_CONCAT: m.graph = wide_concat(); break;
+    case FIXTURE_HOSTILE_NAMES: m.graph = hostile_names(); break;
     default: m.graph = broken(f); break;
     }
     BZ_ASSERT(m.graph != NULL);

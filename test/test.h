@@ -38,6 +38,7 @@ void test_shapes_group(struct test_totals *tot);
 void test_layers_group(struct test_totals *tot);
 void test_zoo_group(struct test_totals *tot);
 void test_e2e_group(struct test_totals *tot);
+void test_cuda_group(struct test_totals *tot);
 void test_agg_group(struct test_totals *tot);
 
 /* Every *.onnx under the folders, sorted; returns the count (paths malloc'd). */

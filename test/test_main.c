@@ -39,6 +39,7 @@ int main(void)
     test_cli_group(&tot);
     test_agg_group(&tot);
     test_e2e_group(&tot);
+    test_cuda_group(&tot);
     int passed = tot.run - tot.failed - tot.skipped;
     printf("\ntotal: %d passed, %d failed, %d skipped\n", passed, tot.failed, tot.skipped);
     return tot.failed ? 1 : 0;

@@ -56,10 +56,26 @@ const struct agg_cell *agg_cell_get(const struct agg_data *x, long target, const
     return c;
 }
 
+/* The precision a layer without rows at PREC runs in: Tensor Core math only changes the
+ * layers with a matrix product, so X+tensor_op falls back to X, and tf32 (f32 storage) to
+ * f32; NULL when there is nothing to fall back to. */
+static const char *agg_prec_fallback(const char *prec, char *buf, size_t n)
+{
+    const char *plus = strchr(prec, '+');
+    if (plus) {
+        snprintf(buf, n, "%.*s", (int)(plus - prec), prec);
+        return buf;
+    }
+    return !strcmp(prec, "tf32") ? "f32" : NULL;
+}
+
 int agg_best(const struct agg_data *x, long target, const char *layer, const char *prec,
              double *us, const char **algo)
 {
     const struct agg_cell *a = agg_cell_get(x, target, layer, prec);
+    char buf[64];
+    for (const char *p = prec; (!a || a->best < 0) && (p = agg_prec_fallback(p, buf, sizeof(buf))) != NULL;)
+        a = agg_cell_get(x, target, layer, p);
     const struct agg_cell *b = agg_cell_get(x, target, layer, "*");
     const struct agg_algo_time *best = NULL;
     if (a && a->best >= 0)

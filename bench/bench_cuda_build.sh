@@ -1,0 +1,45 @@
+#!/bin/bash
+# The CUDA backend's build cost on this machine (no GPU needed): benchmark files per zoo model
+# at batch 1 (library .c by family, kernel .cu), and gen + ninja wall time for resnet50 and
+# bert_base. Prints Markdown (make bench-cuda writes it to docs/bench/cuda-build.md).
+#   bench/bench_cuda_build.sh GEN
+set -euo pipefail
+GEN=${1:?usage: bench_cuda_build.sh GEN}
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+cores=$(nproc)
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')
+echo "# CUDA backend: benchmark files and build time"
+echo
+echo "Measured by \`make bench-cuda\` (bench/bench_cuda_build.sh) on $cpu, $cores cores, $(date -u +%Y-%m-%d);"
+echo "$(cc --version | head -1), $(${CUDA_HOME:-/usr/local/cuda}/bin/nvcc --version | tail -1). No GPU is needed to build."
+echo
+echo "## Files per zoo model (batch 1, \`gen --zoo NAME -b 1 --backend cuda\`)"
+echo
+echo "| model | files | conv (8 fwd algos) | advice | fused conv | gemm | other cuDNN | kernels (.cu) |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+for z in resnet50 vgg16 mobilenet_v2 inception_v3 bert_base gpt2; do
+    "$GEN" --zoo $z -b 1 --backend cuda -o "$W/$z" 2>/dev/null
+    b=$W/$z/bench
+    total=$(ls "$b" | wc -l)
+    fam() { grep -l -m1 "\.family = $1," "$b"/*.c 2>/dev/null | wc -l; }
+    conv=$(fam BC_CONV); adv=$(fam BC_ADVICE); fused=$(fam BC_CONV_FUSED); gemm=$(( $(fam BC_GEMM) + $(fam BC_GEMV) ))
+    cu=$(ls "$b"/*.cu 2>/dev/null | wc -l)
+    other=$((total - conv - adv - fused - gemm - cu))
+    echo "| $z | $total | $conv | $adv | $fused | $gemm | $other | $cu |"
+done
+echo
+echo "## gen + ninja wall time (batch 1, $cores cores)"
+echo
+echo "| model | gen | ninja | .c files | .cu files |"
+echo "|---|---:|---:|---:|---:|"
+for z in resnet50 bert_base; do
+    rm -rf "$W/t"
+    t0=$(date +%s.%N)
+    "$GEN" --zoo $z -b 1 --backend cuda -o "$W/t" 2>/dev/null
+    t1=$(date +%s.%N)
+    ninja -C "$W/t" > "$W/ninja.log" 2>&1 || { tail "$W/ninja.log" >&2; exit 1; }
+    t2=$(date +%s.%N)
+    nc=$(ls "$W/t/bench"/*.c | wc -l); ncu=$(ls "$W/t/bench"/*.cu 2>/dev/null | wc -l)
+    printf '| %s | %.1f s | %.0f s | %d | %d |\n' $z "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)" "$nc" "$ncu"
+done

@@ -1,0 +1,593 @@
+/* Kernels of ours for the layers no cuDNN/cuBLAS call computes: element-wise maths and
+ * comparisons with broadcasting, Where, Cast, Expand, Gather, Slice/Pad/Tile (struct pl_op of
+ * plain_ops.h describes them), Transpose, Concat, LayerNormalization, LeakyRelu.
+ *
+ * Written for bandwidth: one thread per output element in grid-stride loops (consecutive
+ * threads write consecutive outputs: coalesced stores), float4 loads and stores where a
+ * float tensor is walked flat, one warp-reduced row per block for LayerNorm. --verify runs the
+ * kernel once and compares its output with plain C on the host (plain_ops.h's kernel for
+ * the plain ops, a loop here for the others). Needs harness.h, plain_ops.h and cuda_bench.h
+ * before it; compiled by nvcc (CUDA C++). */
+#ifndef BENANZA_CUDA_KERNELS_CUH
+#define BENANZA_CUDA_KERNELS_CUH
+
+enum bk_kind { BK_PLAIN, BK_TRANSPOSE, BK_CONCAT, BK_LAYERNORM };
+enum { BK_MAX_CAT = 64, BK_THREADS = 256 };
+
+struct bk_op {
+    int kind;
+    struct pl_op pl;          /* BK_PLAIN: the whole operation; for all: in[0] (input) and out */
+    int perm[8];              /* BK_TRANSPOSE: output dim k is input dim perm[k] */
+    int axis, ncat;           /* BK_CONCAT: the inputs are cat[0..ncat) */
+    struct pl_tensor cat[BK_MAX_CAT];
+    float eps;                /* LayerNorm's epsilon */
+    int affine;               /* LayerNorm: scale and shift */
+};
+
+/* What a kernel needs, by value (kernel parameters live in constant memory). */
+struct bk_args {
+    int nd;
+    long long n;                   /* output elements */
+    long long od[8];               /* output dims */
+    long long st[3][8];            /* per input, per output dim: element strides (0: broadcast) */
+    long long start[8], step[8];   /* PL_MAP */
+    const void *in[3];
+    void *out;
+    int fn, kind, map, flat;
+    int idt[3], odt;
+    float alpha, beta;
+};
+
+__device__ __forceinline__ float bk_load(const void *p, int dt, long long i)
+{
+    switch (dt) {
+    case PL_FLOAT: return ((const float *)p)[i];
+    case PL_INT64: return (float)((const long long *)p)[i];
+    case PL_INT32: return (float)((const int *)p)[i];
+    case PL_INT8: return (float)((const signed char *)p)[i];
+    case PL_DOUBLE: return (float)((const double *)p)[i];
+    default: return (float)((const unsigned char *)p)[i];
+    }
+}
+
+__device__ __forceinline__ void bk_store(void *p, int dt, long long i, float v)
+{
+    switch (dt) {
+    case PL_FLOAT: ((float *)p)[i] = v; break;
+    case PL_INT64: ((long long *)p)[i] = (long long)v; break;
+    case PL_INT32: ((int *)p)[i] = (int)v; break;
+    case PL_INT8: ((signed char *)p)[i] = (signed char)v; break;
+    case PL_DOUBLE: ((double *)p)[i] = v; break;
+    case PL_BOOL: ((unsigned char *)p)[i] = v != 0.0f; break;
+    default: ((unsigned char *)p)[i] = (unsigned char)v; break;
+    }
+}
+
+__device__ __forceinline__ float bk_apply(int fn, float a, float b, float alpha, float beta, int odt)
+{
+    switch (fn) {
+    case PL_ERF: return erff(a);
+    case PL_NEG: return -a;
+    case PL_ABS: return fabsf(a);
+    case PL_SQRT: return sqrtf(a);
+    case PL_EXP: return expf(a);
+    case PL_LOG: return logf(a);
+    case PL_FLOOR: return floorf(a);
+    case PL_CEIL: return ceilf(a);
+    case PL_ROUND: return rintf(a);
+    case PL_SIGN: return (float)((a > 0) - (a < 0));
+    case PL_SIN: return sinf(a);
+    case PL_COS: return cosf(a);
+    case PL_TAN: return tanf(a);
+    case PL_TANH: return tanhf(a);
+    case PL_SIGMOID: return 1.0f / (1.0f + expf(-a));
+    case PL_RECIPROCAL: return 1.0f / a;
+    case PL_NOT: return a == 0.0f;
+    case PL_HARDSIGMOID: return fmaxf(0.0f, fminf(1.0f, alpha * a + beta));
+    case PL_SELU: return beta * (a > 0 ? a : alpha * (expf(a) - 1.0f));
+    case PL_SOFTSIGN: return a / (1.0f + fabsf(a));
+    case PL_SOFTPLUS: return log1pf(expf(a));
+    case PL_ADD: return a + b;
+    case PL_SUB: return a - b;
+    case PL_MUL: return a * b;
+    case PL_DIV: return odt == PL_FLOAT || odt == PL_DOUBLE ? a / b : (b != 0 ? truncf(a / b) : 0.0f);
+    case PL_POW: return powf(a, b);
+    case PL_MAX: return fmaxf(a, b);
+    case PL_MIN: return fminf(a, b);
+    case PL_MOD: return b != 0 ? fmodf(a, b) : 0.0f;
+    case PL_EQUAL: return a == b;
+    case PL_LESS: return a < b;
+    case PL_GREATER: return a > b;
+    case PL_LESS_EQUAL: return a <= b;
+    case PL_GREATER_EQUAL: return a >= b;
+    case PL_AND: return (a != 0) && (b != 0);
+    case PL_OR: return (a != 0) || (b != 0);
+    case PL_XOR: return (a != 0) != (b != 0);
+    case PL_GELU: return 0.5f * a * (1.0f + erff(a * 0.70710678118654752f));
+    case PL_PRELU: return a < 0 ? a * b : a;
+    case PL_HARDSWISH: return a * fmaxf(0.0f, fminf(1.0f, a / 6.0f + 0.5f));
+    case PL_LEAKYRELU: return a < 0 ? alpha * a : a;
+    default: return a;
+    }
+}
+
+/* Element-wise with broadcasting (unary, binary, Where, Cast, Expand), Slice/Pad/Tile */
+__global__ void bk_elementwise(const bk_args a)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < a.n; i += (long long)gridDim.x * blockDim.x) {
+        long long rem = i, pos[3] = {0, 0, 0};
+        int outside = 0;
+        if (!a.flat) {
+            for (int k = a.nd - 1; k >= 0; k--) {
+                long long c = rem % a.od[k];
+                rem /= a.od[k];
+                if (a.kind == PL_MAP) {
+                    long long dk = a.st[1][k]; /* the input's dim */
+                    long long src = a.map == PL_MAP_TILE ? c % dk : a.start[k] + a.step[k] * c;
+                    if (src < 0 || src >= dk)
+                        outside = 1;
+                    pos[0] += src * a.st[0][k];
+                } else {
+                    pos[0] += c * a.st[0][k];
+                    pos[1] += c * a.st[1][k];
+                    pos[2] += c * a.st[2][k];
+                }
+            }
+        } else {
+            pos[0] = pos[1] = pos[2] = i;
+        }
+        float v;
+        if (a.kind == PL_MAP)
+            v = outside ? 0.0f : bk_load(a.in[0], a.idt[0], pos[0]);
+        else if (a.kind == PL_WHERE)
+            v = bk_load(a.in[0], a.idt[0], pos[0]) != 0.0f ? bk_load(a.in[1], a.idt[1], pos[1])
+                                                           : bk_load(a.in[2], a.idt[2], pos[2]);
+        else if (a.kind == PL_BINARY)
+            v = bk_apply(a.fn, bk_load(a.in[0], a.idt[0], pos[0]), bk_load(a.in[1], a.idt[1], pos[1]), a.alpha,
+                         a.beta, a.odt);
+        else if (a.kind == PL_UNARY)
+            v = bk_apply(a.fn, bk_load(a.in[0], a.idt[0], pos[0]), 0.0f, a.alpha, a.beta, a.odt);
+        else
+            v = bk_load(a.in[0], a.idt[0], pos[0]);
+        bk_store(a.out, a.odt, i, v);
+    }
+}
+
+/* The flat float path: four elements per thread through float4 (n % 4 == 0, aligned buffers) */
+__global__ void bk_flat4(const bk_args a)
+{
+    const float4 *x = (const float4 *)a.in[0], *y = (const float4 *)a.in[1];
+    float4 *o = (float4 *)a.out;
+    long long n4 = a.n / 4;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n4; i += (long long)gridDim.x * blockDim.x) {
+        float4 u = x[i], w = a.kind == PL_BINARY ? y[i] : u, r;
+        r.x = bk_apply(a.fn, u.x, w.x, a.alpha, a.beta, PL_FLOAT);
+        r.y = bk_apply(a.fn, u.y, w.y, a.alpha, a.beta, PL_FLOAT);
+        r.z = bk_apply(a.fn, u.z, w.z, a.alpha, a.beta, PL_FLOAT);
+        r.w = bk_apply(a.fn, u.w, w.w, a.alpha, a.beta, PL_FLOAT);
+        o[i] = r;
+    }
+}
+
+/* Gather along an axis: [outer, dim, inner] -> [outer, nidx, inner] */
+__global__ void bk_gather(const void *x, const long long *idx, void *y, long long outer, long long dim, long long nidx,
+                          long long inner, int es)
+{
+    long long n = outer * nidx * inner;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+        long long in = i % inner, q = (i / inner) % nidx, o = i / (inner * nidx);
+        long long j = idx[q];
+        if (j < 0)
+            j += dim;
+        long long src = (o * dim + j) * inner + in;
+        if (es == 4)
+            ((float *)y)[i] = ((const float *)x)[src];
+        else if (es == 8)
+            ((long long *)y)[i] = ((const long long *)x)[src];
+        else
+            ((unsigned char *)y)[i] = ((const unsigned char *)x)[src];
+    }
+}
+
+/* Transpose: output coordinates to the input offset through the permuted input strides */
+__global__ void bk_transpose(const float *x, float *y, bk_args a)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < a.n; i += (long long)gridDim.x * blockDim.x) {
+        long long rem = i, src = 0;
+        for (int k = a.nd - 1; k >= 0; k--) {
+            src += (rem % a.od[k]) * a.st[0][k];
+            rem /= a.od[k];
+        }
+        y[i] = x[src];
+    }
+}
+
+/* Concat of up to BK_MAX_CAT inputs along an axis: [outer, sum(axis_i), inner] */
+struct bk_cat_args {
+    const float *in[BK_MAX_CAT];
+    long long off[BK_MAX_CAT + 1]; /* prefix sums of the inputs' axis sizes */
+    int n;
+    long long outer, inner, total;
+};
+
+__global__ void bk_concat(float *y, const bk_cat_args a)
+{
+    long long n = a.outer * a.total * a.inner;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+        long long in = i % a.inner, c = (i / a.inner) % a.total, o = i / (a.inner * a.total);
+        int k = 0;
+        while (k + 1 < a.n && c >= a.off[k + 1])
+            k++;
+        long long len = a.off[k + 1] - a.off[k];
+        y[i] = a.in[k][(o * len + (c - a.off[k])) * a.inner + in];
+    }
+}
+
+/* LayerNorm over the last `cols` elements of each row: one block per row, warp shuffles then
+ * shared memory for the mean and the variance */
+__device__ __forceinline__ float bk_block_sum(float v, float *shared)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0)
+        shared[warp] = v;
+    __syncthreads();
+    v = threadIdx.x < (blockDim.x + 31) / 32 ? shared[threadIdx.x] : 0.0f;
+    if (warp == 0)
+        for (int o = 16; o > 0; o >>= 1)
+            v += __shfl_xor_sync(0xffffffffu, v, o);
+    if (threadIdx.x == 0)
+        shared[0] = v;
+    __syncthreads();
+    v = shared[0];
+    __syncthreads();
+    return v;
+}
+
+__global__ void bk_layernorm(const float *x, const float *scale, const float *shift, float *y, long long cols, float eps)
+{
+    __shared__ float shared[32];
+    const float *row = x + blockIdx.x * cols;
+    float *out = y + blockIdx.x * cols;
+    float s = 0.0f;
+    for (long long c = threadIdx.x; c < cols; c += blockDim.x)
+        s += row[c];
+    float mean = bk_block_sum(s, shared) / (float)cols;
+    float q = 0.0f;
+    for (long long c = threadIdx.x; c < cols; c += blockDim.x) {
+        float d = row[c] - mean;
+        q += d * d;
+    }
+    float rstd = rsqrtf(bk_block_sum(q, shared) / (float)cols + eps);
+    for (long long c = threadIdx.x; c < cols; c += blockDim.x) {
+        float v = (row[c] - mean) * rstd;
+        out[c] = scale ? v * scale[c] + shift[c] : v;
+    }
+}
+
+/* ---- the benchmark ---- */
+
+struct bk_state {
+    const struct bk_op *op;
+    void *din[BK_MAX_CAT], *dout;        /* device buffers */
+    void *hin[BK_MAX_CAT];               /* host copies of the inputs (for --verify) */
+    int nin;
+    bk_args args;
+    bk_cat_args cat;
+    long long rows, cols;
+    int grid;
+};
+
+static int bk_grid(struct bc_state *s, long long n)
+{
+    int sms = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, s->dev);
+    long long blocks = (n + BK_THREADS - 1) / BK_THREADS, cap = (long long)(sms > 0 ? sms : 80) * 32;
+    return (int)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
+}
+
+/* the kernel's inputs: described by the op; filled on the host like plain_ops.h does */
+static const struct pl_tensor *bk_input(const struct bk_op *op, int i)
+{
+    if (op->kind == BK_CONCAT)
+        return &op->cat[i];
+    return &op->pl.in[i];
+}
+
+static enum bh_status bk_upload(struct bc_state *s, struct bk_state *k, int i, const struct pl_tensor *t, int fill,
+                                struct bh_result *r)
+{
+    long long n = pl_count(t);
+    size_t bytes = (size_t)(n ? n : 1) * pl_esize(t->dtype);
+    k->hin[i] = malloc(bytes);
+    if (!k->hin[i]) {
+        bh_note(r, "out of host memory");
+        return BH_OOM;
+    }
+    unsigned seed = 12345u + 7919u * (unsigned)i;
+    for (long long e = 0; e < n; e++) {
+        double v = (double)bc_rand(&seed);
+        if (fill == BC_FILL_INDEX) {
+            long long dim = k->op->pl.in[0].d[k->op->pl.axis];
+            v = (double)(long long)(v * (double)dim) - (e % 3 == 0 ? (double)dim : 0); /* negative ones too */
+        } else if (t->dtype == PL_BOOL) {
+            v = v < 0.5;
+        } else if (t->dtype != PL_FLOAT && t->dtype != PL_DOUBLE) {
+            v = (double)(long long)(v * 16) - 8 + (k->op->pl.fn == PL_DIV || k->op->pl.fn == PL_MOD ? 17 : 0);
+        } else {
+            v = fill == BC_FILL_POSITIVE ? 0.5 + v : 2 * v - 1;
+        }
+        pl_store(k->hin[i], t->dtype, e, v);
+    }
+    BC_CUDA(r, cudaMalloc(&k->din[i], bytes));
+    BC_CUDA(r, cudaMemcpy(k->din[i], k->hin[i], bytes, cudaMemcpyHostToDevice));
+    (void)s;
+    return BH_OK;
+}
+
+static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
+{
+    const struct bk_op *op = (const struct bk_op *)s->op;
+    struct bk_state *k = (struct bk_state *)calloc(1, sizeof(*k));
+    if (!k) {
+        bh_note(r, "out of host memory");
+        return BH_OOM;
+    }
+    s->family = k;
+    k->op = op;
+    bc_lib(r, "benanza CUDA kernels");
+    const struct pl_op *pl = &op->pl;
+    k->nin = op->kind == BK_CONCAT ? op->ncat : op->kind == BK_LAYERNORM ? (op->affine ? 3 : 1)
+             : op->kind == BK_PLAIN ? pl->nin : 1;
+    enum bh_status st;
+    for (int i = 0; i < k->nin; i++) {
+        int fill = op->kind == BK_PLAIN && pl->kind == PL_GATHER && i == 1 ? BC_FILL_INDEX
+                   : op->kind == BK_PLAIN && pl->kind == PL_UNARY && (pl->fn == PL_LOG || pl->fn == PL_SQRT)
+                       ? BC_FILL_POSITIVE : BC_FILL_UNIFORM;
+        const struct pl_tensor *t = bk_input(op, i);
+        struct pl_tensor vec = {PL_FLOAT, 1, {pl->out.d[pl->out.nd - 1]}};
+        if (op->kind == BK_LAYERNORM && i > 0)
+            t = &vec;
+        if ((st = bk_upload(s, k, i, t, fill, r)) != BH_OK)
+            return st;
+    }
+    long long n = pl_count(&pl->out);
+    BC_CUDA(r, cudaMalloc(&k->dout, (size_t)(n ? n : 1) * pl_esize(pl->out.dtype)));
+    k->grid = bk_grid(s, n);
+    bk_args *a = &k->args;
+    a->nd = pl->out.nd;
+    a->n = n;
+    for (int d = 0; d < a->nd; d++)
+        a->od[d] = pl->out.d[d];
+    a->out = k->dout;
+    a->odt = pl->out.dtype;
+    a->fn = pl->fn;
+    a->kind = pl->kind;
+    a->map = pl->map;
+    a->alpha = pl->alpha;
+    a->beta = pl->beta;
+    for (int i = 0; i < 3 && i < k->nin; i++) {
+        a->in[i] = k->din[i];
+        a->idt[i] = bk_input(op, i)->dtype;
+    }
+    if (op->kind == BK_PLAIN && pl->kind == PL_MAP) {
+        /* input strides in st[0], the input's dims in st[1] */
+        long long acc = 1;
+        for (int d = a->nd - 1; d >= 0; d--) {
+            a->st[0][d] = acc;
+            a->st[1][d] = pl->in[0].d[d];
+            acc *= pl->in[0].d[d];
+            a->start[d] = pl->start[d];
+            a->step[d] = pl->step[d];
+        }
+    } else if (op->kind == BK_PLAIN && pl->kind != PL_GATHER) {
+        a->flat = 1;
+        for (int i = 0; i < pl->nin; i++) {
+            int64_t st8[8];
+            pl_bcast_strides(&pl->in[i], &pl->out, st8);
+            for (int d = 0; d < a->nd; d++)
+                a->st[i][d] = st8[d];
+            a->flat &= pl_count(&pl->in[i]) == n;
+        }
+    } else if (op->kind == BK_TRANSPOSE) {
+        /* output dim d reads input dim perm[d]: its stride in the input */
+        long long istr[8], acc = 1;
+        for (int d = pl->in[0].nd - 1; d >= 0; d--) {
+            istr[d] = acc;
+            acc *= pl->in[0].d[d];
+        }
+        for (int d = 0; d < a->nd; d++)
+            a->st[0][d] = istr[op->perm[d]];
+    } else if (op->kind == BK_CONCAT) {
+        bk_cat_args *c = &k->cat;
+        c->n = op->ncat;
+        c->outer = c->inner = 1;
+        for (int d = 0; d < op->axis; d++)
+            c->outer *= pl->out.d[d];
+        for (int d = op->axis + 1; d < pl->out.nd; d++)
+            c->inner *= pl->out.d[d];
+        for (int i = 0; i < op->ncat; i++) {
+            c->in[i] = (const float *)k->din[i];
+            c->off[i + 1] = c->off[i] + op->cat[i].d[op->axis];
+        }
+        c->total = c->off[op->ncat];
+    } else if (op->kind == BK_LAYERNORM) {
+        k->cols = pl->out.d[pl->out.nd - 1];
+        k->rows = n / (k->cols ? k->cols : 1);
+    }
+    return BH_OK;
+}
+
+static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
+{
+    struct bk_state *k = (struct bk_state *)s->family;
+    const struct bk_op *op = k->op;
+    const struct pl_op *pl = &op->pl;
+    cudaStream_t q = s->stream;
+    switch (op->kind) {
+    case BK_PLAIN:
+        if (pl->kind == PL_GATHER) {
+            long long outer = 1, inner = 1, dim = pl->in[0].d[pl->axis];
+            for (int d = 0; d < pl->axis; d++)
+                outer *= pl->in[0].d[d];
+            for (int d = pl->axis + 1; d < pl->in[0].nd; d++)
+                inner *= pl->in[0].d[d];
+            bk_gather<<<k->grid, BK_THREADS, 0, q>>>(k->din[0], (const long long *)k->din[1], k->dout, outer, dim,
+                                                     pl_count(&pl->in[1]), inner, (int)pl_esize(pl->in[0].dtype));
+        } else if (k->args.flat && k->args.n % 4 == 0 && pl->out.dtype == PL_FLOAT && pl->in[0].dtype == PL_FLOAT &&
+                   (pl->kind == PL_UNARY || (pl->kind == PL_BINARY && pl->in[1].dtype == PL_FLOAT))) {
+            bk_flat4<<<bk_grid(s, k->args.n / 4), BK_THREADS, 0, q>>>(k->args);
+        } else {
+            bk_elementwise<<<k->grid, BK_THREADS, 0, q>>>(k->args);
+        }
+        break;
+    case BK_TRANSPOSE:
+        bk_transpose<<<k->grid, BK_THREADS, 0, q>>>((const float *)k->din[0], (float *)k->dout, k->args);
+        break;
+    case BK_CONCAT:
+        bk_concat<<<k->grid, BK_THREADS, 0, q>>>((float *)k->dout, k->cat);
+        break;
+    case BK_LAYERNORM: {
+        int threads = k->cols >= 1024 ? 1024 : k->cols >= 256 ? 256 : 128;
+        bk_layernorm<<<(unsigned)k->rows, threads, 0, q>>>((const float *)k->din[0], (const float *)k->din[1],
+                                                            (const float *)k->din[2], (float *)k->dout, k->cols, op->eps);
+        break;
+    }
+    default:
+        bh_note(r, "unknown kernel kind %d (a gen bug)", op->kind);
+        return BH_ERROR;
+    }
+    BC_CUDA(r, cudaGetLastError());
+    return BH_OK;
+}
+
+/* The host's answer for the kernels plain_ops.h does not describe */
+static double bk_reference(const struct bk_op *op, void *const *in, long long i)
+{
+    const struct pl_op *pl = &op->pl;
+    const struct pl_tensor *o = &pl->out;
+    long long coord[8], rem = i;
+    for (int d = o->nd - 1; d >= 0; d--) {
+        coord[d] = rem % o->d[d];
+        rem /= o->d[d];
+    }
+    if (op->kind == BK_TRANSPOSE) {
+        long long src = 0, icoord[8];
+        for (int d = 0; d < o->nd; d++)
+            icoord[op->perm[d]] = coord[d];
+        for (int d = 0; d < pl->in[0].nd; d++)
+            src = src * pl->in[0].d[d] + icoord[d];
+        return ((const float *)in[0])[src];
+    }
+    if (op->kind == BK_CONCAT) {
+        long long c = coord[op->axis];
+        int k = 0;
+        while (c >= op->cat[k].d[op->axis]) {
+            c -= op->cat[k].d[op->axis];
+            k++;
+        }
+        long long src = 0;
+        for (int d = 0; d < o->nd; d++)
+            src = src * op->cat[k].d[d] + (d == op->axis ? c : coord[d]);
+        return ((const float *)in[k])[src];
+    }
+    /* LayerNorm: the row's statistics in double */
+    long long cols = o->d[o->nd - 1], row = i / cols;
+    const float *x = (const float *)in[0] + row * cols;
+    double mean = 0, var = 0;
+    for (long long c = 0; c < cols; c++)
+        mean += x[c];
+    mean /= (double)cols;
+    for (long long c = 0; c < cols; c++)
+        var += (x[c] - mean) * (x[c] - mean);
+    var /= (double)cols;
+    double v = (x[i % cols] - mean) / sqrt(var + op->eps);
+    if (op->affine)
+        v = v * ((const float *)in[1])[i % cols] + ((const float *)in[2])[i % cols];
+    return v;
+}
+
+/* One run on the device, the same inputs through plain C on the host, every element compared:
+ * exact for copies and integer results, within a few float roundings for maths. */
+static enum bh_status bk_verify(void *state, struct bh_result *r)
+{
+    struct bc_state *s = (struct bc_state *)state;
+    struct bk_state *k = (struct bk_state *)s->family;
+    const struct bk_op *op = k->op;
+    const struct pl_op *pl = &op->pl;
+    enum bh_status st = bk_launch(s, r);
+    if (st != BH_OK)
+        return st;
+    BC_CUDA(r, cudaStreamSynchronize(s->stream));
+    long long n = pl_count(&pl->out);
+    size_t es = pl_esize(pl->out.dtype), bytes = (size_t)(n ? n : 1) * es;
+    void *got = malloc(bytes), *want = malloc(bytes);
+    if (!got || !want) {
+        free(got);
+        free(want);
+        bh_note(r, "out of host memory");
+        return BH_OOM;
+    }
+    cudaError_t e = cudaMemcpy(got, k->dout, bytes, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) {
+        free(got);
+        free(want);
+        BC_CUDA(r, e);
+    }
+    if (op->kind == BK_PLAIN) {
+        struct pl_state ps;
+        memset(&ps, 0, sizeof(ps));
+        ps.op = pl;
+        for (int i = 0; i < pl->nin; i++) {
+            ps.in[i] = k->hin[i];
+            if (pl->kind != PL_GATHER && pl->kind != PL_MAP)
+                pl_bcast_strides(&pl->in[i], &pl->out, ps.strides[i]);
+        }
+        ps.out = want;
+        ps.flat = pl->kind != PL_GATHER && pl->kind != PL_MAP;
+        for (int i = 0; i < pl->nin && ps.flat; i++)
+            ps.flat = pl_count(&pl->in[i]) == n;
+        pl_kernel(&ps);
+    } else {
+        for (long long i = 0; i < n; i++)
+            pl_store(want, pl->out.dtype, i, bk_reference(op, k->hin, i));
+    }
+    double worst = 0;
+    int maths = (op->kind == BK_PLAIN && (pl->kind == PL_UNARY || pl->kind == PL_BINARY)) || op->kind == BK_LAYERNORM;
+    for (long long i = 0; i < n; i++) {
+        double g = pl_load(got, pl->out.dtype, i), w = pl_load(want, pl->out.dtype, i);
+        double d = fabs(g - w) / (maths ? 1.0 + fabs(w) : 1.0);
+        if (d != d && w == w)
+            d = INFINITY;
+        if (d > worst)
+            worst = d;
+    }
+    free(got);
+    free(want);
+    double tol = maths && pl->out.dtype == PL_FLOAT ? 1e-5 : 0;
+    if (worst > tol) {
+        bh_note(r, "output differs from plain C on the host: max error %.3g (tolerance %.3g)", worst, tol);
+        return BH_WRONG;
+    }
+    bh_note(r, "verified against plain C on the host: max error %.3g (tolerance %.3g)", worst, tol);
+    return BH_OK;
+}
+
+static void bk_teardown(struct bc_state *s)
+{
+    struct bk_state *k = (struct bk_state *)s->family;
+    if (!k)
+        return;
+    for (int i = 0; i < k->nin; i++) {
+        if (k->din[i])
+            cudaFree(k->din[i]);
+        free(k->hin[i]);
+    }
+    if (k->dout)
+        cudaFree(k->dout);
+    free(k);
+    s->family = NULL;
+}
+
+#endif

@@ -1,0 +1,492 @@
+/* Library benchmarks on CUDA: one cuDNN or cuBLAS operation described by plain data
+ * (struct bc_lib_op, written by gen into each generated file), set up with its descriptors
+ * and buffers, and enqueued once per timed iteration.
+ *
+ * Needs harness.h and cuda_bench.h before it; cublas_ops.h after it holds the GEMM families
+ * and the dispatch (bc_lib_setup / bc_lib_launch / bc_lib_teardown). Every library call is
+ * checked: NOT_SUPPORTED (an algorithm or type the library refuses for these shapes) is an
+ * `unsupported` row, an allocation failure `oom`, anything else `error`, each with the call
+ * and the library's message in the note. */
+#ifndef BENANZA_CUDNN_OPS_H
+#define BENANZA_CUDNN_OPS_H
+
+#include <cublas_v2.h>
+#include <cudnn.h>
+
+enum bc_lib_family {
+    BC_CONV,        /* cudnnConvolutionForward, algo = cudnnConvolutionFwdAlgo_t */
+    BC_CONV_FUSED,  /* cudnnConvolutionBiasActivationForward: bias, act, optional residual z */
+    BC_ADVICE,      /* cuDNN's own ranking: mode 0 heuristic (_v7), 1 measured (FindEx) */
+    BC_DECONV,      /* ConvTranspose: cudnnConvolutionBackwardData, algo = BwdDataAlgo */
+    BC_POOL,        /* cudnnPoolingForward, mode = cudnnPoolingMode_t */
+    BC_ACT,         /* cudnnActivationForward, mode = cudnnActivationMode_t, coef */
+    BC_SOFTMAX,     /* cudnnSoftmaxForward, algo = cudnnSoftmaxAlgorithm_t, mode = Mode_t */
+    BC_BNORM,       /* cudnnBatchNormalizationForwardInference (spatial) */
+    BC_LRN,         /* cudnnLRNCrossChannelForward */
+    BC_OPTENSOR,    /* cudnnOpTensor, mode = cudnnOpTensorOp_t; x2 broadcast to x (or y) */
+    BC_REDUCE,      /* cudnnReduceTensor, mode = cudnnReduceTensorOp_t */
+    BC_RNN,         /* cudnnRNNForward (inference), algo = cudnnRNNAlgo_t, mode = cell */
+    BC_GEMM,        /* cublasGemmEx / cublasGemmStridedBatchedEx, algo = cublasGemmAlgo_t */
+    BC_GEMV,        /* cublasSgemv (f32, one side a vector) */
+    BC_LIB_FAMILY_COUNT
+};
+
+struct bc_lib_op {
+    int family;
+    int dt;             /* enum bc_dtype: f32, f16, bf16 */
+    int tensor_op;      /* Tensor Core math allowed (TF32 for f32 data) */
+    int algo;           /* the library's algorithm enum value */
+    int mode;           /* family-specific mode (above) */
+    struct bc_tensor x, w, y, x2;
+    int nsp;            /* conv/pool: spatial dims */
+    int pad[3], stride[3], dil[3], win[3];
+    int groups;
+    int act;            /* fused conv: cudnnActivationMode_t (RELU or IDENTITY) */
+    int residual;       /* fused conv: z = the residual input, added before the activation */
+    double coef, alpha, beta, eps;
+    int lrn_n;
+    int bidir, seq, batch, input, hidden; /* RNN */
+    /* GEMM, row-major: C[m,n] = op(A)[m,k] op(B)[k,n], batch of them with element strides
+     * (0: the operand is shared by every batch) */
+    long long m, n, k, batch_count, stride_a, stride_b, stride_c;
+    int ta, tb;         /* A stored [k,m] / B stored [n,k] */
+    int beta_one;       /* C += : a Gemm's bias already in C */
+};
+
+static const char *bc_cudnn_status_text(cudnnStatus_t st)
+{
+    static char buf[384];
+    char msg[256] = "";
+    cudnnGetLastErrorString(msg, sizeof(msg));
+    snprintf(buf, sizeof(buf), "%s%s%s", cudnnGetErrorString(st), *msg ? ": " : "", msg);
+    for (char *c = buf; *c; c++)
+        if (*c == '\n' || *c == '\r')
+            *c = ' ';
+    return buf;
+}
+
+static inline enum bh_status bc_cudnn_fail(struct bh_result *r, const char *call, cudnnStatus_t st)
+{
+    bh_note(r, "%s failed: %s", call, bc_cudnn_status_text(st));
+    if (st == CUDNN_STATUS_ALLOC_FAILED)
+        return BH_OOM;
+    /* cuDNN 9 refines NOT_SUPPORTED into sub-codes in the same range */
+    if (st == CUDNN_STATUS_NOT_SUPPORTED || (st >= 3000 && st < 4000))
+        return BH_UNSUPPORTED;
+    return BH_ERROR;
+}
+
+#define BC_DNN(r, call)                                                                             \
+    do {                                                                                            \
+        cudnnStatus_t bc_st_ = (call);                                                              \
+        if (bc_st_ != CUDNN_STATUS_SUCCESS)                                                         \
+            return bc_cudnn_fail((r), #call, bc_st_);                                               \
+    } while (0)
+
+struct bc_lib_state {
+    cudnnHandle_t dnn;
+    cublasHandle_t blas;
+    cudnnTensorDescriptor_t xd, yd, x2d, bd, hd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+    cudnnActivationDescriptor_t ad;
+    cudnnPoolingDescriptor_t pd;
+    cudnnLRNDescriptor_t ld;
+    cudnnOpTensorDescriptor_t od;
+    cudnnReduceTensorDescriptor_t rd;
+    cudnnDropoutDescriptor_t dd;
+    cudnnRNNDescriptor_t rnn;
+    cudnnRNNDataDescriptor_t rxd, ryd;
+    void *x, *w, *y, *x2, *b, *z, *mean, *var, *scale, *shift, *hx, *cx, *hy, *cy, *seqlens, *dropout_states;
+    size_t weight_bytes, reserve_bytes;
+    void *reserve;
+    int launches_conv; /* 1: the family launches through cuDNN */
+};
+
+static cudnnDataType_t bc_dnn_type(int dt)
+{
+    return dt == BC_F16 ? CUDNN_DATA_HALF : dt == BC_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
+}
+
+/* f32 without Tensor Cores is FMA math (cuDNN's default would allow TF32 on Ampere+) */
+static cudnnMathType_t bc_dnn_math(const struct bc_lib_op *op)
+{
+    return op->tensor_op ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
+}
+
+/* A packed tensor descriptor; fewer than 4 dims are padded with trailing 1s (cuDNN's minimum). */
+static cudnnStatus_t bc_tensor_desc(cudnnTensorDescriptor_t *d, const struct bc_tensor *t, int dt)
+{
+    cudnnStatus_t st = cudnnCreateTensorDescriptor(d);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    int nd = t->nd < 4 ? 4 : t->nd, dims[BC_MAX_ND], strides[BC_MAX_ND];
+    for (int k = 0; k < nd; k++)
+        dims[k] = k < t->nd ? (int)t->d[k] : 1;
+    strides[nd - 1] = 1;
+    for (int k = nd - 2; k >= 0; k--)
+        strides[k] = strides[k + 1] * dims[k + 1];
+    return cudnnSetTensorNdDescriptor(*d, bc_dnn_type(dt), nd, dims, strides);
+}
+
+static const float bc_one = 1.0f, bc_zero = 0.0f;
+
+static enum bh_status bc_conv_setup(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
+                                    struct bh_result *r)
+{
+    int dt = op->dt;
+    BC_DNN(r, bc_tensor_desc(&f->xd, &op->x, dt));
+    BC_DNN(r, bc_tensor_desc(&f->yd, &op->y, dt));
+    BC_DNN(r, cudnnCreateFilterDescriptor(&f->wd));
+    int wd[BC_MAX_ND];
+    for (int k = 0; k < op->w.nd; k++)
+        wd[k] = (int)op->w.d[k];
+    BC_DNN(r, cudnnSetFilterNdDescriptor(f->wd, bc_dnn_type(dt), CUDNN_TENSOR_NCHW, op->w.nd, wd));
+    BC_DNN(r, cudnnCreateConvolutionDescriptor(&f->cd));
+    /* half and bfloat16 data accumulate in float, as frameworks ask */
+    BC_DNN(r, cudnnSetConvolutionNdDescriptor(f->cd, op->nsp, op->pad, op->stride, op->dil, CUDNN_CROSS_CORRELATION,
+                                              CUDNN_DATA_FLOAT));
+    BC_DNN(r, cudnnSetConvolutionMathType(f->cd, bc_dnn_math(op)));
+    if (op->groups > 1)
+        BC_DNN(r, cudnnSetConvolutionGroupCount(f->cd, op->groups));
+    enum bh_status st;
+    if ((st = bc_buffer(s, r, bc_numel(&op->x), dt, BC_FILL_UNIFORM, 0, &f->x)) != BH_OK ||
+        (st = bc_buffer(s, r, bc_numel(&op->w), dt, BC_FILL_UNIFORM, 0, &f->w)) != BH_OK ||
+        (st = bc_buffer(s, r, bc_numel(&op->y), dt, BC_FILL_ZERO, 0, &f->y)) != BH_OK)
+        return st;
+    if (op->family == BC_DECONV) {
+        /* x is the gradient side (dy: the ConvTranspose input), y the data side (dx) */
+        size_t bytes = 0;
+        BC_DNN(r, cudnnGetConvolutionBackwardDataWorkspaceSize(f->dnn, f->wd, f->xd, f->cd, f->yd,
+                                                               (cudnnConvolutionBwdDataAlgo_t)op->algo, &bytes));
+        return bc_workspace(s, bytes, r);
+    }
+    /* the output shape gen computed must be cuDNN's */
+    int out[BC_MAX_ND], nd = op->x.nd < 4 ? 4 : op->x.nd;
+    BC_DNN(r, cudnnGetConvolutionNdForwardOutputDim(f->cd, f->xd, f->wd, nd, out));
+    for (int k = 0; k < op->y.nd; k++)
+        if (out[k] != op->y.d[k]) {
+            bh_note(r, "cuDNN's output dim %d is %d, the layer's %lld (a gen bug)", k, out[k], op->y.d[k]);
+            return BH_ERROR;
+        }
+    if (op->family == BC_CONV_FUSED) {
+        struct bc_tensor bt = {op->y.nd, {1, op->y.d[1], 1, 1, 1, 1, 1, 1}};
+        BC_DNN(r, bc_tensor_desc(&f->bd, &bt, dt));
+        BC_DNN(r, cudnnCreateActivationDescriptor(&f->ad));
+        BC_DNN(r, cudnnSetActivationDescriptor(f->ad, (cudnnActivationMode_t)op->act, CUDNN_NOT_PROPAGATE_NAN, 0.0));
+        if ((st = bc_buffer(s, r, op->y.d[1], dt, BC_FILL_UNIFORM, 0, &f->b)) != BH_OK)
+            return st;
+        if (op->residual && (st = bc_buffer(s, r, bc_numel(&op->y), dt, BC_FILL_UNIFORM, 0, &f->z)) != BH_OK)
+            return st;
+    }
+    if (op->family == BC_ADVICE)
+        return BH_OK;
+    size_t bytes = 0;
+    BC_DNN(r, cudnnGetConvolutionForwardWorkspaceSize(f->dnn, f->xd, f->wd, f->cd, f->yd,
+                                                      (cudnnConvolutionFwdAlgo_t)op->algo, &bytes));
+    return bc_workspace(s, bytes, r);
+}
+
+static const char *const bc_conv_algo_names[] = {"implicit_gemm", "implicit_precomp_gemm", "gemm", "direct",
+                                                 "fft", "fft_tiling", "winograd", "winograd_nonfused"};
+
+/* The advice row: cuDNN's ranking of the forward algorithms for this layer and type, from its
+ * heuristics (what a framework without autotuning runs) or from its own measurement
+ * (cudnnFind, what autotuning frameworks run), best first, usable ones only. */
+static enum bh_status bc_advice(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
+                                struct bh_result *r)
+{
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int n = 0;
+    if (op->mode == 0) {
+        BC_DNN(r, cudnnGetConvolutionForwardAlgorithm_v7(f->dnn, f->xd, f->wd, f->cd, f->yd,
+                                                         CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf));
+    } else {
+        /* the workspace the hungriest usable algorithm wants, at most a quarter of free memory */
+        size_t most = 0, free_b = 0, total_b = 0;
+        for (int a = 0; a < CUDNN_CONVOLUTION_FWD_ALGO_COUNT; a++) {
+            size_t b = 0;
+            if (cudnnGetConvolutionForwardWorkspaceSize(f->dnn, f->xd, f->wd, f->cd, f->yd,
+                                                        (cudnnConvolutionFwdAlgo_t)a, &b) == CUDNN_STATUS_SUCCESS &&
+                b > most)
+                most = b;
+        }
+        BC_CUDA(r, cudaMemGetInfo(&free_b, &total_b));
+        if (most > free_b / 4)
+            most = free_b / 4;
+        enum bh_status st = bc_workspace(s, most, r);
+        if (st != BH_OK)
+            return st;
+        BC_DNN(r, cudnnFindConvolutionForwardAlgorithmEx(f->dnn, f->xd, f->x, f->wd, f->w, f->cd, f->yd, f->y,
+                                                         CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf, s->ws,
+                                                         s->ws_bytes));
+    }
+    char *t = r->tags + strlen(r->tags);
+    size_t room = sizeof(r->tags) - strlen(r->tags);
+    int w = snprintf(t, room, "%sranking=", *r->tags ? "; " : "");
+    int usable = 0;
+    char times[256] = "";
+    size_t tl = 0;
+    for (int i = 0; i < n && w > 0 && (size_t)w < room; i++) {
+        if (perf[i].status != CUDNN_STATUS_SUCCESS || (unsigned)perf[i].algo >= CUDNN_CONVOLUTION_FWD_ALGO_COUNT)
+            continue;
+        w += snprintf(t + w, room - (size_t)w, "%s%s", usable ? ">" : "", bc_conv_algo_names[perf[i].algo]);
+        if (op->mode == 1 && tl < sizeof(times))
+            tl += (size_t)snprintf(times + tl, sizeof(times) - tl, "%s%.1f", usable ? "/" : "", perf[i].time * 1e3);
+        usable++;
+    }
+    if (!usable) {
+        r->tags[strlen(r->tags) - (size_t)w] = '\0';
+        bh_note(r, "%s: no usable algorithm among %d", op->mode ? "cudnnFindConvolutionForwardAlgorithmEx"
+                                                                : "cudnnGetConvolutionForwardAlgorithm_v7", n);
+        return BH_UNSUPPORTED;
+    }
+    if (op->mode == 1)
+        bh_note(r, "cudnnFindConvolutionForwardAlgorithmEx: %d usable, times us %s", usable, times);
+    else
+        bh_note(r, "cudnnGetConvolutionForwardAlgorithm_v7: %d usable of %d", usable, n);
+    return BH_ADVICE;
+}
+
+static enum bh_status bc_dnn_setup(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
+                                   struct bh_result *r)
+{
+    int dt = op->dt;
+    enum bh_status st;
+    switch (op->family) {
+    case BC_CONV:
+    case BC_CONV_FUSED:
+    case BC_DECONV:
+        return bc_conv_setup(s, f, op, r);
+    case BC_ADVICE:
+        if ((st = bc_conv_setup(s, f, op, r)) != BH_OK)
+            return st;
+        return bc_advice(s, f, op, r);
+    case BC_POOL:
+    case BC_ACT:
+    case BC_SOFTMAX:
+    case BC_LRN:
+    case BC_BNORM:
+    case BC_OPTENSOR:
+    case BC_REDUCE:
+        break;
+    case BC_RNN: {
+        BC_DNN(r, cudnnCreateDropoutDescriptor(&f->dd));
+        size_t states = 0;
+        BC_DNN(r, cudnnDropoutGetStatesSize(f->dnn, &states));
+        if (states)
+            BC_CUDA(r, cudaMalloc(&f->dropout_states, states));
+        BC_DNN(r, cudnnSetDropoutDescriptor(f->dd, f->dnn, 0.0f, f->dropout_states, states, 0));
+        BC_DNN(r, cudnnCreateRNNDescriptor(&f->rnn));
+        cudnnDataType_t t = bc_dnn_type(dt);
+        BC_DNN(r, cudnnSetRNNDescriptor_v8(f->rnn, (cudnnRNNAlgo_t)op->algo, (cudnnRNNMode_t)op->mode,
+                                           CUDNN_RNN_DOUBLE_BIAS, op->bidir ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL,
+                                           CUDNN_LINEAR_INPUT, t, CUDNN_DATA_FLOAT, bc_dnn_math(op), op->input,
+                                           op->hidden, op->hidden, 1, f->dd, CUDNN_RNN_PADDED_IO_DISABLED));
+        if (op->algo == CUDNN_RNN_ALGO_PERSIST_DYNAMIC)
+            BC_DNN(r, cudnnBuildRNNDynamic(f->dnn, f->rnn, op->batch));
+        int *lens = (int *)malloc(sizeof(int) * (size_t)op->batch);
+        if (!lens)
+            return BH_OOM;
+        for (int i = 0; i < op->batch; i++)
+            lens[i] = op->seq;
+        BC_DNN(r, cudnnCreateRNNDataDescriptor(&f->rxd));
+        BC_DNN(r, cudnnCreateRNNDataDescriptor(&f->ryd));
+        cudnnStatus_t s1 = cudnnSetRNNDataDescriptor(f->rxd, t, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, op->seq,
+                                                     op->batch, op->input, lens, NULL);
+        cudnnStatus_t s2 = cudnnSetRNNDataDescriptor(f->ryd, t, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, op->seq,
+                                                     op->batch, op->hidden * (op->bidir ? 2 : 1), lens, NULL);
+        cudaError_t ce = cudaSuccess;
+        if ((st = bc_buffer(s, r, op->batch, BC_I32, BC_FILL_ZERO, 0, &f->seqlens)) == BH_OK)
+            ce = cudaMemcpy(f->seqlens, lens, sizeof(int) * (size_t)op->batch, cudaMemcpyHostToDevice);
+        free(lens);
+        if (st != BH_OK)
+            return st;
+        BC_CUDA(r, ce);
+        BC_DNN(r, s1);
+        BC_DNN(r, s2);
+        struct bc_tensor h = {3, {op->bidir ? 2 : 1, op->batch, op->hidden}};
+        BC_DNN(r, bc_tensor_desc(&f->hd, &h, dt));
+        size_t ws = 0;
+        BC_DNN(r, cudnnGetRNNWeightSpaceSize(f->dnn, f->rnn, &f->weight_bytes));
+        BC_DNN(r, cudnnGetRNNTempSpaceSizes(f->dnn, f->rnn, CUDNN_FWD_MODE_INFERENCE, f->rxd, &ws, &f->reserve_bytes));
+        long long hn = bc_numel(&h), wn = (long long)(f->weight_bytes / bc_dtype_size[dt]);
+        if ((st = bc_buffer(s, r, (long long)op->seq * op->batch * op->input, dt, BC_FILL_UNIFORM, 0, &f->x)) != BH_OK ||
+            (st = bc_buffer(s, r, (long long)op->seq * op->batch * op->hidden * (op->bidir ? 2 : 1), dt, BC_FILL_ZERO,
+                            0, &f->y)) != BH_OK ||
+            (st = bc_buffer(s, r, wn, dt, BC_FILL_UNIFORM, 0, &f->w)) != BH_OK ||
+            (st = bc_buffer(s, r, hn, dt, BC_FILL_UNIFORM, 0, &f->hx)) != BH_OK ||
+            (st = bc_buffer(s, r, hn, dt, BC_FILL_ZERO, 0, &f->hy)) != BH_OK)
+            return st;
+        if (op->mode == CUDNN_LSTM &&
+            ((st = bc_buffer(s, r, hn, dt, BC_FILL_UNIFORM, 0, &f->cx)) != BH_OK ||
+             (st = bc_buffer(s, r, hn, dt, BC_FILL_ZERO, 0, &f->cy)) != BH_OK))
+            return st;
+        if (f->reserve_bytes)
+            BC_CUDA(r, cudaMalloc(&f->reserve, f->reserve_bytes));
+        return bc_workspace(s, ws, r);
+    }
+    default:
+        bh_note(r, "unknown library family %d (a gen bug)", op->family);
+        return BH_ERROR;
+    }
+    /* the element-wise-like families: x -> y (x2: the second operand of an op tensor) */
+    BC_DNN(r, bc_tensor_desc(&f->xd, &op->x, dt));
+    BC_DNN(r, bc_tensor_desc(&f->yd, &op->y, dt));
+    if ((st = bc_buffer(s, r, bc_numel(&op->x), dt, BC_FILL_UNIFORM, 0, &f->x)) != BH_OK ||
+        (st = bc_buffer(s, r, bc_numel(&op->y), dt, BC_FILL_ZERO, 0, &f->y)) != BH_OK)
+        return st;
+    switch (op->family) {
+    case BC_POOL:
+        BC_DNN(r, cudnnCreatePoolingDescriptor(&f->pd));
+        BC_DNN(r, cudnnSetPoolingNdDescriptor(f->pd, (cudnnPoolingMode_t)op->mode, CUDNN_NOT_PROPAGATE_NAN, op->nsp,
+                                              op->win, op->pad, op->stride));
+        {
+            int out[BC_MAX_ND], nd = op->x.nd < 4 ? 4 : op->x.nd;
+            BC_DNN(r, cudnnGetPoolingNdForwardOutputDim(f->pd, f->xd, nd, out));
+            for (int k = 0; k < op->y.nd; k++)
+                if (out[k] != op->y.d[k]) {
+                    bh_note(r, "cuDNN's output dim %d is %d, the layer's %lld (a gen bug)", k, out[k], op->y.d[k]);
+                    return BH_ERROR;
+                }
+        }
+        break;
+    case BC_ACT:
+        BC_DNN(r, cudnnCreateActivationDescriptor(&f->ad));
+        BC_DNN(r, cudnnSetActivationDescriptor(f->ad, (cudnnActivationMode_t)op->mode, CUDNN_NOT_PROPAGATE_NAN, op->coef));
+        break;
+    case BC_LRN:
+        BC_DNN(r, cudnnCreateLRNDescriptor(&f->ld));
+        BC_DNN(r, cudnnSetLRNDescriptor(f->ld, (unsigned)op->lrn_n, op->alpha, op->beta, op->coef));
+        break;
+    case BC_BNORM: {
+        BC_DNN(r, cudnnCreateTensorDescriptor(&f->bd));
+        BC_DNN(r, cudnnDeriveBNTensorDescriptor(f->bd, f->xd, CUDNN_BATCHNORM_SPATIAL));
+        /* the statistics and the affine parameters stay float for half and bfloat16 data */
+        long long c = op->x.d[1];
+        if ((st = bc_buffer(s, r, c, BC_F32, BC_FILL_UNIFORM, 0, &f->scale)) != BH_OK ||
+            (st = bc_buffer(s, r, c, BC_F32, BC_FILL_UNIFORM, 0, &f->shift)) != BH_OK ||
+            (st = bc_buffer(s, r, c, BC_F32, BC_FILL_UNIFORM, 0, &f->mean)) != BH_OK ||
+            (st = bc_buffer(s, r, c, BC_F32, BC_FILL_POSITIVE, 0, &f->var)) != BH_OK)
+            return st;
+        break;
+    }
+    case BC_OPTENSOR:
+        BC_DNN(r, bc_tensor_desc(&f->x2d, &op->x2, dt));
+        if ((st = bc_buffer(s, r, bc_numel(&op->x2), dt, BC_FILL_UNIFORM, 0, &f->x2)) != BH_OK)
+            return st;
+        BC_DNN(r, cudnnCreateOpTensorDescriptor(&f->od));
+        BC_DNN(r, cudnnSetOpTensorDescriptor(f->od, (cudnnOpTensorOp_t)op->mode, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN));
+        break;
+    case BC_REDUCE: {
+        BC_DNN(r, cudnnCreateReduceTensorDescriptor(&f->rd));
+        BC_DNN(r, cudnnSetReduceTensorDescriptor(f->rd, (cudnnReduceTensorOp_t)op->mode, CUDNN_DATA_FLOAT,
+                                                 CUDNN_NOT_PROPAGATE_NAN, CUDNN_REDUCE_TENSOR_NO_INDICES,
+                                                 CUDNN_32BIT_INDICES));
+        size_t bytes = 0;
+        BC_DNN(r, cudnnGetReductionWorkspaceSize(f->dnn, f->rd, f->xd, f->yd, &bytes));
+        return bc_workspace(s, bytes, r);
+    }
+    default:
+        break;
+    }
+    return BH_OK;
+}
+
+static enum bh_status bc_dnn_launch(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
+                                    struct bh_result *r)
+{
+    const float *one = &bc_one, *zero = &bc_zero;
+    switch (op->family) {
+    case BC_CONV:
+        BC_DNN(r, cudnnConvolutionForward(f->dnn, one, f->xd, f->x, f->wd, f->w, f->cd,
+                                          (cudnnConvolutionFwdAlgo_t)op->algo, s->ws, s->ws_bytes, zero, f->yd, f->y));
+        break;
+    case BC_CONV_FUSED:
+        /* y = act(conv(x) + alpha2 * z + bias); without a residual z is y with alpha2 = 0 */
+        BC_DNN(r, cudnnConvolutionBiasActivationForward(f->dnn, one, f->xd, f->x, f->wd, f->w, f->cd,
+                                                        (cudnnConvolutionFwdAlgo_t)op->algo, s->ws, s->ws_bytes,
+                                                        op->residual ? one : zero, f->yd, op->residual ? f->z : f->y,
+                                                        f->bd, f->b, f->ad, f->yd, f->y));
+        break;
+    case BC_DECONV:
+        BC_DNN(r, cudnnConvolutionBackwardData(f->dnn, one, f->wd, f->w, f->xd, f->x, f->cd,
+                                               (cudnnConvolutionBwdDataAlgo_t)op->algo, s->ws, s->ws_bytes, zero,
+                                               f->yd, f->y));
+        break;
+    case BC_POOL:
+        BC_DNN(r, cudnnPoolingForward(f->dnn, f->pd, one, f->xd, f->x, zero, f->yd, f->y));
+        break;
+    case BC_ACT:
+        BC_DNN(r, cudnnActivationForward(f->dnn, f->ad, one, f->xd, f->x, zero, f->yd, f->y));
+        break;
+    case BC_SOFTMAX:
+        BC_DNN(r, cudnnSoftmaxForward(f->dnn, (cudnnSoftmaxAlgorithm_t)op->algo, (cudnnSoftmaxMode_t)op->mode, one,
+                                      f->xd, f->x, zero, f->yd, f->y));
+        break;
+    case BC_LRN:
+        BC_DNN(r, cudnnLRNCrossChannelForward(f->dnn, f->ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, one, f->xd, f->x, zero,
+                                              f->yd, f->y));
+        break;
+    case BC_BNORM:
+        BC_DNN(r, cudnnBatchNormalizationForwardInference(f->dnn, CUDNN_BATCHNORM_SPATIAL, one, zero, f->xd, f->x,
+                                                          f->yd, f->y, f->bd, f->scale, f->shift, f->mean, f->var,
+                                                          op->eps));
+        break;
+    case BC_OPTENSOR: {
+        /* Sub is an add with the second operand negated */
+        const float neg = -1.0f;
+        BC_DNN(r, cudnnOpTensor(f->dnn, f->od, one, f->xd, f->x, op->alpha < 0 ? &neg : one, f->x2d, f->x2, zero,
+                                f->yd, f->y));
+        break;
+    }
+    case BC_REDUCE:
+        BC_DNN(r, cudnnReduceTensor(f->dnn, f->rd, NULL, 0, s->ws, s->ws_bytes, one, f->xd, f->x, zero, f->yd, f->y));
+        break;
+    case BC_RNN:
+        BC_DNN(r, cudnnRNNForward(f->dnn, f->rnn, CUDNN_FWD_MODE_INFERENCE, (const int32_t *)f->seqlens, f->rxd, f->x,
+                                  f->ryd, f->y, f->hd, f->hx, f->hy, f->hd, f->cx, f->cy, f->weight_bytes, f->w,
+                                  s->ws_bytes, s->ws, f->reserve_bytes, f->reserve));
+        break;
+    default:
+        bh_note(r, "family %d has no cuDNN launch (a gen bug)", op->family);
+        return BH_ERROR;
+    }
+    return BH_OK;
+}
+
+static void bc_dnn_teardown(struct bc_lib_state *f)
+{
+    cudnnTensorDescriptor_t *ts[] = {&f->xd, &f->yd, &f->x2d, &f->bd, &f->hd};
+    for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++)
+        if (*ts[i])
+            cudnnDestroyTensorDescriptor(*ts[i]);
+    if (f->wd)
+        cudnnDestroyFilterDescriptor(f->wd);
+    if (f->cd)
+        cudnnDestroyConvolutionDescriptor(f->cd);
+    if (f->ad)
+        cudnnDestroyActivationDescriptor(f->ad);
+    if (f->pd)
+        cudnnDestroyPoolingDescriptor(f->pd);
+    if (f->ld)
+        cudnnDestroyLRNDescriptor(f->ld);
+    if (f->od)
+        cudnnDestroyOpTensorDescriptor(f->od);
+    if (f->rd)
+        cudnnDestroyReduceTensorDescriptor(f->rd);
+    if (f->rxd)
+        cudnnDestroyRNNDataDescriptor(f->rxd);
+    if (f->ryd)
+        cudnnDestroyRNNDataDescriptor(f->ryd);
+    if (f->rnn)
+        cudnnDestroyRNNDescriptor(f->rnn);
+    if (f->dd)
+        cudnnDestroyDropoutDescriptor(f->dd);
+    if (f->dropout_states)
+        cudaFree(f->dropout_states);
+    if (f->reserve)
+        cudaFree(f->reserve);
+}
+
+#endif

@@ -1,0 +1,212 @@
+/* The CUDA backend without a GPU: generated benchmarks compile and link against cuDNN and
+ * cuBLAS (scripts/check-cuda-build), kernels of ours build with nvcc, a binary reports
+ * `nodevice` cleanly, hostile model strings stay escaped, gen --repro writes a folder whose
+ * files build with the command in their header. Skipped where no CUDA toolkit is installed. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "onnx_fixtures.h"
+#include "test.h"
+
+static char dir[] = "/tmp/bz-test-cuda-XXXXXX";
+
+static int sh(const char *fmt, ...) BZ_PRINTF(1, 2);
+static int sh(const char *fmt, ...)
+{
+    struct bz_buf cmd;
+    bz_buf_init(&cmd);
+    va_list ap;
+    va_start(ap, fmt);
+    bz_buf_vprintf(&cmd, fmt, ap);
+    va_end(ap);
+    fflush(NULL);
+    int st = system(cmd.data);
+    bz_buf_free(&cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static const char *cuda_home(void)
+{
+    return test_env("CUDA_HOME", "/usr/local/cuda");
+}
+
+static bool have_cuda(void)
+{
+    char p[512];
+    snprintf(p, sizeof(p), "%s/include/cudnn.h", cuda_home());
+    if (access(p, R_OK) != 0) {
+        TEST_SKIP("no CUDA toolkit with cuDNN at %s (set CUDA_HOME): skipped\n", cuda_home());
+        return false;
+    }
+    return true;
+}
+
+static char *slurp(const char *path)
+{
+    char *text = NULL;
+    size_t len;
+    if (bz_read_file(path, 1 << 26, &text, &len) != BZ_READ_OK)
+        return NULL;
+    return text;
+}
+
+/* The fixture whose node, tensor and graph names hold comment ends, newlines, quotes,
+ * backslashes, $, spaces, ../ and bytes that are not UTF-8, in a file whose name has a space,
+ * a $ and a non-ASCII letter: every generated file compiles (CPU and CUDA, -Werror), and the
+ * names appear only escaped. */
+static void cuda_hostile_names(void **state)
+{
+    (void)state;
+    if (!have_cuda())
+        return;
+    uint8_t *data;
+    size_t n = fixture_build(FIXTURE_HOSTILE_NAMES, &data);
+    char model[300], out[300];
+    snprintf(model, sizeof(model), "%s/hostile $x \xc3\xa9.onnx", dir);
+    snprintf(out, sizeof(out), "%s/hostile", dir);
+    assert_int_equal(bz_write_file_atomic(model, data, n), 0);
+    free(data);
+    const char *gen = test_env("BENANZA_GEN", "bin/gen");
+    assert_int_equal(sh("%s --backend all -b 1 '%s' -o '%s' 2>'%s.gen.log'", gen, model, out, out), 0);
+    /* everything builds: ninja (CPU, CUDA library and kernel benchmarks, the aggregator) */
+    assert_int_equal(sh("ninja -C '%s' > '%s.ninja.log' 2>&1 || { tail -30 '%s.ninja.log'; exit 1; }", out, out, out), 0);
+    assert_int_equal(sh("scripts/check-cuda-build '%s' > '%s.check.log' 2>&1 || { cat '%s.check.log'; exit 1; }", out,
+                        out, out),
+                     0);
+    /* no raw byte of the names anywhere in the generated text: no CR, no 0xff, no injected
+     * line, no comment closed early (every '*' '/' pair in a file is its own comment end) */
+    assert_int_equal(sh("cd '%s' && ! LC_ALL=C grep -l -P '\\r|\\xff' bench/* build.ninja run_all benchmarks.tsv", out), 0);
+    assert_int_equal(sh("cd '%s' && ! grep -l '^#define\\s*$' bench/*", out), 0);
+    /* the node's name, quoted C-style, in the header comment of its benchmarks */
+    static const char want[] = "(Conv 'conv * / \\\"q\\\" \\'q\\' \\\\ $HOME $(id) ../../x\\n#define\\r\\t\\xff\\xfe\\xc3\\xa9";
+    char wf[400];
+    snprintf(wf, sizeof(wf), "%s.want", out);
+    assert_int_equal(bz_write_file_atomic(wf, want, strlen(want)), 0);
+    assert_int_equal(sh("cd '%s' && grep -l -F -f '%s' bench/*-f32-implicit_gemm.c bench/*-f32-c_plain.c 2>/dev/null | grep -q .", out, wf),
+                     0);
+    /* a CUDA binary without a GPU: one row, nodevice, exit 3; the model name survives in the
+     * benchmark list */
+    assert_int_equal(sh("cd '%s' && f=$(ls bin/*-f32-implicit_precomp_gemm | head -1) && $f > row.csv; "
+                        "test $? = 3 && grep -q ',nodevice,' row.csv && test $(wc -l < row.csv) = 1",
+                        out),
+                     0);
+    assert_int_equal(sh("cd '%s' && grep -q 'hostile \\$x \xc3\xa9@1' benchmarks.tsv", out), 0);
+    /* the CPU benchmarks run and verify with these names */
+    assert_int_equal(sh("cd '%s' && ./run_all --layer '*' --list > list.txt && "
+                        "for f in $(grep -v -e kernel -e tf32 -e f16tc -e heuristic -e find -e _gemm -e direct -e fft "
+                        "-e winograd -e '-gemm' list.txt | head -3); do ./bin/$f --verify --iters 1 --min-ms 1 >> cpu.csv "
+                        "|| exit 1; done; test -s cpu.csv",
+                        out),
+                     0);
+}
+
+/* The runtime's float -> half and bfloat16 conversions (the fill of f16/bf16 buffers) against
+ * numpy and ml_dtypes, over 20,000 floats and the edge cases */
+static void cuda_half_conversions(void **state)
+{
+    (void)state;
+    if (!have_cuda())
+        return;
+    const char *py = test_env("PYTHON", "python3");
+    if (sh("%s -c 'import numpy, ml_dtypes' 2>/dev/null", py) != 0) {
+        TEST_SKIP("%s has no numpy/ml_dtypes (pip install onnx brings them): skipped\n", py);
+        return;
+    }
+    assert_int_equal(sh("cc -std=c11 -Wall -Wextra -Werror -I'%s/include' test/cuda_convert.c -o '%s/convert' "
+                        "-L'%s/lib64' -lcudart -lm",
+                        cuda_home(), dir, cuda_home()),
+                     0);
+    assert_int_equal(sh("%s test/oracle/half_check.py '%s/convert'", py, dir), 0);
+}
+
+/* gen --repro LAYER: just that layer's benchmarks, in a folder of their own; each builds with
+ * the command in its header comment alone (CUDA_HOME set for the CUDA ones) */
+static void cuda_repro(void **state)
+{
+    (void)state;
+    if (!have_cuda())
+        return;
+    uint8_t *data;
+    size_t n = fixture_build(FIXTURE_TINY_CNN, &data);
+    char model[300], out[300];
+    snprintf(model, sizeof(model), "%s/tiny_cnn.onnx", dir);
+    snprintf(out, sizeof(out), "%s/repro", dir);
+    assert_int_equal(bz_write_file_atomic(model, data, n), 0);
+    free(data);
+    const char *gen = test_env("BENANZA_GEN", "bin/gen");
+    /* the first Conv's layer id, from the layer table */
+    assert_int_equal(sh("%s --layers -b 1 '%s' | awk '$3 == \"Conv\" {print $1; exit}' > '%s.layer'", gen, model, out), 0);
+    char path[400];
+    snprintf(path, sizeof(path), "%s.layer", out);
+    char *layer = slurp(path);
+    assert_non_null(layer);
+    layer[strcspn(layer, "\n")] = '\0';
+    assert_int_equal((int)strlen(layer), 16);
+    assert_int_equal(sh("%s --backend all -b 1 '%s' --repro %s -o '%s' 2>'%s.log'", gen, model, layer, out, out), 0);
+    /* only that layer's files */
+    assert_int_equal(sh("cd '%s' && test $(ls | grep -v -c '^%s-') = 0 && ls | grep -q 'f32-implicit_gemm.c$' && "
+                        "ls | grep -q 'c$'",
+                        out, layer),
+                     0);
+    /* each .c builds with its own header's command, run from its folder */
+    assert_int_equal(sh("cd '%s' && export CUDA_HOME='%s' && for f in *.c; do "
+                        "cmd=$(grep -m1 '^ \\*     cc ' $f | sed 's/^ \\*     //'); "
+                        "eval \"$cmd\" 2> $f.err || { echo \"$f: $cmd\"; cat $f.err; exit 1; }; done",
+                        out, cuda_home()),
+                     0);
+    free(layer);
+}
+
+/* Every shared model and every zoo model at batch 1: all CUDA library benchmarks compile and
+ * link with -Wall -Wextra -Werror, one per family and type builds alone, one kernel benchmark
+ * per kernel kind builds with nvcc, a binary without a GPU says nodevice. */
+static void cuda_shared_compile(void **state)
+{
+    (void)state;
+    if (!have_cuda())
+        return;
+    const char *shared = test_env("BENANZA_SHARED", "../shared");
+    char models[400];
+    snprintf(models, sizeof(models), "%s/models", shared);
+    struct stat st;
+    if (stat(models, &st) != 0) {
+        TEST_SKIP("%s not found: the shared models are not here; skipped\n", models);
+        return;
+    }
+    const char *gen = test_env("BENANZA_GEN", "bin/gen");
+    char out[300];
+    snprintf(out, sizeof(out), "%s/shared", dir);
+    assert_int_equal(sh("%s --backend cuda -b 1 %s/*.onnx %s/*/*.onnx --zoo resnet50 --zoo vgg16 --zoo mobilenet_v2 "
+                        "--zoo inception_v3 --zoo bert_base --zoo gpt2 $(grep '^-' bench/shared_models.args) "
+                        "-o '%s' 2>'%s.gen.log'",
+                        gen, models, models, out, out),
+                     0);
+    if (!strcmp(test_env("BENANZA_CUDA_COMPILE", "yes"), "no")) {
+        TEST_SKIP("BENANZA_CUDA_COMPILE=no: gen ran on every model; the compile check is make test's\n");
+        return;
+    }
+    assert_int_equal(sh("scripts/check-cuda-build '%s' > '%s.check.log' 2>&1; rc=$?; cat '%s.check.log'; exit $rc", out,
+                        out, out),
+                     0);
+}
+
+void test_cuda_group(struct test_totals *tot)
+{
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "cannot make %s\n", dir);
+        exit(1);
+    }
+    struct CMUnitTest tests[] = {
+        cmocka_unit_test(cuda_half_conversions),
+        cmocka_unit_test(cuda_hostile_names),
+        cmocka_unit_test(cuda_repro),
+        cmocka_unit_test(cuda_shared_compile),
+    };
+    test_group_run(tot, "cuda", tests, BZ_ARRAY_LEN(tests));
+    if (!getenv("BENANZA_KEEP"))
+        sh("rm -rf '%s'", dir);
+}
