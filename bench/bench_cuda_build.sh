@@ -22,9 +22,9 @@ for z in resnet50 vgg16 mobilenet_v2 inception_v3 bert_base gpt2; do
     "$GEN" --zoo $z -b 1 --backend cuda -o "$W/$z" 2>/dev/null
     b=$W/$z/bench
     total=$(ls "$b" | wc -l)
-    fam() { grep -l -m1 "\.family = $1," "$b"/*.c 2>/dev/null | wc -l; }
+    fam() { { grep -l -m1 "\.family = $1," "$b"/*.c 2>/dev/null || true; } | wc -l; }
     conv=$(fam BC_CONV); adv=$(fam BC_ADVICE); fused=$(fam BC_CONV_FUSED); gemm=$(( $(fam BC_GEMM) + $(fam BC_GEMV) ))
-    cu=$(ls "$b"/*.cu 2>/dev/null | wc -l)
+    cu=$(find "$b" -name "*.cu" | wc -l)
     other=$((total - conv - adv - fused - gemm - cu))
     echo "| $z | $total | $conv | $adv | $fused | $gemm | $other | $cu |"
 done
@@ -40,6 +40,6 @@ for z in resnet50 bert_base; do
     t1=$(date +%s.%N)
     ninja -C "$W/t" > "$W/ninja.log" 2>&1 || { tail "$W/ninja.log" >&2; exit 1; }
     t2=$(date +%s.%N)
-    nc=$(ls "$W/t/bench"/*.c | wc -l); ncu=$(ls "$W/t/bench"/*.cu 2>/dev/null | wc -l)
+    nc=$(ls "$W/t/bench"/*.c | wc -l); ncu=$(find "$W/t/bench" -name "*.cu" | wc -l)
     printf '| %s | %.1f s | %.0f s | %d | %d |\n' $z "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)" "$nc" "$ncu"
 done

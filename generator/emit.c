@@ -239,11 +239,13 @@ int emit_finish(struct emit_ctx *e)
     json_t *benches = json_array();
     struct bz_buf tsv;
     bz_buf_init(&tsv);
-    bz_buf_puts(&tsv, "# file\tlayer\top\tmodels\n");
+    bz_buf_puts(&tsv, "# file\tlayer\top\tmodels\tbackend\n");
     for (int i = 0; i < e->n; i++) {
         json_array_append_new(benches, json_pack("{s:s,s:s,s:s}", "file", e->v[i].file, "rule", e->v[i].rule, "ext",
                                                  strcmp(e->v[i].rule, "nvcc") ? "c" : "cu"));
-        bz_buf_printf(&tsv, "%s\t%s\t%s\t%s\n", e->v[i].file, e->v[i].layer, e->v[i].op, e->v[i].models);
+        bool on_gpu = !strcmp(e->v[i].rule, "cc_cuda") || !strcmp(e->v[i].rule, "nvcc");
+        bz_buf_printf(&tsv, "%s\t%s\t%s\t%s\t%s\n", e->v[i].file, e->v[i].layer, e->v[i].op, e->v[i].models,
+                      on_gpu ? "cuda" : "cpu");
     }
     /* the aggregator travels with the benchmarks: reports can be made where they ran */
     int rc = 0;

@@ -800,7 +800,7 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         {"Expand", PL_EXPAND, PL_IDENTITY}, {"Gather", PL_GATHER, PL_IDENTITY},
         {"Slice", PL_MAP, PL_IDENTITY}, {"Pad", PL_MAP, PL_IDENTITY}, {"Tile", PL_MAP, PL_IDENTITY},
         {"Gelu", PL_UNARY, PL_GELU}, {"PRelu", PL_BINARY, PL_PRELU}, {"HardSwish", PL_UNARY, PL_HARDSWISH},
-        {"LeakyRelu", PL_UNARY, PL_LEAKYRELU},
+        {"LeakyRelu", PL_UNARY, PL_LEAKYRELU}, {"Clip", PL_UNARY, PL_CLIP},
     };
     const char *name = json_string_value(json_object_get(params, "op"));
     const json_t *attrs = json_object_get(params, "attrs");
@@ -863,6 +863,14 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         return -1; /* the tanh approximation is another function */
     if (op->fn == PL_LEAKYRELU)
         op->alpha = (float)emit_num_attr(attrs, "alpha", 0.01);
+    if (op->fn == PL_CLIP) {
+        /* the bounds as gen knows them (attributes, or constant inputs folded into them) */
+        const json_t *lo = json_object_get(attrs, "min"), *hi = json_object_get(attrs, "max");
+        if (json_array_size(json_object_get(params, "inputs")) > 1 && !lo && !hi)
+            return -1;
+        op->alpha = lo ? (float)json_number_value(lo) : -3.4e38f;
+        op->beta = hi ? (float)json_number_value(hi) : 3.4e38f;
+    }
     if (op->fn == PL_HARDSIGMOID) {
         op->alpha = (float)emit_num_attr(attrs, "alpha", 0.2);
         op->beta = (float)emit_num_attr(attrs, "beta", 0.5);

@@ -798,7 +798,7 @@ struct cu_kernel {
     const char *what;
     struct pl_op pl;
     int perm[8];
-    int axis, ncat, affine;
+    int axis, ncat, affine, linear;
     struct pl_tensor cat[64];
     double eps, flops, bytes;
 };
@@ -882,6 +882,19 @@ static int plan_kernel(const json_t *params, bool fused, struct cu_kernel *k)
             k->axis += k->pl.out.nd;
         k->kind = "BK_CONCAT";
         k->what = "Concat";
+    } else if (!strcmp(opname, "Resize") || !strcmp(opname, "Upsample")) {
+        const char *mode = emit_str_attr(attrs, "mode", "nearest");
+        if (pl_tensor_of(emit_io(params, "inputs", 0), &k->pl.in[0]) ||
+            pl_tensor_of(emit_io(params, "outputs", 0), &k->pl.out) || k->pl.in[0].nd < 3 ||
+            k->pl.in[0].nd != k->pl.out.nd || (strcmp(mode, "nearest") && strcmp(mode, "linear") && strcmp(mode, "bilinear")))
+            return -1;
+        /* the last two dims resampled; the others kept */
+        for (int d = 0; d < k->pl.out.nd - 2; d++)
+            if (k->pl.in[0].d[d] != k->pl.out.d[d])
+                return -1;
+        k->linear = strcmp(mode, "nearest") != 0;
+        k->kind = "BK_RESIZE";
+        k->what = k->linear ? "Resize (bilinear, half-pixel coordinates)" : "Resize (nearest, half-pixel coordinates)";
     } else if (!strcmp(opname, "LayerNormalization")) {
         if (pl_tensor_of(emit_io(params, "inputs", 0), &k->pl.in[0]) ||
             pl_tensor_of(emit_io(params, "outputs", 0), &k->pl.out))
@@ -930,21 +943,23 @@ static json_t *kernel_fields(const struct cu_kernel *k)
         "PL_SIN", "PL_COS", "PL_TAN", "PL_TANH", "PL_SIGMOID", "PL_RECIPROCAL", "PL_NOT", "PL_HARDSIGMOID",
         "PL_SELU", "PL_SOFTSIGN", "PL_SOFTPLUS", "PL_ADD", "PL_SUB", "PL_MUL", "PL_DIV", "PL_POW", "PL_MAX",
         "PL_MIN", "PL_MOD", "PL_EQUAL", "PL_LESS", "PL_GREATER", "PL_LESS_EQUAL", "PL_GREATER_EQUAL", "PL_AND",
-        "PL_OR", "PL_XOR", "PL_IDENTITY", "PL_GELU", "PL_PRELU", "PL_HARDSWISH", "PL_LEAKYRELU"};
+        "PL_OR", "PL_XOR", "PL_IDENTITY", "PL_GELU", "PL_PRELU", "PL_HARDSWISH", "PL_LEAKYRELU", "PL_CLIP"};
     static const char *const kinds[] = {"PL_UNARY", "PL_BINARY", "PL_WHERE", "PL_CAST", "PL_EXPAND", "PL_GATHER", "PL_MAP"};
     static const char *const maps[] = {"PL_MAP_SLICE", "PL_MAP_PAD", "PL_MAP_TILE"};
-    _Static_assert(BZ_ARRAY_LEN(fns) == PL_LEAKYRELU + 1, "every pl_fn named");
+    _Static_assert(BZ_ARRAY_LEN(fns) == PL_CLIP + 1, "every pl_fn named");
     json_t *f = json_array();
     const struct pl_op *pl = &k->pl;
     char line[400];
     snprintf(line, sizeof(line), "kind = %s", k->kind);
     json_array_append_new(f, json_string(line));
-    snprintf(line, sizeof(line), "pl.kind = %s", kinds[pl->kind]);
-    json_array_append_new(f, json_string(line));
-    snprintf(line, sizeof(line), "pl.fn = %s", fns[pl->fn]);
-    json_array_append_new(f, json_string(line));
-    snprintf(line, sizeof(line), "pl.nin = %d", pl->nin);
-    json_array_append_new(f, json_string(line));
+    if (!strcmp(k->kind, "BK_PLAIN")) {
+        snprintf(line, sizeof(line), "pl.kind = %s", kinds[pl->kind]);
+        json_array_append_new(f, json_string(line));
+        snprintf(line, sizeof(line), "pl.fn = %s", fns[pl->fn]);
+        json_array_append_new(f, json_string(line));
+        snprintf(line, sizeof(line), "pl.nin = %d", pl->nin);
+        json_array_append_new(f, json_string(line));
+    }
     for (int i = 0; i < pl->nin || (i == 0 && pl->in[0].nd); i++) {
         snprintf(line, sizeof(line), "pl.in[%d]", i);
         pl_fields(f, line, &pl->in[i]);
@@ -979,6 +994,10 @@ static json_t *kernel_fields(const struct cu_kernel *k)
             snprintf(line, sizeof(line), "cat[%d]", i);
             pl_fields(f, line, &k->cat[i]);
         }
+    }
+    if (!strcmp(k->kind, "BK_RESIZE")) {
+        snprintf(line, sizeof(line), "linear = %d", k->linear);
+        json_array_append_new(f, json_string(line));
     }
     if (!strcmp(k->kind, "BK_LAYERNORM")) {
         snprintf(line, sizeof(line), "eps = %.9gf, op->affine = %d", k->eps, k->affine);
@@ -1066,7 +1085,7 @@ void emit_cuda(struct emit_ctx *e)
             counts[k]++;
     }
     for (int k = 0; k < nops; k++)
-        bz_buf_printf(&e->skipped, "%s%s %d (cuda)", e->skipped.len ? ", " : "", ops[k], counts[k]);
+        bz_buf_printf(&e->skipped, "%s%s %d", e->skipped.len ? ", " : "", ops[k], counts[k]);
 }
 
 const char *emit_cuda_home(void)

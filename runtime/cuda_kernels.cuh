@@ -11,7 +11,7 @@
 #ifndef BENANZA_CUDA_KERNELS_CUH
 #define BENANZA_CUDA_KERNELS_CUH
 
-enum bk_kind { BK_PLAIN, BK_TRANSPOSE, BK_CONCAT, BK_LAYERNORM };
+enum bk_kind { BK_PLAIN, BK_TRANSPOSE, BK_CONCAT, BK_LAYERNORM, BK_RESIZE };
 enum { BK_MAX_CAT = 64, BK_THREADS = 256 };
 
 struct bk_op {
@@ -22,6 +22,7 @@ struct bk_op {
     struct pl_tensor cat[BK_MAX_CAT];
     float eps;                /* LayerNorm's epsilon */
     int affine;               /* LayerNorm: scale and shift */
+    int linear;               /* BK_RESIZE: bilinear (else nearest, round half down) */
 };
 
 /* What a kernel needs, by value (kernel parameters live in constant memory). */
@@ -107,6 +108,7 @@ __device__ __forceinline__ float bk_apply(int fn, float a, float b, float alpha,
     case PL_PRELU: return a < 0 ? a * b : a;
     case PL_HARDSWISH: return a * fmaxf(0.0f, fminf(1.0f, a / 6.0f + 0.5f));
     case PL_LEAKYRELU: return a < 0 ? alpha * a : a;
+    case PL_CLIP: return a < alpha ? alpha : a > beta ? beta : a;
     default: return a;
     }
 }
@@ -263,6 +265,33 @@ __global__ void bk_layernorm(const float *x, const float *scale, const float *sh
     for (long long c = threadIdx.x; c < cols; c += blockDim.x) {
         float v = (row[c] - mean) * rstd;
         out[c] = scale ? v * scale[c] + shift[c] : v;
+    }
+}
+
+/* Resize over the last two dims: the source coordinate of output x is (x + 0.5) * in / out - 0.5,
+ * clamped; nearest rounds half down, linear blends the two neighbours in each dim */
+__host__ __device__ inline float bk_resize_at(const float *img, long long ih, long long iw, long long oh, long long ow,
+                                              long long y, long long x, int linear)
+{
+    float sy = ((float)y + 0.5f) * (float)ih / (float)oh - 0.5f, sx = ((float)x + 0.5f) * (float)iw / (float)ow - 0.5f;
+    sy = sy < 0 ? 0 : sy > (float)(ih - 1) ? (float)(ih - 1) : sy;
+    sx = sx < 0 ? 0 : sx > (float)(iw - 1) ? (float)(iw - 1) : sx;
+    if (!linear)
+        return img[(long long)ceilf(sy - 0.5f) * iw + (long long)ceilf(sx - 0.5f)];
+    long long y0 = (long long)sy, x0 = (long long)sx, y1 = y0 + 1 < ih ? y0 + 1 : y0, x1 = x0 + 1 < iw ? x0 + 1 : x0;
+    float fy = sy - (float)y0, fx = sx - (float)x0;
+    float top = img[y0 * iw + x0] * (1 - fx) + img[y0 * iw + x1] * fx;
+    float bot = img[y1 * iw + x0] * (1 - fx) + img[y1 * iw + x1] * fx;
+    return top * (1 - fy) + bot * fy;
+}
+
+__global__ void bk_resize(const float *x, float *y, long long planes, long long ih, long long iw, long long oh,
+                          long long ow, int linear)
+{
+    long long n = planes * oh * ow;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+        long long p = i / (oh * ow), r = i % (oh * ow);
+        y[i] = bk_resize_at(x + p * ih * iw, ih, iw, oh, ow, r / ow, r % ow, linear);
     }
 }
 
@@ -448,6 +477,13 @@ static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
     case BK_CONCAT:
         bk_concat<<<k->grid, BK_THREADS, 0, q>>>((float *)k->dout, k->cat);
         break;
+    case BK_RESIZE: {
+        const struct pl_tensor *i = &pl->in[0], *o = &pl->out;
+        long long ih = i->d[i->nd - 2], iw = i->d[i->nd - 1], oh = o->d[o->nd - 2], ow = o->d[o->nd - 1];
+        bk_resize<<<k->grid, BK_THREADS, 0, q>>>((const float *)k->din[0], (float *)k->dout, pl_count(o) / (oh * ow), ih,
+                                                 iw, oh, ow, op->linear);
+        break;
+    }
     case BK_LAYERNORM: {
         int threads = k->cols >= 1024 ? 1024 : k->cols >= 256 ? 256 : 128;
         bk_layernorm<<<(unsigned)k->rows, threads, 0, q>>>((const float *)k->din[0], (const float *)k->din[1],
@@ -479,6 +515,13 @@ static double bk_reference(const struct bk_op *op, void *const *in, long long i)
         for (int d = 0; d < pl->in[0].nd; d++)
             src = src * pl->in[0].d[d] + icoord[d];
         return ((const float *)in[0])[src];
+    }
+    if (op->kind == BK_RESIZE) {
+        /* the same sampling rule, in plain C on the host */
+        const struct pl_tensor *t = &pl->in[0];
+        long long ih = t->d[t->nd - 2], iw = t->d[t->nd - 1], oh = o->d[o->nd - 2], ow = o->d[o->nd - 1];
+        return bk_resize_at((const float *)in[0] + (i / (oh * ow)) * ih * iw, ih, iw, oh, ow, coord[o->nd - 2],
+                            coord[o->nd - 1], op->linear);
     }
     if (op->kind == BK_CONCAT) {
         long long c = coord[op->axis];
@@ -554,7 +597,8 @@ static enum bh_status bk_verify(void *state, struct bh_result *r)
             pl_store(want, pl->out.dtype, i, bk_reference(op, k->hin, i));
     }
     double worst = 0;
-    int maths = (op->kind == BK_PLAIN && (pl->kind == PL_UNARY || pl->kind == PL_BINARY)) || op->kind == BK_LAYERNORM;
+    int maths = (op->kind == BK_PLAIN && (pl->kind == PL_UNARY || pl->kind == PL_BINARY)) || op->kind == BK_LAYERNORM ||
+                op->kind == BK_RESIZE;
     for (long long i = 0; i < n; i++) {
         double g = pl_load(got, pl->out.dtype, i), w = pl_load(want, pl->out.dtype, i);
         double d = fabs(g - w) / (maths ? 1.0 + fabs(w) : 1.0);

@@ -24,7 +24,7 @@ enum pl_fn {
     PL_SOFTPLUS, PL_ADD, PL_SUB, PL_MUL, PL_DIV, PL_POW, PL_MAX, PL_MIN, PL_MOD, PL_EQUAL, PL_LESS,
     PL_GREATER, PL_LESS_EQUAL, PL_GREATER_EQUAL, PL_AND, PL_OR, PL_XOR, PL_IDENTITY,
     /* for the CUDA kernels (oneDNN has these as primitives on the CPU) */
-    PL_GELU, PL_PRELU, PL_HARDSWISH, PL_LEAKYRELU
+    PL_GELU, PL_PRELU, PL_HARDSWISH, PL_LEAKYRELU, PL_CLIP
 };
 
 /* element types, numbered as ONNX's */
@@ -140,6 +140,7 @@ static inline double pl_apply(const struct pl_op *op, double a, double b)
     case PL_PRELU: return a < 0 ? a * b : a;
     case PL_HARDSWISH: return a * fmax(0.0, fmin(1.0, a / 6.0 + 0.5));
     case PL_LEAKYRELU: return a < 0 ? op->alpha * a : a;
+    case PL_CLIP: return a < op->alpha ? op->alpha : a > op->beta ? op->beta : a;
     }
     return a;
 }
