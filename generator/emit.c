@@ -61,6 +61,17 @@ void emit_comment_text(struct bz_buf *b, const char *s)
     }
 }
 
+void emit_c_array(struct bz_buf *b, const char *pre, const char *field, bool ndim, const int64_t *v, int n,
+                  const char *post)
+{
+    bz_buf_printf(b, "%s.%s = {", pre, field);
+    if (ndim)
+        bz_buf_printf(b, "%d, {", n);
+    for (int k = 0; k < n; k++)
+        bz_buf_printf(b, "%s%lld", k ? ", " : "", (long long)v[k]);
+    bz_buf_printf(b, "%s%s", ndim ? "}}" : "}", post);
+}
+
 const json_t *emit_io(const json_t *params, const char *which, size_t i)
 {
     const json_t *t = json_array_get(json_object_get(params, which), i);

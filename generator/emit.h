@@ -43,6 +43,11 @@ void emit_comment_text(struct bz_buf *b, const char *s);
 /* "model@batch node[i] (Op 'name')" lines for a layer's uses (at most max). */
 json_t *emit_uses(const struct pipeline *p, int layer_index, int max);
 
+/* PRE ".FIELD = {v0, v1, ...}" POST, or with NDIM ".FIELD = {n, {v0, ...}}": a member of the
+ * designated initializers gen writes into benchmarks */
+void emit_c_array(struct bz_buf *b, const char *pre, const char *field, bool ndim, const int64_t *v, int n,
+                  const char *post);
+
 /* Reading a layer's canonical parameters: input/output I ("inputs"/"outputs") or NULL, a
  * number or string attribute with a default. */
 const json_t *emit_io(const json_t *params, const char *which, size_t i);

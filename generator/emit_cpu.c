@@ -965,20 +965,13 @@ static const char *const family_names[BD_FAMILY_COUNT] = {
 
 static void tensor_init(struct bz_buf *b, const char *field, const struct bd_tensor *t)
 {
-    if (!t->nd)
-        return;
-    bz_buf_printf(b, "    .%s = {%d, {", field, t->nd);
-    for (int k = 0; k < t->nd; k++)
-        bz_buf_printf(b, "%s%lld", k ? ", " : "", (long long)t->d[k]);
-    bz_buf_puts(b, "}},\n");
+    if (t->nd)
+        emit_c_array(b, "    ", field, true, t->d, t->nd, ",\n");
 }
 
 static void dims_init(struct bz_buf *b, const char *field, const dnnl_dim_t *d, int n)
 {
-    bz_buf_printf(b, "    .%s = {", field);
-    for (int k = 0; k < n; k++)
-        bz_buf_printf(b, "%s%lld", k ? ", " : "", (long long)d[k]);
-    bz_buf_puts(b, "},\n");
+    emit_c_array(b, "    ", field, false, d, n, ",\n");
 }
 
 /* The bd_op as a C designated initializer (numbers and enum names only). */

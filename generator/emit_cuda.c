@@ -644,20 +644,16 @@ static int plan_fused(const json_t *params, struct cu_plan *p)
 
 static void tensor_init(struct bz_buf *b, const char *field, const struct cu_tensor *t)
 {
-    if (!t->nd)
-        return;
-    bz_buf_printf(b, ", .%s = {%d, {", field, t->nd);
-    for (int k = 0; k < t->nd; k++)
-        bz_buf_printf(b, "%s%lld", k ? ", " : "", (long long)t->d[k]);
-    bz_buf_puts(b, "}}");
+    if (t->nd)
+        emit_c_array(b, ", ", field, true, t->d, t->nd, "");
 }
 
 static void ints_init(struct bz_buf *b, const char *field, const int *v, int n)
 {
-    bz_buf_printf(b, ", .%s = {", field);
+    int64_t w[8];
     for (int k = 0; k < n; k++)
-        bz_buf_printf(b, "%s%d", k ? ", " : "", v[k]);
-    bz_buf_puts(b, "}");
+        w[k] = v[k];
+    emit_c_array(b, ", ", field, false, w, n, "");
 }
 
 static char *op_initializer(const struct cu_plan *p, const struct cu_type *t, const char *algo, const char *mode)

@@ -50,6 +50,9 @@ char **test_read_lines(const char *path, size_t *n, char **storage);
 /* The model folders of a corpus: "shared" (../shared/models) or "testdata" (libonnx-testdata). */
 void test_model_dirs(const char *which, char dirs[][4096], const char **ptrs, size_t *n);
 
+/* Runs a shell command (printf-style); its exit status, 128 when it did not exit. */
+int test_sh(const char *fmt, ...) BZ_PRINTF(1, 2);
+
 /* Environment with a default: where the suite finds its inputs. */
 const char *test_env(const char *name, const char *dflt);
 

@@ -14,20 +14,6 @@
 
 static char dir[] = "/tmp/bz-test-cuda-XXXXXX";
 
-static int sh(const char *fmt, ...) BZ_PRINTF(1, 2);
-static int sh(const char *fmt, ...)
-{
-    struct bz_buf cmd;
-    bz_buf_init(&cmd);
-    va_list ap;
-    va_start(ap, fmt);
-    bz_buf_vprintf(&cmd, fmt, ap);
-    va_end(ap);
-    fflush(NULL);
-    int st = system(cmd.data);
-    bz_buf_free(&cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
 
 static const char *cuda_home(void)
 {
@@ -43,6 +29,14 @@ static bool have_cuda(void)
         return false;
     }
     return true;
+}
+
+static void write_fixture(enum fixture f, const char *path)
+{
+    uint8_t *data;
+    size_t n = fixture_build(f, &data);
+    assert_int_equal(bz_write_file_atomic(path, data, n), 0);
+    free(data);
 }
 
 static char *slurp(const char *path)
@@ -63,41 +57,38 @@ static void cuda_hostile_names(void **state)
     (void)state;
     if (!have_cuda())
         return;
-    uint8_t *data;
-    size_t n = fixture_build(FIXTURE_HOSTILE_NAMES, &data);
     char model[300], out[300];
     snprintf(model, sizeof(model), "%s/hostile $x \xc3\xa9.onnx", dir);
     snprintf(out, sizeof(out), "%s/hostile", dir);
-    assert_int_equal(bz_write_file_atomic(model, data, n), 0);
-    free(data);
+    write_fixture(FIXTURE_HOSTILE_NAMES, model);
     const char *gen = test_env("BENANZA_GEN", "bin/gen");
-    assert_int_equal(sh("%s --backend all -b 1 '%s' -o '%s' 2>'%s.gen.log'", gen, model, out, out), 0);
+    assert_int_equal(test_sh("%s --backend all -b 1 '%s' -o '%s' 2>'%s.gen.log'", gen, model, out, out), 0);
     /* everything builds: ninja (CPU, CUDA library and kernel benchmarks, the aggregator) */
-    assert_int_equal(sh("ninja -C '%s' > '%s.ninja.log' 2>&1 || { tail -30 '%s.ninja.log'; exit 1; }", out, out, out), 0);
-    assert_int_equal(sh("scripts/check-cuda-build '%s' > '%s.check.log' 2>&1 || { cat '%s.check.log'; exit 1; }", out,
+    assert_int_equal(test_sh("ninja -C '%s' > '%s.ninja.log' 2>&1 || { tail -30 '%s.ninja.log'; exit 1; }", out, out, out), 0);
+    assert_int_equal(test_sh("scripts/check-cuda-build '%s' > '%s.check.log' 2>&1 || { cat '%s.check.log'; exit 1; }", out,
                         out, out),
                      0);
     /* no raw byte of the names anywhere in the generated text: no CR, no 0xff, no injected
      * line, no comment closed early (every '*' '/' pair in a file is its own comment end) */
-    assert_int_equal(sh("cd '%s' && ! LC_ALL=C grep -l -P '\\r|\\xff' bench/* build.ninja run_all benchmarks.tsv", out), 0);
-    assert_int_equal(sh("cd '%s' && ! grep -l '^#define\\s*$' bench/*", out), 0);
+    assert_int_equal(test_sh("cd '%s' && ! LC_ALL=C grep -l -P '\\r|\\xff' bench/* build.ninja run_all benchmarks.tsv", out), 0);
+    assert_int_equal(test_sh("cd '%s' && ! grep -l '^#define\\s*$' bench/*", out), 0);
     /* the node's name, quoted C-style, in the header comment of its benchmarks */
     static const char want[] = "(Conv 'conv * / \\\"q\\\" \\'q\\' \\\\ $HOME $(id) ../../x\\n#define\\r\\t\\xff\\xfe\\xc3\\xa9";
     char wf[400];
     snprintf(wf, sizeof(wf), "%s.want", out);
     assert_int_equal(bz_write_file_atomic(wf, want, strlen(want)), 0);
-    assert_int_equal(sh("cd '%s' && grep -l -F -f '%s' bench/*-f32-implicit_gemm.c bench/*-f32-c_plain.c 2>/dev/null | grep -q .", out, wf),
+    assert_int_equal(test_sh("cd '%s' && grep -l -F -f '%s' bench/*-f32-implicit_gemm.c bench/*-f32-c_plain.c 2>/dev/null | grep -q .", out, wf),
                      0);
     /* a CUDA binary without a GPU: one row, nodevice, exit 3; the model name survives in the
      * benchmark list */
-    assert_int_equal(sh("cd '%s' && f=$(ls bin/*-f32-implicit_precomp_gemm | head -1) && $f > row.csv; "
+    assert_int_equal(test_sh("cd '%s' && f=$(ls bin/*-f32-implicit_precomp_gemm | head -1) && $f > row.csv; "
                         "test $? = 3 && grep -q ',nodevice,' row.csv && test $(wc -l < row.csv) = 1",
                         out),
                      0);
-    assert_int_equal(sh("cd '%s' && grep -q 'hostile \\$x \xc3\xa9@1' benchmarks.tsv", out), 0);
+    assert_int_equal(test_sh("cd '%s' && grep -q 'hostile \\$x \xc3\xa9@1' benchmarks.tsv", out), 0);
     /* run_all without a GPU: the CPU benchmarks run, the first CUDA one says nodevice and the
      * others are skipped; a second run tries the CUDA ones again (nodevice is not finished) */
-    assert_int_equal(sh("cd '%s' && ./run_all -- --iters 1 --min-ms 1 > run1.log 2>&1 && "
+    assert_int_equal(test_sh("cd '%s' && ./run_all -- --iters 1 --min-ms 1 > run1.log 2>&1 && "
                         "grep -q 'CUDA benchmarks skipped: no GPU' run1.log && "
                         "test $(grep -c ',nodevice,' results.csv) = 1 && "
                         "test $(awk -F, '$6 == \"cpu\" && $10 == \"ok\"' results.csv | wc -l) -ge 4 && "
@@ -106,7 +97,7 @@ static void cuda_hostile_names(void **state)
                         out),
                      0);
     /* the CPU benchmarks run and verify with these names */
-    assert_int_equal(sh("cd '%s' && ./run_all --backend cpu --again --list > list.txt && "
+    assert_int_equal(test_sh("cd '%s' && ./run_all --backend cpu --again --list > list.txt && "
                         "for f in $(grep -v -e -any -e -ref_ list.txt | head -3); do ./bin/$f --verify --iters 1 --min-ms 1 >> cpu.csv || exit 1; "
                         "done; test $(grep -c ',ok,.*verified against' cpu.csv) = 3",
                         out),
@@ -121,15 +112,15 @@ static void cuda_half_conversions(void **state)
     if (!have_cuda())
         return;
     const char *py = test_env("PYTHON", "python3");
-    if (sh("%s -c 'import numpy, ml_dtypes' 2>/dev/null", py) != 0) {
+    if (test_sh("%s -c 'import numpy, ml_dtypes' 2>/dev/null", py) != 0) {
         TEST_SKIP("%s has no numpy/ml_dtypes (pip install onnx brings them): skipped\n", py);
         return;
     }
-    assert_int_equal(sh("cc -std=c11 -Wall -Wextra -Werror -I'%s/include' test/cuda_convert.c -o '%s/convert' "
+    assert_int_equal(test_sh("cc -std=c11 -Wall -Wextra -Werror -I'%s/include' test/cuda_convert.c -o '%s/convert' "
                         "-L'%s/lib64' -lcudart -lm",
                         cuda_home(), dir, cuda_home()),
                      0);
-    assert_int_equal(sh("%s test/oracle/half_check.py '%s/convert'", py, dir), 0);
+    assert_int_equal(test_sh("%s test/oracle/half_check.py '%s/convert'", py, dir), 0);
 }
 
 /* gen --repro LAYER: just that layer's benchmarks, in a folder of their own; each builds with
@@ -139,30 +130,27 @@ static void cuda_repro(void **state)
     (void)state;
     if (!have_cuda())
         return;
-    uint8_t *data;
-    size_t n = fixture_build(FIXTURE_TINY_CNN, &data);
     char model[300], out[300];
     snprintf(model, sizeof(model), "%s/tiny_cnn.onnx", dir);
     snprintf(out, sizeof(out), "%s/repro", dir);
-    assert_int_equal(bz_write_file_atomic(model, data, n), 0);
-    free(data);
+    write_fixture(FIXTURE_TINY_CNN, model);
     const char *gen = test_env("BENANZA_GEN", "bin/gen");
     /* the first Conv's layer id, from the layer table */
-    assert_int_equal(sh("%s --layers -b 1 '%s' | awk '$3 == \"Conv\" {print $1; exit}' > '%s.layer'", gen, model, out), 0);
+    assert_int_equal(test_sh("%s --layers -b 1 '%s' | awk '$3 == \"Conv\" {print $1; exit}' > '%s.layer'", gen, model, out), 0);
     char path[400];
     snprintf(path, sizeof(path), "%s.layer", out);
     char *layer = slurp(path);
     assert_non_null(layer);
     layer[strcspn(layer, "\n")] = '\0';
     assert_int_equal((int)strlen(layer), 16);
-    assert_int_equal(sh("%s --backend all -b 1 '%s' --repro %s -o '%s' 2>'%s.log'", gen, model, layer, out, out), 0);
+    assert_int_equal(test_sh("%s --backend all -b 1 '%s' --repro %s -o '%s' 2>'%s.log'", gen, model, layer, out, out), 0);
     /* only that layer's files */
-    assert_int_equal(sh("cd '%s' && test $(ls | grep -v -c '^%s-') = 0 && ls | grep -q 'f32-implicit_gemm.c$' && "
+    assert_int_equal(test_sh("cd '%s' && test $(ls | grep -v -c '^%s-') = 0 && ls | grep -q 'f32-implicit_gemm.c$' && "
                         "ls | grep -q 'c$'",
                         out, layer),
                      0);
     /* each .c builds with its own header's command, run from its folder */
-    assert_int_equal(sh("cd '%s' && export CUDA_HOME='%s' && for f in *.c; do "
+    assert_int_equal(test_sh("cd '%s' && export CUDA_HOME='%s' && for f in *.c; do "
                         "cmd=$(grep -m1 '^ \\*     cc ' $f | sed 's/^ \\*     //'); "
                         "eval \"$cmd\" 2> $f.err || { echo \"$f: $cmd\"; cat $f.err; exit 1; }; done",
                         out, cuda_home()),
@@ -189,7 +177,7 @@ static void cuda_shared_compile(void **state)
     const char *gen = test_env("BENANZA_GEN", "bin/gen");
     char out[300];
     snprintf(out, sizeof(out), "%s/shared", dir);
-    assert_int_equal(sh("%s --backend cuda -b 1 %s/*.onnx %s/*/*.onnx --zoo resnet50 --zoo vgg16 --zoo mobilenet_v2 "
+    assert_int_equal(test_sh("%s --backend cuda -b 1 %s/*.onnx %s/*/*.onnx --zoo resnet50 --zoo vgg16 --zoo mobilenet_v2 "
                         "--zoo inception_v3 --zoo bert_base --zoo gpt2 $(grep '^-' bench/shared_models.args) "
                         "-o '%s' 2>'%s.gen.log'",
                         gen, models, models, out, out),
@@ -198,7 +186,7 @@ static void cuda_shared_compile(void **state)
         TEST_SKIP("BENANZA_CUDA_COMPILE=no: gen ran on every model; the compile check is make test's\n");
         return;
     }
-    assert_int_equal(sh("scripts/check-cuda-build '%s' > '%s.check.log' 2>&1; rc=$?; cat '%s.check.log'; exit $rc", out,
+    assert_int_equal(test_sh("scripts/check-cuda-build '%s' > '%s.check.log' 2>&1; rc=$?; cat '%s.check.log'; exit $rc", out,
                         out, out),
                      0);
 }
@@ -217,5 +205,5 @@ void test_cuda_group(struct test_totals *tot)
     };
     test_group_run(tot, "cuda", tests, BZ_ARRAY_LEN(tests));
     if (!getenv("BENANZA_KEEP"))
-        sh("rm -rf '%s'", dir);
+        test_sh("rm -rf '%s'", dir);
 }

@@ -13,20 +13,6 @@
 
 static char dir[] = "/tmp/bz-test-e2e-XXXXXX";
 
-static int sh(const char *fmt, ...) BZ_PRINTF(1, 2);
-static int sh(const char *fmt, ...)
-{
-    struct bz_buf cmd;
-    bz_buf_init(&cmd);
-    va_list ap;
-    va_start(ap, fmt);
-    bz_buf_vprintf(&cmd, fmt, ap);
-    va_end(ap);
-    fflush(NULL);
-    int st = system(cmd.data);
-    bz_buf_free(&cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
 
 static void check_folder(const char *out, const char *model_row)
 {
@@ -69,7 +55,7 @@ static void check_folder(const char *out, const char *model_row)
     assert_int_equal(bad, 0);
     /* every computing layer of the model has a result: the aggregator built in the folder
      * (bin/agg) ingests it and reports the bound */
-    assert_int_equal(sh("cd '%s' && ./bin/agg . --format json --report bound --type f32 > bound.json 2> agg.log", out), 0);
+    assert_int_equal(test_sh("cd '%s' && ./bin/agg . --format json --report bound --type f32 > bound.json 2> agg.log", out), 0);
     snprintf(path, sizeof(path), "%s/bound.json", out);
     json_error_t je;
     json_t *j = json_load_file(path, 0, &je), *r, *found = NULL;
@@ -98,11 +84,11 @@ static void check_folder(const char *out, const char *model_row)
 static void run_folder(const char *gen_args, const char *out)
 {
     const char *gen = test_env("BENANZA_GEN", "bin/gen");
-    assert_int_equal(sh("%s %s -o '%s' 2>'%s.gen.log'", gen, gen_args, out, out), 0);
-    assert_int_equal(sh("ninja -C '%s' > '%s.ninja.log' 2>&1", out, out), 0);
-    assert_int_equal(sh("cd '%s' && ./run_all -- --verify --warmup 1 --iters 2 --min-ms 1 > run_all.log", out), 0);
+    assert_int_equal(test_sh("%s %s -o '%s' 2>'%s.gen.log'", gen, gen_args, out, out), 0);
+    assert_int_equal(test_sh("ninja -C '%s' > '%s.ninja.log' 2>&1", out, out), 0);
+    assert_int_equal(test_sh("cd '%s' && ./run_all -- --verify --warmup 1 --iters 2 --min-ms 1 > run_all.log", out), 0);
     /* a second run resumes: nothing left to run */
-    assert_int_equal(sh("cd '%s' && ./run_all | grep -q 'nothing to run'", out), 0);
+    assert_int_equal(test_sh("cd '%s' && ./run_all | grep -q 'nothing to run'", out), 0);
 }
 
 static void e2e_fixture(enum fixture f, const char *batch)
@@ -190,7 +176,7 @@ static void e2e_node_models(const char *name, const char *const *models, size_t 
 {
     const char *data = test_env("BENANZA_ONNX_TESTDATA", "/usr/share/libonnx-testdata/data");
     const char *py = test_env("BENANZA_PYTHON", "python3");
-    if (oracle && sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
+    if (oracle && test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
         TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
     struct bz_buf args;
     bz_buf_init(&args);
@@ -210,7 +196,7 @@ static void e2e_node_models(const char *name, const char *const *models, size_t 
     snprintf(row, sizeof(row), "test_%s ", models[0]);
     check_folder(out, row);
     if (oracle)
-        assert_int_equal(sh("%s test/oracle/%s '%s' > '%s.oracle.log'", py, oracle, out, out), 0);
+        assert_int_equal(test_sh("%s test/oracle/%s '%s' > '%s.oracle.log'", py, oracle, out, out), 0);
 }
 
 /* The permutations (DepthToSpace in both modes, SpaceToDepth, Transpose): every row verified
@@ -260,6 +246,6 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_shared_lstm),
     };
     test_group_run(tot, "e2e-cpu", tests, BZ_ARRAY_LEN(tests));
-    if (sh("rm -rf '%s'", dir) != 0)
+    if (test_sh("rm -rf '%s'", dir) != 0)
         fprintf(stderr, "warning: could not remove %s\n", dir);
 }

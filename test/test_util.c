@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "test.h"
 
@@ -60,4 +61,18 @@ void test_model_dirs(const char *which, char dirs[][4096], const char **ptrs, si
         ptrs[i] = dirs[i];
     }
     *n = 4;
+}
+
+int test_sh(const char *fmt, ...)
+{
+    struct bz_buf cmd;
+    bz_buf_init(&cmd);
+    va_list ap;
+    va_start(ap, fmt);
+    bz_buf_vprintf(&cmd, fmt, ap);
+    va_end(ap);
+    fflush(NULL);
+    int st = system(cmd.data);
+    bz_buf_free(&cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
