@@ -60,6 +60,18 @@ const char *emit_str_attr(const json_t *attrs, const char *name, const char *dfl
 struct pl_op;
 int emit_plain_plan(const json_t *params, struct pl_op *op);
 
+/* A canonical tensor's shape ({"shape": [...]}) into D (room for 8): its rank, or -1 when T
+ * has none or more than 8 dims. */
+int emit_shape(const json_t *t, int64_t *d);
+
+/* A fusion group's activation: the last member's params when the pattern ends in "_act"
+ * (conv_bn_act, gemm_bias_act, ...), else NULL. */
+const json_t *emit_fused_act(const json_t *params);
+
+/* A reduction's output dims: DIMS (N of them, the input's) with the layer's reduced axes
+ * set to 1 (keepdims only changes the view; the canonical key lists the axes normalised). */
+void emit_reduced_dims(const json_t *attrs, int64_t *dims, int n);
+
 /* The CPU backend (oneDNN): one file per layer x implementation x data type. */
 void emit_cpu(struct emit_ctx *e);
 

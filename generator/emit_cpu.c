@@ -16,12 +16,10 @@
 static int tensor_of(const json_t *t, struct bd_tensor *out)
 {
     memset(out, 0, sizeof(*out));
-    const json_t *shape = t ? json_object_get(t, "shape") : NULL;
-    if (!shape || json_array_size(shape) > 8)
+    int nd = emit_shape(t, out->d);
+    if (nd < 0)
         return -1;
-    out->nd = (int)json_array_size(shape);
-    for (int k = 0; k < out->nd; k++)
-        out->d[k] = json_integer_value(json_array_get(shape, (size_t)k));
+    out->nd = nd;
     return 0;
 }
 
@@ -645,12 +643,7 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
             continue;
         /* the output with the reduced dims kept as 1 (keepdims only changes the view) */
         op->dst = x;
-        const json_t *axes = json_object_get(attrs, "axes");
-        for (size_t k = 0; k < json_array_size(axes); k++) {
-            int64_t a = json_integer_value(json_array_get(axes, k));
-            if (a >= 0 && a < x.nd)
-                op->dst.d[a] = 1;
-        }
+        emit_reduced_dims(attrs, op->dst.d, x.nd);
         op->family = BD_REDUCTION;
         op->alg = p->algs[0] = reductions[i].alg;
         op->p = reductions[i].p;
@@ -711,7 +704,6 @@ static int plan_fused(const json_t *params, struct cpu_plan *p)
     if (conv ? plan_conv(first, p, false) : plan_matmul(first, json_string_value(json_object_get(first, "op")), p, false))
         return -1;
     struct bd_op *op = &p->op;
-    size_t nm = json_array_size(members);
     if (!strncmp(pattern, "conv_bn", 7) || !strcmp(pattern, "gemm_bias") || !strcmp(pattern, "gemm_bias_act")) {
         if (!op->has_bias) {
             /* a folded BN or the Add becomes the primitive's bias */
@@ -734,17 +726,11 @@ static int plan_fused(const json_t *params, struct cpu_plan *p)
         }
     }
     op->post_sum = strstr(pattern, "_add") != NULL;
-    const char *act = NULL;
-    const json_t *act_attrs = NULL;
-    size_t plen = strlen(pattern);
-    if (plen > 4 && !strcmp(pattern + plen - 4, "_act")) {
-        const json_t *last = json_array_get(members, nm - 1);
-        act = json_string_value(json_object_get(last, "op"));
-        act_attrs = json_object_get(last, "attrs");
-    }
+    const json_t *last = emit_fused_act(params);
+    const char *act = last ? json_string_value(json_object_get(last, "op")) : NULL;
     if (act) {
         float alpha, beta;
-        op->post_alg = eltwise_alg(act, act_attrs, &alpha, &beta);
+        op->post_alg = eltwise_alg(act, json_object_get(last, "attrs"), &alpha, &beta);
         if (!op->post_alg)
             return -1;
         op->post_alpha = alpha;

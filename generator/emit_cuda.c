@@ -76,15 +76,13 @@ struct cu_plan {
 static int tensor_of(const json_t *t, struct cu_tensor *out)
 {
     memset(out, 0, sizeof(*out));
-    const json_t *shape = t ? json_object_get(t, "shape") : NULL;
-    if (!shape || json_array_size(shape) > 8)
+    int nd = emit_shape(t, out->d);
+    if (nd < 0)
         return -1;
-    out->nd = (int)json_array_size(shape);
-    for (int k = 0; k < out->nd; k++) {
-        out->d[k] = json_integer_value(json_array_get(shape, (size_t)k));
+    out->nd = nd;
+    for (int k = 0; k < nd; k++)
         if (out->d[k] < 0 || out->d[k] > INT32_MAX)
-            return -1;
-    }
+            return -1; /* cuDNN and cuBLAS take int dims */
     return 0;
 }
 
@@ -591,19 +589,7 @@ static int plan_layer(const json_t *params, struct cu_plan *p)
             continue;
         /* the output with the reduced dims kept as 1 (keepdims only changes the view) */
         p->y = p->x;
-        const json_t *axes = json_object_get(attrs, "axes");
-        if (json_array_size(axes) == 0 && json_array_size(json_object_get(params, "inputs")) > 1)
-            return -1; /* axes given as an input gen could not read */
-        for (int k = 0; k < p->x.nd; k++)
-            if (json_array_size(axes) == 0)
-                p->y.d[k] = 1;
-        for (size_t k = 0; k < json_array_size(axes); k++) {
-            int64_t a = json_integer_value(json_array_get(axes, k));
-            if (a < 0)
-                a += p->x.nd;
-            if (a >= 0 && a < p->x.nd)
-                p->y.d[a] = 1;
-        }
+        emit_reduced_dims(attrs, p->y.d, p->x.nd);
         p->family = "BC_REDUCE";
         p->what = "cudnnReduceTensor";
         p->mode = reductions[i].mode;
@@ -624,11 +610,11 @@ static int plan_fused(const json_t *params, struct cu_plan *p)
         return -1;
     if (plan_layer(first, p) || strcmp(p->family, "BC_CONV"))
         return -1;
-    size_t plen = strlen(pattern);
+    const json_t *last = emit_fused_act(params);
     p->act = "CUDNN_ACTIVATION_IDENTITY";
-    if (plen > 4 && !strcmp(pattern + plen - 4, "_act")) {
-        const json_t *last = json_array_get(members, json_array_size(members) - 1);
-        if (strcmp(json_string_value(json_object_get(last, "op")), "Relu"))
+    if (last) {
+        const char *act = json_string_value(json_object_get(last, "op"));
+        if (!act || strcmp(act, "Relu"))
             return -1; /* cuDNN fuses Relu only */
         p->act = "CUDNN_ACTIVATION_RELU";
     }

@@ -611,11 +611,11 @@ static struct agg_table *agg_rep_devices(struct agg_ctx *k)
     return t;
 }
 
-static struct agg_table *agg_rep_top_layers(struct agg_ctx *k)
+/* The two top tables: per model, the nodes' fastest times summed by layer or by operator type,
+ * each row counting its nodes, ranked largest first with each row's share of the bound */
+static void agg_top_rows(struct agg_ctx *k, struct agg_table *t, int by_op)
 {
-    struct agg_table *t = agg_new("top-layers", "Where the time goes: layers",
-        "Per model: each layer's total (uses x fastest time) and its share of the sequential bound, largest first.",
-        HEAD "rank|layer|op|name|uses|time per use|total|share", HK "itttiuup");
+    int count = by_op ? 5 : 8, total = by_op ? 6 : 10;
     for (int i = 0; i < k->nc; i++) {
         const struct agg_combo *c = &k->c[i];
         struct agg_map seen = {0};
@@ -625,26 +625,39 @@ static struct agg_table *agg_rep_top_layers(struct agg_ctx *k)
             double us = agg_node_us(k, c, n);
             if (isnan(us))
                 continue;
-            intptr_t at = (intptr_t)agg_map_get(&seen, n->layer);
+            const char *key = by_op ? n->op : n->layer;
+            intptr_t at = (intptr_t)agg_map_get(&seen, key);
             if (!at) {
-                const struct agg_layer_info *l = agg_map_get(&k->x->layers, n->layer);
                 int r = agg_row_head(t, c);
-                agg_table_set_text(t, r, 5, n->layer);
-                agg_table_set_text(t, r, 6, n->op);
-                agg_table_set_text(t, r, 7, l ? l->name : "");
-                agg_table_set_num(t, r, 8, 0);
-                agg_table_set_num(t, r, 9, us);
-                agg_table_set_num(t, r, 10, 0);
+                if (by_op) {
+                    agg_table_set_text(t, r, 4, n->op);
+                } else {
+                    const struct agg_layer_info *l = agg_map_get(&k->x->layers, n->layer);
+                    agg_table_set_text(t, r, 5, n->layer);
+                    agg_table_set_text(t, r, 6, n->op);
+                    agg_table_set_text(t, r, 7, l ? l->name : "");
+                    agg_table_set_num(t, r, 9, us);
+                }
+                agg_table_set_num(t, r, count, 0);
+                agg_table_set_num(t, r, total, 0);
                 at = r + 1;
-                agg_map_put(&seen, n->layer, (void *)at);
+                agg_map_put(&seen, key, (void *)at);
             }
             struct agg_cellv *row = &t->cells[(size_t)(at - 1) * (size_t)t->ncols];
-            row[8].v += 1;
-            row[10].v += us;
+            row[count].v += 1;
+            row[total].v += us;
         }
         agg_map_free(&seen, NULL);
-        agg_rank_rows(t, first, 10, 11, 4, c->b.seq);
+        agg_rank_rows(t, first, total, total + 1, by_op ? -1 : 4, c->b.seq);
     }
+}
+
+static struct agg_table *agg_rep_top_layers(struct agg_ctx *k)
+{
+    struct agg_table *t = agg_new("top-layers", "Where the time goes: layers",
+        "Per model: each layer's total (uses x fastest time) and its share of the sequential bound, largest first.",
+        HEAD "rank|layer|op|name|uses|time per use|total|share", HK "itttiuup");
+    agg_top_rows(k, t, 0);
     return t;
 }
 
@@ -653,31 +666,7 @@ static struct agg_table *agg_rep_top_ops(struct agg_ctx *k)
     struct agg_table *t = agg_new("top-ops", "Where the time goes: operator types",
         "Per model: the time of each operator type over its nodes at their fastest, largest first.",
         HEAD "op|nodes|total|share", HK "tiup");
-    for (int i = 0; i < k->nc; i++) {
-        const struct agg_combo *c = &k->c[i];
-        struct agg_map seen = {0};
-        int first = t->nrows;
-        for (int j = 0; j < c->run->nnodes; j++) {
-            const struct agg_node *n = &c->run->nodes[j];
-            double us = agg_node_us(k, c, n);
-            if (isnan(us))
-                continue;
-            intptr_t at = (intptr_t)agg_map_get(&seen, n->op);
-            if (!at) {
-                int r = agg_row_head(t, c);
-                agg_table_set_text(t, r, 4, n->op);
-                agg_table_set_num(t, r, 5, 0);
-                agg_table_set_num(t, r, 6, 0);
-                at = r + 1;
-                agg_map_put(&seen, n->op, (void *)at);
-            }
-            struct agg_cellv *row = &t->cells[(size_t)(at - 1) * (size_t)t->ncols];
-            row[5].v += 1;
-            row[6].v += us;
-        }
-        agg_map_free(&seen, NULL);
-        agg_rank_rows(t, first, 6, 7, -1, c->b.seq);
-    }
+    agg_top_rows(k, t, 1);
     return t;
 }
 
