@@ -14,6 +14,7 @@
 #include "test.h"
 
 static char dir[] = "/tmp/bz-test-agg-XXXXXX";
+static const char *db_file = "t.db"; /* in dir */
 
 static const char *agg_bin(void)
 {
@@ -24,7 +25,7 @@ static int run_agg(const char *args, const char *out, const char *err)
 {
     struct bz_buf cmd;
     bz_buf_init(&cmd);
-    bz_buf_printf(&cmd, "%s --db '%s/t.db' %s > '%s' 2> '%s'", agg_bin(), dir, args, out, err);
+    bz_buf_printf(&cmd, "%s --db '%s/%s' %s > '%s' 2> '%s'", agg_bin(), dir, db_file, args, out, err);
     int st = system(cmd.data);
     bz_buf_free(&cmd);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -424,6 +425,108 @@ static void test_formats_and_errors(void **state)
     free(text);
 }
 
+/* One query's rows as text, "a|b|...|" per row */
+static char *query_text(sqlite3 *db, const char *sql)
+{
+    struct bz_buf b;
+    bz_buf_init(&b);
+    sqlite3_stmt *s;
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        for (int c = 0; c < sqlite3_column_count(s); c++) {
+            const unsigned char *t = sqlite3_column_text(s, c);
+            bz_buf_printf(&b, "%s|", t ? (const char *)t : "NULL");
+        }
+        bz_buf_putc(&b, '\n');
+    }
+    sqlite3_finalize(s);
+    return b.data;
+}
+
+/* The summary tables (best: fastest median per algorithm; pick: the latest choice) that
+ * ingest keeps in memory and writes in batches, held against SQL over the result rows
+ * themselves: three files whose keys overlap and whose times come in no order, a batch of 5
+ * keys so that one file is flushed many times, and the same files again. */
+static void test_summary_tables(void **state)
+{
+    (void)state;
+    db_file = "summary.db";
+    unsigned lcg = 12345;
+#define NEXT() (lcg = lcg * 1103515245u + 12345u, (lcg >> 8) % 1000)
+    static const char *const times[] = {"2026-11-03T00:00:00Z", "2026-11-01T00:00:00Z",
+                                        "2026-11-05T00:00:00Z", "2026-11-02T00:00:00Z",
+                                        "2026-11-04T00:00:00Z", "2026-11-06T00:00:00Z"};
+    char args[4096] = "ingest";
+    for (int file = 0; file < 3; file++) {
+        struct bz_buf b;
+        bz_buf_init(&b);
+        bz_buf_puts(&b, header);
+        for (int t = 2 * file; t < 2 * file + 2; t++) {
+            for (int l = 0; l < 9; l++) {
+                int pick = (int)NEXT() % 4;
+                for (int a = 0; a < 4; a++) {
+                    for (int dev = 0; dev < 2; dev++) {
+                        int ok = NEXT() < 800;
+                        double us = 1 + (double)NEXT();
+                        const char *d = dev ? "cuda" : "cpu";
+                        bz_buf_printf(&b, "1,L%d-f32-a%d,L%d,name,op,%s,a%d,f32,%s,%s,", l, a, l, d, a,
+                                      a == 3 ? "tensor_op" : "default", ok ? "ok" : "unsupported");
+                        if (ok)
+                            bz_buf_printf(&b, "5,%g,%g,%g,%g,%g,0,", us, us, us, us, us);
+                        else
+                            bz_buf_puts(&b, "0,,,,,,,");
+                        bz_buf_printf(&b, "0,1,1,%d,1,D%d,,4,lib,host,%s,%s\n", dev ? 0 : 2, dev,
+                                      times[t], ok && a == pick ? "choice=heuristic" : "");
+                    }
+                }
+            }
+        }
+        char name[32];
+        snprintf(name, sizeof(name), "s%d.csv", file);
+        put_file(name, b.data);
+        bz_buf_free(&b);
+        size_t n = strlen(args);
+        snprintf(args + n, sizeof(args) - n, " '%s/%s'", dir, name);
+    }
+#undef NEXT
+    /* twice: a whole file per batch (keys meet in memory), 5 keys per batch (in the table) */
+    static const char *const batch[] = {NULL, "5"}, *const dbs[] = {"summary.db", "summary5.db"};
+    for (int k = 0; k < 2; k++) {
+        char out[512], err[512], path[512];
+        snprintf(out, sizeof(out), "%s/summary.out", dir);
+        snprintf(err, sizeof(err), "%s/summary.err", dir);
+        db_file = dbs[k];
+        if (batch[k])
+            setenv("BENANZA_AGG_BATCH", batch[k], 1);
+        assert_int_equal(run_agg(args, out, err), 0);
+        assert_int_equal(run_agg(args, out, err), 0);
+        unsetenv("BENANZA_AGG_BATCH");
+        db_file = "t.db";
+        snprintf(path, sizeof(path), "%s/%s", dir, dbs[k]);
+        sqlite3 *db;
+        assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+        char *rows = query_text(db, "SELECT count(*), count(DISTINCT src_ingest) FROM result");
+        assert_string_equal(rows, "432|3|\n"); /* 3 files x 2 times x 9 layers x 4 algos x 2 devices */
+        free(rows);
+        static const char *const pairs[][2] = {
+            {"SELECT * FROM best ORDER BY target, run, layer, prec, algo",
+             "SELECT target, run, layer, prec, algo, min(median_us) FROM result WHERE status='ok'"
+             " GROUP BY target, run, layer, prec, algo ORDER BY target, run, layer, prec, algo"},
+            {"SELECT * FROM pick ORDER BY target, run, layer, prec, choice",
+             "SELECT target, run, layer, prec, choice, chosen, max(time) FROM result WHERE choice IS"
+             " NOT NULL GROUP BY target, run, layer, prec, choice ORDER BY target, run, layer, prec,"
+             " choice"}};
+        for (size_t i = 0; i < 2; i++) {
+            char *kept = query_text(db, pairs[i][0]), *truth = query_text(db, pairs[i][1]);
+            assert_true(strlen(truth) > 100);
+            assert_string_equal(kept, truth);
+            free(kept);
+            free(truth);
+        }
+        sqlite3_close(db);
+    }
+}
+
 void test_agg_group(struct test_totals *tot)
 {
     struct CMUnitTest tests[] = {
@@ -432,6 +535,7 @@ void test_agg_group(struct test_totals *tot)
         cmocka_unit_test(test_ingest_idempotent),
         cmocka_unit_test(test_broken_rows),
         cmocka_unit_test(test_formats_and_errors),
+        cmocka_unit_test(test_summary_tables),
     };
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
