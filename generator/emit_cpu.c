@@ -787,6 +787,8 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         {"Slice", PL_MAP, PL_IDENTITY}, {"Pad", PL_MAP, PL_IDENTITY}, {"Tile", PL_MAP, PL_IDENTITY},
         {"Gelu", PL_UNARY, PL_GELU}, {"PRelu", PL_BINARY, PL_PRELU}, {"HardSwish", PL_UNARY, PL_HARDSWISH},
         {"LeakyRelu", PL_UNARY, PL_LEAKYRELU}, {"Clip", PL_UNARY, PL_CLIP},
+        {"ScatterND", PL_SCATTER_ND, PL_IDENTITY}, {"Split", PL_SPLIT, PL_IDENTITY},
+        {"ArgMax", PL_ARG, PL_MAX}, {"ArgMin", PL_ARG, PL_MIN}, {"TopK", PL_TOPK, PL_IDENTITY},
     };
     const char *name = json_string_value(json_object_get(params, "op"));
     const json_t *attrs = json_object_get(params, "attrs");
@@ -800,7 +802,7 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
     op->kind = ops[found].kind;
     op->fn = ops[found].fn;
     /* the data inputs (Expand's shape is data for shape inference, not for the kernel) */
-    op->nin = op->kind == PL_BINARY || op->kind == PL_GATHER ? 2 : op->kind == PL_WHERE ? 3 : 1;
+    op->nin = op->kind == PL_BINARY || op->kind == PL_GATHER ? 2 : op->kind == PL_WHERE || op->kind == PL_SCATTER_ND ? 3 : 1;
     if (op->kind == PL_BINARY && json_array_size(json_object_get(params, "inputs")) != 2)
         return -1;
     for (int i = 0; i < op->nin; i++)
@@ -837,6 +839,54 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
                 op->step[k] = 1;
             }
         }
+    }
+    if (op->kind == PL_SCATTER_ND) {
+        /* indices [..., q] (q <= rank of data), updates = indices[:-1] + data[q:]; no reduction */
+        const struct pl_tensor *d = &op->in[0], *ix = &op->in[1];
+        if (strcmp(emit_str_attr(attrs, "reduction", "none"), "none") != 0 || ix->nd < 1 ||
+            ix->d[ix->nd - 1] < 1 || ix->d[ix->nd - 1] > d->nd || op->out.nd != d->nd)
+            return -1;
+        int q = (int)ix->d[ix->nd - 1];
+        const struct pl_tensor *u = &op->in[2];
+        if (u->nd != ix->nd - 1 + d->nd - q)
+            return -1;
+        for (int k = 0; k < u->nd; k++)
+            if (u->d[k] != (k < ix->nd - 1 ? ix->d[k] : d->d[k - (ix->nd - 1) + q]))
+                return -1; /* shapes that do not fit together (the kernel would read past them) */
+        op->in[1].dtype = PL_INT64; /* int32 indices are benchmarked as int64 */
+    }
+    if (op->kind == PL_SPLIT || op->kind == PL_ARG || op->kind == PL_TOPK) {
+        int64_t axis = (int64_t)emit_num_attr(attrs, "axis", op->kind == PL_TOPK ? -1 : 0);
+        if (axis < 0)
+            axis += op->in[0].nd;
+        if (axis < 0 || axis >= op->in[0].nd)
+            return -1;
+        op->axis = (int)axis;
+    }
+    if (op->kind == PL_SPLIT) {
+        /* the pieces' sizes from the outputs' shapes; out: the pieces one after the other */
+        size_t n = json_array_size(json_object_get(params, "outputs"));
+        if (n < 1 || n > BZ_ARRAY_LEN(op->split))
+            return -1;
+        for (size_t j = 0; j < n; j++) {
+            struct pl_tensor t;
+            if (pl_tensor_of(emit_io(params, "outputs", j), &t) || t.nd != op->in[0].nd)
+                return -1;
+            op->split[j] = t.d[op->axis];
+        }
+        op->nsplit = (int)n;
+        op->out = op->in[0];
+    }
+    if (op->kind == PL_ARG) {
+        if (op->out.dtype != PL_INT64)
+            return -1;
+        op->flag = emit_num_attr(attrs, "select_last_index", 0) != 0;
+    }
+    if (op->kind == PL_TOPK) {
+        if (op->out.nd != op->in[0].nd)
+            return -1;
+        op->k = op->out.d[op->axis];
+        op->flag = emit_num_attr(attrs, "largest", 1) != 0;
     }
     if (op->kind == PL_GATHER) {
         int64_t axis = (int64_t)emit_num_attr(attrs, "axis", 0);
@@ -902,12 +952,29 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     bz_buf_puts(&init, "},\n    .step = {");
     for (int k = 0; k < op->out.nd; k++)
         bz_buf_printf(&init, "%s%lld", k ? ", " : "", (long long)op->step[k]);
-    bz_buf_puts(&init, "},\n}");
+    bz_buf_puts(&init, "},\n");
+    if (op->k || op->flag)
+        bz_buf_printf(&init, "    .k = %lld,\n    .flag = %d,\n", (long long)op->k, op->flag);
+    if (op->nsplit) {
+        bz_buf_printf(&init, "    .nsplit = %d,\n    .split = {", op->nsplit);
+        for (int j = 0; j < op->nsplit; j++)
+            bz_buf_printf(&init, "%s%lld", j ? ", " : "", (long long)op->split[j]);
+        bz_buf_puts(&init, "},\n");
+    }
+    bz_buf_puts(&init, "}");
     double bytes = (double)pl_count(&op->out) * (double)pl_esize(op->out.dtype), flops = (double)pl_count(&op->out);
     for (int i = 0; i < op->nin; i++)
         bytes += (double)pl_count(&op->in[i]) * (double)pl_esize(op->in[i].dtype);
-    if (op->kind == PL_GATHER || op->kind == PL_CAST || op->kind == PL_EXPAND || op->kind == PL_MAP)
+    if (op->kind == PL_GATHER || op->kind == PL_CAST || op->kind == PL_EXPAND || op->kind == PL_MAP ||
+        op->kind == PL_SCATTER_ND || op->kind == PL_SPLIT)
         flops = 0;
+    if (op->kind == PL_SCATTER_ND) /* the data copied once, then the updates' slices */
+        bytes = 2.0 * (double)pl_count(&op->out) * (double)pl_esize(op->out.dtype) +
+                (double)pl_count(&op->in[1]) * 8 + 2.0 * (double)pl_count(&op->in[2]) * (double)pl_esize(op->in[2].dtype);
+    if (op->kind == PL_ARG || op->kind == PL_TOPK) /* one comparison per input element (and the heap's) */
+        flops = (double)pl_count(&op->in[0]) * (op->kind == PL_TOPK ? 1.0 + log2((double)(op->k > 1 ? op->k : 1)) : 1.0);
+    if (op->kind == PL_TOPK) /* and the indices output */
+        bytes += (double)pl_count(&op->out) * 8;
     char fl[64], by[64];
     snprintf(fl, sizeof(fl), "%.17g", flops);
     snprintf(by, sizeof(by), "%.17g", bytes);

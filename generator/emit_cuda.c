@@ -896,7 +896,8 @@ static int plan_kernel(const json_t *params, bool fused, struct cu_kernel *k)
         k->kind = "BK_LAYERNORM";
         k->what = "LayerNormalization";
     } else {
-        if (emit_plain_plan(params, &k->pl))
+        /* the kinds after PL_MAP (ScatterND, Split, ArgMax/ArgMin, TopK) have no kernel here yet */
+        if (emit_plain_plan(params, &k->pl) || k->pl.kind > PL_MAP)
             return -1;
         k->what = opname;
     }

@@ -23,6 +23,7 @@ static const char *const fixture_names[] = {
     [FIXTURE_RESIDUAL] = "residual",
     [FIXTURE_WIDE_CONCAT] = "wide_concat",
     [FIXTURE_HOSTILE_NAMES] = "hostile_names",
+    [FIXTURE_SELECTIONS] = "selections",
 };
 _Static_assert(BZ_ARRAY_LEN(fixture_names) == FIXTURE_COUNT, "a name per fixture");
 
@@ -103,6 +104,27 @@ static Onnx__TensorProto *init_f32(const char *name, int rank, ...)
     t->has_raw_data = 1;
     t->raw_data.len = n * sizeof(float);
     t->raw_data.data = (uint8_t *)data;
+    return t;
+}
+
+/* a 1-D int64 initializer of n values */
+static Onnx__TensorProto *init_i64(const char *name, int n, ...)
+{
+    Onnx__TensorProto *t = bz_arena_alloc(&fa, sizeof(*t));
+    onnx__tensor_proto__init(t);
+    t->name = s(name);
+    t->has_data_type = 1;
+    t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+    t->n_dims = 1;
+    t->dims = bz_arena_array(&fa, 1, sizeof(int64_t));
+    t->dims[0] = n;
+    t->n_int64_data = (size_t)n;
+    t->int64_data = bz_arena_array(&fa, (size_t)n, sizeof(int64_t));
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++)
+        t->int64_data[i] = va_arg(ap, int64_t);
+    va_end(ap);
     return t;
 }
 
@@ -363,6 +385,32 @@ static Onnx__GraphProto *wide_concat(void)
     return graph("wide_concat", nodes, BZ_ARRAY_LEN(nodes), ins, 1, outs, 1, NULL, 0);
 }
 
+static Onnx__GraphProto *selections(void)
+{
+    Onnx__NodeProto *nodes[] = {
+        node("TopK", "topk_largest", "x,k4", "tv,ti", NULL),
+        node("TopK", "topk_smallest", "x,k3", "sv,si", attr_int("axis", 1), attr_int("largest", 0), NULL),
+        node("Split", "split", "x,sizes", "s0,s1", attr_int("axis", 2), NULL),
+        node("ArgMax", "argmax", "x", "am", attr_int("axis", 1), attr_int("keepdims", 0),
+             attr_int("select_last_index", 1), NULL),
+        node("ScatterND", "scatter", "x,idx,upd", "sc", NULL),
+    };
+    Onnx__TensorProto *idx = init_i64("idx", 12, 0L, 1L, 1L, 5L, 0L, 3L, 1L, 0L, 0L, 0L, 1L, 2L);
+    idx->n_dims = 3; /* [2, 3, 2]: six (n, c) rows */
+    idx->dims = bz_arena_array(&fa, 3, sizeof(int64_t));
+    idx->dims[0] = 2;
+    idx->dims[1] = 3;
+    idx->dims[2] = 2;
+    Onnx__TensorProto *inits[] = {init_i64("k4", 1, 4L), init_i64("k3", 1, 3L), init_i64("sizes", 2, 3L, 7L), idx};
+    Onnx__ValueInfoProto *ins[] = {vi("x", 1, 4, 2L, 6L, 10L, 12L), vi("upd", 1, 4, 2L, 3L, 10L, 12L)};
+    Onnx__ValueInfoProto *outs[] = {
+        vi("tv", 1, 4, 2L, 6L, 10L, 4L), vi("ti", 7, 4, 2L, 6L, 10L, 4L), vi("sv", 1, 4, 2L, 3L, 10L, 12L),
+        vi("si", 7, 4, 2L, 3L, 10L, 12L), vi("s0", 1, 4, 2L, 6L, 3L, 12L), vi("s1", 1, 4, 2L, 6L, 7L, 12L),
+        vi("am", 7, 3, 2L, 10L, 12L), vi("sc", 1, 4, 2L, 6L, 10L, 12L)};
+    return graph("selections", nodes, BZ_ARRAY_LEN(nodes), ins, 2, outs, BZ_ARRAY_LEN(outs), inits,
+                 BZ_ARRAY_LEN(inits));
+}
+
 /* names that would break generated C, shell or Ninja text if pasted in raw */
 #define HOSTILE "*/ \"q\" 'q' \\ $HOME $(id) ../../x\n#define\r\t\xff\xfe\xc3\xa9 ?\?="
 static Onnx__GraphProto *hostile_names(void)
@@ -454,6 +502,7 @@ size_t fixture_build(enum fixture f, uint8_t **out)
     case FIXTURE_RESIDUAL: m.graph = residual(); break;
     case FIXTURE_WIDE_CONCAT: m.graph = wide_concat(); break;
     case FIXTURE_HOSTILE_NAMES: m.graph = hostile_names(); break;
+    case FIXTURE_SELECTIONS: m.graph = selections(); break;
     default: m.graph = broken(f); break;
     }
     BZ_ASSERT(m.graph != NULL);

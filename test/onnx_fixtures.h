@@ -21,6 +21,8 @@ enum fixture {
     FIXTURE_HOSTILE_NAMES,   /* Conv -> Relu -> Transpose -> Add, every name hostile to C, shell
                                 and Ninja text: comment ends, newlines, quotes, backslashes, $,
                                 spaces, ../, bytes that are not UTF-8 */
+    FIXTURE_SELECTIONS,      /* TopK (largest, smallest), Split, ArgMax (last index), ScatterND:
+                                the plain C benchmarks whose semantics are easy to get wrong */
     FIXTURE_COUNT
 };
 

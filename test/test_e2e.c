@@ -50,6 +50,8 @@ static void check_folder(const char *out, const char *model_row)
     }
     free(text);
     print_message("%s: %d benchmarks, %d rows, %d ok\n", out, benches, rows, ok);
+    if (rows != benches)
+        test_sh("cat '%s/results.csv' >&2", out);
     assert_int_equal(rows, benches);
     assert_true(ok > 0);
     assert_int_equal(bad, 0);
@@ -124,6 +126,21 @@ static void e2e_fixture_wide_concat(void **state)
 {
     (void)state;
     e2e_fixture(FIXTURE_WIDE_CONCAT, "1");
+}
+
+/* TopK, Split, ArgMax, ScatterND (plain C): verified in the benchmarks, and each kernel's
+ * output on its own inputs held against onnx's reference by test/oracle/plain_check.py,
+ * together with libonnx-testdata's ArgMax/ArgMin, ScatterND and Split models */
+static void e2e_fixture_selections(void **state)
+{
+    (void)state;
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    e2e_fixture(FIXTURE_SELECTIONS, "2");
+    char out[300];
+    snprintf(out, sizeof(out), "%s/%s", dir, fixture_name(FIXTURE_SELECTIONS));
+    if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
+        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
+    assert_int_equal(test_sh("%s test/oracle/plain_check.py '%s' > '%s.oracle.log'", py, out, out), 0);
 }
 
 /* A shared model at batch 1 with the dim bindings of bench/shared_models.args. */
@@ -220,6 +237,18 @@ static void e2e_instancenorm(void **state)
     e2e_node_models("instancenorm", models, BZ_ARRAY_LEN(models), NULL);
 }
 
+/* libonnx-testdata's selection and scatter models (plain C), against onnx.reference */
+static void e2e_selections(void **state)
+{
+    (void)state;
+    static const char *const models[] = {
+        "argmax_keepdims_random_select_last_index", "argmax_no_keepdims_random", "argmin_default_axis_example",
+        "argmin_negative_axis_keepdims_random_select_last_index", "scatternd", "split_variable_parts_2d",
+        "split_equal_parts_default_axis", "split_zero_size_splits",
+    };
+    e2e_node_models("selection_models", models, BZ_ARRAY_LEN(models), "plain_check.py");
+}
+
 /* Round: oneDNN 2.6 describes it in f32 only; its bf16/f16 rows must say unsupported, not error */
 static void e2e_f32_only(void **state)
 {
@@ -238,7 +267,9 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_fixture_cnn),
         cmocka_unit_test(e2e_fixture_residual),
         cmocka_unit_test(e2e_fixture_wide_concat),
+        cmocka_unit_test(e2e_fixture_selections),
         cmocka_unit_test(e2e_permutations),
+        cmocka_unit_test(e2e_selections),
         cmocka_unit_test(e2e_instancenorm),
         cmocka_unit_test(e2e_f32_only),
         cmocka_unit_test(e2e_shared_cnn),

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Oracle for the plain C benchmarks of a generated folder whose semantics are easy to get
+subtly wrong: ScatterND, Split, ArgMax/ArgMin, TopK. Each such benchmark file is compiled
+into a small driver (the file itself, its main renamed) that runs the benchmark's own setup
+and kernel once and writes the inputs it made and the outputs it computed; onnx's reference
+implementation of the layer (the attributes from the file's layer key) runs on the same
+inputs and must give the same outputs, exactly.
+
+usage: plain_check.py FOLDER   (one line per benchmark; exit 1 on a mismatch or when none ran)"""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+OPS = ("ScatterND", "Split", "ArgMax", "ArgMin", "TopK")
+NP = {1: np.float32, 2: np.uint8, 3: np.int8, 6: np.int32, 7: np.int64, 9: np.bool_, 11: np.float64}
+
+DRIVER = r'''
+#define main benanza_bench_main
+#include "%s"
+#undef main
+#include <stdio.h>
+static void put(const char *dir, const char *name, const void *p, size_t n)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%%s/%%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(p, 1, n, f) != n || fclose(f))
+        exit(2);
+}
+int main(int argc, char **argv)
+{
+    static struct pl_state st;
+    struct bh_opts o;
+    struct bh_result r;
+    memset(&o, 0, sizeof(o));
+    memset(&r, 0, sizeof(r));
+    st.op = &OP;
+    if (argc != 2 || pl_setup(&st, &o, &r) != BH_OK)
+        return 2;
+    pl_kernel(&st);
+    static const char *const names[] = {"in0", "in1", "in2"};
+    for (int i = 0; i < OP.nin; i++)
+        put(argv[1], names[i], st.in[i], (size_t)pl_count(&OP.in[i]) * pl_esize(OP.in[i].dtype));
+    put(argv[1], "out", st.out, (size_t)pl_count(&OP.out) * pl_esize(OP.out.dtype));
+    if (st.aux)
+        put(argv[1], "aux", st.aux, (size_t)pl_count(&OP.out) * 8);
+    pl_teardown(&st);
+    (void)benanza_bench_main;
+    return 0;
+}
+'''
+
+
+def tensor_of(text, field):
+    """(dtype, shape) of `.in[i]`/`.out` in the file's OP initializer"""
+    init = re.search(r"static const struct pl_op OP = \{(.*?)\n\};", text, re.S).group(1)
+    if field == "out":
+        m = re.search(r"\.out = \{(\d+), (\d+), \{([^}]*)\}\}", init)
+        return int(m.group(1)), [int(v) for v in m.group(3).split(",")][: int(m.group(2))]
+    ins = re.search(r"\.in = \{(.*)\},\n", init).group(1)
+    parts = re.findall(r"\{(\d+), (\d+), \{([^}]*)\}\}", ins)
+    dt, nd, dims = parts[field]
+    return int(dt), [int(v) for v in dims.split(",")][: int(nd)]
+
+
+def reference(key, inputs):
+    """onnx.reference on the layer (opset 13: Split's sizes and TopK's k as inputs)"""
+    op = key["op"]
+    attrs = dict(key["attrs"])
+    names = ["x%d" % i for i in range(len(inputs))]
+    feeds = dict(zip(names, inputs))
+    inits = []
+    if op == "Split":
+        attrs.pop("split", None)
+        axis = attrs.get("axis", 0) % len(inputs[0].shape)
+        sizes = [o["shape"][axis] for o in key["outputs"]]
+        inits.append(numpy_helper.from_array(np.array(sizes, dtype=np.int64), "split"))
+        names.append("split")
+    if op == "TopK":
+        axis = attrs.get("axis", -1) % len(inputs[0].shape)
+        inits.append(numpy_helper.from_array(np.array([key["outputs"][0]["shape"][axis]], dtype=np.int64), "k"))
+        names.append("k")
+    outs = ["y%d" % i for i in range(len(key["outputs"]))]
+    node = helper.make_node(op, names, outs, **attrs)
+    graph = helper.make_graph(
+        [node], "g",
+        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape) for n, v in feeds.items()],
+        [helper.make_tensor_value_info(n, TensorProto.UNDEFINED, None) for n in outs], initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    return ReferenceEvaluator(model).run(None, feeds)
+
+
+def check(path, key, text, tmp):
+    exe = os.path.join(tmp, "driver")
+    with open(exe + ".c", "w") as f:
+        f.write(DRIVER % os.path.abspath(path))
+    subprocess.run(["cc", "-std=c11", "-O1", "-w", exe + ".c", "-o", exe, "-lm"], check=True)
+    subprocess.run([exe, tmp], check=True)
+    inputs = []
+    nin = int(re.search(r"\.nin = (\d+)", text).group(1))
+    for i in range(nin):
+        dt, shape = tensor_of(text, i)
+        inputs.append(np.fromfile(os.path.join(tmp, "in%d" % i), dtype=NP[dt]).reshape(shape))
+    odt, oshape = tensor_of(text, "out")
+    got = np.fromfile(os.path.join(tmp, "out"), dtype=NP[odt])
+    want = reference(key, inputs)
+    if key["op"] == "Split":  # the pieces one after the other
+        return np.array_equal(got, np.concatenate([w.ravel() for w in want]))
+    if key["op"] == "TopK":
+        idx = np.fromfile(os.path.join(tmp, "aux"), dtype=np.int64)
+        return np.array_equal(got, want[0].ravel()) and np.array_equal(idx, want[1].ravel())
+    return np.array_equal(got, want[0].ravel())
+
+
+def main():
+    bad = checked = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in sorted(glob.glob(sys.argv[1] + "/bench/*-c_plain.c")):
+            text = open(path).read()
+            m = re.search(r"^ \* layer key: (\{.*\})$", text, re.M)
+            if not m:
+                continue
+            key = json.loads(m.group(1))
+            if key["op"] not in OPS:
+                continue
+            ok = check(path, key, text, tmp)
+            bad += not ok
+            checked += 1
+            print("%s %s: %s" % (os.path.basename(path), key["op"], "ok" if ok else "WRONG"))
+    print("%d plain C layers checked against onnx.reference, %d wrong" % (checked, bad))
+    return 1 if bad or not checked else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
