@@ -407,7 +407,8 @@ static int agg_pend_flush(struct agg_ing *g, struct agg_map *m, sqlite3_stmt *st
     for (size_t i = 0; i < m->cap; i++)
         if (m->slots[i].key)
             m->slots[n++] = m->slots[i];
-    qsort(m->slots, n, sizeof(*m->slots), agg_slot_cmp);
+    if (n) /* an empty map has no slots at all (qsort of NULL is undefined) */
+        qsort(m->slots, n, sizeof(*m->slots), agg_slot_cmp);
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         const char *k = m->slots[i].key;
