@@ -295,6 +295,15 @@ static inline int pl_topk_before(int largest, double av, double ai, double bv, d
     return ai < bi;
 }
 
+static inline void pl_heap_swap(double *h, int64_t a, int64_t b)
+{
+    double v = h[2 * a], x = h[2 * a + 1];
+    h[2 * a] = h[2 * b];
+    h[2 * a + 1] = h[2 * b + 1];
+    h[2 * b] = v;
+    h[2 * b + 1] = x;
+}
+
 /* the heap of the k best so far, the worst at its root; (value, index) pairs in h */
 static inline void pl_heap_down(double *h, int64_t n, int64_t i, int largest)
 {
@@ -306,11 +315,7 @@ static inline void pl_heap_down(double *h, int64_t n, int64_t i, int largest)
             w = c2;
         if (w == i)
             return;
-        double v = h[2 * i], x = h[2 * i + 1];
-        h[2 * i] = h[2 * w];
-        h[2 * i + 1] = h[2 * w + 1];
-        h[2 * w] = v;
-        h[2 * w + 1] = x;
+        pl_heap_swap(h, i, w);
         i = w;
     }
 }
@@ -333,13 +338,8 @@ static inline void pl_kernel_topk(struct pl_state *s)
                     h[2 * i] = v;
                     h[2 * i + 1] = (double)t;
                     while (i > 0 && pl_topk_before(largest, h[2 * ((i - 1) / 2)], h[2 * ((i - 1) / 2) + 1], h[2 * i], h[2 * i + 1])) {
-                        int64_t u = (i - 1) / 2;
-                        double tv = h[2 * u], ti = h[2 * u + 1];
-                        h[2 * u] = h[2 * i];
-                        h[2 * u + 1] = h[2 * i + 1];
-                        h[2 * i] = tv;
-                        h[2 * i + 1] = ti;
-                        i = u;
+                        pl_heap_swap(h, i, (i - 1) / 2);
+                        i = (i - 1) / 2;
                     }
                 } else if (k > 0 && pl_topk_before(largest, v, (double)t, h[0], h[1])) {
                     h[0] = v;

@@ -280,6 +280,24 @@ static void test_advice_fusion_precision(void **state)
     json_decref(j);
 }
 
+/* One query's rows as text, "a|b|...|" per row */
+static char *query_text(sqlite3 *db, const char *sql)
+{
+    struct bz_buf b;
+    bz_buf_init(&b);
+    sqlite3_stmt *s;
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        for (int c = 0; c < sqlite3_column_count(s); c++) {
+            const unsigned char *t = sqlite3_column_text(s, c);
+            bz_buf_printf(&b, "%s|", t ? (const char *)t : "NULL");
+        }
+        bz_buf_putc(&b, '\n');
+    }
+    sqlite3_finalize(s);
+    return b.data;
+}
+
 static char *db_dump(void)
 {
     char path[512];
@@ -296,16 +314,10 @@ static char *db_dump(void)
         "SELECT * FROM best ORDER BY target, run, layer, prec, algo",
         "SELECT * FROM pick ORDER BY target, run, layer, prec, choice"};
     for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
-        sqlite3_stmt *s;
-        assert_int_equal(sqlite3_prepare_v2(db, q[i], -1, &s, NULL), SQLITE_OK);
-        while (sqlite3_step(s) == SQLITE_ROW) {
-            for (int c = 0; c < sqlite3_column_count(s); c++) {
-                const unsigned char *t = sqlite3_column_text(s, c);
-                bz_buf_printf(&b, "%s|", t ? (const char *)t : "NULL");
-            }
-            bz_buf_putc(&b, '\n');
-        }
-        sqlite3_finalize(s);
+        char *rows = query_text(db, q[i]);
+        if (rows) /* NULL: the table is empty */
+            bz_buf_puts(&b, rows);
+        free(rows);
     }
     sqlite3_close(db);
     return b.data;
@@ -423,24 +435,6 @@ static void test_formats_and_errors(void **state)
     char *text = slurp(args);
     assert_true(strncmp(text, "model,batch,type,device,", 24) == 0);
     free(text);
-}
-
-/* One query's rows as text, "a|b|...|" per row */
-static char *query_text(sqlite3 *db, const char *sql)
-{
-    struct bz_buf b;
-    bz_buf_init(&b);
-    sqlite3_stmt *s;
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        for (int c = 0; c < sqlite3_column_count(s); c++) {
-            const unsigned char *t = sqlite3_column_text(s, c);
-            bz_buf_printf(&b, "%s|", t ? (const char *)t : "NULL");
-        }
-        bz_buf_putc(&b, '\n');
-    }
-    sqlite3_finalize(s);
-    return b.data;
 }
 
 /* The summary tables (best: fastest median per algorithm; pick: the latest choice) that

@@ -403,16 +403,18 @@ static void agg_pend_free(void *v)
  * choice, then the values) in key order and empties it; -1 on a database failure */
 static int agg_pend_flush(struct agg_ing *g, struct agg_map *m, sqlite3_stmt *stmt, int is_pick)
 {
+    /* the live slots, sorted, in an array of their own: the map itself stays as it is
+     * and agg_map_free empties it */
     size_t n = 0;
+    struct agg_map_slot *v = agg_xmalloc((m->n ? m->n : 1) * sizeof(*v));
     for (size_t i = 0; i < m->cap; i++)
         if (m->slots[i].key)
-            m->slots[n++] = m->slots[i];
-    if (n) /* an empty map has no slots at all (qsort of NULL is undefined) */
-        qsort(m->slots, n, sizeof(*m->slots), agg_slot_cmp);
+            v[n++] = m->slots[i];
+    qsort(v, n, sizeof(*v), agg_slot_cmp);
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
-        const char *k = m->slots[i].key;
-        const struct agg_pend *p = m->slots[i].val;
+        const char *k = v[i].key;
+        const struct agg_pend *p = v[i].val;
         const char *layer = k + 21, *prec = layer + p->layer_len + 1;
         sqlite3_reset(stmt);
         sqlite3_bind_int64(stmt, 1, strtoll(k, NULL, 10));
@@ -430,14 +432,8 @@ static int agg_pend_flush(struct agg_ing *g, struct agg_map *m, sqlite3_stmt *st
             rc = agg_sql_fail(g, "insert");
     }
     sqlite3_reset(stmt);
-    /* the slots were compacted by the sort: free what they hold and start afresh */
-    for (size_t i = 0; i < n; i++) {
-        free(m->slots[i].key);
-        agg_pend_free(m->slots[i].val);
-    }
-    free(m->slots);
-    m->slots = NULL;
-    m->n = m->cap = 0;
+    free(v);
+    agg_map_free(m, agg_pend_free);
     return rc;
 }
 
