@@ -11,19 +11,13 @@ import re
 import sys
 
 import numpy as np
-from onnx import TensorProto, helper
-from onnx.reference import ReferenceEvaluator
+from single_node import run_node
 
 OPS = ("Transpose", "DepthToSpace", "SpaceToDepth")
 
 
 def reference(key, x):
-    attrs = {k: v for k, v in key["attrs"].items()}
-    node = helper.make_node(key["op"], ["x"], ["y"], **attrs)
-    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    return ReferenceEvaluator(model).run(None, {"x": x})[0]
+    return run_node(key["op"], dict(key["attrs"]), {"x": x})[0]
 
 
 def main():

@@ -16,8 +16,8 @@ import sys
 import tempfile
 
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
-from onnx.reference import ReferenceEvaluator
+from onnx import numpy_helper
+from single_node import run_node
 
 OPS = ("ScatterND", "Split", "ArgMax", "ArgMin", "TopK")
 NP = {1: np.float32, 2: np.uint8, 3: np.int8, 6: np.int32, 7: np.int64, 9: np.bool_, 11: np.float64}
@@ -75,27 +75,17 @@ def reference(key, inputs):
     """onnx.reference on the layer (opset 13: Split's sizes and TopK's k as inputs)"""
     op = key["op"]
     attrs = dict(key["attrs"])
-    names = ["x%d" % i for i in range(len(inputs))]
-    feeds = dict(zip(names, inputs))
-    inits = []
+    feeds = {"x%d" % i: v for i, v in enumerate(inputs)}
+    extra = []
     if op == "Split":
         attrs.pop("split", None)
         axis = attrs.get("axis", 0) % len(inputs[0].shape)
-        sizes = [o["shape"][axis] for o in key["outputs"]]
-        inits.append(numpy_helper.from_array(np.array(sizes, dtype=np.int64), "split"))
-        names.append("split")
+        extra.append(("split", [o["shape"][axis] for o in key["outputs"]]))
     if op == "TopK":
         axis = attrs.get("axis", -1) % len(inputs[0].shape)
-        inits.append(numpy_helper.from_array(np.array([key["outputs"][0]["shape"][axis]], dtype=np.int64), "k"))
-        names.append("k")
-    outs = ["y%d" % i for i in range(len(key["outputs"]))]
-    node = helper.make_node(op, names, outs, **attrs)
-    graph = helper.make_graph(
-        [node], "g",
-        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape) for n, v in feeds.items()],
-        [helper.make_tensor_value_info(n, TensorProto.UNDEFINED, None) for n in outs], initializer=inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    return ReferenceEvaluator(model).run(None, feeds)
+        extra.append(("k", [key["outputs"][0]["shape"][axis]]))
+    inits = [numpy_helper.from_array(np.array(v, dtype=np.int64), n) for n, v in extra]
+    return run_node(op, attrs, feeds, inits, [n for n, _ in extra], len(key["outputs"]))
 
 
 def check(path, key, text, tmp):
