@@ -245,10 +245,16 @@ static int plan_conv(const json_t *params, struct cu_plan *p, bool transposed)
         /* the data gradient of the convolution from y to x: ONNX weights [IC, OC/g, k...] are
          * that convolution's filter [K, C, k...]; output_padding is in y's size */
         for (int k = 0; k < p->nsp; k++) {
+            /* cuDNN pads both sides alike: the smaller pad, or the larger where the smaller
+             * cannot give y's size (an odd SAME padding) */
             int pb = pads[k], pe = pads[k + p->nsp];
-            p->pad[k] = pb < pe ? pb : pe;
-            int64_t ek = (int64_t)(kernel[k] - 1) * p->dil[k] + 1;
-            int64_t need = (p->x.d[2 + k] - 1) * p->stride[k] + ek - 2 * p->pad[k];
+            int64_t ek = (int64_t)(kernel[k] - 1) * p->dil[k] + 1, need = 0;
+            for (int larger = 0; larger < 2; larger++) {
+                p->pad[k] = (pb < pe) != larger ? pb : pe;
+                need = (p->x.d[2 + k] - 1) * p->stride[k] + ek - 2 * p->pad[k];
+                if (p->y.d[2 + k] >= need && p->y.d[2 + k] <= need + p->stride[k] - 1)
+                    break;
+            }
             if (p->y.d[2 + k] < need || p->y.d[2 + k] > need + p->stride[k] - 1) {
                 note(p, "output dim %d run as %lld (from %lld) for padding %d+%d", 2 + k, (long long)need,
                      (long long)p->y.d[2 + k], pb, pe);

@@ -409,6 +409,124 @@ static inline enum bh_status bd_verify_concat(struct bd_state *b, struct bh_resu
     return BH_OK;
 }
 
+/* The largest error, relative to the largest reference value, accepted in each type. */
+static inline double bd_tolerance(dnnl_data_type_t dt)
+{
+    return dt == dnnl_f32 ? 1e-4 : dt == dnnl_f16 ? 5e-3 : 3e-2;
+}
+
+/* A deconvolution (ConvTranspose) has no reference implementation in oneDNN: the reference
+ * here is the definition in plain C, in double, on plain f32 copies of the very inputs the
+ * implementation read. Each input element scatters into the outputs its kernel reaches:
+ * dst[n, g, oc, o] += src[n, g, ic, i] * wei[g, oc, ic, k] where o = i * stride - pad_l +
+ * k * dilation (every spatial dim; the missing ones count as size 1), then the bias. */
+static inline enum bh_status bd_verify_deconv(struct bd_state *b, struct bh_result *r)
+{
+    BD_CHECK(r, dnnl_primitive_execute(b->prim, b->stream, b->nexec, b->exec));
+    BD_CHECK(r, dnnl_stream_wait(b->stream));
+    const struct bd_op *op = b->op;
+    if (op->post_sum || op->post_alg) { /* gen fuses nothing into a deconvolution */
+        bh_note(r, "not verified: the plain C deconvolution has no post-ops");
+        return BH_OK;
+    }
+    enum { S, W, B, D, NPART };
+    const int which[NPART] = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS, DNNL_ARG_DST};
+    dnnl_memory_t plain[NPART] = {NULL, NULL, NULL, NULL};
+    float *data[NPART] = {NULL, NULL, NULL, NULL};
+    dnnl_status_t st = dnnl_success;
+    for (int i = 0; i < b->nargs && st == dnnl_success; i++)
+        for (int p = 0; p < NPART; p++) {
+            const dnnl_memory_desc_t *md;
+            if (b->args[i].arg != which[p] || !b->mem[i])
+                continue;
+            dnnl_memory_get_memory_desc(b->mem[i], &md);
+            st = bd_plain_copy(b->eng, b->stream, b->mem[i], md, &plain[p], &data[p]);
+        }
+    int64_t nelem = op->dst.d[0];
+    for (int k = 1; k < op->dst.nd; k++)
+        nelem *= op->dst.d[k];
+    double *acc = st == dnnl_success && data[S] && data[W] && data[D] ? calloc((size_t)nelem, sizeof(double)) : NULL;
+    if (!acc) {
+        for (int p = 0; p < NPART; p++)
+            if (plain[p])
+                dnnl_memory_destroy(plain[p]);
+        BD_CHECK(r, st);
+        bh_note(r, "no memory for the reference deconvolution (%lld outputs)", (long long)nelem);
+        return BH_OOM;
+    }
+    /* sizes as [N][G][C/G][D][H][W]; the weights [G][OC/G][IC/G][KD][KH][KW] */
+    int nsp = op->nsp, grouped = op->wei.nd == op->src.nd + 1;
+    int64_t N = op->src.d[0], G = grouped ? op->wei.d[0] : 1;
+    int64_t OCG = op->wei.d[grouped], ICG = op->wei.d[grouped + 1];
+    int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, ker[3] = {1, 1, 1}, str[3] = {1, 1, 1}, dil[3] = {1, 1, 1},
+            pad[3] = {0, 0, 0};
+    for (int k = 0; k < nsp; k++) {
+        int j = 3 - nsp + k;
+        in[j] = op->src.d[2 + k];
+        out[j] = op->dst.d[2 + k];
+        ker[j] = op->kernel[k];
+        str[j] = op->strides[k];
+        dil[j] = op->dil[k];
+        pad[j] = op->pl[k];
+    }
+    int64_t insz = in[0] * in[1] * in[2], outsz = out[0] * out[1] * out[2], kvol = ker[0] * ker[1] * ker[2];
+    const float *src = data[S], *wei = data[W];
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t g = 0; g < G; g++)
+            for (int64_t ic = 0; ic < ICG; ic++) {
+                const float *x = src + ((n * G + g) * ICG + ic) * insz;
+                for (int64_t i0 = 0; i0 < in[0]; i0++)
+                    for (int64_t i1 = 0; i1 < in[1]; i1++)
+                        for (int64_t i2 = 0; i2 < in[2]; i2++) {
+                            double v = x[(i0 * in[1] + i1) * in[2] + i2];
+                            for (int64_t k0 = 0; k0 < ker[0]; k0++) {
+                                int64_t o0 = i0 * str[0] - pad[0] + k0 * dil[0];
+                                if (o0 < 0 || o0 >= out[0])
+                                    continue;
+                                for (int64_t k1 = 0; k1 < ker[1]; k1++) {
+                                    int64_t o1 = i1 * str[1] - pad[1] + k1 * dil[1];
+                                    if (o1 < 0 || o1 >= out[1])
+                                        continue;
+                                    for (int64_t k2 = 0; k2 < ker[2]; k2++) {
+                                        int64_t o2 = i2 * str[2] - pad[2] + k2 * dil[2];
+                                        if (o2 < 0 || o2 >= out[2])
+                                            continue;
+                                        int64_t o = (o0 * out[1] + o1) * out[2] + o2;
+                                        int64_t k = (k0 * ker[1] + k1) * ker[2] + k2;
+                                        double *y = acc + (n * G + g) * OCG * outsz + o;
+                                        const float *w = wei + (g * OCG * ICG + ic) * kvol + k;
+                                        for (int64_t oc = 0; oc < OCG; oc++)
+                                            y[oc * outsz] += v * w[oc * ICG * kvol];
+                                    }
+                                }
+                            }
+                        }
+            }
+    double maxdiff = 0, maxref = 0;
+    for (int64_t e = 0; e < nelem; e++) {
+        double want = acc[e] + (data[B] ? data[B][(e / outsz) % (G * OCG)] : 0.0);
+        double d = fabs((double)data[D][e] - want);
+        if (d > maxdiff || d != d)
+            maxdiff = d != d ? INFINITY : d;
+        if (fabs(want) > maxref)
+            maxref = fabs(want);
+    }
+    free(acc);
+    for (int p = 0; p < NPART; p++)
+        if (plain[p])
+            dnnl_memory_destroy(plain[p]);
+    double err = maxdiff / (maxref > 1e-6 ? maxref : 1e-6);
+    double tol = bd_tolerance(op->dt);
+    if (!(err <= tol)) {
+        bh_note(r, "output differs from the plain C deconvolution: max error %.3g of the largest value (tolerance %.0e)",
+                err, tol);
+        return BH_WRONG;
+    }
+    bh_note(r, "verified against the reference, a plain C deconvolution (oneDNN has none): max error %.3g "
+               "(tolerance %.0e)", err, tol);
+    return BH_OK;
+}
+
 /* Runs the benchmarked implementation and the reference on the same inputs (each in its
  * own layouts) and compares every output within the tolerance of the type. */
 static inline enum bh_status bd_verify(void *state, struct bh_result *r)
@@ -418,6 +536,8 @@ static inline enum bh_status bd_verify(void *state, struct bh_result *r)
         return bd_verify_reorder(b, r);
     if (b->op->family == BD_CONCAT)
         return bd_verify_concat(b, r);
+    if (b->op->family == BD_DECONV)
+        return bd_verify_deconv(b, r);
     dnnl_primitive_desc_t rpd;
     enum bh_status st = bd_select(b, "ref", 1, &rpd, r);
     if (st != BH_OK) {
@@ -434,7 +554,7 @@ static inline enum bh_status bd_verify(void *state, struct bh_result *r)
     BD_CHECK(r, dnnl_primitive_execute(rp, b->stream, nr, rexec));
     BD_CHECK(r, dnnl_primitive_execute(b->prim, b->stream, b->nexec, b->exec));
     BD_CHECK(r, dnnl_stream_wait(b->stream));
-    double tol = b->op->dt == dnnl_f32 ? 1e-4 : b->op->dt == dnnl_f16 ? 5e-3 : 3e-2;
+    double tol = bd_tolerance(b->op->dt);
     double worst = 0;
     for (int i = 0; i < b->nargs; i++) {
         if (!b->args[i].output || !b->mem[i] || !rmem[i])

@@ -24,6 +24,7 @@ static const char *const fixture_names[] = {
     [FIXTURE_WIDE_CONCAT] = "wide_concat",
     [FIXTURE_HOSTILE_NAMES] = "hostile_names",
     [FIXTURE_SELECTIONS] = "selections",
+    [FIXTURE_DECONV] = "deconv",
 };
 _Static_assert(BZ_ARRAY_LEN(fixture_names) == FIXTURE_COUNT, "a name per fixture");
 
@@ -411,6 +412,28 @@ static Onnx__GraphProto *selections(void)
                  BZ_ARRAY_LEN(inits));
 }
 
+static Onnx__GraphProto *deconv(void)
+{
+    Onnx__NodeProto *nodes[] = {
+        node("ConvTranspose", "grouped", "x,w,b", "y", attr_int("group", 2), attr_ints("strides", 2, 2L, 1L),
+             attr_ints("dilations", 2, 2L, 1L), attr_ints("pads", 4, 1L, 0L, 1L, 0L),
+             attr_ints("output_padding", 2, 1L, 0L), NULL),
+        node("ConvTranspose", "depthwise_1d", "x1,w1", "y1", attr_int("group", 4), attr_ints("strides", 1, 3L),
+             attr_ints("pads", 2, 1L, 2L), NULL),
+        node("ConvTranspose", "volume", "x2,w2,b2", "y2", attr_ints("strides", 3, 2L, 2L, 2L), NULL),
+    };
+    Onnx__TensorProto *inits[] = {
+        init_f32("w", 4, 4L, 3L, 3L, 2L), init_f32("b", 1, 6L), init_f32("w1", 3, 4L, 1L, 3L),
+        init_f32("w2", 5, 2L, 3L, 2L, 2L, 2L), init_f32("b2", 1, 3L),
+    };
+    Onnx__ValueInfoProto *ins[] = {vi("x", 1, 4, 2L, 4L, 6L, 5L), vi("x1", 1, 3, 2L, 4L, 7L),
+                                   vi("x2", 1, 5, 2L, 2L, 3L, 4L, 4L)};
+    Onnx__ValueInfoProto *outs[] = {vi("y", 1, 4, 2L, 6L, 14L, 6L), vi("y1", 1, 3, 2L, 4L, 18L),
+                                    vi("y2", 1, 5, 2L, 3L, 6L, 8L, 8L)};
+    return graph("deconv", nodes, BZ_ARRAY_LEN(nodes), ins, BZ_ARRAY_LEN(ins), outs, BZ_ARRAY_LEN(outs), inits,
+                 BZ_ARRAY_LEN(inits));
+}
+
 /* names that would break generated C, shell or Ninja text if pasted in raw */
 #define HOSTILE "*/ \"q\" 'q' \\ $HOME $(id) ../../x\n#define\r\t\xff\xfe\xc3\xa9 ?\?="
 static Onnx__GraphProto *hostile_names(void)
@@ -503,6 +526,7 @@ size_t fixture_build(enum fixture f, uint8_t **out)
     case FIXTURE_WIDE_CONCAT: m.graph = wide_concat(); break;
     case FIXTURE_HOSTILE_NAMES: m.graph = hostile_names(); break;
     case FIXTURE_SELECTIONS: m.graph = selections(); break;
+    case FIXTURE_DECONV: m.graph = deconv(); break;
     default: m.graph = broken(f); break;
     }
     BZ_ASSERT(m.graph != NULL);

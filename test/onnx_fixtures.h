@@ -23,6 +23,8 @@ enum fixture {
                                 spaces, ../, bytes that are not UTF-8 */
     FIXTURE_SELECTIONS,      /* TopK (largest, smallest), Split, ArgMax (last index), ScatterND:
                                 the plain C benchmarks whose semantics are easy to get wrong */
+    FIXTURE_DECONV,          /* ConvTranspose grouped + dilated + strided + output_padding (2-D), depthwise
+                                (1-D, uneven pads), 3-D with bias: verified by a plain C deconvolution */
     FIXTURE_COUNT
 };
 

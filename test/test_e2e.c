@@ -249,6 +249,29 @@ static void e2e_selections(void **state)
     e2e_node_models("selection_models", models, BZ_ARRAY_LEN(models), "plain_check.py");
 }
 
+/* ConvTranspose: oneDNN has no reference deconvolution, so --verify holds each
+ * implementation against a plain C one; test/oracle/deconv_check.py holds both the operation
+ * gen describes and that plain C against onnx's reference, on the benchmark's own inputs.
+ * The fixture has grouped, dilated, strided (with output_padding), depthwise 1-D and 3-D
+ * layers; libonnx-testdata adds pads, auto_pad SAME, output_shape and kernel_shape. */
+static void e2e_deconv(void **state)
+{
+    (void)state;
+    e2e_fixture(FIXTURE_DECONV, "2");
+    char out[300];
+    snprintf(out, sizeof(out), "%s/%s", dir, fixture_name(FIXTURE_DECONV));
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
+        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
+    assert_int_equal(test_sh("%s test/oracle/deconv_check.py '%s' > '%s.oracle.log'", py, out, out), 0);
+    static const char *const models[] = {
+        "convtranspose", "convtranspose_1d", "convtranspose_3d", "convtranspose_autopad_same",
+        "convtranspose_dilations", "convtranspose_kernel_shape", "convtranspose_output_shape", "convtranspose_pad",
+        "convtranspose_pads", "convtranspose_with_kernel",
+    };
+    e2e_node_models("deconv_models", models, BZ_ARRAY_LEN(models), "deconv_check.py");
+}
+
 /* Round: oneDNN 2.6 describes it in f32 only; its bf16/f16 rows must say unsupported, not error */
 static void e2e_f32_only(void **state)
 {
@@ -272,6 +295,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_selections),
         cmocka_unit_test(e2e_instancenorm),
         cmocka_unit_test(e2e_f32_only),
+        cmocka_unit_test(e2e_deconv),
         cmocka_unit_test(e2e_shared_cnn),
         cmocka_unit_test(e2e_shared_transformer),
         cmocka_unit_test(e2e_shared_lstm),

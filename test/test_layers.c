@@ -176,6 +176,44 @@ static void fusion_of_a_residual_block(void **state)
     free(m);
 }
 
+/* ConvTranspose pads from the output size (auto_pad SAME, output_shape): libonnx-testdata's
+ * models, worked out by hand from the operator's definition. output_shape [10, 8] with
+ * strides [3, 2] on a 3x3 input and a 3x3 kernel: total padding 3*2 + 3 - 10 = -1 and
+ * 2*2 + 3 - 8 = -1, no pad at the start and the end's -1 is one more output_padding: the very
+ * layer that convtranspose_pad states with output_padding [1, 1]. SAME_UPPER, stride 2, 3x3
+ * input and kernel: output 6, total 2*2 + 3 - 6 = 1, the odd pixel at the end. */
+static void transposed_pads_from_the_output_size(void **state)
+{
+    (void)state;
+    const char *data = test_env("BENANZA_ONNX_TESTDATA", "/usr/share/libonnx-testdata/data");
+    static const char *const names[] = {"convtranspose_output_shape", "convtranspose_pad", "convtranspose_autopad_same"};
+    char *models[3];
+    for (int i = 0; i < 3; i++) {
+        models[i] = bz_malloc(strlen(data) + 64);
+        sprintf(models[i], "%s/node/test_%s/model.onnx", data, names[i]);
+        if (access(models[i], R_OK) != 0) {
+            for (int k = 0; k <= i; k++)
+                free(models[k]);
+            TEST_SKIP("skipped: no libonnx-testdata at %s\n", data);
+        }
+    }
+    struct pipeline p;
+    int64_t b = 0;
+    run_pipeline(&p, models, 3, &b, 1);
+    assert_int_equal(p.n_runs, 3);
+    assert_int_equal(p.runs[0].layer[0], p.runs[1].layer[0]);
+    const struct layer *l = &p.layers.v[p.runs[0].layer[0]];
+    assert_non_null(strstr(l->key, "\"output_padding\":[1,1],\"pads\":[0,0,0,0],\"strides\":[3,2]"));
+    assert_null(strstr(l->key, "output_shape"));
+    l = &p.layers.v[p.runs[2].layer[0]];
+    assert_non_null(strstr(l->key, "\"output_padding\":[0,0],\"pads\":[0,0,1,1],\"strides\":[2,2]"));
+    assert_null(strstr(l->key, "auto_pad"));
+    assert_int_equal(p.layers.n, 2);
+    pipeline_free(&p);
+    for (int i = 0; i < 3; i++)
+        free(models[i]);
+}
+
 void test_layers_group(struct test_totals *tot)
 {
     if (!mkdtemp(dir)) {
@@ -187,6 +225,7 @@ void test_layers_group(struct test_totals *tot)
         cmocka_unit_test(fusion_of_a_transformer_block),
         cmocka_unit_test(fusion_of_a_residual_block),
         cmocka_unit_test(dedupe_across_models_and_batches),
+        cmocka_unit_test(transposed_pads_from_the_output_size),
     };
     test_group_run(tot, "layers", tests, BZ_ARRAY_LEN(tests));
     rmdir(dir);

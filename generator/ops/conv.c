@@ -116,6 +116,30 @@ static void canon_conv(const struct canon_ctx *c, struct json_t *attrs, struct b
         }
         for (int i = 0; i < nsp; i++)
             op[i] = n > i ? v[i] : 0;
+        a = ir_node_attr(c->n, "auto_pad");
+        const char *ap = a && a->type == IR_ATTR_STRING ? a->u.s.data : "NOTSET";
+        bool same = !strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER");
+        a = ir_node_attr(c->n, "output_shape");
+        if (same || (a && a->type == IR_ATTR_INTS && (int)a->count >= nsp)) {
+            /* the pads come from the output size, not from the convolution's SAME rule
+             * (canon_window's): total = s (in - 1) + output_padding + (k - 1) d + 1 - out,
+             * the odd pixel at the start except with SAME_UPPER (floor division, as onnx's
+             * reference implementation); a negative end pad (an output larger than the
+             * kernel reaches) is the same as that much more output_padding */
+            const struct ir_type *y = canon_out(c, 0);
+            for (int i = 0; i < nsp; i++) {
+                int64_t total = s[i] * (x->dims[2 + i].value - 1) + op[i] + (k[i] - 1) * d[i] + 1 -
+                                y->dims[2 + i].value;
+                int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2);
+                p[i] = !strcmp(ap, "SAME_UPPER") ? half : total - half;
+                p[i + nsp] = total - p[i];
+                if (p[i + nsp] < 0) {
+                    op[i] -= p[i + nsp];
+                    p[i + nsp] = 0;
+                }
+            }
+            canon_set_ints(attrs, "pads", p, 2 * nsp);
+        }
         canon_set_ints(attrs, "output_padding", op, nsp);
         json_object_del(attrs, "output_shape"); /* the output type says it */
     }
