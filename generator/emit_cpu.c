@@ -779,6 +779,7 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         {"Add", PL_BINARY, PL_ADD}, {"Sub", PL_BINARY, PL_SUB}, {"Mul", PL_BINARY, PL_MUL},
         {"Div", PL_BINARY, PL_DIV}, {"Pow", PL_BINARY, PL_POW}, {"Max", PL_BINARY, PL_MAX},
         {"Min", PL_BINARY, PL_MIN}, {"Mod", PL_BINARY, PL_MOD}, {"Sum", PL_BINARY, PL_ADD},
+        {"Mean", PL_BINARY, PL_ADD},
         {"Equal", PL_BINARY, PL_EQUAL}, {"Less", PL_BINARY, PL_LESS}, {"Greater", PL_BINARY, PL_GREATER},
         {"LessOrEqual", PL_BINARY, PL_LESS_EQUAL}, {"GreaterOrEqual", PL_BINARY, PL_GREATER_EQUAL},
         {"And", PL_BINARY, PL_AND}, {"Or", PL_BINARY, PL_OR}, {"Xor", PL_BINARY, PL_XOR},
@@ -789,6 +790,11 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         {"LeakyRelu", PL_UNARY, PL_LEAKYRELU}, {"Clip", PL_UNARY, PL_CLIP},
         {"ScatterND", PL_SCATTER_ND, PL_IDENTITY}, {"Split", PL_SPLIT, PL_IDENTITY},
         {"ArgMax", PL_ARG, PL_MAX}, {"ArgMin", PL_ARG, PL_MIN}, {"TopK", PL_TOPK, PL_IDENTITY},
+        {"Asin", PL_UNARY, PL_ASIN}, {"Acos", PL_UNARY, PL_ACOS}, {"Atan", PL_UNARY, PL_ATAN},
+        {"Sinh", PL_UNARY, PL_SINH}, {"Cosh", PL_UNARY, PL_COSH}, {"Asinh", PL_UNARY, PL_ASINH},
+        {"Acosh", PL_UNARY, PL_ACOSH}, {"Atanh", PL_UNARY, PL_ATANH}, {"IsInf", PL_UNARY, PL_ISINF},
+        {"IsNaN", PL_UNARY, PL_ISNAN}, {"Celu", PL_UNARY, PL_CELU}, {"Shrink", PL_UNARY, PL_SHRINK},
+        {"ThresholdedRelu", PL_UNARY, PL_THRESHOLDED_RELU},
     };
     const char *name = json_string_value(json_object_get(params, "op"));
     const json_t *attrs = json_object_get(params, "attrs");
@@ -803,8 +809,18 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
     op->fn = ops[found].fn;
     /* the data inputs (Expand's shape is data for shape inference, not for the kernel) */
     op->nin = op->kind == PL_BINARY || op->kind == PL_GATHER ? 2 : op->kind == PL_WHERE || op->kind == PL_SCATTER_ND ? 3 : 1;
-    if (op->kind == PL_BINARY && json_array_size(json_object_get(params, "inputs")) != 2)
-        return -1;
+    if (op->kind == PL_BINARY) {
+        /* Sum, Min, Max and Mean take one to three inputs here (a fold; Mean divides), the
+         * others two; one input is a copy */
+        size_t n = json_array_size(json_object_get(params, "inputs"));
+        bool nary = !strcmp(name, "Sum") || !strcmp(name, "Min") || !strcmp(name, "Max") || !strcmp(name, "Mean");
+        if (n < 1 || n > 3 || (n != 2 && !nary))
+            return -1;
+        op->nin = (int)n;
+        op->flag = !strcmp(name, "Mean") && n > 1;
+        if (n == 1)
+            op->kind = PL_CAST;
+    }
     for (int i = 0; i < op->nin; i++)
         if (pl_tensor_of(emit_io(params, "inputs", (size_t)i), &op->in[i]))
             return -1;
@@ -906,6 +922,21 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
             return -1;
         op->alpha = lo ? (float)json_number_value(lo) : -3.4e38f;
         op->beta = hi ? (float)json_number_value(hi) : 3.4e38f;
+    }
+    if (op->fn == PL_MOD) {
+        op->flag = emit_num_attr(attrs, "fmod", 0) != 0;
+        if (!op->flag && (op->out.dtype == PL_FLOAT || op->out.dtype == PL_DOUBLE))
+            return -1; /* ONNX wants fmod 1 for floating point */
+    }
+    if (op->fn == PL_ISINF)
+        op->flag = (emit_num_attr(attrs, "detect_positive", 1) != 0) | (emit_num_attr(attrs, "detect_negative", 1) != 0) << 1;
+    if (op->fn == PL_CELU)
+        op->alpha = (float)emit_num_attr(attrs, "alpha", 1.0);
+    if (op->fn == PL_THRESHOLDED_RELU)
+        op->alpha = (float)emit_num_attr(attrs, "alpha", 1.0);
+    if (op->fn == PL_SHRINK) {
+        op->alpha = (float)emit_num_attr(attrs, "bias", 0.0);
+        op->beta = (float)emit_num_attr(attrs, "lambd", 0.5);
     }
     if (op->fn == PL_HARDSIGMOID) {
         op->alpha = (float)emit_num_attr(attrs, "alpha", 0.2);

@@ -902,8 +902,10 @@ static int plan_kernel(const json_t *params, bool fused, struct cu_kernel *k)
         k->kind = "BK_LAYERNORM";
         k->what = "LayerNormalization";
     } else {
-        /* the kinds after PL_MAP (ScatterND, Split, ArgMax/ArgMin, TopK) have no kernel here yet */
-        if (emit_plain_plan(params, &k->pl) || k->pl.kind > PL_MAP)
+        /* no kernel here yet for the kinds after PL_MAP (ScatterND, Split, ArgMax/ArgMin,
+         * TopK), nor for a fold of three inputs or Mean */
+        bool nary = k->pl.kind == PL_BINARY && (k->pl.nin != 2 || (k->pl.flag && k->pl.fn == PL_ADD));
+        if (emit_plain_plan(params, &k->pl) || k->pl.kind > PL_MAP || nary)
             return -1;
         k->what = opname;
     }
@@ -932,10 +934,12 @@ static json_t *kernel_fields(const struct cu_kernel *k)
         "PL_SIN", "PL_COS", "PL_TAN", "PL_TANH", "PL_SIGMOID", "PL_RECIPROCAL", "PL_NOT", "PL_HARDSIGMOID",
         "PL_SELU", "PL_SOFTSIGN", "PL_SOFTPLUS", "PL_ADD", "PL_SUB", "PL_MUL", "PL_DIV", "PL_POW", "PL_MAX",
         "PL_MIN", "PL_MOD", "PL_EQUAL", "PL_LESS", "PL_GREATER", "PL_LESS_EQUAL", "PL_GREATER_EQUAL", "PL_AND",
-        "PL_OR", "PL_XOR", "PL_IDENTITY", "PL_GELU", "PL_PRELU", "PL_HARDSWISH", "PL_LEAKYRELU", "PL_CLIP"};
+        "PL_OR", "PL_XOR", "PL_IDENTITY", "PL_GELU", "PL_PRELU", "PL_HARDSWISH", "PL_LEAKYRELU", "PL_CLIP",
+        "PL_ASIN", "PL_ACOS", "PL_ATAN", "PL_SINH", "PL_COSH", "PL_ASINH", "PL_ACOSH", "PL_ATANH", "PL_ISINF",
+        "PL_ISNAN", "PL_CELU", "PL_SHRINK", "PL_THRESHOLDED_RELU"};
     static const char *const kinds[] = {"PL_UNARY", "PL_BINARY", "PL_WHERE", "PL_CAST", "PL_EXPAND", "PL_GATHER", "PL_MAP"};
     static const char *const maps[] = {"PL_MAP_SLICE", "PL_MAP_PAD", "PL_MAP_TILE"};
-    _Static_assert(BZ_ARRAY_LEN(fns) == PL_CLIP + 1, "every pl_fn named");
+    _Static_assert(BZ_ARRAY_LEN(fns) == PL_THRESHOLDED_RELU + 1, "every pl_fn named");
     json_t *f = json_array();
     const struct pl_op *pl = &k->pl;
     char line[400];
@@ -960,6 +964,10 @@ static json_t *kernel_fields(const struct cu_kernel *k)
     }
     if (pl->alpha != 0 || pl->beta != 0) {
         snprintf(line, sizeof(line), "pl.alpha = %.9gf, op->pl.beta = %.9gf", pl->alpha, pl->beta);
+        json_array_append_new(f, json_string(line));
+    }
+    if (pl->flag) {
+        snprintf(line, sizeof(line), "pl.flag = %d", pl->flag);
         json_array_append_new(f, json_string(line));
     }
     if (pl->kind == PL_MAP) {

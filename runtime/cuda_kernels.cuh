@@ -95,7 +95,7 @@ __device__ __forceinline__ float bk_apply(int fn, float a, float b, float alpha,
     case PL_POW: return powf(a, b);
     case PL_MAX: return fmaxf(a, b);
     case PL_MIN: return fminf(a, b);
-    case PL_MOD: return b != 0 ? fmodf(a, b) : 0.0f;
+    case PL_MOD: return b == 0 ? 0.0f : alpha != 0 ? fmodf(a, b) : a - floorf(a / b) * b; /* alpha: fmod */
     case PL_EQUAL: return a == b;
     case PL_LESS: return a < b;
     case PL_GREATER: return a > b;
@@ -109,6 +109,20 @@ __device__ __forceinline__ float bk_apply(int fn, float a, float b, float alpha,
     case PL_HARDSWISH: return a * fmaxf(0.0f, fminf(1.0f, a / 6.0f + 0.5f));
     case PL_LEAKYRELU: return a < 0 ? alpha * a : a;
     case PL_CLIP: return a < alpha ? alpha : a > beta ? beta : a;
+    case PL_ASIN: return asinf(a);
+    case PL_ACOS: return acosf(a);
+    case PL_ATAN: return atanf(a);
+    case PL_SINH: return sinhf(a);
+    case PL_COSH: return coshf(a);
+    case PL_ASINH: return asinhf(a);
+    case PL_ACOSH: return acoshf(a);
+    case PL_ATANH: return atanhf(a);
+    case PL_ISINF: /* alpha: 1 detect_positive + 2 detect_negative */
+        return isinf(a) && ((a > 0 && ((int)alpha & 1)) || (a < 0 && ((int)alpha & 2)));
+    case PL_ISNAN: return isnan(a);
+    case PL_CELU: return a > 0 ? a : alpha * expm1f(a / alpha);
+    case PL_SHRINK: return a < -beta ? a + alpha : a > beta ? a - alpha : 0.0f;
+    case PL_THRESHOLDED_RELU: return a > alpha ? a : 0.0f;
     default: return a;
     }
 }
@@ -394,7 +408,7 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
     a->fn = pl->fn;
     a->kind = pl->kind;
     a->map = pl->map;
-    a->alpha = pl->alpha;
+    a->alpha = pl->fn == PL_MOD || pl->fn == PL_ISINF ? (float)pl->flag : pl->alpha;
     a->beta = pl->beta;
     for (int i = 0; i < 3 && i < k->nin; i++) {
         a->in[i] = k->din[i];

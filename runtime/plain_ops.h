@@ -38,7 +38,10 @@ enum pl_fn {
     PL_SOFTPLUS, PL_ADD, PL_SUB, PL_MUL, PL_DIV, PL_POW, PL_MAX, PL_MIN, PL_MOD, PL_EQUAL, PL_LESS,
     PL_GREATER, PL_LESS_EQUAL, PL_GREATER_EQUAL, PL_AND, PL_OR, PL_XOR, PL_IDENTITY,
     /* for the CUDA kernels (oneDNN has these as primitives on the CPU) */
-    PL_GELU, PL_PRELU, PL_HARDSWISH, PL_LEAKYRELU, PL_CLIP
+    PL_GELU, PL_PRELU, PL_HARDSWISH, PL_LEAKYRELU, PL_CLIP,
+    /* inverse and hyperbolic trigonometry, tests, and activations with parameters */
+    PL_ASIN, PL_ACOS, PL_ATAN, PL_SINH, PL_COSH, PL_ASINH, PL_ACOSH, PL_ATANH, PL_ISINF, PL_ISNAN,
+    PL_CELU, PL_SHRINK, PL_THRESHOLDED_RELU
 };
 
 /* element types, numbered as ONNX's */
@@ -60,7 +63,9 @@ struct pl_op {
     int map;                  /* PL_MAP: enum pl_map */
     int64_t start[8], step[8];/* PL_MAP: per output dim (Pad: start = -pad_begin, step 1) */
     int64_t k;                /* TopK */
-    int flag;                 /* PL_ARG: select_last_index; PL_TOPK: largest */
+    int flag;                 /* PL_ARG: select_last_index; PL_TOPK: largest; Mod: fmod; Mean
+                                 (PL_BINARY, fn PL_ADD, over nin inputs): divide by nin;
+                                 IsInf: 1 detect_positive, 2 detect_negative */
     int nsplit;               /* PL_SPLIT: pieces and their sizes along axis */
     int64_t split[32];
 };
@@ -161,7 +166,10 @@ static inline double pl_apply(const struct pl_op *op, double a, double b)
     case PL_POW: return pow(a, b);
     case PL_MAX: return a > b ? a : b;
     case PL_MIN: return a < b ? a : b;
-    case PL_MOD: return b != 0 ? fmod(a, b) : 0;
+    case PL_MOD: /* fmod 0 (integers only): the sign of the divisor, as Python's % */
+        if (b == 0)
+            return 0;
+        return op->flag ? fmod(a, b) : a - floor(a / b) * b;
     case PL_EQUAL: return a == b;
     case PL_LESS: return a < b;
     case PL_GREATER: return a > b;
@@ -176,6 +184,19 @@ static inline double pl_apply(const struct pl_op *op, double a, double b)
     case PL_HARDSWISH: return a * fmax(0.0, fmin(1.0, a / 6.0 + 0.5));
     case PL_LEAKYRELU: return a < 0 ? op->alpha * a : a;
     case PL_CLIP: return a < op->alpha ? op->alpha : a > op->beta ? op->beta : a;
+    case PL_ASIN: return asin(a);
+    case PL_ACOS: return acos(a);
+    case PL_ATAN: return atan(a);
+    case PL_SINH: return sinh(a);
+    case PL_COSH: return cosh(a);
+    case PL_ASINH: return asinh(a);
+    case PL_ACOSH: return acosh(a);
+    case PL_ATANH: return atanh(a);
+    case PL_ISINF: return isinf(a) && ((a > 0 && (op->flag & 1)) || (a < 0 && (op->flag & 2)));
+    case PL_ISNAN: return isnan(a);
+    case PL_CELU: return a > 0 ? a : op->alpha * expm1(a / op->alpha);
+    case PL_SHRINK: return a < -op->beta ? a + op->alpha : a > op->beta ? a - op->alpha : 0; /* alpha bias, beta lambd */
+    case PL_THRESHOLDED_RELU: return a > op->alpha ? a : 0;
     }
     return a;
 }
@@ -227,7 +248,11 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
             bh_note(r, "cannot allocate %lld elements", (long long)n);
             return BH_OOM;
         }
+        /* inputs in the function's domain: (0.5, 1.5] for Log and Sqrt, (1, 2] for Acosh,
+         * (-1, 1] otherwise; IsInf/IsNaN see every fourth element infinite or NaN */
         int positive = op->kind == PL_UNARY && (op->fn == PL_LOG || op->fn == PL_SQRT);
+        int above1 = op->kind == PL_UNARY && op->fn == PL_ACOSH;
+        int special = op->kind == PL_UNARY && (op->fn == PL_ISINF || op->fn == PL_ISNAN);
         for (int64_t k = 0; k < n; k++) {
             double v = (double)pl_rand_step(&seed) / 16777216.0;
             if (op->kind == PL_GATHER && i == 1) {
@@ -236,9 +261,15 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
             } else if (t->dtype == PL_BOOL) {
                 v = v < 0.5;
             } else if (t->dtype != PL_FLOAT && t->dtype != PL_DOUBLE) {
-                v = (double)(int64_t)(v * 16) - 8 + (op->fn == PL_DIV || op->fn == PL_MOD ? 17 : 0);
+                v = (double)(int64_t)(v * 16) - 8;
+                if (op->fn == PL_DIV || (op->fn == PL_MOD && t->dtype == PL_UINT8))
+                    v += 17; /* no zero divisor */
+                else if (op->fn == PL_MOD && v >= 0)
+                    v += 1; /* both signs, no zero: the sign rule of fmod 0 is exercised */
             } else {
-                v = positive ? 0.5 + v : 2 * v - 1;
+                v = positive ? 0.5 + v : above1 ? 1 + v : 2 * v - 1;
+                if (special && k % 4 == 1)
+                    v = k % 8 == 1 ? (v < 0 ? -INFINITY : INFINITY) : NAN;
                 if (op->kind == PL_ARG || op->kind == PL_TOPK)
                     v = floor(v * 16) / 16; /* equal values, so the rule for ties is exercised */
             }
@@ -501,9 +532,13 @@ static inline void pl_kernel(struct pl_state *s)
     for (int64_t i = 0; i < n; i++) {
         double a = pl_load(s->in[0], op->in[0].dtype, s->flat ? i : pos[0]);
         double v;
-        if (op->kind == PL_BINARY)
+        if (op->kind == PL_BINARY) {
             v = pl_apply(op, a, pl_load(s->in[1], op->in[1].dtype, s->flat ? i : pos[1]));
-        else if (op->kind == PL_WHERE)
+            if (op->nin == 3) /* Sum, Min, Max, Mean of three */
+                v = pl_apply(op, v, pl_load(s->in[2], op->in[2].dtype, s->flat ? i : pos[2]));
+            if (op->flag && op->fn == PL_ADD) /* Mean */
+                v /= op->nin;
+        } else if (op->kind == PL_WHERE)
             v = a != 0 ? pl_load(s->in[1], op->in[1].dtype, s->flat ? i : pos[1])
                        : pl_load(s->in[2], op->in[2].dtype, s->flat ? i : pos[2]);
         else if (op->kind == PL_UNARY)
@@ -703,7 +738,8 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
                 }
                 v[j] = pl_load(s->in[j], t->dtype, p);
             }
-            want = op->kind == PL_BINARY ? pl_apply(op, v[0], v[1])
+            double folded = op->nin == 3 ? pl_apply(op, pl_apply(op, v[0], v[1]), v[2]) : pl_apply(op, v[0], v[1]);
+            want = op->kind == PL_BINARY ? (op->flag && op->fn == PL_ADD ? folded / op->nin : folded)
                    : op->kind == PL_WHERE ? (v[0] != 0 ? v[1] : v[2])
                    : op->kind == PL_UNARY ? pl_apply(op, v[0], 0) : v[0];
         }

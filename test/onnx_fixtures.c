@@ -25,6 +25,7 @@ static const char *const fixture_names[] = {
     [FIXTURE_HOSTILE_NAMES] = "hostile_names",
     [FIXTURE_SELECTIONS] = "selections",
     [FIXTURE_DECONV] = "deconv",
+    [FIXTURE_MATHS] = "maths",
 };
 _Static_assert(BZ_ARRAY_LEN(fixture_names) == FIXTURE_COUNT, "a name per fixture");
 
@@ -155,6 +156,18 @@ static Onnx__AttributeProto *attr_int(const char *name, int64_t v)
     a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
     a->has_i = 1;
     a->i = v;
+    return a;
+}
+
+static Onnx__AttributeProto *attr_float(const char *name, float v)
+{
+    Onnx__AttributeProto *a = bz_arena_alloc(&fa, sizeof(*a));
+    onnx__attribute_proto__init(a);
+    a->name = s(name);
+    a->has_type = 1;
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+    a->has_f = 1;
+    a->f = v;
     return a;
 }
 
@@ -434,6 +447,31 @@ static Onnx__GraphProto *deconv(void)
                  BZ_ARRAY_LEN(inits));
 }
 
+static Onnx__GraphProto *maths(void)
+{
+    Onnx__NodeProto *nodes[] = {
+        node("Mod", "mod_sign_of_divisor", "i,j", "m0", NULL),
+        node("Mod", "fmod_broadcast", "x,r", "m1", attr_int("fmod", 1), NULL),
+        node("Mean", "mean3", "x,r,z", "mean", NULL),
+        node("Max", "max3", "x,z,r", "mx", NULL),
+        node("Acosh", "acosh", "x", "ach", NULL),
+        node("Atanh", "atanh", "x", "ath", NULL),
+        node("IsInf", "isinf_positive_only", "x", "inf", attr_int("detect_negative", 0), NULL),
+        node("IsNaN", "isnan", "x", "nan", NULL),
+        node("Shrink", "shrink", "x", "shr", attr_float("bias", 0.125f), attr_float("lambd", 0.375f), NULL),
+        node("Celu", "celu", "x", "celu", attr_float("alpha", 0.5f), NULL),
+        node("ThresholdedRelu", "trelu", "x", "tr", attr_float("alpha", 0.25f), NULL),
+    };
+    Onnx__ValueInfoProto *ins[] = {vi("i", 6, 3, 2L, 5L, 7L), vi("j", 6, 3, 2L, 5L, 7L), vi("x", 1, 3, 2L, 5L, 7L),
+                                   vi("r", 1, 2, 1L, 7L), vi("z", 1, 3, 2L, 1L, 7L)};
+    Onnx__ValueInfoProto *outs[] = {
+        vi("m0", 6, 3, 2L, 5L, 7L),  vi("m1", 1, 3, 2L, 5L, 7L),  vi("mean", 1, 3, 2L, 5L, 7L),
+        vi("mx", 1, 3, 2L, 5L, 7L),  vi("ach", 1, 3, 2L, 5L, 7L), vi("ath", 1, 3, 2L, 5L, 7L),
+        vi("inf", 9, 3, 2L, 5L, 7L), vi("nan", 9, 3, 2L, 5L, 7L), vi("shr", 1, 3, 2L, 5L, 7L),
+        vi("celu", 1, 3, 2L, 5L, 7L), vi("tr", 1, 3, 2L, 5L, 7L)};
+    return graph("maths", nodes, BZ_ARRAY_LEN(nodes), ins, BZ_ARRAY_LEN(ins), outs, BZ_ARRAY_LEN(outs), NULL, 0);
+}
+
 /* names that would break generated C, shell or Ninja text if pasted in raw */
 #define HOSTILE "*/ \"q\" 'q' \\ $HOME $(id) ../../x\n#define\r\t\xff\xfe\xc3\xa9 ?\?="
 static Onnx__GraphProto *hostile_names(void)
@@ -527,6 +565,7 @@ size_t fixture_build(enum fixture f, uint8_t **out)
     case FIXTURE_HOSTILE_NAMES: m.graph = hostile_names(); break;
     case FIXTURE_SELECTIONS: m.graph = selections(); break;
     case FIXTURE_DECONV: m.graph = deconv(); break;
+    case FIXTURE_MATHS: m.graph = maths(); break;
     default: m.graph = broken(f); break;
     }
     BZ_ASSERT(m.graph != NULL);

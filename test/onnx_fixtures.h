@@ -25,6 +25,9 @@ enum fixture {
                                 the plain C benchmarks whose semantics are easy to get wrong */
     FIXTURE_DECONV,          /* ConvTranspose grouped + dilated + strided + output_padding (2-D), depthwise
                                 (1-D, uneven pads), 3-D with bias: verified by a plain C deconvolution */
+    FIXTURE_MATHS,           /* plain C maths oneDNN has not: Mod (sign of the divisor; fmod), Mean and
+                                Max of three broadcasting inputs, Acosh, Atanh, IsInf, IsNaN, Shrink,
+                                Celu, ThresholdedRelu */
     FIXTURE_COUNT
 };
 

@@ -143,6 +143,29 @@ static void e2e_fixture_selections(void **state)
     assert_int_equal(test_sh("%s test/oracle/plain_check.py '%s' > '%s.oracle.log'", py, out, out), 0);
 }
 
+static void e2e_node_models(const char *name, const char *const *models, size_t n, const char *oracle);
+
+/* Maths in plain C that oneDNN has not (fixture 'maths', and libonnx-testdata's models of the
+ * same operators, tiny ones): verified in the benchmarks, and each kernel's output on its own
+ * inputs held against onnx's reference by test/oracle/plain_check.py */
+static void e2e_maths(void **state)
+{
+    (void)state;
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    e2e_fixture(FIXTURE_MATHS, "2");
+    char out[300];
+    snprintf(out, sizeof(out), "%s/%s", dir, fixture_name(FIXTURE_MATHS));
+    if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
+        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
+    assert_int_equal(test_sh("%s test/oracle/plain_check.py '%s' > '%s.oracle.log'", py, out, out), 0);
+    static const char *const models[] = {
+        "acos", "asin", "asinh", "atan", "cosh", "sinh", "isinf_negative", "celu", "shrink_hard",
+        "thresholdedrelu_default", "mean_one_input", "sum_example", "min_example", "mod_mixed_sign_int64",
+        "mod_uint8",
+    };
+    e2e_node_models("maths_models", models, BZ_ARRAY_LEN(models), "plain_check.py");
+}
+
 /* A shared model at batch 1 with the dim bindings of bench/shared_models.args. */
 static void e2e_shared(const char *name)
 {
@@ -291,6 +314,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_fixture_residual),
         cmocka_unit_test(e2e_fixture_wide_concat),
         cmocka_unit_test(e2e_fixture_selections),
+        cmocka_unit_test(e2e_maths),
         cmocka_unit_test(e2e_permutations),
         cmocka_unit_test(e2e_selections),
         cmocka_unit_test(e2e_instancenorm),
