@@ -324,6 +324,26 @@ out_close:
     return status;
 }
 
+int bz_mkdir_p(const char *dir)
+{
+    char *p = bz_strndup(dir, strlen(dir));
+    int err = 0;
+    for (char *q = p + 1; !err; q++) {
+        if (*q != '/' && *q != '\0')
+            continue;
+        char c = *q;
+        *q = '\0';
+        struct stat st;
+        if (mkdir(p, 0755) != 0 && (errno != EEXIST || stat(p, &st) != 0 || !S_ISDIR(st.st_mode)))
+            err = errno == EEXIST ? ENOTDIR : errno;
+        *q = c;
+        if (c == '\0')
+            break;
+    }
+    free(p);
+    return err;
+}
+
 int bz_write_file_atomic(const char *path, const void *data, size_t size)
 {
     struct bz_buf tmp;

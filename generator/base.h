@@ -97,6 +97,9 @@ enum bz_read_status bz_read_file(const char *path, size_t max_size, char **data,
  * never sees a half-written file. Returns 0 or an errno value. */
 int bz_write_file_atomic(const char *path, const void *data, size_t size);
 
+/* mkdir -p: dir and every missing parent (0755). Returns 0 or an errno value. */
+int bz_mkdir_p(const char *dir);
+
 /* ---- diagnostics: "PATH: error: message" on stderr, counted ---- */
 
 struct bz_diag {

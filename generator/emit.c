@@ -140,9 +140,7 @@ static int mkdirs(const char *dir, const char *rel)
     struct bz_buf p;
     bz_buf_init(&p);
     bz_buf_puts(&p, dir);
-    int err = 0;
-    if (mkdir(p.data, 0755) != 0 && errno != EEXIST)
-        err = errno;
+    int err = bz_mkdir_p(dir);
     const char *slash;
     while (!err && (slash = strchr(rel, '/')) != NULL) {
         bz_buf_putc(&p, '/');

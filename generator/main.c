@@ -45,7 +45,7 @@ static void usage(FILE *out)
           "\n"
           "options:\n"
           "  -o, --output DIR     where outputs go (default: out): manifest.tsv, bench/*.c,\n"
-          "                       build.ninja, run_all, benchmarks.tsv\n"
+          "                       build.ninja, run_all, benchmarks.tsv (made with its parents)\n"
           "  --backend B          cpu (oneDNN; the default), cuda (cuDNN, cuBLAS and kernels of\n"
           "                       ours), all (both), auto (cpu, plus cuda where a CUDA toolkit\n"
           "                       is found at $CUDA_HOME or /usr/local/cuda) or none (manifest only)\n"
@@ -230,8 +230,10 @@ static int cmd_write_zoo(const char *spec, const char *path)
 }
 
 /* Writes a zoo model under DIR/zoo/ and returns its path (malloc'd), or NULL after an error. */
-static char *write_zoo_model(const char *spec, const char *dir)
+/* The zoo model SPEC written to DIR/zoo; NULL (and *rc the exit status) on failure. */
+static char *write_zoo_model(const char *spec, const char *dir, int *rc)
 {
+    *rc = BZ_EXIT_USAGE;
     struct bz_buf err, path;
     bz_buf_init(&err);
     bz_buf_init(&path);
@@ -244,7 +246,7 @@ static char *write_zoo_model(const char *spec, const char *dir)
     }
     bz_buf_free(&err);
     bz_buf_printf(&path, "%s", dir);
-    if (mkdir(path.data, 0755) != 0 && errno != EEXIST)
+    if ((errno = bz_mkdir_p(path.data)) != 0)
         goto fail;
     bz_buf_puts(&path, "/zoo");
     if (mkdir(path.data, 0755) != 0 && errno != EEXIST)
@@ -259,6 +261,7 @@ static char *write_zoo_model(const char *spec, const char *dir)
     }
     return bz_buf_steal(&path);
 fail:
+    *rc = BZ_EXIT_IO;
     bz_diag_error(NULL, path.data, "cannot write the zoo model: %s", strerror(errno));
     bz_buf_free(&path);
     return NULL;
@@ -515,12 +518,13 @@ int main(int argc, char **argv)
     int n_models = argc - optind + n_zoo;
     char **models = bz_calloc((size_t)n_models + 1, sizeof(char *));
     for (int i = 0; i < n_zoo; i++) {
-        models[i] = write_zoo_model(zoo_specs[i], out_dir);
+        int zrc;
+        models[i] = write_zoo_model(zoo_specs[i], out_dir, &zrc);
         if (!models[i]) {
             for (int k = 0; k < i; k++)
                 free(models[k]);
             free(models);
-            return BZ_EXIT_USAGE;
+            return zrc;
         }
     }
     for (int i = optind; i < argc; i++)

@@ -179,8 +179,9 @@ static int cmp_int(const void *a, const void *b)
 
 int pipeline_write_manifest(const struct pipeline *p, const char *dir)
 {
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-        return errno;
+    int made = bz_mkdir_p(dir);
+    if (made)
+        return made;
     struct bz_buf b;
     bz_buf_init(&b);
     bz_buf_puts(&b, "benanza-manifest\t1\n");

@@ -339,6 +339,29 @@ static void unsupported_operators(void **state)
     free(m);
 }
 
+/* -o creates the missing parents of its folder (mkdir -p); an output path through a file is
+ * one located error with the I/O exit status, nothing on stdout */
+static void output_folder_parents(void **state)
+{
+    (void)state;
+    char *m = write_fixture(FIXTURE_TINY_CNN, "parents.onnx");
+    char out[300], path[400];
+    snprintf(out, sizeof(out), "%s/made/on/demand", dir);
+    struct run r = gen((const char *[]){"--backend", "none", "-o", out, m, NULL});
+    assert_int_equal(r.rc, 0);
+    run_free(&r);
+    snprintf(path, sizeof(path), "%s/manifest.tsv", out);
+    assert_int_equal(access(path, R_OK), 0);
+    assert_int_equal(test_sh("rm -rf '%s/made'", dir), 0);
+    snprintf(out, sizeof(out), "%s/x", m); /* under a file */
+    expect_one_error((const char *[]){"--backend", "none", "-o", out, m, NULL}, out, BZ_EXIT_IO,
+                     "cannot write manifest.tsv: Not a directory");
+    expect_one_error((const char *[]){"--backend", "none", "--zoo", "resnet50", "-o", out, NULL}, out, BZ_EXIT_IO,
+                     "cannot write the zoo model: Not a directory");
+    unlink(m);
+    free(m);
+}
+
 /* gen --layers over every shared model at batch 1 and 32: every node resolved except the
  * unsupported operators (gpt2's com.microsoft ops) and gtcrn at batch 32, a streaming
  * model whose ScatterND/Reshape constants fix its batch at 1 (gen must say so). */
@@ -413,6 +436,7 @@ void test_cli_group(struct test_totals *tot)
         cmocka_unit_test(one_bad_model_does_not_stop_the_others),
         cmocka_unit_test(render_command),
         cmocka_unit_test(unsupported_operators),
+        cmocka_unit_test(output_folder_parents),
         cmocka_unit_test(shared_models_at_two_batches),
     };
     test_group_run(tot, "cli", tests, BZ_ARRAY_LEN(tests));
