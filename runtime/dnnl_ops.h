@@ -12,7 +12,7 @@
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl_debug.h>
 
-enum { BD_MAX_CAT = 32 }; /* inputs of a concat (yolo5face has 9) */
+enum { BD_MAX_CAT = 64 }; /* inputs of a concat (yolo5face has 9; the CUDA kernel takes 64 too) */
 
 enum bd_family {
     BD_CONV,

@@ -392,10 +392,11 @@ static Onnx__GraphProto *wide_concat(void)
 {
     Onnx__NodeProto *nodes[] = {
         node("Relu", "relu", "x", "r", NULL),
-        node("Concat", "concat", "r,x,r,x,r,x,r,x,r,x", "y", attr_int("axis", 1), NULL),
+        node("Concat", "concat", "r,x,r,x,r,x,r,x,r,x,r,x,r,x,r,x,r,x,r,x,r,x,r,x,r,x,r,x,r,x,r,x,r,x,r,x,r,x,r,x",
+             "y", attr_int("axis", 1), NULL),
     };
     Onnx__ValueInfoProto *ins[] = {vi("x", 1, 4, 1L, 2L, 4L, 4L)};
-    Onnx__ValueInfoProto *outs[] = {vi("y", 1, 4, 1L, 20L, 4L, 4L)};
+    Onnx__ValueInfoProto *outs[] = {vi("y", 1, 4, 1L, 80L, 4L, 4L)};
     return graph("wide_concat", nodes, BZ_ARRAY_LEN(nodes), ins, 1, outs, 1, NULL, 0);
 }
 

@@ -17,7 +17,7 @@ enum fixture {
     FIXTURE_TRANSFORMER_BITS,/* decomposed LayerNorm, MatMul+bias, decomposed GELU */
     FIXTURE_CUSTOM_OP,       /* Relu -> com.example:Frobnicate (twice) -> Sigmoid */
     FIXTURE_RESIDUAL,        /* Conv -> BatchNormalization -> Add(input) -> Relu, a residual block */
-    FIXTURE_WIDE_CONCAT,     /* Relu -> Concat of ten inputs along the channels */
+    FIXTURE_WIDE_CONCAT,     /* Relu -> Concat of forty inputs along the channels */
     FIXTURE_HOSTILE_NAMES,   /* Conv -> Relu -> Transpose -> Add, every name hostile to C, shell
                                 and Ninja text: comment ends, newlines, quotes, backslashes, $,
                                 spaces, ../, bytes that are not UTF-8 */
