@@ -390,6 +390,32 @@ static int plan_rnn(const json_t *params, const char *opname, struct cpu_plan *p
     bool batch_first = emit_num_attr(attrs, "layout", 0) != 0;
     int64_t T = batch_first ? x.d[1] : x.d[0], N = batch_first ? x.d[0] : x.d[1], C = x.d[2];
     int64_t D = w.d[0], G = !strcmp(opname, "LSTM") ? 4 : !strcmp(opname, "GRU") ? 3 : 1, H = w.d[1] / G;
+    /* cell clipping, coupled input-forget gates and parametrised activations: oneDNN has none
+     * (gen lists such a layer rather than time another cell) */
+    if (json_object_get(attrs, "clip") || emit_num_attr(attrs, "input_forget", 0) != 0 ||
+        json_object_get(attrs, "activation_alpha") || json_object_get(attrs, "activation_beta"))
+        return -1;
+    /* activations: per direction, LSTM f g h (Sigmoid Tanh Tanh), GRU f g (Sigmoid Tanh), RNN f
+     * (Tanh); oneDNN's LSTM and GRU have only the defaults, its vanilla RNN Tanh, Relu or Sigmoid */
+    const json_t *acts = json_object_get(attrs, "activations");
+    int nf = G == 4 ? 3 : G == 3 ? 2 : 1, rnn_act = 0;
+    if (acts && json_array_size(acts) != (size_t)(nf * D))
+        return -1;
+    for (int64_t k = 0; acts && k < nf * D; k++) {
+        const char *a = json_string_value(json_array_get(acts, (size_t)k));
+        int f = (int)(k % nf);
+        if (!a)
+            return -1;
+        if (G == 1) {
+            int alg = !strcmp(a, "Tanh") ? dnnl_eltwise_tanh : !strcmp(a, "Relu") ? dnnl_eltwise_relu
+                      : !strcmp(a, "Sigmoid") ? dnnl_eltwise_logistic : 0;
+            if (!alg || (k && alg != rnn_act))
+                return -1; /* one activation for both directions */
+            rnn_act = alg;
+        } else if (strcmp(a, f == 0 ? "Sigmoid" : "Tanh") != 0) {
+            return -1;
+        }
+    }
     const char *dir = emit_str_attr(attrs, "direction", "forward");
     struct bd_op *op = &p->op;
     op->family = BD_RNN;
@@ -404,14 +430,22 @@ static int plan_rnn(const json_t *params, const char *opname, struct cpu_plan *p
     op->src1 = (struct bd_tensor){5, {1, D, H, G, H}};
     op->bias = (struct bd_tensor){4, {1, D, op->alg == dnnl_lbr_gru ? G + 1 : G, H}};
     op->has_bias = 1;
+    op->rnn_act = rnn_act == dnnl_eltwise_tanh ? 0 : rnn_act;
+    op->peephole = G == 4 && emit_io(params, "inputs", 7) != NULL;
     p->algs[0] = op->alg;
     p->n_algs = 1;
     arg(p, "DNNL_ARG_SRC_LAYER", 0, 0);
     arg(p, "DNNL_ARG_SRC_ITER", 0, 0);
     if (G == 4)
         arg(p, "DNNL_ARG_SRC_ITER_C", 0, 0);
-    arg(p, "DNNL_ARG_WEIGHTS_LAYER", 0, 0);
-    arg(p, "DNNL_ARG_WEIGHTS_ITER", 0, 0);
+    /* weights at the scale of their fan-in: with uniform [-1, 1] the recurrence of a wide
+     * layer is chaotic (spectral radius about sqrt(H / 3)), float rounding grows without
+     * bound over the steps and no two correct implementations agree; at 1 / sqrt(fan-in) it
+     * contracts and the gates stay out of saturation, so --verify can see a wrong cell */
+    arg(p, "DNNL_ARG_WEIGHTS_LAYER", 0, C > 1 ? (int)C : 0);
+    arg(p, "DNNL_ARG_WEIGHTS_ITER", 0, H > 1 ? (int)H : 0);
+    if (op->peephole)
+        arg(p, "DNNL_ARG_WEIGHTS_PEEPHOLE", 0, 0);
     arg(p, "DNNL_ARG_BIAS", 0, 0);
     arg(p, "DNNL_ARG_DST_LAYER", 1, 0);
     arg(p, "DNNL_ARG_DST_ITER", 1, 0);
@@ -1093,6 +1127,10 @@ static char *op_initializer(const struct bd_op *op)
         bz_buf_puts(&b, "    .wei_transposed = 1,\n");
     if (op->layout)
         bz_buf_printf(&b, "    .layout = %d,\n", op->layout);
+    if (op->rnn_act)
+        bz_buf_printf(&b, "    .rnn_act = %d,\n", op->rnn_act);
+    if (op->peephole)
+        bz_buf_puts(&b, "    .peephole = 1,\n");
     if (op->ncat) {
         bz_buf_printf(&b, "    .ncat = %d,\n    .cat = {", op->ncat);
         for (int i = 0; i < op->ncat; i++) {

@@ -396,8 +396,8 @@ static int plan_rnn(const json_t *params, const char *opname, struct cu_plan *p)
         return -1;
     int gates;
     if (!strcmp(opname, "LSTM")) {
-        if (acts)
-            return -1; /* cuDNN's LSTM is sigmoid/tanh/tanh */
+        if (acts || emit_io(params, "inputs", 7))
+            return -1; /* cuDNN's LSTM is sigmoid/tanh/tanh, without peepholes */
         p->mode = "CUDNN_LSTM";
         gates = 4;
     } else if (!strcmp(opname, "GRU")) {

@@ -12,7 +12,8 @@ enum { BD_MAX_ARGS = BD_MAX_CAT + 1 }; /* a concat: its inputs and dst */
 struct bd_arg {
     int arg;        /* DNNL_ARG_* */
     int output;
-    int fill;       /* 0: uniform [-1, 1]; 1: positive [0.5, 1.5] (variances, logs) */
+    int fill;       /* 0: uniform [-1, 1]; 1: positive [0.5, 1.5] (variances, logs); N > 1:
+                       uniform [-1, 1] / sqrt(N) (recurrent weights over a fan-in of N) */
 };
 
 struct bd_state {
@@ -45,7 +46,9 @@ static inline float bd_rand(uint32_t *s, int fill)
 {
     *s = *s * 1664525u + 1013904223u;
     float u = (float)(*s >> 8) / 16777216.0f;
-    return fill ? 0.5f + u : 2.0f * u - 1.0f;
+    if (fill == 1)
+        return 0.5f + u;
+    return fill > 1 ? (2.0f * u - 1.0f) / sqrtf((float)fill) : 2.0f * u - 1.0f;
 }
 
 static inline dnnl_status_t bd_reorder(dnnl_engine_t eng, dnnl_stream_t s, dnnl_memory_t from, dnnl_memory_t to)
@@ -527,6 +530,200 @@ static inline enum bh_status bd_verify_deconv(struct bd_state *b, struct bh_resu
     return BH_OK;
 }
 
+/* The values input argument i of the benchmark holds, as plain f32: its dims in the plain
+ * layout, filled the way bd_alloc fills it (same seed, same rounding to the argument's type)
+ * and read back. For layouts oneDNN cannot reorder out of (the RNN primitives' packed
+ * weights). *plain is the caller's to destroy on success. */
+static inline dnnl_status_t bd_input_plain(struct bd_state *b, int i, dnnl_memory_t *plain, float **data)
+{
+    const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(b->pd, dnnl_query_exec_arg_md, b->args[i].arg);
+    if (!md)
+        return dnnl_invalid_arguments;
+    struct bd_tensor t;
+    t.nd = md->ndims;
+    for (int k = 0; k < md->ndims; k++)
+        t.d[k] = md->dims[k];
+    dnnl_memory_desc_t pm;
+    dnnl_memory_t typed;
+    dnnl_status_t st = bd_md(&pm, &t, md->data_type, 0);
+    if (st == dnnl_success)
+        st = dnnl_memory_create(&typed, &pm, b->eng, DNNL_MEMORY_ALLOCATE);
+    if (st != dnnl_success)
+        return st;
+    st = bd_fill(b->eng, b->stream, typed, 12345u + 7919u * (uint32_t)i, b->args[i].fill);
+    if (st == dnnl_success)
+        st = bd_plain_copy(b->eng, b->stream, typed, &pm, plain, data);
+    dnnl_memory_destroy(typed);
+    return st;
+}
+
+/* max |got - want| and max |want| of one output, accumulated */
+struct bd_err {
+    double diff, ref;
+};
+
+static inline void bd_err_add(struct bd_err *e, double got, double want)
+{
+    double d = fabs(got - want);
+    if (d > e->diff || d != d)
+        e->diff = d != d ? INFINITY : d;
+    if (fabs(want) > e->ref)
+        e->ref = fabs(want);
+}
+
+static inline double bd_err_rel(const struct bd_err *e)
+{
+    return e->diff / (e->ref > 1e-6 ? e->ref : 1e-6);
+}
+
+static inline double bd_sigmoid(double x)
+{
+    return 1.0 / (1.0 + exp(-x));
+}
+
+/* A recurrent layer against its definition in plain C, in double (oneDNN's RNN primitive has
+ * one implementation whose "reference" form exists only on machines without AVX-512, so
+ * there is nothing of oneDNN's to compare with). Cells as oneDNN defines them, gates in its
+ * order: LSTM i, f, c~, o (c = f c + i c~, h = o tanh c; peepholes add P_i c and P_f c of
+ * the old cell state to i and f, P_o c of the new one to o); GRU u, r, o with o = tanh(W_o x +
+ * U_o (r h) + b_o); linear-before-reset GRU o = tanh(W_o x + b_o + r (U_o h + b_u')); vanilla
+ * RNN h = act(W x + U h + b), act tanh, relu or sigmoid; h' = u h + (1 - u) o for both GRUs. Weights ldigo, bias ldgo,
+ * states ldnc; right to left (or the second direction of a bidirectional layer) walks time
+ * backwards, and a bidirectional layer writes the directions side by side in dst_layer.
+ * The inputs are the very values the implementation read: regenerated in the plain layout. */
+static inline enum bh_status bd_verify_rnn(struct bd_state *b, struct bh_result *r)
+{
+    BD_CHECK(r, dnnl_primitive_execute(b->prim, b->stream, b->nexec, b->exec));
+    BD_CHECK(r, dnnl_stream_wait(b->stream));
+    const struct bd_op *op = b->op;
+    enum { XL, HI, CI, WL, WI, WP, BI, YL, HO, CO, NPART };
+    static const int which[NPART] = {DNNL_ARG_SRC_LAYER,     DNNL_ARG_SRC_ITER,        DNNL_ARG_SRC_ITER_C,
+                                     DNNL_ARG_WEIGHTS_LAYER, DNNL_ARG_WEIGHTS_ITER,    DNNL_ARG_WEIGHTS_PEEPHOLE,
+                                     DNNL_ARG_BIAS,          DNNL_ARG_DST_LAYER,       DNNL_ARG_DST_ITER,
+                                     DNNL_ARG_DST_ITER_C};
+    dnnl_memory_t plain[NPART];
+    float *v[NPART];
+    memset(plain, 0, sizeof(plain));
+    memset(v, 0, sizeof(v));
+    dnnl_status_t st = dnnl_success;
+    for (int i = 0; i < b->nargs && st == dnnl_success; i++)
+        for (int p = 0; p < NPART && st == dnnl_success; p++) {
+            if (b->args[i].arg != which[p] || !b->mem[i])
+                continue;
+            if (b->args[i].output) {
+                const dnnl_memory_desc_t *md;
+                dnnl_memory_get_memory_desc(b->mem[i], &md);
+                st = bd_plain_copy(b->eng, b->stream, b->mem[i], md, &plain[p], &v[p]);
+            } else {
+                st = bd_input_plain(b, i, &plain[p], &v[p]);
+            }
+        }
+    int lstm = op->alg == dnnl_vanilla_lstm, lbr = op->alg == dnnl_lbr_gru;
+    int gru = lbr || op->alg == dnnl_vanilla_gru;
+    int64_t T = op->src.d[0], N = op->src.d[1], C = op->src.d[2];
+    int64_t D = op->wei.d[1], G = op->wei.d[3], H = op->wei.d[4], GB = op->bias.d[2];
+    double *work = NULL;
+    if (st == dnnl_success && v[XL] && v[WL] && v[WI] && v[BI] && v[YL])
+        work = (double *)malloc((size_t)(2 * G * H + 3 * H) * sizeof(double));
+    enum bh_status res = BH_OK;
+    if (!work) {
+        for (int p = 0; p < NPART; p++)
+            if (plain[p])
+                dnnl_memory_destroy(plain[p]);
+        BD_CHECK(r, st);
+        bh_note(r, "%s", "no memory for the reference recurrent layer");
+        return BH_OOM;
+    }
+    double *xw = work, *hu = work + G * H, *h = hu + G * H, *c = h + H, *rh = c + H;
+    struct bd_err err[3] = {{0, 0}, {0, 0}, {0, 0}}; /* dst_layer, dst_iter, dst_iter_c */
+    for (int64_t d = 0; d < D; d++) {
+        int back = op->axis == dnnl_unidirectional_right2left || (op->axis == dnnl_bidirectional_concat && d == 1);
+        const float *W = v[WL] + d * C * G * H, *U = v[WI] + d * H * G * H, *B = v[BI] + d * GB * H;
+        const float *P = v[WP] ? v[WP] + d * 3 * H : NULL; /* peepholes i, f, o */
+        for (int64_t n = 0; n < N; n++) {
+            for (int64_t j = 0; j < H; j++) {
+                h[j] = v[HI] ? v[HI][(d * N + n) * H + j] : 0.0;
+                c[j] = v[CI] ? v[CI][(d * N + n) * H + j] : 0.0;
+            }
+            for (int64_t step = 0; step < T; step++) {
+                int64_t t = back ? T - 1 - step : step;
+                const float *x = v[XL] + (t * N + n) * C;
+                for (int64_t k = 0; k < G * H; k++) {
+                    double a = B[k], u = 0;
+                    for (int64_t i = 0; i < C; i++)
+                        a += (double)x[i] * W[i * G * H + k];
+                    for (int64_t i = 0; i < H; i++)
+                        u += h[i] * U[i * G * H + k];
+                    xw[k] = a;
+                    hu[k] = u;
+                }
+                for (int64_t j = 0; j < H; j++) {
+                    if (lstm) {
+                        double pi = P ? P[j] * c[j] : 0, pf = P ? P[H + j] * c[j] : 0;
+                        double ig = bd_sigmoid(xw[j] + hu[j] + pi), fg = bd_sigmoid(xw[H + j] + hu[H + j] + pf);
+                        double cg = tanh(xw[2 * H + j] + hu[2 * H + j]);
+                        c[j] = fg * c[j] + ig * cg;
+                        double og = bd_sigmoid(xw[3 * H + j] + hu[3 * H + j] + (P ? P[2 * H + j] * c[j] : 0));
+                        rh[j] = og * tanh(c[j]);
+                    } else if (!gru) {
+                        double a = xw[j] + hu[j];
+                        rh[j] = op->rnn_act == dnnl_eltwise_relu       ? (a > 0 ? a : 0)
+                                : op->rnn_act == dnnl_eltwise_logistic ? bd_sigmoid(a)
+                                                                       : tanh(a);
+                    }
+                }
+                if (gru) {
+                    /* rh first holds r * h (the vanilla GRU's U_o reads it), then the new h */
+                    double *o = xw + 2 * H; /* W_o x + b_o, then the candidate */
+                    for (int64_t j = 0; j < H; j++)
+                        rh[j] = bd_sigmoid(xw[H + j] + hu[H + j]) * h[j];
+                    for (int64_t j = 0; j < H; j++) {
+                        double rg = bd_sigmoid(xw[H + j] + hu[H + j]), a = o[j];
+                        if (lbr) {
+                            a += rg * (hu[2 * H + j] + B[3 * H + j]);
+                        } else {
+                            for (int64_t i = 0; i < H; i++)
+                                a += rh[i] * U[i * G * H + 2 * H + j];
+                        }
+                        o[j] = tanh(a);
+                    }
+                    for (int64_t j = 0; j < H; j++) {
+                        double ug = bd_sigmoid(xw[j] + hu[j]);
+                        rh[j] = ug * h[j] + (1 - ug) * o[j];
+                    }
+                }
+                for (int64_t j = 0; j < H; j++) {
+                    h[j] = rh[j];
+                    bd_err_add(&err[0], v[YL][(t * N + n) * D * H + d * H + j], h[j]);
+                }
+            }
+            for (int64_t j = 0; j < H; j++) {
+                if (v[HO])
+                    bd_err_add(&err[1], v[HO][(d * N + n) * H + j], h[j]);
+                if (v[CO] && lstm)
+                    bd_err_add(&err[2], v[CO][(d * N + n) * H + j], c[j]);
+            }
+        }
+    }
+    free(work);
+    for (int p = 0; p < NPART; p++)
+        if (plain[p])
+            dnnl_memory_destroy(plain[p]);
+    double worst = 0, tol = bd_tolerance(op->dt);
+    for (int k = 0; k < 3; k++)
+        if (!(bd_err_rel(&err[k]) <= worst))
+            worst = bd_err_rel(&err[k]);
+    if (!(worst <= tol)) {
+        bh_note(r, "output differs from the plain C recurrent layer: max error %.3g of the largest value (tolerance %.0e)",
+                worst, tol);
+        res = BH_WRONG;
+    } else {
+        bh_note(r, "verified against the reference, a plain C recurrent layer (oneDNN has none here): max error %.3g "
+                   "(tolerance %.0e)", worst, tol);
+    }
+    return res;
+}
+
 /* Runs the benchmarked implementation and the reference on the same inputs (each in its
  * own layouts) and compares every output within the tolerance of the type. */
 static inline enum bh_status bd_verify(void *state, struct bh_result *r)
@@ -538,8 +735,18 @@ static inline enum bh_status bd_verify(void *state, struct bh_result *r)
         return bd_verify_concat(b, r);
     if (b->op->family == BD_DECONV)
         return bd_verify_deconv(b, r);
+    if (b->op->family == BD_RNN)
+        return bd_verify_rnn(b, r);
+    /* oneDNN has no reference Winograd convolution: a Winograd implementation computes the
+     * same convolution, so it is held against the reference of the direct algorithm */
+    const struct bd_op *op = b->op;
+    struct bd_op direct = *op;
+    if (direct.family == BD_CONV && direct.alg == dnnl_convolution_winograd)
+        direct.alg = dnnl_convolution_direct;
     dnnl_primitive_desc_t rpd;
+    b->op = &direct;
     enum bh_status st = bd_select(b, "ref", 1, &rpd, r);
+    b->op = op;
     if (st != BH_OK) {
         bh_note(r, "not verified: oneDNN has no reference implementation of this operation");
         return BH_OK;

@@ -59,6 +59,8 @@ struct bd_op {
     int wei_transposed;       /* matmul/ip weights stored transposed (Gemm transB) */
     int perm[8];              /* reorder: output dim k is input dim perm[k] */
     int layout;               /* src/dst of 4-D element-wise-like ops: BD_LAYOUT_* */
+    int rnn_act;              /* vanilla RNN: its activation (dnnl_eltwise_*; 0: tanh) */
+    int peephole;             /* LSTM: with peephole weights [1, D, 3, H] (gates i, f, o) */
     int ncat;                 /* concat: inputs after src and src1 */
     struct bd_tensor cat[BD_MAX_CAT - 2];
 };
@@ -163,13 +165,14 @@ static inline dnnl_status_t bd_md_transposed(dnnl_memory_desc_t *md, const struc
 }
 
 /* A recurrent layer: src [T, N, C], dst [T, N, D*H], weights_layer [1, D, C, G, H] in wei,
- * weights_iter [1, D, H, G, H] in src1, bias [1, D, G', H]; the states are [1, D, N, H]. */
+ * weights_iter [1, D, H, G, H] in src1, bias [1, D, G', H]; the states are [1, D, N, H];
+ * an LSTM's peephole weights [1, D, 3, H]. */
 static inline dnnl_status_t bd_rnn_desc(const struct bd_op *op, dnnl_rnn_desc_t *d)
 {
-    dnnl_memory_desc_t sl, si, sic, wl, wi, b, dl, di, dic;
+    dnnl_memory_desc_t sl, si, sic, wl, wi, b, dl, di, dic, wp;
     dnnl_status_t st;
     int64_t D = op->wei.d[1], N = op->src.d[1], H = op->wei.d[4];
-    struct bd_tensor state = {4, {1, D, N, H}};
+    struct bd_tensor state = {4, {1, D, N, H}}, peep = {4, {1, D, 3, H}};
     if ((st = bd_md(&sl, &op->src, op->dt, 0)) || (st = bd_md(&dl, &op->dst, op->dt, 0)) ||
         (st = bd_md(&si, &state, op->dt, 0)) || (st = bd_md(&di, &state, op->dt, 0)) ||
         (st = bd_md(&sic, &state, dnnl_f32, 0)) || (st = bd_md(&dic, &state, dnnl_f32, 0)) ||
@@ -179,6 +182,10 @@ static inline dnnl_status_t bd_rnn_desc(const struct bd_op *op, dnnl_rnn_desc_t 
     dnnl_rnn_direction_t dir = (dnnl_rnn_direction_t)op->axis;
     switch (op->alg) {
     case dnnl_vanilla_lstm:
+        if (op->peephole)
+            return (st = bd_md(&wp, &peep, dnnl_f32, 0)) ? st
+                   : dnnl_lstm_forward_desc_init_v2(d, dnnl_forward_inference, dir, &sl, &si, &sic, &wl, &wi, &wp,
+                                                    &b, &dl, &di, &dic, 0);
         return dnnl_lstm_forward_desc_init(d, dnnl_forward_inference, dir, &sl, &si, &sic, &wl, &wi, &b, &dl, &di,
                                            &dic, 0);
     case dnnl_vanilla_gru:
@@ -186,8 +193,9 @@ static inline dnnl_status_t bd_rnn_desc(const struct bd_op *op, dnnl_rnn_desc_t 
     case dnnl_lbr_gru:
         return dnnl_lbr_gru_forward_desc_init(d, dnnl_forward_inference, dir, &sl, &si, &wl, &wi, &b, &dl, &di, 0);
     default:
-        return dnnl_vanilla_rnn_forward_desc_init(d, dnnl_forward_inference, dnnl_eltwise_tanh, dir, &sl, &si, &wl,
-                                                  &wi, &b, &dl, &di, 0, 0.0f, 0.0f);
+        return dnnl_vanilla_rnn_forward_desc_init(d, dnnl_forward_inference,
+                                                  op->rnn_act ? (dnnl_alg_kind_t)op->rnn_act : dnnl_eltwise_tanh, dir,
+                                                  &sl, &si, &wl, &wi, &b, &dl, &di, 0, 0.0f, 0.0f);
     }
 }
 

@@ -295,6 +295,20 @@ static void e2e_deconv(void **state)
     e2e_node_models("deconv_models", models, BZ_ARRAY_LEN(models), "deconv_check.py");
 }
 
+/* Recurrent layers (LSTM with and without peepholes, GRU, vanilla RNN; batch-first layouts,
+ * initial biases): oneDNN's RNN primitive has no reference implementation beside the one it
+ * runs, so every row here is held against the plain C recurrent layer of dnnl_bench.h */
+static void e2e_recurrent(void **state)
+{
+    (void)state;
+    static const char *const models[] = {
+        "lstm_defaults", "lstm_with_peepholes", "lstm_with_initial_bias", "lstm_batchwise",
+        "gru_defaults", "gru_seq_length", "gru_with_initial_bias", "gru_batchwise",
+        "rnn_seq_length", "simple_rnn_defaults", "simple_rnn_with_initial_bias", "simple_rnn_batchwise",
+    };
+    e2e_node_models("recurrent", models, BZ_ARRAY_LEN(models), NULL);
+}
+
 /* Round: oneDNN 2.6 describes it in f32 only; its bf16/f16 rows must say unsupported, not error */
 static void e2e_f32_only(void **state)
 {
@@ -320,6 +334,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_instancenorm),
         cmocka_unit_test(e2e_f32_only),
         cmocka_unit_test(e2e_deconv),
+        cmocka_unit_test(e2e_recurrent),
         cmocka_unit_test(e2e_shared_cnn),
         cmocka_unit_test(e2e_shared_transformer),
         cmocka_unit_test(e2e_shared_lstm),
