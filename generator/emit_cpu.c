@@ -8,6 +8,8 @@
 #include "../runtime/dnnl_ops.h"
 #include "../runtime/harness.h"
 #include "../runtime/plain_ops.h"
+#include "../runtime/plain_index.h"
+#include "../runtime/plain_reduce.h"
 #include "emit.h"
 
 /* ---- reading a layer's canonical parameters ---- */
@@ -236,14 +238,17 @@ static int plan_matmul(const json_t *params, const char *opname, struct cpu_plan
     struct bd_op *op = &p->op;
     bool gemm = !strcmp(opname, "Gemm");
     int64_t ta = gemm ? (int64_t)emit_num_attr(attrs, "transA", 0) : 0, tb = gemm ? (int64_t)emit_num_attr(attrs, "transB", 0) : 0;
-    if (gemm && (ta || emit_num_attr(attrs, "alpha", 1) != 1.0))
-        return -1; /* a transposed A or a scaled product is not what frameworks run here */
-    const json_t *c = gemm ? emit_io(params, "inputs", 2) : NULL;
+    double alpha = gemm ? emit_num_attr(attrs, "alpha", 1) : 1, beta = gemm ? emit_num_attr(attrs, "beta", 1) : 1;
+    /* Gemm's C: any shape that broadcasts to [M, N] is the matmul's bias (beta scales its
+     * values, not the work: a bias of beta C); with beta 0 there is none */
+    const json_t *c = gemm && beta != 0 ? emit_io(params, "inputs", 2) : NULL;
     struct bd_tensor ct;
-    if (c && (tensor_of(c, &ct) || ct.nd != 1 || ct.d[0] != y.d[y.nd - 1] || emit_num_attr(attrs, "beta", 1) != 1.0))
-        return -1; /* only a bias per output column */
+    if (c && (tensor_of(c, &ct) || ct.nd > 2 || (ct.nd >= 1 && ct.d[ct.nd - 1] != 1 && ct.d[ct.nd - 1] != y.d[1]) ||
+              (ct.nd == 2 && ct.d[0] != 1 && ct.d[0] != y.d[0])))
+        return -1;
     if (ip) {
-        if (!gemm || !tb)
+        /* the inner product frameworks use: weights [N, K], a bias per column, no scaling */
+        if (!gemm || !tb || ta || alpha != 1.0 || (c && (ct.nd != 1 || ct.d[0] != y.d[1])))
             return -1;
         op->family = BD_IP;
         op->src = a;
@@ -273,6 +278,14 @@ static int plan_matmul(const json_t *params, const char *opname, struct cpu_plan
             bb.d[1] = b.d[0];
             op->wei_transposed = 1;
         }
+        if (gemm && ta) {
+            /* [K, M] stored: described as [M, K] with transposed strides */
+            aa.d[0] = a.d[1];
+            aa.d[1] = a.d[0];
+            op->src_transposed = 1;
+        }
+        if (alpha != 1.0)
+            op->oscale = (float)alpha;
         int nd = aa.nd > bb.nd ? aa.nd : bb.nd;
         struct bd_tensor *ts[2] = {&aa, &bb};
         for (int t = 0; t < 2; t++) {
@@ -291,11 +304,11 @@ static int plan_matmul(const json_t *params, const char *opname, struct cpu_plan
         op->dst.d[nd - 2] = aa.d[nd - 2];
         op->dst.d[nd - 1] = bb.d[nd - 1];
         if (c) {
+            /* C aligned on the right, padded with 1 */
             op->has_bias = 1;
             op->bias.nd = nd;
-            for (int k = 0; k < nd - 1; k++)
-                op->bias.d[k] = 1;
-            op->bias.d[nd - 1] = ct.d[0];
+            for (int k = 0; k < nd; k++)
+                op->bias.d[k] = k >= nd - ct.nd ? ct.d[k - (nd - ct.nd)] : 1;
         }
     }
     p->algs[0] = 0;
@@ -305,7 +318,7 @@ static int plan_matmul(const json_t *params, const char *opname, struct cpu_plan
     if (op->has_bias)
         arg(p, "DNNL_ARG_BIAS", 0, 0);
     arg(p, "DNNL_ARG_DST", 1, 0);
-    int64_t k = a.nd >= 1 ? a.d[a.nd - 1] : 1;
+    int64_t k = ta ? a.d[0] : a.nd >= 1 ? a.d[a.nd - 1] : 1;
     p->flops = 2.0 * (double)nelem(&y) * (double)k;
     p->bytes = 4.0 * (double)(nelem(&a) + nelem(&b) + nelem(&y));
     return 0;
@@ -779,8 +792,10 @@ static int onnx_dtype(const json_t *t)
 {
     const char *n = t ? json_string_value(json_object_get(t, "dtype")) : NULL;
     static const struct { const char *name; int dt; } types[] = {
-        {"FLOAT", PL_FLOAT}, {"DOUBLE", PL_DOUBLE}, {"INT64", PL_INT64}, {"INT32", PL_INT32},
-        {"INT8", PL_INT8},   {"UINT8", PL_UINT8},   {"BOOL", PL_BOOL},
+        {"FLOAT", PL_FLOAT},       {"DOUBLE", PL_DOUBLE},   {"INT64", PL_INT64},   {"INT32", PL_INT32},
+        {"INT16", PL_INT16},       {"INT8", PL_INT8},       {"UINT8", PL_UINT8},   {"UINT16", PL_UINT16},
+        {"UINT32", PL_UINT32},     {"UINT64", PL_UINT64},   {"BOOL", PL_BOOL},     {"FLOAT16", PL_FLOAT16},
+        {"BFLOAT16", PL_BFLOAT16},
     };
     for (size_t i = 0; n && i < sizeof(types) / sizeof(types[0]); i++)
         if (!strcmp(types[i].name, n))
@@ -797,6 +812,144 @@ static int pl_tensor_of(const json_t *t, struct pl_tensor *out)
     for (int k = 0; k < b.nd; k++)
         out->d[k] = b.d[k];
     return 0;
+}
+
+static bool same_dims(const struct pl_tensor *a, const struct pl_tensor *b)
+{
+    return a->nd == b->nd && !memcmp(a->d, b->d, sizeof(a->d[0]) * (size_t)a->nd);
+}
+
+static int norm_axis(int64_t axis, int rank)
+{
+    if (axis < 0)
+        axis += rank;
+    return axis >= 0 && axis < rank ? (int)axis : -1;
+}
+
+/* The kinds of plain_index.h and plain_reduce.h: their parameters, and the checks that keep
+ * every kernel inside its buffers (shapes that do not fit together are refused). */
+static int plan_plain_more(const char *name, const json_t *attrs, struct pl_op *op)
+{
+    const struct pl_tensor *x = &op->in[0], *y = &op->out;
+    switch (op->kind) {
+    case PL_GATHER_ELEMENTS:
+    case PL_SCATTER_ELEMENTS: {
+        const struct pl_tensor *ix = &op->in[1];
+        if ((op->axis = norm_axis((int64_t)emit_num_attr(attrs, "axis", 0), x->nd)) < 0 || ix->nd != x->nd)
+            return -1;
+        for (int k = 0; k < x->nd; k++)
+            if (ix->d[k] > x->d[k] && k != op->axis)
+                return -1;
+        if (op->kind == PL_GATHER_ELEMENTS ? !same_dims(y, ix) || y->dtype != x->dtype
+                                           : !same_dims(&op->in[2], ix) || !same_dims(y, x) || op->in[2].dtype != x->dtype)
+            return -1;
+        if (op->kind == PL_SCATTER_ELEMENTS) {
+            static const char *const how[] = {"none", "add", "mul", "max", "min"};
+            const char *red = emit_str_attr(attrs, "reduction", "none");
+            op->flag = -1;
+            for (int j = 0; j < 5; j++)
+                if (!strcmp(red, how[j]))
+                    op->flag = j;
+            if (op->flag < 0)
+                return -1;
+        }
+        op->in[1].dtype = PL_INT64; /* int32 indices are benchmarked as int64 */
+        return 0;
+    }
+    case PL_GATHER_ND: {
+        const struct pl_tensor *ix = &op->in[1];
+        int64_t b = (int64_t)emit_num_attr(attrs, "batch_dims", 0);
+        int q = ix->nd ? (int)ix->d[ix->nd - 1] : 0;
+        if (ix->nd < 1 || q < 1 || b < 0 || b + q > x->nd || b >= ix->nd || y->nd != ix->nd - 1 + x->nd - (int)b - q ||
+            y->dtype != x->dtype)
+            return -1;
+        for (int k = 0; k < b; k++)
+            if (ix->d[k] != x->d[k])
+                return -1;
+        for (int k = 0; k < y->nd; k++)
+            if (y->d[k] != (k < ix->nd - 1 ? ix->d[k] : x->d[k - (ix->nd - 1) + b + q]))
+                return -1;
+        op->k = b;
+        op->in[1].dtype = PL_INT64;
+        return 0;
+    }
+    case PL_CUMSUM: {
+        /* the axis is an input: its value is in the key when gen knew it */
+        const json_t *a = json_object_get(attrs, "axis");
+        if (!json_is_integer(a) || (op->axis = norm_axis(json_integer_value(a), x->nd)) < 0 || !same_dims(y, x))
+            return -1;
+        op->flag = (emit_num_attr(attrs, "exclusive", 0) != 0) | (emit_num_attr(attrs, "reverse", 0) != 0) << 1;
+        return 0;
+    }
+    case PL_TRILU: {
+        const json_t *k = json_object_get(attrs, "k");
+        if (x->nd < 2 || !same_dims(y, x) || (k && !json_is_integer(k)))
+            return -1;
+        op->k = k ? json_integer_value(k) : 0;
+        op->flag = emit_num_attr(attrs, "upper", 1) != 0;
+        return 0;
+    }
+    case PL_ONEHOT: {
+        if ((op->axis = norm_axis((int64_t)emit_num_attr(attrs, "axis", -1), y->nd)) < 0 || y->nd != x->nd + 1 ||
+            pl_count(&op->in[1]) != 1 || pl_count(&op->in[2]) != 2 || y->dtype != op->in[2].dtype)
+            return -1;
+        for (int k = 0, j = 0; k < y->nd; k++)
+            if (k != op->axis && y->d[k] != x->d[j++])
+                return -1;
+        return 0;
+    }
+    case PL_REVERSE_SEQUENCE: {
+        int t = norm_axis((int64_t)emit_num_attr(attrs, "time_axis", 0), x->nd);
+        int b = norm_axis((int64_t)emit_num_attr(attrs, "batch_axis", 1), x->nd);
+        if (t < 0 || b < 0 || t == b || !same_dims(y, x) || pl_count(&op->in[1]) != x->d[b])
+            return -1;
+        op->axis = t;
+        op->k = b;
+        op->in[1].dtype = PL_INT64;
+        return 0;
+    }
+    case PL_EYELIKE:
+        if (x->nd != 2 || !same_dims(y, x))
+            return -1;
+        op->k = (int64_t)emit_num_attr(attrs, "k", 0);
+        return 0;
+    case PL_RANGE:
+        if (y->nd != 1 || pl_count(&op->in[0]) != 1 || pl_count(&op->in[1]) != 1 || pl_count(&op->in[2]) != 1 ||
+            op->in[0].dtype != y->dtype)
+            return -1;
+        return 0;
+    case PL_HARDMAX: {
+        /* the axis and the pre-13 2-D view, as the key's canonical form has them */
+        if ((op->axis = norm_axis((int64_t)emit_num_attr(attrs, "axis", -1), x->nd)) < 0 || !same_dims(y, x))
+            return -1;
+        op->flag = emit_num_attr(attrs, "coerce_2d", 0) != 0;
+        return 0;
+    }
+    case PL_REDUCE:
+    case PL_MVN: {
+        /* the reduced axes (the key lists them, positive); MVN's default is [0, 2, 3] */
+        const json_t *axes = json_object_get(attrs, "axes");
+        static const int64_t mvn[3] = {0, 2, 3};
+        size_t na = axes ? json_array_size(axes) : op->kind == PL_MVN ? 3 : 0;
+        op->axes = 0;
+        for (size_t j = 0; j < na; j++) {
+            int a = norm_axis(axes ? json_integer_value(json_array_get(axes, j)) : mvn[j], x->nd);
+            if (a < 0)
+                return -1;
+            op->axes |= 1u << a;
+        }
+        int64_t groups = 1;
+        for (int k = 0; k < x->nd; k++)
+            if (!(op->axes >> k & 1u))
+                groups *= x->d[k];
+        if (op->kind == PL_MVN ? !same_dims(y, x) : pl_count(y) != groups)
+            return -1;
+        (void)name;
+        return 0;
+    }
+    default:
+        return -1;
+    }
 }
 
 int emit_plain_plan(const json_t *params, struct pl_op *op)
@@ -817,7 +970,8 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         {"Equal", PL_BINARY, PL_EQUAL}, {"Less", PL_BINARY, PL_LESS}, {"Greater", PL_BINARY, PL_GREATER},
         {"LessOrEqual", PL_BINARY, PL_LESS_EQUAL}, {"GreaterOrEqual", PL_BINARY, PL_GREATER_EQUAL},
         {"And", PL_BINARY, PL_AND}, {"Or", PL_BINARY, PL_OR}, {"Xor", PL_BINARY, PL_XOR},
-        {"Where", PL_WHERE, PL_IDENTITY}, {"Cast", PL_CAST, PL_IDENTITY},
+        {"Where", PL_WHERE, PL_IDENTITY}, {"Cast", PL_CAST, PL_IDENTITY}, {"CastLike", PL_CAST, PL_IDENTITY},
+        {"BitShift", PL_BINARY, PL_BITSHIFT},
         {"Expand", PL_EXPAND, PL_IDENTITY}, {"Gather", PL_GATHER, PL_IDENTITY},
         {"Slice", PL_MAP, PL_IDENTITY}, {"Pad", PL_MAP, PL_IDENTITY}, {"Tile", PL_MAP, PL_IDENTITY},
         {"Gelu", PL_UNARY, PL_GELU}, {"PRelu", PL_BINARY, PL_PRELU}, {"HardSwish", PL_UNARY, PL_HARDSWISH},
@@ -829,7 +983,26 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         {"Acosh", PL_UNARY, PL_ACOSH}, {"Atanh", PL_UNARY, PL_ATANH}, {"IsInf", PL_UNARY, PL_ISINF},
         {"IsNaN", PL_UNARY, PL_ISNAN}, {"Celu", PL_UNARY, PL_CELU}, {"Shrink", PL_UNARY, PL_SHRINK},
         {"ThresholdedRelu", PL_UNARY, PL_THRESHOLDED_RELU},
+        {"GatherElements", PL_GATHER_ELEMENTS, PL_IDENTITY}, {"ScatterElements", PL_SCATTER_ELEMENTS, PL_IDENTITY},
+        {"Scatter", PL_SCATTER_ELEMENTS, PL_IDENTITY}, {"GatherND", PL_GATHER_ND, PL_IDENTITY},
+        {"CumSum", PL_CUMSUM, PL_ADD}, {"Trilu", PL_TRILU, PL_IDENTITY}, {"OneHot", PL_ONEHOT, PL_IDENTITY},
+        {"ReverseSequence", PL_REVERSE_SEQUENCE, PL_IDENTITY}, {"EyeLike", PL_EYELIKE, PL_IDENTITY},
+        {"Range", PL_RANGE, PL_IDENTITY}, {"Hardmax", PL_HARDMAX, PL_IDENTITY},
+        {"MeanVarianceNormalization", PL_MVN, PL_IDENTITY},
+        {"ReduceSum", PL_REDUCE, PL_ADD}, {"ReduceMean", PL_REDUCE, PL_MEAN}, {"ReduceMax", PL_REDUCE, PL_MAX},
+        {"ReduceMin", PL_REDUCE, PL_MIN}, {"ReduceProd", PL_REDUCE, PL_MUL}, {"ReduceL1", PL_REDUCE, PL_L1},
+        {"ReduceL2", PL_REDUCE, PL_L2}, {"ReduceLogSum", PL_REDUCE, PL_LOGSUM},
+        {"ReduceLogSumExp", PL_REDUCE, PL_LOGSUMEXP}, {"ReduceSumSquare", PL_REDUCE, PL_SUMSQUARE},
     };
+    /* data inputs per kind (Expand's shape and CumSum's axis are data for gen, not for the kernel) */
+    static const signed char nins[] = {
+        [PL_UNARY] = 1, [PL_BINARY] = 2, [PL_WHERE] = 3, [PL_CAST] = 1, [PL_EXPAND] = 1, [PL_GATHER] = 2,
+        [PL_MAP] = 1, [PL_SCATTER_ND] = 3, [PL_SPLIT] = 1, [PL_ARG] = 1, [PL_TOPK] = 1,
+        [PL_GATHER_ELEMENTS] = 2, [PL_SCATTER_ELEMENTS] = 3, [PL_GATHER_ND] = 2, [PL_CUMSUM] = 1, [PL_TRILU] = 1,
+        [PL_ONEHOT] = 3, [PL_REVERSE_SEQUENCE] = 2, [PL_EYELIKE] = 1, [PL_RANGE] = 3, [PL_REDUCE] = 1,
+        [PL_MVN] = 1, [PL_HARDMAX] = 1,
+    };
+    _Static_assert(BZ_ARRAY_LEN(nins) == PL_HARDMAX + 1, "inputs of every kind");
     const char *name = json_string_value(json_object_get(params, "op"));
     const json_t *attrs = json_object_get(params, "attrs");
     memset(op, 0, sizeof(*op));
@@ -841,14 +1014,13 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         return -1;
     op->kind = ops[found].kind;
     op->fn = ops[found].fn;
-    /* the data inputs (Expand's shape is data for shape inference, not for the kernel) */
-    op->nin = op->kind == PL_BINARY || op->kind == PL_GATHER ? 2 : op->kind == PL_WHERE || op->kind == PL_SCATTER_ND ? 3 : 1;
+    op->nin = nins[op->kind];
     if (op->kind == PL_BINARY) {
-        /* Sum, Min, Max and Mean take one to three inputs here (a fold; Mean divides), the
+        /* Sum, Min, Max and Mean take one to PL_MAX_IN inputs here (a fold; Mean divides), the
          * others two; one input is a copy */
         size_t n = json_array_size(json_object_get(params, "inputs"));
         bool nary = !strcmp(name, "Sum") || !strcmp(name, "Min") || !strcmp(name, "Max") || !strcmp(name, "Mean");
-        if (n < 1 || n > 3 || (n != 2 && !nary))
+        if (n < 1 || n > PL_MAX_IN || (n != 2 && !nary))
             return -1;
         op->nin = (int)n;
         op->flag = !strcmp(name, "Mean") && n > 1;
@@ -863,38 +1035,65 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         const struct pl_tensor *x = &op->in[0];
         if (x->nd != op->out.nd)
             return -1;
+        const json_t *pads = json_object_get(attrs, "pads"), *starts = json_object_get(attrs, "starts");
+        const json_t *steps = json_object_get(attrs, "steps"), *value = json_object_get(attrs, "value");
         if (!strcmp(name, "Tile")) {
             op->map = PL_MAP_TILE;
         } else if (!strcmp(name, "Pad")) {
-            /* constant padding at the front is what the shapes cannot say: assume it
-             * symmetric where the size difference is even, at the end otherwise */
-            if (strcmp(emit_str_attr(attrs, "mode", "constant"), "constant") != 0)
-                return -1;
+            /* the padding as the key gives it (a negative one crops); modes constant (with its
+             * value), reflect, edge, wrap */
+            static const char *const modes[] = {"constant", "reflect", "edge", "wrap"};
+            const char *mode = emit_str_attr(attrs, "mode", "constant");
             op->map = PL_MAP_PAD;
+            op->flag = -1;
+            for (int j = 0; j < 4; j++)
+                if (!strcmp(mode, modes[j]))
+                    op->flag = j;
+            if (op->flag < 0 || (value && !json_is_number(value)))
+                return -1;
+            op->alpha = value ? (float)json_number_value(value) : 0;
             for (int k = 0; k < x->nd; k++) {
                 int64_t extra = op->out.d[k] - x->d[k];
-                if (extra < 0)
-                    return -1;
-                op->start[k] = -(extra / 2);
+                if (json_array_size(pads) == (size_t)(2 * x->nd)) {
+                    int64_t b = json_integer_value(json_array_get(pads, (size_t)k));
+                    int64_t e = json_integer_value(json_array_get(pads, (size_t)(k + x->nd)));
+                    if (b + e != extra)
+                        return -1;
+                    op->start[k] = -b;
+                } else {
+                    /* pads gen did not know: the same work split evenly (constant mode) */
+                    if (extra < 0 || op->flag != 0)
+                        return -1;
+                    op->start[k] = -(extra / 2);
+                }
                 op->step[k] = 1;
+                /* reflect mirrors once: pads of at most dim - 1; edge and wrap need data */
+                if ((op->flag == 1 && (-op->start[k] > x->d[k] - 1 || op->start[k] + op->out.d[k] - 1 > 2 * (x->d[k] - 1))) ||
+                    (op->flag >= 2 && x->d[k] == 0 && op->out.d[k] > 0))
+                    return -1;
             }
         } else {
-            /* Slice: the output is a window of the input; its placement does not change the
-             * work, so the window starts at 0 with unit steps */
+            /* Slice: each dim's window from its start in steps, as the key gives them (else a
+             * window at 0 with unit steps: the same work, placed where gen could not know) */
             op->map = PL_MAP_SLICE;
+            bool known = json_array_size(starts) == (size_t)x->nd && json_array_size(steps) == (size_t)x->nd;
             for (int k = 0; k < x->nd; k++) {
-                if (op->out.d[k] > x->d[k])
-                    return -1;
-                op->start[k] = 0;
-                op->step[k] = 1;
+                op->start[k] = known ? json_integer_value(json_array_get(starts, (size_t)k)) : 0;
+                op->step[k] = known ? json_integer_value(json_array_get(steps, (size_t)k)) : 1;
+                int64_t last = op->start[k] + op->step[k] * (op->out.d[k] - 1);
+                if (op->out.d[k] > 0 && (op->step[k] == 0 || op->start[k] < 0 || op->start[k] >= x->d[k] || last < 0 ||
+                                         last >= x->d[k]))
+                    return -1; /* the window must lie inside the input */
             }
         }
     }
     if (op->kind == PL_SCATTER_ND) {
         /* indices [..., q] (q <= rank of data), updates = indices[:-1] + data[q:]; no reduction */
         const struct pl_tensor *d = &op->in[0], *ix = &op->in[1];
-        if (strcmp(emit_str_attr(attrs, "reduction", "none"), "none") != 0 || ix->nd < 1 ||
-            ix->d[ix->nd - 1] < 1 || ix->d[ix->nd - 1] > d->nd || op->out.nd != d->nd)
+        const char *red = emit_str_attr(attrs, "reduction", "none");
+        if ((strcmp(red, "none") && strcmp(red, "add") && strcmp(red, "mul") && strcmp(red, "max") &&
+             strcmp(red, "min")) || ix->nd < 1 || ix->d[ix->nd - 1] < 1 || ix->d[ix->nd - 1] > d->nd ||
+            op->out.nd != d->nd)
             return -1;
         int q = (int)ix->d[ix->nd - 1];
         const struct pl_tensor *u = &op->in[2];
@@ -938,6 +1137,15 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         op->k = op->out.d[op->axis];
         op->flag = emit_num_attr(attrs, "largest", 1) != 0;
     }
+    if (op->kind == PL_SCATTER_ND) {
+        static const char *const how[] = {"none", "add", "mul", "max", "min"};
+        const char *red = emit_str_attr(attrs, "reduction", "none");
+        for (int j = 0; j < 5; j++)
+            if (!strcmp(red, how[j]))
+                op->flag = j;
+    }
+    if (pl_kind_index(op->kind) || pl_kind_reduce(op->kind))
+        return plan_plain_more(name, attrs, op);
     if (op->kind == PL_GATHER) {
         int64_t axis = (int64_t)emit_num_attr(attrs, "axis", 0);
         op->axis = (int)(axis < 0 ? axis + op->in[0].nd : axis);
@@ -959,8 +1167,13 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
     }
     if (op->fn == PL_MOD) {
         op->flag = emit_num_attr(attrs, "fmod", 0) != 0;
-        if (!op->flag && (op->out.dtype == PL_FLOAT || op->out.dtype == PL_DOUBLE))
+        if (!op->flag && pl_is_float(op->out.dtype))
             return -1; /* ONNX wants fmod 1 for floating point */
+    }
+    if (op->fn == PL_BITSHIFT) {
+        if (!pl_is_unsigned(op->out.dtype) || op->out.dtype == PL_BOOL)
+            return -1; /* ONNX shifts unsigned integers only */
+        op->flag = !strcmp(emit_str_attr(attrs, "direction", ""), "RIGHT");
     }
     if (op->fn == PL_ISINF)
         op->flag = (emit_num_attr(attrs, "detect_positive", 1) != 0) | (emit_num_attr(attrs, "detect_negative", 1) != 0) << 1;
@@ -1020,6 +1233,8 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     bz_buf_puts(&init, "},\n");
     if (op->k || op->flag)
         bz_buf_printf(&init, "    .k = %lld,\n    .flag = %d,\n", (long long)op->k, op->flag);
+    if (op->axes)
+        bz_buf_printf(&init, "    .axes = 0x%xu,\n", op->axes);
     if (op->nsplit) {
         bz_buf_printf(&init, "    .nsplit = %d,\n    .split = {", op->nsplit);
         for (int j = 0; j < op->nsplit; j++)
@@ -1031,8 +1246,16 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     for (int i = 0; i < op->nin; i++)
         bytes += (double)pl_count(&op->in[i]) * (double)pl_esize(op->in[i].dtype);
     if (op->kind == PL_GATHER || op->kind == PL_CAST || op->kind == PL_EXPAND || op->kind == PL_MAP ||
-        op->kind == PL_SCATTER_ND || op->kind == PL_SPLIT)
-        flops = 0;
+        (op->kind == PL_SCATTER_ND && !op->flag) || op->kind == PL_SPLIT || op->kind == PL_GATHER_ELEMENTS ||
+        op->kind == PL_GATHER_ND || (op->kind == PL_SCATTER_ELEMENTS && !op->flag) || op->kind == PL_TRILU ||
+        op->kind == PL_ONEHOT || op->kind == PL_REVERSE_SEQUENCE || op->kind == PL_EYELIKE)
+        flops = 0; /* data movement */
+    if (op->kind == PL_REDUCE || op->kind == PL_HARDMAX) /* a step per input element */
+        flops = (double)pl_count(&op->in[0]);
+    if (op->kind == PL_MVN) /* sum, sum of squares, then subtract and divide */
+        flops = 4.0 * (double)pl_count(&op->in[0]);
+    if (op->kind == PL_EYELIKE) /* the input's values are not read */
+        bytes = (double)pl_count(&op->out) * (double)pl_esize(op->out.dtype);
     if (op->kind == PL_SCATTER_ND) /* the data copied once, then the updates' slices */
         bytes = 2.0 * (double)pl_count(&op->out) * (double)pl_esize(op->out.dtype) +
                 (double)pl_count(&op->in[1]) * 8 + 2.0 * (double)pl_count(&op->in[2]) * (double)pl_esize(op->in[2].dtype);
@@ -1046,10 +1269,12 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     size_t hl, pl;
     const char *harness = emit_embedded("runtime/harness.h", &hl);
     const char *plain = emit_embedded("runtime/plain_ops.h", &pl);
-    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s%,s:s%}", "title", title.data, "layer", l->id,
+    size_t il, rl;
+    const char *pindex = emit_embedded("runtime/plain_index.h", &il), *preduce = emit_embedded("runtime/plain_reduce.h", &rl);
+    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s%,s:s%,s:s%,s:s%}", "title", title.data, "layer", l->id,
                              "layer_name", l->name, "op", l->op, "dtype", dt, "file", file.data, "key_comment", key.data,
                              "uses", emit_uses(e->p, li, 6), "op_init", init.data, "flops", fl, "bytes", by, "harness",
-                             harness, hl, "plain_ops", plain, pl);
+                             harness, hl, "plain_ops", plain, pl, "plain_index", pindex, il, "plain_reduce", preduce, rl);
     struct bz_buf rel;
     bz_buf_init(&rel);
     bz_buf_printf(&rel, "bench/%s.c", file.data);
@@ -1125,6 +1350,10 @@ static char *op_initializer(const struct bd_op *op)
                       op->post_alpha, op->post_beta);
     if (op->wei_transposed)
         bz_buf_puts(&b, "    .wei_transposed = 1,\n");
+    if (op->src_transposed)
+        bz_buf_puts(&b, "    .src_transposed = 1,\n");
+    if (op->oscale != 0)
+        bz_buf_printf(&b, "    .oscale = %.9ef,\n", op->oscale);
     if (op->layout)
         bz_buf_printf(&b, "    .layout = %d,\n", op->layout);
     if (op->rnn_act)

@@ -13,6 +13,8 @@
 
 #include "../runtime/harness.h"
 #include "../runtime/plain_ops.h"
+#include "../runtime/plain_index.h"
+#include "../runtime/plain_reduce.h"
 #include "emit.h"
 
 /* ---- the data types: storage type x math mode ---- */
@@ -936,10 +938,10 @@ static json_t *kernel_fields(const struct cu_kernel *k)
         "PL_MIN", "PL_MOD", "PL_EQUAL", "PL_LESS", "PL_GREATER", "PL_LESS_EQUAL", "PL_GREATER_EQUAL", "PL_AND",
         "PL_OR", "PL_XOR", "PL_IDENTITY", "PL_GELU", "PL_PRELU", "PL_HARDSWISH", "PL_LEAKYRELU", "PL_CLIP",
         "PL_ASIN", "PL_ACOS", "PL_ATAN", "PL_SINH", "PL_COSH", "PL_ASINH", "PL_ACOSH", "PL_ATANH", "PL_ISINF",
-        "PL_ISNAN", "PL_CELU", "PL_SHRINK", "PL_THRESHOLDED_RELU"};
+        "PL_ISNAN", "PL_CELU", "PL_SHRINK", "PL_THRESHOLDED_RELU", "PL_BITSHIFT"};
     static const char *const kinds[] = {"PL_UNARY", "PL_BINARY", "PL_WHERE", "PL_CAST", "PL_EXPAND", "PL_GATHER", "PL_MAP"};
     static const char *const maps[] = {"PL_MAP_SLICE", "PL_MAP_PAD", "PL_MAP_TILE"};
-    _Static_assert(BZ_ARRAY_LEN(fns) == PL_THRESHOLDED_RELU + 1, "every pl_fn named");
+    _Static_assert(BZ_ARRAY_LEN(fns) == PL_BITSHIFT + 1, "every pl_fn named");
     json_t *f = json_array();
     const struct pl_op *pl = &k->pl;
     char line[400];
@@ -1022,13 +1024,16 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
     size_t hl, pl, cl, kl;
     const char *harness = emit_embedded("runtime/harness.h", &hl);
     const char *plain = emit_embedded("runtime/plain_ops.h", &pl);
+    size_t il, rl;
+    const char *pindex = emit_embedded("runtime/plain_index.h", &il), *preduce = emit_embedded("runtime/plain_reduce.h", &rl);
     const char *cuda = emit_embedded("runtime/cuda_bench.h", &cl);
     const char *kern = emit_embedded("runtime/cuda_kernels.cuh", &kl);
-    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s%,s:s%,s:s%,s:s%}", "title",
+    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%}", "title",
                              title.data, "layer", l->id, "layer_name", l->name, "op", l->op, "what", what.data, "dtype",
                              dtype, "file", file.data, "key_comment", key.data, "uses", emit_uses(e->p, li, 6),
                              "fields", kernel_fields(k), "flops", flops, "bytes", bytes, "harness", harness, hl,
-                             "plain_ops", plain, pl, "cuda_bench", cuda, cl, "cuda_kernels", kern, kl);
+                             "plain_ops", plain, pl, "plain_index", pindex, il, "plain_reduce", preduce, rl,
+                             "cuda_bench", cuda, cl, "cuda_kernels", kern, kl);
     struct bz_buf rel;
     bz_buf_init(&rel);
     bz_buf_printf(&rel, "bench/%s.cu", file.data);

@@ -57,6 +57,8 @@ struct bd_op {
     int post_alg;             /* eltwise post-op (0: none) */
     float post_alpha, post_beta;
     int wei_transposed;       /* matmul/ip weights stored transposed (Gemm transB) */
+    int src_transposed;       /* matmul source stored transposed (Gemm transA) */
+    float oscale;             /* matmul: an output scale (Gemm's alpha); 0: none */
     int perm[8];              /* reorder: output dim k is input dim perm[k] */
     int layout;               /* src/dst of 4-D element-wise-like ops: BD_LAYOUT_* */
     int rnn_act;              /* vanilla RNN: its activation (dnnl_eltwise_*; 0: tanh) */
@@ -220,7 +222,8 @@ static inline dnnl_status_t bd_op_desc(const struct bd_op *op, union bd_desc *u,
      * convolutions and inner products; the others take the plain layout of the framework */
     int any = op->family == BD_CONV || op->family == BD_DECONV || op->family == BD_IP;
     int act = !any && op->layout && op->src.nd == 4 ? 2 + op->layout : any;
-    if ((st = bd_md(&s, &op->src, op->dt, act)) != dnnl_success)
+    if ((st = op->src_transposed && op->family == BD_MATMUL ? bd_md_transposed(&s, &op->src, op->dt)
+                                                            : bd_md(&s, &op->src, op->dt, act)) != dnnl_success)
         return st;
     if ((st = bd_md(&d, &op->dst, op->dt, !any && op->layout && op->dst.nd == 4 ? 2 + op->layout : any)) != dnnl_success)
         return st;
@@ -298,6 +301,8 @@ static inline dnnl_status_t bd_op_desc(const struct bd_op *op, union bd_desc *u,
     if ((st = dnnl_primitive_attr_create(attr)) != dnnl_success)
         return st;
     dnnl_primitive_attr_set_scratchpad_mode(*attr, dnnl_scratchpad_mode_user);
+    if (op->oscale != 0 && (st = dnnl_primitive_attr_set_output_scales(*attr, 1, 0, &op->oscale)) != dnnl_success)
+        return st;
     if (op->post_alg || op->post_sum) {
         dnnl_post_ops_t po;
         if ((st = dnnl_post_ops_create(&po)) != dnnl_success)

@@ -1,9 +1,11 @@
 /* Plain C benchmarks for the operators oneDNN does not have: element-wise maths, broadcasting
  * binary ops and comparisons, Where, Cast, Expand, Gather, Slice/Pad/Tile, ScatterND, Split,
- * ArgMax/ArgMin, TopK. Inlined into generated files with harness.h; libc and libm only. The
- * timed kernel walks the output with an odometer (and a flat loop when no input broadcasts);
- * --verify recomputes every element independently (from its coordinates, or for TopK by a full
- * sort of each slice) and compares. */
+ * ArgMax/ArgMin, TopK here; index and scan operators in plain_index.h, reductions in
+ * plain_reduce.h (inlined after this one: the kinds they handle are declared here). Inlined
+ * into generated files with harness.h; libc and libm only. The timed kernel walks the output
+ * with an odometer (and a flat loop when no input broadcasts); --verify recomputes every
+ * element independently (from its coordinates, or for TopK by a full sort of each slice) and
+ * compares. */
 #ifndef BENANZA_PLAIN_OPS_H
 #define BENANZA_PLAIN_OPS_H
 
@@ -24,12 +26,27 @@ enum pl_kind {
     PL_ARG,
     /* the k largest (flag 1) or smallest along axis, best first, equal values by lower index:
      * out the values, a second int64 buffer the indices */
-    PL_TOPK
+    PL_TOPK,
+    /* plain_index.h: in[1] int64 indices; axis; ScatterElements in[2] updates, flag the
+     * reduction (0 none, 1 add, 2 mul, 3 max, 4 min, as ScatterND's) */
+    PL_GATHER_ELEMENTS, PL_SCATTER_ELEMENTS,
+    PL_GATHER_ND,       /* in[1] int64 index rows [..., q]; k: batch_dims */
+    PL_CUMSUM,          /* along axis; flag 1 exclusive, 2 reverse */
+    PL_TRILU,           /* the last two dims; k the diagonal; flag 1 upper */
+    PL_ONEHOT,          /* in[0] indices, in[1] depth, in[2] (off, on); axis in the output */
+    PL_REVERSE_SEQUENCE,/* in[1] int64 lengths; axis the time axis, k the batch axis */
+    PL_EYELIKE,         /* the 2-D output only; k the diagonal */
+    PL_RANGE,           /* in[0..2] scalars start, limit, delta */
+    /* plain_reduce.h: axes the reduced dims (bit k: input dim k); fn the reduction */
+    PL_REDUCE,
+    PL_MVN,             /* (x - mean) / (std + 1e-9) over axes */
+    PL_HARDMAX          /* 1 at each row's first largest along axis (flag: the 2-D view) */
 };
 
-/* PL_MAP: every output element reads one input element (or writes 0): per dim, input
- * coordinate = start + step * output coordinate (Slice), output - pad with 0 outside (Pad),
- * or output mod the input dim (Tile). */
+/* PL_MAP: every output element reads one input element (or writes a constant): per dim, input
+ * coordinate = start + step * output coordinate (Slice), output - pad (Pad: outside the input,
+ * flag 0 writes the constant alpha, 1 reflects once about the edge elements, 2 repeats the
+ * edge element, 3 wraps around), or output mod the input dim (Tile). */
 enum pl_map { PL_MAP_SLICE, PL_MAP_PAD, PL_MAP_TILE };
 
 enum pl_fn {
@@ -41,11 +58,21 @@ enum pl_fn {
     PL_GELU, PL_PRELU, PL_HARDSWISH, PL_LEAKYRELU, PL_CLIP,
     /* inverse and hyperbolic trigonometry, tests, and activations with parameters */
     PL_ASIN, PL_ACOS, PL_ATAN, PL_SINH, PL_COSH, PL_ASINH, PL_ACOSH, PL_ATANH, PL_ISINF, PL_ISNAN,
-    PL_CELU, PL_SHRINK, PL_THRESHOLDED_RELU
+    PL_CELU, PL_SHRINK, PL_THRESHOLDED_RELU,
+    /* unsigned integers: flag 0 shifts left, 1 right */
+    PL_BITSHIFT,
+    /* reductions (PL_REDUCE; PL_ADD, PL_MUL, PL_MAX, PL_MIN as well) */
+    PL_MEAN, PL_LOGSUM, PL_LOGSUMEXP, PL_SUMSQUARE, PL_L1, PL_L2
 };
 
 /* element types, numbered as ONNX's */
-enum { PL_FLOAT = 1, PL_UINT8 = 2, PL_INT8 = 3, PL_INT32 = 6, PL_INT64 = 7, PL_BOOL = 9, PL_DOUBLE = 11 };
+enum {
+    PL_FLOAT = 1, PL_UINT8 = 2, PL_INT8 = 3, PL_UINT16 = 4, PL_INT16 = 5, PL_INT32 = 6, PL_INT64 = 7, PL_BOOL = 9,
+    PL_FLOAT16 = 10, PL_DOUBLE = 11, PL_UINT32 = 12, PL_UINT64 = 13, PL_BFLOAT16 = 16
+};
+
+/* inputs of an element-wise fold (Sum, Min, Max, Mean of up to eight) */
+enum { PL_MAX_IN = 8 };
 
 struct pl_tensor {
     int dtype;
@@ -57,17 +84,19 @@ struct pl_op {
     enum pl_kind kind;
     enum pl_fn fn;
     int nin;
-    struct pl_tensor in[3], out;
+    struct pl_tensor in[PL_MAX_IN], out;
     int axis;                 /* Gather */
     float alpha, beta;        /* HardSigmoid, Selu */
     int map;                  /* PL_MAP: enum pl_map */
     int64_t start[8], step[8];/* PL_MAP: per output dim (Pad: start = -pad_begin, step 1) */
     int64_t k;                /* TopK */
-    int flag;                 /* PL_ARG: select_last_index; PL_TOPK: largest; Mod: fmod; Mean
+    int flag;                 /* PL_ARG: select_last_index; PL_TOPK: largest; ScatterND: the
+                                 reduction (as PL_SCATTER_ELEMENTS'); Mod: fmod; Mean
                                  (PL_BINARY, fn PL_ADD, over nin inputs): divide by nin;
-                                 IsInf: 1 detect_positive, 2 detect_negative */
+                                 IsInf: 1 detect_positive, 2 detect_negative; BitShift: 1 right */
     int nsplit;               /* PL_SPLIT: pieces and their sizes along axis */
     int64_t split[32];
+    unsigned axes;            /* PL_REDUCE, PL_MVN: bit k set when input dim k is reduced */
 };
 
 /* the element-wise kinds: every input broadcasts against the output */
@@ -94,12 +123,92 @@ static inline int64_t pl_map_coord(const struct pl_op *op, int k, int64_t out)
     if (op->map == PL_MAP_TILE)
         return out % d;
     int64_t c = op->start[k] + op->step[k] * out;
+    if (op->map == PL_MAP_PAD && op->flag && (c < 0 || c >= d)) {
+        if (op->flag == 1) /* reflect (gen keeps the pads under the dim) */
+            return c < 0 ? -c : 2 * (d - 1) - c;
+        if (op->flag == 2) /* edge */
+            return c < 0 ? 0 : d - 1;
+        return (c % d + d) % d; /* wrap */
+    }
     return c >= 0 && c < d ? c : -1;
 }
 
 static inline size_t pl_esize(int dt)
 {
-    return dt == PL_INT64 || dt == PL_DOUBLE ? 8 : dt == PL_FLOAT || dt == PL_INT32 ? 4 : 1;
+    switch (dt) {
+    case PL_INT64: case PL_DOUBLE: case PL_UINT64: return 8;
+    case PL_FLOAT: case PL_INT32: case PL_UINT32: return 4;
+    case PL_FLOAT16: case PL_BFLOAT16: case PL_INT16: case PL_UINT16: return 2;
+    default: return 1;
+    }
+}
+
+static inline int pl_is_float(int dt)
+{
+    return dt == PL_FLOAT || dt == PL_DOUBLE || dt == PL_FLOAT16 || dt == PL_BFLOAT16;
+}
+
+static inline int pl_is_unsigned(int dt)
+{
+    return dt == PL_UINT8 || dt == PL_UINT16 || dt == PL_UINT32 || dt == PL_UINT64 || dt == PL_BOOL;
+}
+
+/* IEEE half from float, rounded to nearest even (overflow to infinity, subnormals kept) */
+static inline uint16_t pl_f32_to_f16(float f)
+{
+    uint32_t x, ax;
+    memcpy(&x, &f, 4);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+    ax = x & 0x7fffffffu;
+    if (ax >= 0x7f800000u) /* infinity, NaN */
+        return (uint16_t)(sign | (ax > 0x7f800000u ? 0x7e00u : 0x7c00u));
+    if (ax >= 0x477ff000u) /* 65520 and up round to infinity */
+        return (uint16_t)(sign | 0x7c00u);
+    if (ax < 0x38800000u) { /* below 2^-14: a subnormal half, in steps of 2^-24 (exact scaling) */
+        float v;
+        memcpy(&v, &ax, 4);
+        return (uint16_t)(sign | (uint16_t)nearbyintf(v * 16777216.0f));
+    }
+    uint32_t h = (ax - 0x38000000u) >> 13, rest = ax & 0x1fffu; /* rebias 127 -> 15, 23 -> 10 bits */
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1)))
+        h++; /* a carry into the exponent is the right result */
+    return (uint16_t)(sign | h);
+}
+
+static inline float pl_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 31u, m = h & 1023u, x;
+    float f;
+    if (e == 0) { /* zero, subnormal: m 2^-24 */
+        f = (float)m * 5.9604644775390625e-8f;
+        memcpy(&x, &f, 4);
+        x |= sign;
+    } else if (e == 31) {
+        x = sign | 0x7f800000u | (m << 13);
+    } else {
+        x = sign | ((e + 112u) << 23) | (m << 13);
+    }
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+/* bfloat16: the upper half of a float, rounded to nearest even */
+static inline uint16_t pl_f32_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((x >> 16) | 0x40u); /* a quiet NaN */
+    x += 0x7fffu + ((x >> 16) & 1u);
+    return (uint16_t)(x >> 16);
+}
+
+static inline float pl_bf16_to_f32(uint16_t b)
+{
+    uint32_t x = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
 }
 
 static inline int64_t pl_count(const struct pl_tensor *t)
@@ -117,11 +226,19 @@ static inline double pl_load(const void *p, int dt, int64_t i)
     case PL_DOUBLE: return ((const double *)p)[i];
     case PL_INT64: return (double)((const int64_t *)p)[i];
     case PL_INT32: return ((const int32_t *)p)[i];
+    case PL_INT16: return ((const int16_t *)p)[i];
     case PL_INT8: return ((const int8_t *)p)[i];
+    case PL_UINT64: return (double)((const uint64_t *)p)[i];
+    case PL_UINT32: return ((const uint32_t *)p)[i];
+    case PL_UINT16: return ((const uint16_t *)p)[i];
+    case PL_FLOAT16: return pl_f16_to_f32(((const uint16_t *)p)[i]);
+    case PL_BFLOAT16: return pl_bf16_to_f32(((const uint16_t *)p)[i]);
     default: return ((const uint8_t *)p)[i];
     }
 }
 
+/* Integers are stored through int64 (unsigned ones wrap, as ONNX's do); the two 16-bit
+ * floats through float, as numpy computes them */
 static inline void pl_store(void *p, int dt, int64_t i, double v)
 {
     switch (dt) {
@@ -129,10 +246,24 @@ static inline void pl_store(void *p, int dt, int64_t i, double v)
     case PL_DOUBLE: ((double *)p)[i] = v; break;
     case PL_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
     case PL_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
+    case PL_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
     case PL_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
+    case PL_UINT64: ((uint64_t *)p)[i] = v >= 9223372036854775808.0 ? (uint64_t)v : (uint64_t)(int64_t)v; break;
+    case PL_UINT32: ((uint32_t *)p)[i] = (uint32_t)(int64_t)v; break;
+    case PL_UINT16: ((uint16_t *)p)[i] = (uint16_t)(int64_t)v; break;
+    case PL_FLOAT16: ((uint16_t *)p)[i] = pl_f32_to_f16((float)v); break;
+    case PL_BFLOAT16: ((uint16_t *)p)[i] = pl_f32_to_bf16((float)v); break;
     case PL_BOOL: ((uint8_t *)p)[i] = v != 0; break;
-    default: ((uint8_t *)p)[i] = (uint8_t)v; break;
+    default: ((uint8_t *)p)[i] = (uint8_t)(int64_t)v; break;
     }
+}
+
+/* v rounded to element type dt (through a store and a load: integers wrap, floats round) */
+static inline double pl_round(int dt, double v)
+{
+    uint64_t cell = 0;
+    pl_store(&cell, dt, 0, v);
+    return pl_load(&cell, dt, 0);
 }
 
 static inline double pl_apply(const struct pl_op *op, double a, double b)
@@ -162,7 +293,7 @@ static inline double pl_apply(const struct pl_op *op, double a, double b)
     case PL_ADD: return a + b;
     case PL_SUB: return a - b;
     case PL_MUL: return a * b;
-    case PL_DIV: return op->out.dtype == PL_FLOAT || op->out.dtype == PL_DOUBLE ? a / b : (b != 0 ? trunc(a / b) : 0);
+    case PL_DIV: return pl_is_float(op->out.dtype) ? a / b : (b != 0 ? trunc(a / b) : 0);
     case PL_POW: return pow(a, b);
     case PL_MAX: return a > b ? a : b;
     case PL_MIN: return a < b ? a : b;
@@ -197,16 +328,22 @@ static inline double pl_apply(const struct pl_op *op, double a, double b)
     case PL_CELU: return a > 0 ? a : op->alpha * expm1(a / op->alpha);
     case PL_SHRINK: return a < -op->beta ? a + op->alpha : a > op->beta ? a - op->alpha : 0; /* alpha bias, beta lambd */
     case PL_THRESHOLDED_RELU: return a > op->alpha ? a : 0;
+    case PL_BITSHIFT: { /* in 64 bits; the store wraps to the type's width */
+        uint64_t x = (uint64_t)a, n = (uint64_t)b;
+        return n >= 64 ? 0 : (double)(op->flag ? x >> n : x << n);
+    }
+    case PL_MEAN: case PL_LOGSUM: case PL_LOGSUMEXP: case PL_SUMSQUARE: case PL_L1: case PL_L2:
+        break; /* reductions: plain_reduce.h */
     }
     return a;
 }
 
 struct pl_state {
     const struct pl_op *op;
-    void *in[3], *out, *check;
+    void *in[PL_MAX_IN], *out, *check;
     int64_t *aux;          /* TopK: the indices output; ArgMax/ArgMin: nothing */
     double *work;          /* ArgMax/ArgMin: the extremes of one row; TopK: the heap (value, index) */
-    int64_t strides[3][8]; /* per input, per output dim: 0 where the input broadcasts */
+    int64_t strides[PL_MAX_IN][8]; /* per input, per output dim: 0 where the input broadcasts */
     int flat;              /* no input broadcasts: one flat loop */
 };
 
@@ -214,6 +351,24 @@ static inline uint32_t pl_rand_step(uint32_t *s)
 {
     *s = *s * 1664525u + 1013904223u;
     return *s >> 8;
+}
+
+/* the kinds of plain_index.h and plain_reduce.h, defined there */
+static inline void pl_index_inputs(struct pl_state *s);
+static inline void pl_kernel_index(struct pl_state *s);
+static inline int64_t pl_reference_index(const struct pl_state *s, void *want);
+static inline void pl_kernel_reduce(struct pl_state *s);
+static inline int64_t pl_reference_reduce(const struct pl_state *s, void *want);
+static inline double pl_scatter_apply(int how, double old, double upd);
+
+static inline int pl_kind_index(int kind)
+{
+    return kind >= PL_GATHER_ELEMENTS && kind <= PL_RANGE;
+}
+
+static inline int pl_kind_reduce(int kind)
+{
+    return kind >= PL_REDUCE && kind <= PL_HARDMAX;
 }
 
 /* Broadcast strides of input t against the output (numpy rules, aligned on the right). */
@@ -248,9 +403,10 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
             bh_note(r, "cannot allocate %lld elements", (long long)n);
             return BH_OOM;
         }
-        /* inputs in the function's domain: (0.5, 1.5] for Log and Sqrt, (1, 2] for Acosh,
+        /* inputs in the function's domain: (0.5, 1.5] for Log, Sqrt and ReduceLogSum, (1, 2] for Acosh,
          * (-1, 1] otherwise; IsInf/IsNaN see every fourth element infinite or NaN */
-        int positive = op->kind == PL_UNARY && (op->fn == PL_LOG || op->fn == PL_SQRT);
+        int positive = (op->kind == PL_UNARY && (op->fn == PL_LOG || op->fn == PL_SQRT)) ||
+                       (op->kind == PL_REDUCE && op->fn == PL_LOGSUM);
         int above1 = op->kind == PL_UNARY && op->fn == PL_ACOSH;
         int special = op->kind == PL_UNARY && (op->fn == PL_ISINF || op->fn == PL_ISNAN);
         for (int64_t k = 0; k < n; k++) {
@@ -260,18 +416,33 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
                 v = (double)(int64_t)(v * (double)dim) - (k % 3 == 0 ? (double)dim : 0); /* negative ones too */
             } else if (t->dtype == PL_BOOL) {
                 v = v < 0.5;
-            } else if (t->dtype != PL_FLOAT && t->dtype != PL_DOUBLE) {
-                v = (double)(int64_t)(v * 16) - 8;
-                if (op->fn == PL_DIV || (op->fn == PL_MOD && t->dtype == PL_UINT8))
-                    v += 17; /* no zero divisor */
+            } else if (!pl_is_float(t->dtype)) {
+                /* [-8, 8), unsigned types [0, 16) */
+                int unsig = pl_is_unsigned(t->dtype);
+                v = (double)(int64_t)(v * 16) - (unsig ? 0 : 8);
+                if (op->fn == PL_DIV || (op->fn == PL_MOD && unsig))
+                    v += unsig ? 1 : 17; /* no zero divisor */
+                else if (op->fn == PL_POW && i == 1 && !pl_is_float(op->in[0].dtype))
+                    v = fabs(v); /* an integer to a negative power is no integer */
                 else if (op->fn == PL_MOD && v >= 0)
                     v += 1; /* both signs, no zero: the sign rule of fmod 0 is exercised */
             } else {
                 v = positive ? 0.5 + v : above1 ? 1 + v : 2 * v - 1;
                 if (special && k % 4 == 1)
                     v = k % 8 == 1 ? (v < 0 ? -INFINITY : INFINITY) : NAN;
-                if (op->kind == PL_ARG || op->kind == PL_TOPK)
+                if (op->kind == PL_ARG || op->kind == PL_TOPK || op->kind == PL_HARDMAX)
                     v = floor(v * 16) / 16; /* equal values, so the rule for ties is exercised */
+                if (op->kind == PL_CAST && t->dtype == PL_FLOAT && k % 4 == 2 &&
+                    (op->out.dtype == PL_FLOAT16 || op->out.dtype == PL_BFLOAT16)) {
+                    /* every fourth one exactly halfway between two values of the 16-bit type,
+                     * so that rounding to nearest even is exercised */
+                    float f = (float)v;
+                    uint32_t bits;
+                    memcpy(&bits, &f, 4);
+                    bits = op->out.dtype == PL_BFLOAT16 ? (bits & ~0xffffu) | 0x8000u : (bits & ~0x1fffu) | 0x1000u;
+                    memcpy(&f, &bits, 4);
+                    v = f;
+                }
             }
             pl_store(s->in[i], t->dtype, k, v);
         }
@@ -309,6 +480,20 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
                                    sizeof(double));
         if (!s->aux || !s->work) {
             bh_note(r, "%s", "cannot allocate the work space");
+            return BH_OOM;
+        }
+    }
+    if (pl_kind_index(op->kind))
+        pl_index_inputs(s);
+    if (op->kind == PL_REDUCE || op->kind == PL_MVN) {
+        /* one accumulator per output (MVN: a sum and a sum of squares per group) */
+        int64_t groups = 1;
+        for (int k = 0; k < op->in[0].nd; k++)
+            if (!(op->axes >> k & 1u))
+                groups *= op->in[0].d[k];
+        s->work = (double *)malloc((size_t)(2 * (groups ? groups : 1)) * sizeof(double));
+        if (!s->work) {
+            bh_note(r, "%s", "cannot allocate the accumulators");
             return BH_OOM;
         }
     }
@@ -395,6 +580,14 @@ static inline void pl_kernel(struct pl_state *s)
     const struct pl_op *op = s->op;
     int64_t n = pl_count(&op->out);
     int odt = op->out.dtype;
+    if (pl_kind_index(op->kind)) {
+        pl_kernel_index(s);
+        return;
+    }
+    if (pl_kind_reduce(op->kind)) {
+        pl_kernel_reduce(s);
+        return;
+    }
     if (op->kind == PL_SCATTER_ND) {
         /* a copy of data, then each index row's slice of the updates in order */
         const struct pl_tensor *d = &op->in[0], *ix = &op->in[1];
@@ -415,8 +608,15 @@ static inline void pl_kernel(struct pl_state *s)
                 int64_t c = idx[row * q + k];
                 off += (c < 0 ? c + d->d[k] : c) * stride[k];
             }
-            memcpy((char *)s->out + off * (int64_t)es, (const char *)s->in[2] + row * slice * (int64_t)es,
-                   (size_t)(slice * (int64_t)es));
+            if (!op->flag) {
+                memcpy((char *)s->out + off * (int64_t)es, (const char *)s->in[2] + row * slice * (int64_t)es,
+                       (size_t)(slice * (int64_t)es));
+                continue;
+            }
+            for (int64_t e = 0; e < slice; e++) /* reduction add, mul, max, min */
+                pl_store(s->out, d->dtype, off + e,
+                         pl_scatter_apply(op->flag, pl_load(s->out, d->dtype, off + e),
+                                          pl_load(s->in[2], op->in[2].dtype, row * slice + e)));
         }
         return;
     }
@@ -503,14 +703,17 @@ static inline void pl_kernel(struct pl_state *s)
                 base += c * istride[k];
             }
             char *o = (char *)s->out + i * (int64_t)es;
-            if (outside) {
+            if (outside && op->alpha == 0) {
                 memset(o, 0, (size_t)(inner * (int64_t)es));
+            } else if (outside) {
+                for (int64_t j = 0; j < inner; j++)
+                    pl_store(s->out, odt, i + j, op->alpha);
             } else if (op->map == PL_MAP_SLICE && op->step[nd - 1] == 1 && es == 4) {
                 memcpy(o, (const char *)s->in[0] + (base + op->start[nd - 1]) * 4, (size_t)inner * 4);
             } else {
                 for (int64_t j = 0; j < inner; j++) {
                     int64_t c = pl_map_coord(op, nd - 1, j);
-                    pl_store(s->out, odt, i + j, c < 0 ? 0 : pl_load(s->in[0], t->dtype, base + c));
+                    pl_store(s->out, odt, i + j, c < 0 ? op->alpha : pl_load(s->in[0], t->dtype, base + c));
                 }
             }
             for (int k = nd - 2; k >= 0; k--) {
@@ -528,14 +731,14 @@ static inline void pl_kernel(struct pl_state *s)
             y[i] = (float)pl_apply(op, x[i], 0);
         return;
     }
-    int64_t idx[8] = {0}, pos[3] = {0, 0, 0};
+    int64_t idx[8] = {0}, pos[PL_MAX_IN] = {0};
     for (int64_t i = 0; i < n; i++) {
         double a = pl_load(s->in[0], op->in[0].dtype, s->flat ? i : pos[0]);
         double v;
         if (op->kind == PL_BINARY) {
             v = pl_apply(op, a, pl_load(s->in[1], op->in[1].dtype, s->flat ? i : pos[1]));
-            if (op->nin == 3) /* Sum, Min, Max, Mean of three */
-                v = pl_apply(op, v, pl_load(s->in[2], op->in[2].dtype, s->flat ? i : pos[2]));
+            for (int j = 2; j < op->nin; j++) /* Sum, Min, Max, Mean of more than two */
+                v = pl_apply(op, v, pl_load(s->in[j], op->in[j].dtype, s->flat ? i : pos[j]));
             if (op->flag && op->fn == PL_ADD) /* Mean */
                 v /= op->nin;
         } else if (op->kind == PL_WHERE)
@@ -623,6 +826,42 @@ static inline enum bh_status pl_verify_topk(struct pl_state *s, struct bh_result
     return BH_OK;
 }
 
+/* The kinds of plain_index.h and plain_reduce.h: their reference computes the whole output
+ * from the definition (its own index arithmetic, the same order of arithmetic: so exactly). */
+static inline enum bh_status pl_verify_whole(struct pl_state *s, struct bh_result *r)
+{
+    const struct pl_op *op = s->op;
+    int64_t n = pl_count(&op->out);
+    int odt = op->out.dtype;
+    void *want = malloc((size_t)(n ? n : 1) * pl_esize(odt));
+    if (!want) {
+        bh_note(r, "%s", "cannot allocate the reference's output");
+        return BH_OOM;
+    }
+    int64_t done = pl_kind_index(op->kind) ? pl_reference_index(s, want) : pl_reference_reduce(s, want);
+    if (done != n) {
+        free(want);
+        bh_note(r, "%s", done < 0 && op->kind == PL_RANGE ? "the inputs do not give the output's length"
+                                                          : "the reference could not be computed");
+        return done < 0 && op->kind != PL_RANGE ? BH_OOM : BH_WRONG;
+    }
+    double worst = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double g = pl_load(s->out, odt, i), w = pl_load(want, odt, i), d = fabs(g - w);
+        if ((d != d && w == w) || (g == g && w != w))
+            d = INFINITY;
+        if (d > worst)
+            worst = d;
+    }
+    free(want);
+    if (worst > 0) {
+        bh_note(r, "output differs from the reference (the definition, element by element): max error %.3g", worst);
+        return BH_WRONG;
+    }
+    bh_note(r, "%s", "verified against the reference: the definition, element by element (max error 0)");
+    return BH_OK;
+}
+
 /* Every output element from its coordinates: the input positions by division, not by the
  * kernel's running offsets. */
 static inline enum bh_status pl_verify(void *state, struct bh_result *r)
@@ -632,6 +871,8 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
     pl_kernel(s);
     if (op->kind == PL_TOPK)
         return pl_verify_topk(s, r);
+    if (pl_kind_index(op->kind) || pl_kind_reduce(op->kind))
+        return pl_verify_whole(s, r);
     int64_t n = pl_count(&op->out);
     int odt = op->out.dtype;
     double worst = 0;
@@ -655,7 +896,24 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
             rem = op->out.d[k] ? rem / op->out.d[k] : 0;
         }
         double want;
-        if (op->kind == PL_SCATTER_ND) {
+        if (op->kind == PL_SCATTER_ND && op->flag) {
+            /* a reduction: the data, then every index row naming this element, in order */
+            const int64_t *idx = (const int64_t *)s->in[1];
+            int64_t within = 0;
+            for (int k = (int)q; k < op->in[0].nd; k++)
+                within = within * op->in[0].d[k] + coord[k];
+            want = pl_load(s->in[0], op->in[0].dtype, i);
+            for (int64_t row = 0; row < rows; row++) {
+                int match = 1;
+                for (int k = 0; k < q && match; k++) {
+                    int64_t c = idx[row * q + k];
+                    match = (c < 0 ? c + op->in[0].d[k] : c) == coord[k];
+                }
+                if (match)
+                    want = pl_round(odt, pl_scatter_apply(op->flag, want, pl_load(s->in[2], op->in[2].dtype,
+                                                                                   row * slice + within)));
+            }
+        } else if (op->kind == PL_SCATTER_ND) {
             /* the last index row naming this element's first q coordinates, else the data */
             const int64_t *idx = (const int64_t *)s->in[1];
             int64_t hit = -1;
@@ -706,12 +964,21 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
             int64_t src = 0;
             int outside = 0;
             for (int k = 0; k < op->out.nd; k++) {
-                int64_t c = op->map == PL_MAP_TILE ? coord[k] % op->in[0].d[k] : op->start[k] + op->step[k] * coord[k];
-                if (c < 0 || c >= op->in[0].d[k])
+                int64_t d = op->in[0].d[k];
+                int64_t c = op->map == PL_MAP_TILE ? coord[k] % d : op->start[k] + op->step[k] * coord[k];
+                if (op->map == PL_MAP_PAD && op->flag && (c < 0 || c >= d)) {
+                    if (op->flag == 1) { /* reflection: the mirror image repeats every 2 (d - 1) */
+                        int64_t p = 2 * (d - 1), m = p ? (c % p + p) % p : 0;
+                        c = m >= d ? p - m : m;
+                    } else {
+                        c = op->flag == 2 ? (c < 0 ? 0 : d - 1) : (c % d + d) % d;
+                    }
+                }
+                if (c < 0 || c >= d)
                     outside = 1;
-                src = src * op->in[0].d[k] + (outside ? 0 : c);
+                src = src * d + (outside ? 0 : c);
             }
-            want = outside ? 0 : pl_load(s->in[0], op->in[0].dtype, src);
+            want = outside ? op->alpha : pl_load(s->in[0], op->in[0].dtype, src);
         } else if (op->kind == PL_GATHER) {
             const struct pl_tensor *d = &op->in[0];
             int ni = op->in[1].nd;
@@ -728,7 +995,7 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
             }
             want = pl_load(s->in[0], d->dtype, src);
         } else {
-            double v[3] = {0, 0, 0};
+            double v[PL_MAX_IN] = {0};
             for (int j = 0; j < op->nin; j++) {
                 const struct pl_tensor *t = &op->in[j];
                 int64_t p = 0;
@@ -738,7 +1005,9 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
                 }
                 v[j] = pl_load(s->in[j], t->dtype, p);
             }
-            double folded = op->nin == 3 ? pl_apply(op, pl_apply(op, v[0], v[1]), v[2]) : pl_apply(op, v[0], v[1]);
+            double folded = pl_apply(op, v[0], v[1]);
+            for (int j = 2; j < op->nin; j++)
+                folded = pl_apply(op, folded, v[j]);
             want = op->kind == PL_BINARY ? (op->flag && op->fn == PL_ADD ? folded / op->nin : folded)
                    : op->kind == PL_WHERE ? (v[0] != 0 ? v[1] : v[2])
                    : op->kind == PL_UNARY ? pl_apply(op, v[0], 0) : v[0];
@@ -767,7 +1036,7 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
 static inline void pl_teardown(void *state)
 {
     struct pl_state *s = (struct pl_state *)state;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < PL_MAX_IN; i++)
         free(s->in[i]);
     free(s->out);
     free(s->check);

@@ -26,6 +26,8 @@ static const char *const fixture_names[] = {
     [FIXTURE_SELECTIONS] = "selections",
     [FIXTURE_DECONV] = "deconv",
     [FIXTURE_MATHS] = "maths",
+    [FIXTURE_INDEXING] = "indexing",
+    [FIXTURE_REDUCTIONS] = "reductions",
 };
 _Static_assert(BZ_ARRAY_LEN(fixture_names) == FIXTURE_COUNT, "a name per fixture");
 
@@ -448,6 +450,112 @@ static Onnx__GraphProto *deconv(void)
                  BZ_ARRAY_LEN(inits));
 }
 
+/* a 0-D int64 initializer */
+static Onnx__TensorProto *scalar_i64(const char *name, int64_t v)
+{
+    Onnx__TensorProto *t = init_i64(name, 1, v);
+    t->n_dims = 0;
+    return t;
+}
+
+/* Index, scan, pad and slice operators with the constant inputs that decide what they compute
+ * (CumSum's axis, Trilu's k, the pads and slice windows), at sizes where a wrong index shows;
+ * opset 19 (ScatterElements max, Pad wrap) */
+static Onnx__GraphProto *indexing(void)
+{
+    Onnx__NodeProto *nodes[] = {
+        node("GatherElements", "gather_elements", "x,gi", "ge", attr_int("axis", 1), NULL),
+        node("ScatterElements", "scatter_add", "x,si,su", "sa", attr_int("axis", 2), attr_string("reduction", "add"),
+             NULL),
+        node("ScatterElements", "scatter_max", "x,si,su", "sm", attr_int("axis", 2), attr_string("reduction", "max"),
+             NULL),
+        node("GatherND", "gather_nd_batch", "x,ni", "gn", attr_int("batch_dims", 1), NULL),
+        node("ScatterND", "scatter_nd_mul", "x,ndi,ndu", "sn", attr_string("reduction", "mul"), NULL),
+        node("CumSum", "cumsum_exclusive_reverse", "x,ax2", "cs", attr_int("exclusive", 1), attr_int("reverse", 1),
+             NULL),
+        node("CumSum", "cumsum_int", "i,axm1", "ci", NULL),
+        node("Trilu", "trilu_lower", "x,km1", "tl", attr_int("upper", 0), NULL),
+        node("Trilu", "trilu_upper", "x,k2", "tu", NULL),
+        node("OneHot", "onehot", "oi,depth,onoff", "oh", attr_int("axis", 1), NULL),
+        node("ReverseSequence", "reverse_sequence", "rs,lens", "rv", NULL),
+        node("EyeLike", "eyelike", "e", "ey", attr_int("k", 2), attr_int("dtype", 6), NULL),
+        node("Range", "range", "r0,r1,r2", "rg", NULL),
+        node("Pad", "pad_reflect", "x,pr", "pr_out", attr_string("mode", "reflect"), NULL),
+        node("Pad", "pad_edge_crop", "x,pe", "pe_out", attr_string("mode", "edge"), NULL),
+        node("Pad", "pad_wrap", "x,pw", "pw_out", attr_string("mode", "wrap"), NULL),
+        node("Pad", "pad_value", "x,pc,pv", "pc_out", NULL),
+        node("Slice", "slice_steps", "x,ss,se,sx,st", "sl", NULL),
+    };
+    Onnx__TensorProto *ndi = init_i64("ndi", 12, 0L, 1L, 1L, 5L, 0L, 3L, 1L, 0L, 0L, 0L, 1L, 2L);
+    ndi->n_dims = 3; /* [2, 3, 2]: six (n, c) rows */
+    ndi->dims = bz_arena_array(&fa, 3, sizeof(int64_t));
+    ndi->dims[0] = 2;
+    ndi->dims[1] = 3;
+    ndi->dims[2] = 2;
+    Onnx__TensorProto *inits[] = {
+        ndi, scalar_i64("ax2", 2), scalar_i64("axm1", -1), scalar_i64("km1", -1), scalar_i64("k2", 2),
+        scalar_i64("depth", 7), init_f32("onoff", 1, 2L),
+        init_i64("pr", 8, 0L, 0L, 2L, 3L, 0L, 0L, 1L, 2L), init_i64("pe", 8, 0L, 1L, -2L, 4L, 0L, 0L, 3L, -1L),
+        init_i64("pw", 8, 0L, 0L, 3L, 13L, 0L, 0L, 12L, 1L), init_i64("pc", 8, 1L, 0L, 0L, 2L, 0L, 2L, 1L, 0L),
+        scalar_f32("pv", 1.5f), init_i64("ss", 2, 1L, 9L), init_i64("se", 2, 10L, 0L), init_i64("sx", 2, 2L, 3L),
+        init_i64("st", 2, 2L, -2L),
+    };
+    Onnx__ValueInfoProto *ins[] = {
+        vi("x", 1, 4, 2L, 6L, 10L, 12L), vi("gi", 7, 4, 2L, 4L, 10L, 12L), vi("si", 7, 4, 2L, 6L, 5L, 12L),
+        vi("su", 1, 4, 2L, 6L, 5L, 12L), vi("ni", 7, 3, 2L, 3L, 2L), vi("ndu", 1, 4, 2L, 3L, 10L, 12L),
+        vi("i", 6, 3, 3L, 5L, 9L), vi("oi", 7, 2, 2L, 5L), vi("rs", 1, 3, 6L, 3L, 12L), vi("lens", 7, 1, 3L),
+        vi("e", 1, 2, 10L, 12L), vi("r0", 1, 0), vi("r1", 1, 0), vi("r2", 1, 0),
+    };
+    Onnx__ValueInfoProto *outs[] = {
+        vi("ge", 1, 4, 2L, 4L, 10L, 12L), vi("sa", 1, 4, 2L, 6L, 10L, 12L), vi("sm", 1, 4, 2L, 6L, 10L, 12L),
+        vi("gn", 1, 2, 2L, 3L, 12L),      vi("sn", 1, 4, 2L, 6L, 10L, 12L), vi("cs", 1, 4, 2L, 6L, 10L, 12L),
+        vi("ci", 6, 3, 3L, 5L, 9L),       vi("tl", 1, 4, 2L, 6L, 10L, 12L), vi("tu", 1, 4, 2L, 6L, 10L, 12L),
+        vi("oh", 1, 3, 2L, 7L, 5L),       vi("rv", 1, 3, 6L, 3L, 12L),      vi("ey", 6, 2, 10L, 12L),
+        vi("rg", 1, 1, 20L),              vi("pr_out", 1, 4, 2L, 6L, 13L, 17L), vi("pe_out", 1, 4, 2L, 7L, 11L, 15L),
+        vi("pw_out", 1, 4, 2L, 6L, 25L, 26L), vi("pc_out", 1, 4, 3L, 8L, 11L, 14L), vi("sl", 1, 4, 2L, 6L, 5L, 5L),
+    };
+    return graph("indexing", nodes, BZ_ARRAY_LEN(nodes), ins, BZ_ARRAY_LEN(ins), outs, BZ_ARRAY_LEN(outs), inits,
+                 BZ_ARRAY_LEN(inits));
+}
+
+/* Reductions oneDNN has not and the 16-bit and unsigned types of the plain kernels: ReduceLogSum,
+ * ReduceLogSumExp, ReduceSumSquare (axes as inputs, opset 19), an integer ReduceProd,
+ * MeanVarianceNormalization, Hardmax, BitShift, casts to and from f16 and bf16, Max of five */
+static Onnx__GraphProto *reductions(void)
+{
+    Onnx__NodeProto *nodes[] = {
+        node("ReduceLogSum", "logsum", "p,a13", "ls", attr_int("keepdims", 0), NULL),
+        node("ReduceLogSumExp", "logsumexp", "x,a2", "lse", NULL),
+        node("ReduceSumSquare", "sumsquare", "x,a013", "ss", NULL),
+        node("ReduceProd", "prod_int", "i,a1", "pi", NULL),
+        node("MeanVarianceNormalization", "mvn", "x", "mvn", NULL),
+        node("Hardmax", "hardmax", "x", "hm", attr_int("axis", 2), NULL),
+        node("BitShift", "shift_right", "u,v", "sr", attr_string("direction", "RIGHT"), NULL),
+        node("BitShift", "shift_left", "w,v8", "sl", attr_string("direction", "LEFT"), NULL),
+        node("Cast", "to_f16", "x", "h", attr_int("to", 10), NULL),
+        node("Cast", "to_bf16", "x", "b", attr_int("to", 16), NULL),
+        node("Cast", "f16_to_f32", "h16", "hf", attr_int("to", 1), NULL),
+        node("Max", "max5", "x,m1,m2,m3,m4", "mx", NULL),
+    };
+    Onnx__TensorProto *inits[] = {
+        init_i64("a13", 2, 1L, 3L), init_i64("a2", 1, 2L), init_i64("a013", 3, 0L, 1L, 3L), init_i64("a1", 1, 1L),
+    };
+    Onnx__ValueInfoProto *ins[] = {
+        vi("x", 1, 4, 2L, 6L, 10L, 12L), vi("p", 1, 4, 2L, 6L, 10L, 12L), vi("i", 6, 3, 3L, 4L, 5L),
+        vi("u", 12, 3, 2L, 5L, 7L), vi("v", 12, 2, 5L, 7L), vi("w", 2, 3, 2L, 5L, 7L), vi("v8", 2, 1, 7L),
+        vi("h16", 10, 3, 2L, 5L, 7L), vi("m1", 1, 1, 12L), vi("m2", 1, 3, 6L, 1L, 12L), vi("m3", 1, 4, 2L, 1L, 10L, 1L),
+        vi("m4", 1, 4, 2L, 6L, 10L, 12L),
+    };
+    Onnx__ValueInfoProto *outs[] = {
+        vi("ls", 1, 2, 2L, 10L),         vi("lse", 1, 4, 2L, 6L, 1L, 12L), vi("ss", 1, 4, 1L, 1L, 10L, 1L),
+        vi("pi", 6, 3, 3L, 1L, 5L),      vi("mvn", 1, 4, 2L, 6L, 10L, 12L), vi("hm", 1, 4, 2L, 6L, 10L, 12L),
+        vi("sr", 12, 3, 2L, 5L, 7L),     vi("sl", 2, 3, 2L, 5L, 7L),      vi("h", 10, 4, 2L, 6L, 10L, 12L),
+        vi("b", 16, 4, 2L, 6L, 10L, 12L), vi("hf", 1, 3, 2L, 5L, 7L),     vi("mx", 1, 4, 2L, 6L, 10L, 12L),
+    };
+    return graph("reductions", nodes, BZ_ARRAY_LEN(nodes), ins, BZ_ARRAY_LEN(ins), outs, BZ_ARRAY_LEN(outs), inits,
+                 BZ_ARRAY_LEN(inits));
+}
+
 static Onnx__GraphProto *maths(void)
 {
     Onnx__NodeProto *nodes[] = {
@@ -552,7 +660,7 @@ size_t fixture_build(enum fixture f, uint8_t **out)
     onnx__operator_set_id_proto__init(op);
     op->domain = s("");
     op->has_version = 1;
-    op->version = 13;
+    op->version = f == FIXTURE_INDEXING || f == FIXTURE_REDUCTIONS ? 19 : 13;
     m.n_opset_import = 1;
     m.opset_import = bz_arena_memdup(&fa, &op, sizeof(op));
     switch (f) {
@@ -567,6 +675,8 @@ size_t fixture_build(enum fixture f, uint8_t **out)
     case FIXTURE_SELECTIONS: m.graph = selections(); break;
     case FIXTURE_DECONV: m.graph = deconv(); break;
     case FIXTURE_MATHS: m.graph = maths(); break;
+    case FIXTURE_INDEXING: m.graph = indexing(); break;
+    case FIXTURE_REDUCTIONS: m.graph = reductions(); break;
     default: m.graph = broken(f); break;
     }
     BZ_ASSERT(m.graph != NULL);

@@ -28,6 +28,11 @@ enum fixture {
     FIXTURE_MATHS,           /* plain C maths oneDNN has not: Mod (sign of the divisor; fmod), Mean and
                                 Max of three broadcasting inputs, Acosh, Atanh, IsInf, IsNaN, Shrink,
                                 Celu, ThresholdedRelu */
+    FIXTURE_INDEXING,        /* GatherElements, ScatterElements (add, max), GatherND (batch_dims), ScatterND
+                                (mul), CumSum, Trilu, OneHot, ReverseSequence, EyeLike, Range, Pad (reflect,
+                                edge with cropping, wrap, a constant value), a strided Slice; opset 19 */
+    FIXTURE_REDUCTIONS,      /* ReduceLogSum, ReduceLogSumExp, ReduceSumSquare, integer ReduceProd, MVN,
+                                Hardmax, BitShift, casts to/from f16 and bf16, Max of five; opset 19 */
     FIXTURE_COUNT
 };
 

@@ -166,6 +166,50 @@ static void e2e_maths(void **state)
     e2e_node_models("maths_models", models, BZ_ARRAY_LEN(models), "plain_check.py");
 }
 
+/* Index, scan, pad and slice operators in plain C (fixture 'indexing': constant axes, k, pads
+ * and slice windows at sizes where a wrong index shows; and libonnx-testdata's models of the
+ * same operators): verified in the benchmarks, and each kernel's output on its own inputs held
+ * against onnx's reference by test/oracle/plain_check.py */
+static void e2e_indexing(void **state)
+{
+    (void)state;
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    e2e_fixture(FIXTURE_INDEXING, "2");
+    char out[300];
+    snprintf(out, sizeof(out), "%s/%s", dir, fixture_name(FIXTURE_INDEXING));
+    if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
+        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
+    assert_int_equal(test_sh("%s test/oracle/plain_check.py '%s' > '%s.oracle.log'", py, out, out), 0);
+    static const char *const models[] = {
+        "gathernd_example_float32", "gathernd_example_int32_batch_dim1", "scatter_elements_with_duplicate_indices",
+        "scatter_elements_with_negative_indices", "scatter_with_axis", "scatternd_add", "scatternd_multiply",
+        "eyelike_populate_off_main_diagonal", "eyelike_with_dtype", "range_float_type_positive_delta",
+        "range_int32_type_negative_delta", "reversesequence_time",
+    };
+    e2e_node_models("indexing_models", models, BZ_ARRAY_LEN(models), "plain_check.py");
+}
+
+/* Reductions, MVN, Hardmax, BitShift, 16-bit float casts and folds of many inputs in plain C
+ * (fixture 'reductions', and libonnx-testdata's models of them), against onnx's reference */
+static void e2e_reductions(void **state)
+{
+    (void)state;
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    e2e_fixture(FIXTURE_REDUCTIONS, "2");
+    char out[300];
+    snprintf(out, sizeof(out), "%s/%s", dir, fixture_name(FIXTURE_REDUCTIONS));
+    if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
+        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
+    assert_int_equal(test_sh("%s test/oracle/plain_check.py '%s' > '%s.oracle.log'", py, out, out), 0);
+    static const char *const models[] = {
+        "reduce_log_sum_asc_axes", "reduce_log_sum_exp_do_not_keepdims_random", "reduce_sum_square_keepdims_random",
+        "mvn", "hardmax_axis_1", "hardmax_one_hot", "bitshift_left_uint16", "bitshift_right_uint64",
+        "cast_FLOAT_to_FLOAT16", "cast_FLOAT16_to_FLOAT", "cast_FLOAT_to_BFLOAT16", "max_uint16", "min_int16",
+        "mod_mixed_sign_float16", "mod_uint32", "pow_types_int64_int64",
+    };
+    e2e_node_models("reduction_models", models, BZ_ARRAY_LEN(models), "plain_check.py");
+}
+
 /* A shared model at batch 1 with the dim bindings of bench/shared_models.args. */
 static void e2e_shared(const char *name)
 {
@@ -329,6 +373,8 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_fixture_wide_concat),
         cmocka_unit_test(e2e_fixture_selections),
         cmocka_unit_test(e2e_maths),
+        cmocka_unit_test(e2e_indexing),
+        cmocka_unit_test(e2e_reductions),
         cmocka_unit_test(e2e_permutations),
         cmocka_unit_test(e2e_selections),
         cmocka_unit_test(e2e_instancenorm),
@@ -340,6 +386,9 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_shared_lstm),
     };
     test_group_run(tot, "e2e-cpu", tests, BZ_ARRAY_LEN(tests));
-    if (test_sh("rm -rf '%s'", dir) != 0)
+    /* BENANZA_TEST_KEEP=1 leaves the generated folders for a look */
+    if (!strcmp(test_env("BENANZA_TEST_KEEP", "0"), "1"))
+        fprintf(stderr, "e2e-cpu: the generated folders are kept in %s\n", dir);
+    else if (test_sh("rm -rf '%s'", dir) != 0)
         fprintf(stderr, "warning: could not remove %s\n", dir);
 }

@@ -886,22 +886,200 @@ static void infer_same_as_data(struct infer_ctx *c)
     infer_same_as_input(c);
 }
 
-#define TENSOR_OPS(X)                                                                              \
-    X(Shape, infer_shape, OP_FREE) X(Size, infer_size, OP_FREE) X(Reshape, infer_reshape, OP_FREE)  \
-    X(Flatten, infer_flatten, OP_FREE) X(Squeeze, infer_squeeze, OP_FREE)                           \
-    X(Unsqueeze, infer_unsqueeze, OP_FREE) X(Transpose, infer_transpose, 0)                        \
-    X(Concat, infer_concat, 0) X(Split, infer_split, 0) X(Slice, infer_slice, 0)                    \
-    X(Gather, infer_gather, 0) X(GatherElements, infer_gather_elements, 0)                          \
-    X(GatherND, infer_gather_nd, 0) X(ScatterND, infer_same_as_data, 0)                            \
-    X(ScatterElements, infer_same_as_data, 0) X(Scatter, infer_same_as_data, 0)                     \
-    X(Expand, infer_expand, 0) X(Tile, infer_tile, 0) X(Pad, infer_pad, 0)                          \
-    X(DepthToSpace, infer_depth_space, 0) X(SpaceToDepth, infer_depth_space, 0)                     \
-    X(Constant, infer_constant, OP_FREE) X(ConstantOfShape, infer_constant_of_shape, 0)            \
-    X(Range, infer_range, 0) X(NonZero, infer_nonzero, 0) X(OneHot, infer_onehot, 0)               \
-    X(Trilu, infer_same_as_data, 0) X(CumSum, infer_same_as_data, 0)                               \
-    X(ReverseSequence, infer_same_as_data, 0) X(RandomUniformLike, infer_random_like, 0)           \
-    X(RandomNormalLike, infer_random_like, 0) X(Bernoulli, infer_random_like, 0)                   \
-    X(RandomUniform, infer_random, 0) X(RandomNormal, infer_random, 0)
+/* Constant inputs that change what a layer computes are put in its key as attributes: a
+ * value gen does not know is null there, and the CPU backend then refuses the layer rather
+ * than guess it. */
+static const struct ir_tensor *canon_const_input(const struct canon_ctx *c, int i)
+{
+    const struct ir_value *v = i < c->n->n_inputs ? c->n->inputs[i] : NULL;
+    return v && v->val && v->val->data_kept && v->val->nelem >= 1 ? v->val : NULL;
+}
 
-#define AS_DEF(name, fn, flags) {#name, fn, flags, NULL},
+static void canon_name_op(const struct canon_ctx *c, struct bz_buf *name)
+{
+    for (const char *p = c->n->op_type; *p; p++)
+        bz_buf_putc(name, (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p));
+    bz_buf_putc(name, '_');
+    canon_name_dims(name, canon_in(c, 0));
+}
+
+/* CumSum: the axis input (positive), exclusive and reverse with their defaults */
+static void canon_cumsum(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    const struct ir_tensor *a = canon_const_input(c, 1);
+    const struct ir_type *x = canon_in(c, 0);
+    if (a && a->nelem == 1) {
+        int64_t axis = tensor_get_i(a, 0);
+        canon_set_i(attrs, "axis", axis < 0 ? axis + x->rank : axis);
+    } else {
+        json_object_set_new(attrs, "axis", json_null());
+    }
+    canon_default_i(c, attrs, "exclusive", 0);
+    canon_default_i(c, attrs, "reverse", 0);
+    canon_name_op(c, name);
+}
+
+/* Trilu: the diagonal k (input 1, default 0) and upper (default 1) */
+static void canon_trilu(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    const struct ir_tensor *k = canon_const_input(c, 1);
+    if (k && k->nelem == 1)
+        canon_set_i(attrs, "k", tensor_get_i(k, 0));
+    else if (c->n->n_inputs > 1 && c->n->inputs[1])
+        json_object_set_new(attrs, "k", json_null());
+    else
+        canon_set_i(attrs, "k", 0);
+    canon_default_i(c, attrs, "upper", 1);
+    canon_name_op(c, name);
+}
+
+/* The ints of a constant input (count in *n), NULL when gen does not know them. */
+static const struct ir_tensor *canon_ints(const struct canon_ctx *c, int i, int64_t *v, int max, int *n)
+{
+    const struct ir_tensor *t = canon_const_input(c, i);
+    if (!t || t->nelem > max)
+        return NULL;
+    for (int64_t k = 0; k < t->nelem; k++)
+        v[k] = tensor_get_i(t, k);
+    *n = (int)t->nelem;
+    return t;
+}
+
+static bool canon_has_input(const struct canon_ctx *c, int i)
+{
+    return i < c->n->n_inputs && c->n->inputs[i];
+}
+
+/* Pad: the padding of every dim (begin..., end...), whatever the opset gave (attribute,
+ * input, input with axes), the mode, and the constant value; null where gen does not know. */
+static void canon_pad(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    const struct ir_type *x = canon_in(c, 0);
+    int r = x->rank, known = r <= 8, n = 0, na = r;
+    int64_t pads[16] = {0}, given[16], axes[8];
+    const struct ir_attr *m = ir_node_attr(c->n, "mode");
+    const char *mode = m && m->type == IR_ATTR_STRING ? m->u.s.data : "constant";
+    double value = 0;
+    bool value_known = true;
+    for (int k = 0; k < 8; k++)
+        axes[k] = k;
+    if (c->opset < 11) {
+        const struct ir_attr *a = ir_node_attr(c->n, c->opset < 2 ? "paddings" : "pads");
+        known = known && a && a->type == IR_ATTR_INTS && (int)a->count == 2 * r;
+        for (int k = 0; known && k < 2 * r; k++)
+            given[k] = a->u.ints[k];
+        n = 2 * r;
+        value = ir_node_attr_float(c->n, "value", 0);
+    } else {
+        if (c->opset >= 18 && canon_has_input(c, 3))
+            known = known && canon_ints(c, 3, axes, 8, &na);
+        known = known && canon_ints(c, 1, given, 16, &n) && n == 2 * na;
+        if (canon_has_input(c, 2)) {
+            const struct ir_tensor *v = canon_const_input(c, 2);
+            value_known = v && v->nelem == 1;
+            value = value_known ? tensor_get_f(v, 0) : 0;
+        }
+    }
+    for (int k = 0; known && k < na; k++) {
+        int64_t a = axes[k] < 0 ? axes[k] + r : axes[k];
+        if (a < 0 || a >= r) {
+            known = 0;
+            break;
+        }
+        pads[a] = given[k];
+        pads[a + r] = given[k + na];
+    }
+    json_object_del(attrs, "paddings");
+    if (known)
+        canon_set_ints(attrs, "pads", pads, 2 * r);
+    else
+        json_object_set_new(attrs, "pads", json_null());
+    canon_set_s(attrs, "mode", mode);
+    if (strcmp(mode, "constant") != 0)
+        json_object_del(attrs, "value");
+    else if (value_known)
+        canon_set_f(attrs, "value", value);
+    else
+        json_object_set_new(attrs, "value", json_null());
+    canon_name_op(c, name);
+    if (strcmp(mode, "constant") != 0)
+        bz_buf_printf(name, "_%s", mode);
+}
+
+/* Slice: where each dim's window starts and its step (the output's dims say how many), from
+ * the attributes or the inputs, clamped as ONNX clamps them; null where gen does not know. */
+static void canon_slice(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    const struct ir_type *x = canon_in(c, 0);
+    int r = x->rank, known = r <= 8, n = 0, ne = 0, na = -1, ns = -1;
+    int64_t starts[8], ends[8], axes[8], steps[8], begin[8], step[8];
+    if (c->opset < 10) {
+        const struct ir_attr *a = NULL;
+        known = known && (a = ir_node_attr(c->n, "starts")) && a->type == IR_ATTR_INTS && a->count <= 8;
+        for (int k = 0; known && k < (int)a->count; k++)
+            starts[n++] = a->u.ints[k];
+        known = known && (a = ir_node_attr(c->n, "ends")) && a->type == IR_ATTR_INTS && (int)a->count == n;
+        for (int k = 0; known && k < n; k++)
+            ends[k] = a->u.ints[k];
+        if (known && (a = ir_node_attr(c->n, "axes")) && a->type == IR_ATTR_INTS && (int)a->count == n) {
+            na = n;
+            for (int k = 0; k < n; k++)
+                axes[k] = a->u.ints[k];
+        }
+    } else {
+        known = known && canon_ints(c, 1, starts, 8, &n) && canon_ints(c, 2, ends, 8, &ne) && ne == n;
+        if (known && canon_has_input(c, 3))
+            known = canon_ints(c, 3, axes, 8, &na) && na == n;
+        if (known && canon_has_input(c, 4))
+            known = canon_ints(c, 4, steps, 8, &ns) && ns == n;
+    }
+    for (int k = 0; k < r && k < 8; k++) {
+        begin[k] = 0;
+        step[k] = 1;
+    }
+    for (int k = 0; known && k < n; k++) {
+        int64_t a = na >= 0 ? axes[k] : k, st = ns >= 0 ? steps[k] : 1;
+        if (a < 0)
+            a += r;
+        if (a < 0 || a >= r || st == 0 || x->dims[a].value < 0) {
+            known = 0;
+            break;
+        }
+        int64_t dim = x->dims[a].value, b = starts[k] < 0 ? starts[k] + dim : starts[k];
+        b = st > 0 ? (b < 0 ? 0 : b > dim ? dim : b) : (b < 0 ? 0 : b > dim - 1 ? dim - 1 : b);
+        begin[a] = b;
+        step[a] = st;
+    }
+    json_object_del(attrs, "ends");
+    json_object_del(attrs, "axes");
+    if (known) {
+        canon_set_ints(attrs, "starts", begin, r);
+        canon_set_ints(attrs, "steps", step, r);
+    } else {
+        json_object_set_new(attrs, "starts", json_null());
+        json_object_set_new(attrs, "steps", json_null());
+    }
+    canon_name_op(c, name);
+}
+
+#define TENSOR_OPS(X)                                                                              \
+    X(Shape, infer_shape, OP_FREE, NULL) X(Size, infer_size, OP_FREE, NULL)                         \
+    X(Reshape, infer_reshape, OP_FREE, NULL) X(Flatten, infer_flatten, OP_FREE, NULL)               \
+    X(Squeeze, infer_squeeze, OP_FREE, NULL) X(Unsqueeze, infer_unsqueeze, OP_FREE, NULL)           \
+    X(Transpose, infer_transpose, 0, NULL) X(Concat, infer_concat, 0, NULL)                         \
+    X(Split, infer_split, 0, NULL) X(Slice, infer_slice, 0, canon_slice) X(Gather, infer_gather, 0, NULL)  \
+    X(GatherElements, infer_gather_elements, 0, NULL) X(GatherND, infer_gather_nd, 0, NULL)          \
+    X(ScatterND, infer_same_as_data, 0, NULL) X(ScatterElements, infer_same_as_data, 0, NULL)       \
+    X(Scatter, infer_same_as_data, 0, NULL) X(Expand, infer_expand, 0, NULL)                        \
+    X(Tile, infer_tile, 0, NULL) X(Pad, infer_pad, 0, canon_pad)                                     \
+    X(DepthToSpace, infer_depth_space, 0, NULL) X(SpaceToDepth, infer_depth_space, 0, NULL)         \
+    X(Constant, infer_constant, OP_FREE, NULL) X(ConstantOfShape, infer_constant_of_shape, 0, NULL) \
+    X(Range, infer_range, 0, NULL) X(NonZero, infer_nonzero, 0, NULL) X(OneHot, infer_onehot, 0, NULL) \
+    X(Trilu, infer_same_as_data, 0, canon_trilu) X(CumSum, infer_same_as_data, 0, canon_cumsum)     \
+    X(ReverseSequence, infer_same_as_data, 0, NULL) X(EyeLike, infer_random_like, 0, NULL)              \
+    X(RandomUniformLike, infer_random_like, 0, NULL) X(RandomNormalLike, infer_random_like, 0, NULL) \
+    X(Bernoulli, infer_random_like, 0, NULL) X(RandomUniform, infer_random, 0, NULL)                \
+    X(RandomNormal, infer_random, 0, NULL)
+
+#define AS_DEF(name, fn, flags, canon) {#name, fn, flags, canon},
 const struct op_def ops_tensor[] = {TENSOR_OPS(AS_DEF){NULL, NULL, 0, NULL}};

@@ -131,6 +131,7 @@ struct agg_measured {
 };
 struct agg_layer_info {
     char *op, *name, *kind;
+    char *prec; /* the precision of the layer's own output type (f32, f16, bf16, f64), or NULL */
 };
 struct agg_algo_time {
     char *algo;

@@ -58,7 +58,7 @@ const struct agg_cell *agg_cell_get(const struct agg_data *x, long target, const
 
 /* The precision a layer without rows at PREC runs in: Tensor Core math only changes the
  * layers with a matrix product, so X+tensor_op falls back to X, and tf32 (f32 storage) to
- * f32; NULL when there is nothing to fall back to. */
+ * f32; NULL when there is nothing to fall back to (agg_best then tries the layer's own type). */
 static const char *agg_prec_fallback(const char *prec, char *buf, size_t n)
 {
     const char *plus = strchr(prec, '+');
@@ -76,6 +76,13 @@ int agg_best(const struct agg_data *x, long target, const char *layer, const cha
     char buf[64];
     for (const char *p = prec; (!a || a->best < 0) && (p = agg_prec_fallback(p, buf, sizeof(buf))) != NULL;)
         a = agg_cell_get(x, target, layer, p);
+    /* a layer with no row at this precision runs in the type its model gives it: a Cast to f16
+     * in an f32 model, or a layer only benchmarked in f32 (plain C) in a bf16 model */
+    if (!a || a->best < 0) {
+        const struct agg_layer_info *l = agg_map_get(&x->layers, layer);
+        if (l && l->prec && strcmp(l->prec, prec) != 0)
+            a = agg_cell_get(x, target, layer, l->prec);
+    }
     const struct agg_cell *b = agg_cell_get(x, target, layer, "*");
     const struct agg_algo_time *best = NULL;
     if (a && a->best >= 0)
@@ -116,6 +123,7 @@ static void agg_layer_free(void *p)
 {
     struct agg_layer_info *l = p;
     free(l->op);
+    free(l->prec);
     free(l->name);
     free(l->kind);
     free(l);
@@ -233,12 +241,22 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
     sqlite3_finalize(s);
     s = NULL;
 
-    AGG_STEP(s, "SELECT id, kind, op, name FROM layer");
+    /* the layer's own output type, from its key (a fused layer's: its first member's) */
+    AGG_STEP(s, "SELECT id, kind, op, name, CASE WHEN json_valid(key) THEN coalesce("
+                "json_extract(key, '$.outputs[0].dtype'), json_extract(key, '$.members[0].outputs[0].dtype')) END"
+                " FROM layer");
     while (sqlite3_step(s) == SQLITE_ROW) {
+        static const char *const precs[][2] = {
+            {"FLOAT", "f32"}, {"FLOAT16", "f16"}, {"BFLOAT16", "bf16"}, {"DOUBLE", "f64"}};
         struct agg_layer_info *l = agg_xmalloc(sizeof(*l));
         l->kind = agg_col_dup(s, 1);
         l->op = agg_col_dup(s, 2);
         l->name = agg_col_dup(s, 3);
+        const char *own = (const char *)sqlite3_column_text(s, 4);
+        l->prec = NULL;
+        for (size_t i = 0; own && i < sizeof(precs) / sizeof(precs[0]); i++)
+            if (!strcmp(own, precs[i][0]))
+                l->prec = agg_xstrdup(precs[i][1]);
         agg_map_put(&x->layers, (const char *)sqlite3_column_text(s, 0), l);
     }
     sqlite3_finalize(s);
@@ -346,9 +364,12 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
             snprintf(last_prec, sizeof(last_prec), "%s", prec);
             int wanted = feed && (!strcmp(prec, "*") || agg_glob(flt->type, prec)) &&
                          strlen(layer) < sizeof(last_layer) && strlen(prec) < sizeof(last_prec);
+            /* the layer's own type is kept too: agg_best falls back to it */
+            const struct agg_layer_info *li = agg_map_get(&x->layers, layer);
+            int own_type = feed && li && li->prec && !strcmp(li->prec, prec) && strlen(layer) < sizeof(last_layer);
             for (int fi = 0; feed && fi < feed->n; fi++) {
                 struct agg_target *t = &x->targets[feed->to[fi]];
-                last_cells[fi] = wanted ? agg_cell_for(x, t->id, layer, prec) : NULL;
+                last_cells[fi] = wanted || own_type ? agg_cell_for(x, t->id, layer, prec) : NULL;
                 if (wanted && strcmp(prec, "*") && !agg_prec_in(t->precs, t->nprecs, prec)) {
                     t->precs = agg_xrealloc(t->precs, (size_t)(t->nprecs + 1) * sizeof(char *));
                     t->precs[t->nprecs++] = agg_xstrdup(prec);
