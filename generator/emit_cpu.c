@@ -10,6 +10,7 @@
 #include "../runtime/plain_ops.h"
 #include "../runtime/plain_index.h"
 #include "../runtime/plain_reduce.h"
+#include "../runtime/plain_quant.h"
 #include "emit.h"
 
 /* ---- reading a layer's canonical parameters ---- */
@@ -53,6 +54,7 @@ struct cpu_plan {
     struct { const char *arg; int output, fill; } args[BD_MAX_CAT + 1]; /* BD_MAX_ARGS of dnnl_bench.h */
     int nargs;
     double flops, bytes;    /* per run, f32 bytes (scaled by the type later) */
+    int quant;              /* an int8 plan: one type, op.qsrc's */
 };
 
 static void arg(struct cpu_plan *p, const char *name, int output, int fill)
@@ -469,6 +471,74 @@ static int plan_rnn(const json_t *params, const char *opname, struct cpu_plan *p
     return 0;
 }
 
+/* oneDNN's int8 types for ONNX's quantized element types (0: none) */
+static dnnl_data_type_t quant_type(const json_t *t)
+{
+    const char *n = t ? json_string_value(json_object_get(t, "dtype")) : NULL;
+    return !n ? 0 : !strcmp(n, "UINT8") ? dnnl_u8 : !strcmp(n, "INT8") ? dnnl_s8 : !strcmp(n, "INT32") ? dnnl_s32 : 0;
+}
+
+/* A zero point of the key as a static oneDNN zero point: 0 when there is none; its value when
+ * the key has one; when present but not known to gen (null), a nonzero one (u8: 128, s8: 1),
+ * so that the benchmark takes the compensating path such a zero point needs. */
+static int zero_point(const json_t *attrs, const char *name, dnnl_data_type_t dt)
+{
+    const json_t *z = json_object_get(attrs, name);
+    if (json_is_integer(z))
+        return (int)json_integer_value(z);
+    return z ? (dt == dnnl_u8 ? 128 : 1) : 0;
+}
+
+/* QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger as oneDNN int8 primitives: the float
+ * plan of the same operation (its weight or B read where the node has it), with the types
+ * (oneDNN takes s8 weights: u8 ones are benchmarked as s8), the output scale of a QLinear
+ * layer (per output channel when the weight's scale is) and the key's zero points. oneDNN's
+ * convolutions take no weight zero point: a layer with a known nonzero one is refused, an
+ * unknown one is taken as 0 (quantizers make int8 weights symmetric). */
+static int plan_quant(const json_t *params, const char *opname, struct cpu_plan *p)
+{
+    bool conv = strstr(opname, "Conv") != NULL, qlinear = !strncmp(opname, "QLinear", 7);
+    const json_t *attrs = json_object_get(params, "attrs");
+    json_t *ins = json_array();
+    json_array_append(ins, (json_t *)json_array_get(json_object_get(params, "inputs"), 0));
+    json_array_append(ins, (json_t *)json_array_get(json_object_get(params, "inputs"), qlinear ? 3 : 1));
+    if (conv && qlinear && emit_io(params, "inputs", 8))
+        json_array_append(ins, (json_t *)emit_io(params, "inputs", 8));
+    json_t *view = json_pack("{s:O,s:o,s:O}", "attrs", attrs ? attrs : json_object(), "inputs", ins, "outputs",
+                             json_object_get(params, "outputs"));
+    int rc = !view ? -1 : conv ? plan_conv(view, p, false) : plan_matmul(view, "MatMul", p, false);
+    json_decref(view);
+    if (rc)
+        return -1;
+    struct bd_op *op = &p->op;
+    op->qsrc = quant_type(emit_io(params, "inputs", 0));
+    op->qdst = quant_type(emit_io(params, "outputs", 0));
+    op->qwei = dnnl_s8;
+    if (op->has_bias)
+        op->qbias = dnnl_s32;
+    if ((op->qsrc != dnnl_u8 && op->qsrc != dnnl_s8) || !op->qdst || (qlinear && op->qdst == dnnl_s32) ||
+        (!qlinear && op->qdst != dnnl_s32))
+        return -1;
+    op->dt = op->qsrc;
+    op->zp_src = zero_point(attrs, conv ? "x_zero_point" : "a_zero_point", op->qsrc);
+    if (conv && json_is_integer(json_object_get(attrs, "w_zero_point")) &&
+        json_integer_value(json_object_get(attrs, "w_zero_point")) != 0)
+        return -1;
+    if (!conv)
+        op->zp_wei = zero_point(attrs, "b_zero_point", dnnl_s8);
+    if (qlinear) {
+        op->zp_dst = zero_point(attrs, "y_zero_point", op->qdst);
+        op->oscale = 1.0f / 64;
+        struct bd_tensor ws;
+        if (!tensor_of(emit_io(params, "inputs", 4), &ws) && nelem(&ws) > 1) {
+            op->oscale_n = (int)op->dst.d[conv ? 1 : op->dst.nd - 1];
+            op->oscale_mask = 1 << (conv ? 1 : op->dst.nd - 1);
+        }
+    }
+    p->quant = 1;
+    return 0;
+}
+
 static int plan_layer(const json_t *params, struct cpu_plan *p)
 {
     memset(p, 0, sizeof(*p));
@@ -476,6 +546,9 @@ static int plan_layer(const json_t *params, struct cpu_plan *p)
     const json_t *attrs = json_object_get(params, "attrs");
     if (!opname || strcmp(json_string_value(json_object_get(params, "domain")), "") != 0)
         return -1;
+    if (!strcmp(opname, "QLinearConv") || !strcmp(opname, "ConvInteger") || !strcmp(opname, "QLinearMatMul") ||
+        !strcmp(opname, "MatMulInteger"))
+        return plan_quant(params, opname, p);
     if (!strcmp(opname, "Conv"))
         return plan_conv(params, p, false);
     if (!strcmp(opname, "ConvTranspose"))
@@ -746,6 +819,38 @@ static int plan_fused(const json_t *params, struct cpu_plan *p)
         arg(p, "DNNL_ARG_DST", 1, 0);
         return 0;
     }
+    if (!strncmp(pattern, "qdq_", 4)) {
+        /* DequantizeLinear -> Conv or MatMul [-> Relu] -> QuantizeLinear: one int8 primitive
+         * (the frameworks' QLinearConv / QLinearMatMul): the types and zero points of the two
+         * ends, per-tensor output scale, the activation as a post-op */
+        size_t n = json_array_size(members);
+        const json_t *core = json_array_get(members, 1), *q = json_array_get(members, n - 1);
+        bool qconv = !strncmp(pattern, "qdq_conv", 8);
+        if (n < 3 || (qconv ? plan_conv(core, p, false) : plan_matmul(core, "MatMul", p, false)))
+            return -1;
+        struct bd_op *op = &p->op;
+        op->qsrc = quant_type(emit_io(first, "inputs", 0));
+        op->qdst = quant_type(emit_io(q, "outputs", 0));
+        op->qwei = dnnl_s8;
+        if ((op->qsrc != dnnl_u8 && op->qsrc != dnnl_s8) || (op->qdst != dnnl_u8 && op->qdst != dnnl_s8))
+            return -1;
+        op->dt = op->qsrc;
+        op->zp_src = zero_point(json_object_get(first, "attrs"), "zero_point", op->qsrc);
+        op->zp_dst = zero_point(json_object_get(q, "attrs"), "zero_point", op->qdst);
+        op->oscale = 1.0f / 64;
+        if (n == 4) {
+            float alpha, beta;
+            const json_t *act = json_array_get(members, 2);
+            op->post_alg = eltwise_alg(json_string_value(json_object_get(act, "op")), json_object_get(act, "attrs"),
+                                       &alpha, &beta);
+            op->post_alpha = alpha;
+            op->post_beta = beta;
+            if (!op->post_alg)
+                return -1;
+        }
+        p->quant = 1;
+        return 0;
+    }
     if (!conv && !gemm)
         return -1;
     if (conv ? plan_conv(first, p, false) : plan_matmul(first, json_string_value(json_object_get(first, "op")), p, false))
@@ -947,6 +1052,21 @@ static int plan_plain_more(const char *name, const json_t *attrs, struct pl_op *
         (void)name;
         return 0;
     }
+    case PL_QUANTIZE:
+    case PL_DEQUANTIZE: {
+        /* a per-tensor scale, or one per element of the axis (the zero point alike) */
+        int64_t ns = pl_count(&op->in[1]);
+        if (!same_dims(y, x) || !pl_is_float(op->kind == PL_QUANTIZE ? x->dtype : y->dtype) ||
+            pl_is_float(op->kind == PL_QUANTIZE ? y->dtype : x->dtype) || !pl_is_float(op->in[1].dtype) ||
+            (op->nin > 2 && (pl_count(&op->in[2]) != ns || pl_is_float(op->in[2].dtype))))
+            return -1;
+        if (ns > 1 && ((op->axis = norm_axis((int64_t)emit_num_attr(attrs, "axis", 1), x->nd)) < 0 ||
+                       x->d[op->axis] != ns))
+            return -1;
+        return 0;
+    }
+    case PL_DYNQUANT:
+        return same_dims(y, x) && x->dtype == PL_FLOAT && y->dtype == PL_UINT8 ? 0 : -1;
     default:
         return -1;
     }
@@ -993,6 +1113,8 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         {"ReduceMin", PL_REDUCE, PL_MIN}, {"ReduceProd", PL_REDUCE, PL_MUL}, {"ReduceL1", PL_REDUCE, PL_L1},
         {"ReduceL2", PL_REDUCE, PL_L2}, {"ReduceLogSum", PL_REDUCE, PL_LOGSUM},
         {"ReduceLogSumExp", PL_REDUCE, PL_LOGSUMEXP}, {"ReduceSumSquare", PL_REDUCE, PL_SUMSQUARE},
+        {"QuantizeLinear", PL_QUANTIZE, PL_IDENTITY}, {"DequantizeLinear", PL_DEQUANTIZE, PL_IDENTITY},
+        {"DynamicQuantizeLinear", PL_DYNQUANT, PL_IDENTITY},
     };
     /* data inputs per kind (Expand's shape and CumSum's axis are data for gen, not for the kernel) */
     static const signed char nins[] = {
@@ -1000,9 +1122,9 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         [PL_MAP] = 1, [PL_SCATTER_ND] = 3, [PL_SPLIT] = 1, [PL_ARG] = 1, [PL_TOPK] = 1,
         [PL_GATHER_ELEMENTS] = 2, [PL_SCATTER_ELEMENTS] = 3, [PL_GATHER_ND] = 2, [PL_CUMSUM] = 1, [PL_TRILU] = 1,
         [PL_ONEHOT] = 3, [PL_REVERSE_SEQUENCE] = 2, [PL_EYELIKE] = 1, [PL_RANGE] = 3, [PL_REDUCE] = 1,
-        [PL_MVN] = 1, [PL_HARDMAX] = 1,
+        [PL_MVN] = 1, [PL_HARDMAX] = 1, [PL_QUANTIZE] = 3, [PL_DEQUANTIZE] = 3, [PL_DYNQUANT] = 1,
     };
-    _Static_assert(BZ_ARRAY_LEN(nins) == PL_HARDMAX + 1, "inputs of every kind");
+    _Static_assert(BZ_ARRAY_LEN(nins) == PL_DYNQUANT + 1, "inputs of every kind");
     const char *name = json_string_value(json_object_get(params, "op"));
     const json_t *attrs = json_object_get(params, "attrs");
     memset(op, 0, sizeof(*op));
@@ -1015,6 +1137,8 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
     op->kind = ops[found].kind;
     op->fn = ops[found].fn;
     op->nin = nins[op->kind];
+    if ((op->kind == PL_QUANTIZE || op->kind == PL_DEQUANTIZE) && !emit_io(params, "inputs", 2))
+        op->nin = 2; /* no zero point */
     if (op->kind == PL_BINARY) {
         /* Sum, Min, Max and Mean take one to PL_MAX_IN inputs here (a fold; Mean divides), the
          * others two; one input is a copy */
@@ -1144,7 +1268,7 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
             if (!strcmp(red, how[j]))
                 op->flag = j;
     }
-    if (pl_kind_index(op->kind) || pl_kind_reduce(op->kind))
+    if (pl_kind_index(op->kind) || pl_kind_reduce(op->kind) || pl_kind_quant(op->kind))
         return plan_plain_more(name, attrs, op);
     if (op->kind == PL_GATHER) {
         int64_t axis = (int64_t)emit_num_attr(attrs, "axis", 0);
@@ -1250,6 +1374,8 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
         op->kind == PL_GATHER_ND || (op->kind == PL_SCATTER_ELEMENTS && !op->flag) || op->kind == PL_TRILU ||
         op->kind == PL_ONEHOT || op->kind == PL_REVERSE_SEQUENCE || op->kind == PL_EYELIKE)
         flops = 0; /* data movement */
+    if (pl_kind_quant(op->kind)) /* divide (or multiply), round, add, clamp */
+        flops = 3.0 * (double)pl_count(&op->out);
     if (op->kind == PL_REDUCE || op->kind == PL_HARDMAX) /* a step per input element */
         flops = (double)pl_count(&op->in[0]);
     if (op->kind == PL_MVN) /* sum, sum of squares, then subtract and divide */
@@ -1271,10 +1397,13 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     const char *plain = emit_embedded("runtime/plain_ops.h", &pl);
     size_t il, rl;
     const char *pindex = emit_embedded("runtime/plain_index.h", &il), *preduce = emit_embedded("runtime/plain_reduce.h", &rl);
-    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s%,s:s%,s:s%,s:s%}", "title", title.data, "layer", l->id,
+    size_t ql;
+    const char *pquant = emit_embedded("runtime/plain_quant.h", &ql);
+    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%}", "title", title.data, "layer", l->id,
                              "layer_name", l->name, "op", l->op, "dtype", dt, "file", file.data, "key_comment", key.data,
                              "uses", emit_uses(e->p, li, 6), "op_init", init.data, "flops", fl, "bytes", by, "harness",
-                             harness, hl, "plain_ops", plain, pl, "plain_index", pindex, il, "plain_reduce", preduce, rl);
+                             harness, hl, "plain_ops", plain, pl, "plain_index", pindex, il, "plain_reduce", preduce, rl,
+                             "plain_quant", pquant, ql);
     struct bz_buf rel;
     bz_buf_init(&rel);
     bz_buf_printf(&rel, "bench/%s.c", file.data);
@@ -1292,12 +1421,32 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
 
 static const char *dt_name(dnnl_data_type_t dt)
 {
-    return dt == dnnl_f32 ? "f32" : dt == dnnl_bf16 ? "bf16" : "f16";
+    switch (dt) {
+    case dnnl_f32: return "f32";
+    case dnnl_bf16: return "bf16";
+    case dnnl_u8: return "u8";
+    case dnnl_s8: return "s8";
+    case dnnl_s32: return "i32";
+    default: return "f16";
+    }
 }
 
 static const char *dt_enum(dnnl_data_type_t dt)
 {
-    return dt == dnnl_f32 ? "dnnl_f32" : dt == dnnl_bf16 ? "dnnl_bf16" : "dnnl_f16";
+    switch (dt) {
+    case dnnl_f32: return "dnnl_f32";
+    case dnnl_bf16: return "dnnl_bf16";
+    case dnnl_u8: return "dnnl_u8";
+    case dnnl_s8: return "dnnl_s8";
+    case dnnl_s32: return "dnnl_s32";
+    default: return "dnnl_f16";
+    }
+}
+
+/* bytes per element, for the bytes a benchmark moves */
+static double dt_bytes(dnnl_data_type_t dt)
+{
+    return dt == dnnl_f32 || dt == dnnl_s32 ? 4 : dt == dnnl_u8 || dt == dnnl_s8 ? 1 : 2;
 }
 
 static const char *const family_names[BD_FAMILY_COUNT] = {
@@ -1354,6 +1503,16 @@ static char *op_initializer(const struct bd_op *op)
         bz_buf_puts(&b, "    .src_transposed = 1,\n");
     if (op->oscale != 0)
         bz_buf_printf(&b, "    .oscale = %.9ef,\n", op->oscale);
+    if (op->oscale_n > 1)
+        bz_buf_printf(&b, "    .oscale_n = %d,\n    .oscale_mask = %d,\n", op->oscale_n, op->oscale_mask);
+    if (op->qsrc)
+        bz_buf_printf(&b, "    .qsrc = %s,\n    .qwei = %s,\n    .qdst = %s,\n", dt_enum(op->qsrc), dt_enum(op->qwei),
+                      dt_enum(op->qdst));
+    if (op->qbias)
+        bz_buf_printf(&b, "    .qbias = %s,\n", dt_enum(op->qbias));
+    if (op->zp_src || op->zp_wei || op->zp_dst)
+        bz_buf_printf(&b, "    .zp_src = %d,\n    .zp_wei = %d,\n    .zp_dst = %d,\n", op->zp_src, op->zp_wei,
+                      op->zp_dst);
     if (op->layout)
         bz_buf_printf(&b, "    .layout = %d,\n", op->layout);
     if (op->rnn_act)
@@ -1429,7 +1588,7 @@ static void render_bench(struct emit_ctx *e, int li, const struct cpu_plan *plan
     for (int i = 0; i < plan->nargs; i++)
         json_array_append_new(args, json_pack("{s:s,s:i,s:i}", "arg", plan->args[i].arg, "output",
                                               plan->args[i].output, "fill", plan->args[i].fill));
-    double scale = dt == dnnl_f32 ? 1.0 : 0.5;
+    double scale = dt_bytes(dt) / 4;
     char flops[64], bytes[64];
     snprintf(flops, sizeof(flops), "%.17g", plan->flops);
     snprintf(bytes, sizeof(bytes), "%.17g", plan->bytes * scale);
@@ -1488,7 +1647,12 @@ void emit_cpu(struct emit_ctx *e)
         memset(&plan, 0, sizeof(plan));
         const json_t *out0 = l->fused ? NULL : emit_io(l->params, "outputs", 0);
         const char *dtn = out0 ? json_string_value(json_object_get(out0, "dtype")) : "FLOAT";
-        int ok = dtn && !strcmp(dtn, "FLOAT") ? (l->fused ? plan_fused(l->params, &plan) : plan_layer(l->params, &plan)) : -1;
+        /* float layers in f32, bf16 and f16; the quantized ones (a quantized output, or a QDQ group)
+         * in their int8 types */
+        bool quant = !l->fused && (!strcmp(l->op, "QLinearConv") || !strcmp(l->op, "ConvInteger") ||
+                                   !strcmp(l->op, "QLinearMatMul") || !strcmp(l->op, "MatMulInteger"));
+        int ok = (dtn && !strcmp(dtn, "FLOAT")) || quant
+                     ? (l->fused ? plan_fused(l->params, &plan) : plan_layer(l->params, &plan)) : -1;
         /* a Gemm is also an inner product, the primitive frameworks use for it */
         struct cpu_plan ip;
         memset(&ip, 0, sizeof(ip));
@@ -1510,7 +1674,9 @@ void emit_cpu(struct emit_ctx *e)
             }
             continue;
         }
-        for (int d = 0; d < 3; d++) {
+        int ntypes = ok == 0 && plan.quant ? 1 : 3;
+        for (int d = 0; d < ntypes; d++) {
+            dnnl_data_type_t dt = ok == 0 && plan.quant ? plan.op.qsrc : dts[d];
             for (int which = 0; which < 2; which++) {
                 const struct cpu_plan *pl = which ? &ip : &plan;
                 if ((which ? ip_ok : ok) != 0)
@@ -1521,7 +1687,7 @@ void emit_cpu(struct emit_ctx *e)
                     impls.n = 0;
                     for (int a = 0; a < pl->n_algs; a++) {
                         struct bd_op op = pl->op;
-                        op.dt = dts[d];
+                        op.dt = dt;
                         op.layout = lay;
                         if (pl->n_algs > 1)
                             op.alg = pl->algs[a];
@@ -1532,13 +1698,13 @@ void emit_cpu(struct emit_ctx *e)
                      * check the others, not to compete in every layout */
                     for (int i = 0; i < impls.n; i++)
                         if (lay == 0 || strncmp(impls.names[i], "ref", 3) != 0)
-                            render_bench(e, li, pl, dts[d], impls.names[i], impls.algs[i], lay);
+                            render_bench(e, li, pl, dt, impls.names[i], impls.algs[i], lay);
                     any_impl += impls.n;
                 }
                 /* nothing here for this type: one benchmark that says so where it runs (and
                  * picks oneDNN's first choice on a machine that has one) */
                 if (!any_impl)
-                    render_bench(e, li, pl, dts[d], "any", pl->n_algs > 1 ? pl->algs[0] : 0, 0);
+                    render_bench(e, li, pl, dt, "any", pl->n_algs > 1 ? pl->algs[0] : 0, 0);
             }
         }
     }

@@ -1,5 +1,6 @@
-/* Fusion patterns: Conv(+bias)[->BatchNormalization][->Add(residual)][->act] (BN folding,
- * sum and eltwise post-ops),
+/* Fusion patterns: DequantizeLinear->Conv/MatMul[->Relu]->QuantizeLinear (one int8 primitive, as
+ * frameworks run a QDQ model), Conv(+bias)[->BatchNormalization][->Add(residual)][->act] (BN
+ * folding, sum and eltwise post-ops),
  * Gemm/MatMul->Add(bias)(->Relu/Gelu), and the decomposed LayerNorm and GELU subgraphs
  * that exporters write out op by op. */
 #include "fusion.h"
@@ -144,6 +145,34 @@ static void find_conv(struct layer_set *s, struct fctx *f, int run_index)
         const char *pattern = patterns[bn][add][act];
         if (pattern)
             add_group(s, f, pattern, nodes, n, run_index);
+    }
+}
+
+/* DequantizeLinear -> Conv (or MatMul) [-> Relu] -> QuantizeLinear, the quantized layer of a
+ * QDQ model: the weights' DequantizeLinear reads a constant, so it is a free node and the Conv
+ * sees constant weights; the activation's is the group's first member. */
+static void find_qdq(struct layer_set *s, struct fctx *f, int run_index)
+{
+    const struct ir_graph *g = f->g;
+    for (int i = 0; i < g->n_nodes; i++) {
+        if (!is_op(f, i, "DequantizeLinear"))
+            continue;
+        int core = only_consumer(f, i);
+        bool conv = is_op(f, core, "Conv");
+        if (!(conv || is_op(f, core, "MatMul")) || g->nodes[core].inputs[0] != g->nodes[i].outputs[0] ||
+            g->nodes[core].n_inputs < 2 || !g->nodes[core].inputs[1] || !g->nodes[core].inputs[1]->is_const)
+            continue;
+        int nodes[4] = {i, core}, n = 2, last = core;
+        int c = only_consumer(f, last);
+        if (is_op(f, c, "Relu") && g->nodes[c].inputs[0] == g->nodes[last].outputs[0]) {
+            nodes[n++] = last = c;
+            c = only_consumer(f, last);
+        }
+        if (!is_op(f, c, "QuantizeLinear") || g->nodes[c].inputs[0] != g->nodes[last].outputs[0])
+            continue;
+        nodes[n++] = c;
+        add_group(s, f, conv ? (n == 4 ? "qdq_conv_act" : "qdq_conv") : (n == 4 ? "qdq_matmul_act" : "qdq_matmul"),
+                  nodes, n, run_index);
     }
 }
 
@@ -295,6 +324,7 @@ void fusion_find(struct layer_set *s, struct model_run *run, int run_index)
     }
     find_layernorm(s, &f, run_index);
     find_gelu(s, &f, run_index);
+    find_qdq(s, &f, run_index);
     find_conv(s, &f, run_index);
     find_gemm(s, &f, run_index);
     free(f.n_consumers);

@@ -7,6 +7,7 @@
 #define BENANZA_DNNL_OPS_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <oneapi/dnnl/dnnl.h>
@@ -58,7 +59,13 @@ struct bd_op {
     float post_alpha, post_beta;
     int wei_transposed;       /* matmul/ip weights stored transposed (Gemm transB) */
     int src_transposed;       /* matmul source stored transposed (Gemm transA) */
-    float oscale;             /* matmul: an output scale (Gemm's alpha); 0: none */
+    float oscale;             /* an output scale (Gemm's alpha, a quantized layer's); 0: none */
+    /* int8 (QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger, QDQ groups): the types of
+     * src, weights, dst and bias (0: dt, dt, dt, f32); oscale_n > 1 repeats oscale per output
+     * channel (dims in oscale_mask); static zero points of src, weights, dst (0: none) */
+    dnnl_data_type_t qsrc, qwei, qdst, qbias;
+    int oscale_n, oscale_mask;
+    int zp_src, zp_wei, zp_dst;
     int perm[8];              /* reorder: output dim k is input dim perm[k] */
     int layout;               /* src/dst of 4-D element-wise-like ops: BD_LAYOUT_* */
     int rnn_act;              /* vanilla RNN: its activation (dnnl_eltwise_*; 0: tanh) */
@@ -222,18 +229,20 @@ static inline dnnl_status_t bd_op_desc(const struct bd_op *op, union bd_desc *u,
      * convolutions and inner products; the others take the plain layout of the framework */
     int any = op->family == BD_CONV || op->family == BD_DECONV || op->family == BD_IP;
     int act = !any && op->layout && op->src.nd == 4 ? 2 + op->layout : any;
-    if ((st = op->src_transposed && op->family == BD_MATMUL ? bd_md_transposed(&s, &op->src, op->dt)
-                                                            : bd_md(&s, &op->src, op->dt, act)) != dnnl_success)
+    dnnl_data_type_t sdt = op->qsrc ? op->qsrc : op->dt, wdt = op->qwei ? op->qwei : op->dt;
+    dnnl_data_type_t ddt = op->qdst ? op->qdst : op->dt, bdt = op->qbias ? op->qbias : dnnl_f32;
+    if ((st = op->src_transposed && op->family == BD_MATMUL ? bd_md_transposed(&s, &op->src, sdt)
+                                                            : bd_md(&s, &op->src, sdt, act)) != dnnl_success)
         return st;
-    if ((st = bd_md(&d, &op->dst, op->dt, !any && op->layout && op->dst.nd == 4 ? 2 + op->layout : any)) != dnnl_success)
+    if ((st = bd_md(&d, &op->dst, ddt, !any && op->layout && op->dst.nd == 4 ? 2 + op->layout : any)) != dnnl_success)
         return st;
     if (op->wei.nd) {
-        st = op->wei_transposed && op->family == BD_MATMUL ? bd_md_transposed(&w, &op->wei, op->dt)
-                                                           : bd_md(&w, &op->wei, op->dt, any);
+        st = op->wei_transposed && op->family == BD_MATMUL ? bd_md_transposed(&w, &op->wei, wdt)
+                                                           : bd_md(&w, &op->wei, wdt, any);
         if (st != dnnl_success)
             return st;
     }
-    if (op->has_bias && (st = bd_md(&b, &op->bias, dnnl_f32, any)) != dnnl_success)
+    if (op->has_bias && (st = bd_md(&b, &op->bias, bdt, any)) != dnnl_success)
         return st;
     if (op->src1.nd && (st = bd_md(&s1, &op->src1, op->dt, 0)) != dnnl_success)
         return st;
@@ -301,8 +310,25 @@ static inline dnnl_status_t bd_op_desc(const struct bd_op *op, union bd_desc *u,
     if ((st = dnnl_primitive_attr_create(attr)) != dnnl_success)
         return st;
     dnnl_primitive_attr_set_scratchpad_mode(*attr, dnnl_scratchpad_mode_user);
-    if (op->oscale != 0 && (st = dnnl_primitive_attr_set_output_scales(*attr, 1, 0, &op->oscale)) != dnnl_success)
-        return st;
+    if (op->oscale != 0) {
+        /* per channel: the same value repeated (the values change nothing of the work) */
+        int n = op->oscale_n > 1 ? op->oscale_n : 1;
+        float one = op->oscale, *sc = n > 1 ? (float *)malloc((size_t)n * sizeof(float)) : &one;
+        if (!sc)
+            return dnnl_out_of_memory;
+        for (int i = 0; i < n; i++)
+            sc[i] = op->oscale;
+        st = dnnl_primitive_attr_set_output_scales(*attr, n, n > 1 ? op->oscale_mask : 0, sc);
+        if (sc != &one)
+            free(sc);
+        if (st != dnnl_success)
+            return st;
+    }
+    static const int zp_args[3] = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST};
+    const int zps[3] = {op->zp_src, op->zp_wei, op->zp_dst};
+    for (int i = 0; i < 3; i++)
+        if (zps[i] && (st = dnnl_primitive_attr_set_zero_points(*attr, zp_args[i], 1, 0, &zps[i])) != dnnl_success)
+            return st;
     if (op->post_alg || op->post_sum) {
         dnnl_post_ops_t po;
         if ((st = dnnl_post_ops_create(&po)) != dnnl_success)

@@ -40,7 +40,10 @@ enum pl_kind {
     /* plain_reduce.h: axes the reduced dims (bit k: input dim k); fn the reduction */
     PL_REDUCE,
     PL_MVN,             /* (x - mean) / (std + 1e-9) over axes */
-    PL_HARDMAX          /* 1 at each row's first largest along axis (flag: the 2-D view) */
+    PL_HARDMAX,         /* 1 at each row's first largest along axis (flag: the 2-D view) */
+    /* plain_quant.h: in[1] the scale, in[2] the zero point (if nin is 3), per tensor or along
+     * axis; DynamicQuantizeLinear's y only (its scale and zero point are computed inside) */
+    PL_QUANTIZE, PL_DEQUANTIZE, PL_DYNQUANT
 };
 
 /* PL_MAP: every output element reads one input element (or writes a constant): per dim, input
@@ -371,6 +374,14 @@ static inline int pl_kind_reduce(int kind)
     return kind >= PL_REDUCE && kind <= PL_HARDMAX;
 }
 
+static inline void pl_kernel_quant(struct pl_state *s);
+static inline int64_t pl_reference_quant(const struct pl_state *s, void *want);
+
+static inline int pl_kind_quant(int kind)
+{
+    return kind >= PL_QUANTIZE && kind <= PL_DYNQUANT;
+}
+
 /* Broadcast strides of input t against the output (numpy rules, aligned on the right). */
 static inline void pl_bcast_strides(const struct pl_tensor *t, const struct pl_tensor *out, int64_t *st)
 {
@@ -424,10 +435,16 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
                     v += unsig ? 1 : 17; /* no zero divisor */
                 else if (op->fn == PL_POW && i == 1 && !pl_is_float(op->in[0].dtype))
                     v = fabs(v); /* an integer to a negative power is no integer */
+                if ((op->kind == PL_QUANTIZE || op->kind == PL_DEQUANTIZE) && i == 2 && pl_esize(t->dtype) == 1)
+                    v = floor((double)pl_rand_step(&seed) / 16777216.0 * 256) - (unsig ? 0 : 128); /* zero points
+                        over the whole type: both saturations happen */
                 else if (op->fn == PL_MOD && v >= 0)
                     v += 1; /* both signs, no zero: the sign rule of fmod 0 is exercised */
             } else {
                 v = positive ? 0.5 + v : above1 ? 1 + v : 2 * v - 1;
+                if ((op->kind == PL_QUANTIZE || op->kind == PL_DEQUANTIZE) && i == 1)
+                    v = 0.0025 * v + 0.0075; /* a scale in [0.005, 0.01): x / scale reaches 100 to
+                        200 both ways, past an 8-bit type's range: both saturations happen */
                 if (special && k % 4 == 1)
                     v = k % 8 == 1 ? (v < 0 ? -INFINITY : INFINITY) : NAN;
                 if (op->kind == PL_ARG || op->kind == PL_TOPK || op->kind == PL_HARDMAX)
@@ -586,6 +603,10 @@ static inline void pl_kernel(struct pl_state *s)
     }
     if (pl_kind_reduce(op->kind)) {
         pl_kernel_reduce(s);
+        return;
+    }
+    if (pl_kind_quant(op->kind)) {
+        pl_kernel_quant(s);
         return;
     }
     if (op->kind == PL_SCATTER_ND) {
@@ -838,7 +859,9 @@ static inline enum bh_status pl_verify_whole(struct pl_state *s, struct bh_resul
         bh_note(r, "%s", "cannot allocate the reference's output");
         return BH_OOM;
     }
-    int64_t done = pl_kind_index(op->kind) ? pl_reference_index(s, want) : pl_reference_reduce(s, want);
+    int64_t done = pl_kind_index(op->kind)  ? pl_reference_index(s, want)
+                   : pl_kind_quant(op->kind) ? pl_reference_quant(s, want)
+                                             : pl_reference_reduce(s, want);
     if (done != n) {
         free(want);
         bh_note(r, "%s", done < 0 && op->kind == PL_RANGE ? "the inputs do not give the output's length"
@@ -871,7 +894,7 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
     pl_kernel(s);
     if (op->kind == PL_TOPK)
         return pl_verify_topk(s, r);
-    if (pl_kind_index(op->kind) || pl_kind_reduce(op->kind))
+    if (pl_kind_index(op->kind) || pl_kind_reduce(op->kind) || pl_kind_quant(op->kind))
         return pl_verify_whole(s, r);
     int64_t n = pl_count(&op->out);
     int odt = op->out.dtype;

@@ -28,6 +28,7 @@ static const char *const fixture_names[] = {
     [FIXTURE_MATHS] = "maths",
     [FIXTURE_INDEXING] = "indexing",
     [FIXTURE_REDUCTIONS] = "reductions",
+    [FIXTURE_QUANTIZED] = "quantized",
 };
 _Static_assert(BZ_ARRAY_LEN(fixture_names) == FIXTURE_COUNT, "a name per fixture");
 
@@ -556,6 +557,86 @@ static Onnx__GraphProto *reductions(void)
                  BZ_ARRAY_LEN(inits));
 }
 
+/* An initializer of an 8-bit integer type (elem UINT8 or INT8) filled with a small ramp, or of
+ * float type with values positive and small (for scales) */
+static Onnx__TensorProto *init_q(const char *name, int elem, int rank, ...)
+{
+    Onnx__TensorProto *t = bz_arena_alloc(&fa, sizeof(*t));
+    onnx__tensor_proto__init(t);
+    t->name = s(name);
+    t->has_data_type = 1;
+    t->data_type = elem;
+    t->n_dims = (size_t)rank;
+    t->dims = bz_arena_array(&fa, (size_t)rank ? (size_t)rank : 1, sizeof(int64_t));
+    size_t n = 1;
+    va_list ap;
+    va_start(ap, rank);
+    for (int i = 0; i < rank; i++) {
+        t->dims[i] = va_arg(ap, int64_t);
+        n *= (size_t)t->dims[i];
+    }
+    va_end(ap);
+    size_t es = elem == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT ? 4 : 1;
+    uint8_t *data = bz_arena_array(&fa, n * es, 1);
+    for (size_t i = 0; i < n; i++) {
+        if (es == 4) {
+            float v = 0.0125f + 0.0025f * (float)(i % 5);
+            memcpy(data + 4 * i, &v, 4);
+        } else {
+            data[i] = (uint8_t)(elem == ONNX__TENSOR_PROTO__DATA_TYPE__INT8 ? (int)(i % 9) - 4 : 100 + (int)(i % 7));
+        }
+    }
+    t->has_raw_data = 1;
+    t->raw_data.len = n * es;
+    t->raw_data.data = data;
+    return t;
+}
+
+/* Quantized operators: a QDQ chain (Quantize -> Dequantize -> Conv (weights Dequantize(int8
+ * constant)) -> Relu -> Quantize -> Dequantize -> MatMul -> Quantize: two fused int8 layers), and
+ * the QOperator forms (QLinearConv with per-channel weight scales, ConvInteger, QLinearMatMul,
+ * MatMulInteger, DynamicQuantizeLinear, a per-axis DequantizeLinear) */
+static Onnx__GraphProto *quantized(void)
+{
+    Onnx__NodeProto *nodes[] = {
+        node("QuantizeLinear", "q_in", "x,sx,zx", "xq", NULL),
+        node("DequantizeLinear", "dq_in", "xq,sx,zx", "xd", NULL),
+        node("DequantizeLinear", "dq_w", "wq,sw,zw", "wd", NULL),
+        node("Conv", "conv", "xd,wd", "c", attr_ints("pads", 4, 1L, 1L, 1L, 1L), NULL),
+        node("Relu", "relu", "c", "r", NULL),
+        node("QuantizeLinear", "q_c", "r,sx,zx", "rq", NULL),
+        node("DequantizeLinear", "dq_c", "rq,sx,zx", "rd", NULL),
+        node("DequantizeLinear", "dq_b", "bq,sw,zw", "bd", NULL),
+        node("MatMul", "matmul", "rd,bd", "m", NULL),
+        node("QuantizeLinear", "q_m", "m,sx,zx", "mq", NULL),
+        node("QLinearConv", "qlinearconv", "xq,sx,zx,wq,swc,zwc,sx,zx", "qc", attr_ints("pads", 4, 1L, 1L, 1L, 1L),
+             NULL),
+        node("ConvInteger", "convinteger", "xq,wq8,zx", "ci", attr_ints("strides", 2, 2L, 2L), NULL),
+        node("QLinearMatMul", "qlinearmatmul", "aq,sa,za,bq,sw,zw,sa,za", "qm", NULL),
+        node("MatMulInteger", "matmulinteger", "aq,bq", "mi", NULL),
+        node("DynamicQuantizeLinear", "dynamic", "x", "dy,dys,dyz", NULL),
+        node("DequantizeLinear", "dq_axis", "qa,sc,zc", "da", attr_int("axis", 1), NULL),
+    };
+    Onnx__TensorProto *inits[] = {
+        init_q("sx", 1, 0), init_q("zx", 2, 0), init_q("wq", 3, 4, 16L, 8L, 3L, 3L), init_q("sw", 1, 0),
+        init_q("zw", 3, 0), init_q("bq", 3, 2L, 12L, 20L), init_q("swc", 1, 1, 16L), init_q("zwc", 3, 1, 16L),
+        init_q("wq8", 2, 4, 16L, 8L, 3L, 3L), init_q("sa", 1, 0), init_q("za", 3, 0), init_q("sc", 1, 1, 6L),
+        init_q("zc", 2, 1, 6L),
+    };
+    /* zwc (the per-channel weight zero points) must be 0 for oneDNN: the ramp gives -4.., so
+     * overwrite it */
+    memset(inits[7]->raw_data.data, 0, inits[7]->raw_data.len);
+    Onnx__ValueInfoProto *ins[] = {vi("x", 1, 4, 2L, 8L, 10L, 12L), vi("aq", 3, 3, 2L, 7L, 12L),
+                                   vi("qa", 2, 4, 2L, 6L, 5L, 5L)};
+    Onnx__ValueInfoProto *outs[] = {
+        vi("mq", 2, 4, 2L, 16L, 10L, 20L), vi("qc", 2, 4, 2L, 16L, 10L, 12L), vi("ci", 6, 4, 2L, 16L, 4L, 5L),
+        vi("qm", 3, 3, 2L, 7L, 20L),       vi("mi", 6, 3, 2L, 7L, 20L),       vi("dy", 2, 4, 2L, 8L, 10L, 12L),
+        vi("da", 1, 4, 2L, 6L, 5L, 5L),
+    };
+    return graph("quantized", nodes, BZ_ARRAY_LEN(nodes), ins, BZ_ARRAY_LEN(ins), outs, BZ_ARRAY_LEN(outs), inits,
+                 BZ_ARRAY_LEN(inits));
+}
+
 static Onnx__GraphProto *maths(void)
 {
     Onnx__NodeProto *nodes[] = {
@@ -660,7 +741,7 @@ size_t fixture_build(enum fixture f, uint8_t **out)
     onnx__operator_set_id_proto__init(op);
     op->domain = s("");
     op->has_version = 1;
-    op->version = f == FIXTURE_INDEXING || f == FIXTURE_REDUCTIONS ? 19 : 13;
+    op->version = f == FIXTURE_INDEXING || f == FIXTURE_REDUCTIONS || f == FIXTURE_QUANTIZED ? 19 : 13;
     m.n_opset_import = 1;
     m.opset_import = bz_arena_memdup(&fa, &op, sizeof(op));
     switch (f) {
@@ -677,6 +758,7 @@ size_t fixture_build(enum fixture f, uint8_t **out)
     case FIXTURE_MATHS: m.graph = maths(); break;
     case FIXTURE_INDEXING: m.graph = indexing(); break;
     case FIXTURE_REDUCTIONS: m.graph = reductions(); break;
+    case FIXTURE_QUANTIZED: m.graph = quantized(); break;
     default: m.graph = broken(f); break;
     }
     BZ_ASSERT(m.graph != NULL);

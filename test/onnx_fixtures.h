@@ -33,6 +33,9 @@ enum fixture {
                                 edge with cropping, wrap, a constant value), a strided Slice; opset 19 */
     FIXTURE_REDUCTIONS,      /* ReduceLogSum, ReduceLogSumExp, ReduceSumSquare, integer ReduceProd, MVN,
                                 Hardmax, BitShift, casts to/from f16 and bf16, Max of five; opset 19 */
+    FIXTURE_QUANTIZED,       /* a QDQ chain (two int8 fusion groups) and the QOperator forms: QLinearConv,
+                                ConvInteger, QLinearMatMul, MatMulInteger, DynamicQuantizeLinear, a per-axis
+                                DequantizeLinear; opset 19 */
     FIXTURE_COUNT
 };
 

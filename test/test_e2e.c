@@ -210,6 +210,30 @@ static void e2e_reductions(void **state)
     e2e_node_models("reduction_models", models, BZ_ARRAY_LEN(models), "plain_check.py");
 }
 
+/* Quantized models: the QDQ chain's two int8 fusion groups and the QOperator forms as oneDNN
+ * int8 primitives (verified against oneDNN's ref_int8), Quantize/Dequantize/DynamicQuantize in
+ * plain C (held against onnx's reference); and libonnx-testdata's quantized models */
+static void e2e_quantized(void **state)
+{
+    (void)state;
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    e2e_fixture(FIXTURE_QUANTIZED, "2");
+    char out[300];
+    snprintf(out, sizeof(out), "%s/%s", dir, fixture_name(FIXTURE_QUANTIZED));
+    /* the QDQ chain became two int8 fusion groups */
+    assert_int_equal(test_sh("grep -c '\\bqdq_conv_act\\b' '%s/manifest.tsv' | grep -qv '^0$' && "
+                             "grep -c '\\bqdq_matmul\\b' '%s/manifest.tsv' | grep -qv '^0$'", out, out), 0);
+    if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
+        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
+    assert_int_equal(test_sh("%s test/oracle/plain_check.py '%s' > '%s.oracle.log'", py, out, out), 0);
+    static const char *const models[] = {
+        "quantizelinear", "quantizelinear_axis", "dequantizelinear", "dequantizelinear_axis",
+        "dynamicquantizelinear", "dynamicquantizelinear_max_adjusted", "qlinearconv", "qlinearmatmul_2D",
+        "qlinearmatmul_3D", "convinteger_with_padding", "convinteger_without_padding", "matmulinteger",
+    };
+    e2e_node_models("quantized_models", models, BZ_ARRAY_LEN(models), "plain_check.py");
+}
+
 /* A shared model at batch 1 with the dim bindings of bench/shared_models.args. */
 static void e2e_shared(const char *name)
 {
@@ -375,6 +399,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_maths),
         cmocka_unit_test(e2e_indexing),
         cmocka_unit_test(e2e_reductions),
+        cmocka_unit_test(e2e_quantized),
         cmocka_unit_test(e2e_permutations),
         cmocka_unit_test(e2e_selections),
         cmocka_unit_test(e2e_instancenorm),

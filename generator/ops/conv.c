@@ -28,13 +28,13 @@ static void ints_or(struct infer_ctx *c, const char *name, int n, int64_t dflt, 
         out[i] = cnt > i ? v[i] : dflt;
 }
 
-static void infer_conv(struct infer_ctx *c)
+void op_conv_shape(struct infer_ctx *c, int w_index, int dtype)
 {
     int nsp;
-    const struct ir_type *x = op_spatial_input(c, &nsp), *w = op_in(c, 1);
+    const struct ir_type *x = op_spatial_input(c, &nsp), *w = op_in(c, w_index);
     if (!x)
         return;
-    struct ir_dim *d = op_out(c, 0, x->dtype, x->rank);
+    struct ir_dim *d = op_out(c, 0, dtype ? dtype : x->dtype, x->rank);
     d[0] = x->dims[0];
     d[1] = w && w->rank >= 1 ? w->dims[0] : dim_unknown();
     int64_t k[8], s[8], dl[8], p[16];
@@ -56,6 +56,11 @@ static void infer_conv(struct infer_ctx *c)
         else
             d[2 + i] = dim_of((n + p[i] + p[i + nsp] - ek) / s[i] + 1);
     }
+}
+
+static void infer_conv(struct infer_ctx *c)
+{
+    op_conv_shape(c, 1, 0);
 }
 
 static void infer_conv_transpose(struct infer_ctx *c)
@@ -94,10 +99,12 @@ static void infer_conv_transpose(struct infer_ctx *c)
     }
 }
 
-/* conv2d_n1_c64_56x56_k64_3x3_s1_p1_d1_g1 (and convtranspose2d_...) */
-static void canon_conv(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+/* conv2d_n1_c64_56x56_k64_3x3_s1_p1_d1_g1 (and convtranspose2d_..., PREFIX2d_... with the weight
+ * at input w_index for the quantized convolutions) */
+void canon_conv_with(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name, int w_index,
+                     const char *prefix)
 {
-    const struct ir_type *x = canon_in(c, 0), *w = canon_in(c, 1);
+    const struct ir_type *x = canon_in(c, 0), *w = canon_in(c, w_index);
     int nsp = x->rank - 2;
     int64_t k[8], s[8], d[8], p[16];
     for (int i = 0; i < nsp && i < 8; i++)
@@ -144,7 +151,7 @@ static void canon_conv(const struct canon_ctx *c, struct json_t *attrs, struct b
         json_object_del(attrs, "output_shape"); /* the output type says it */
     }
     const struct ir_type *y = canon_out(c, 0);
-    bz_buf_printf(name, "%s%dd_n%lld_c%lld_", tr ? "convtranspose" : "conv", nsp, (long long)x->dims[0].value,
+    bz_buf_printf(name, "%s%dd_n%lld_c%lld_", prefix ? prefix : tr ? "convtranspose" : "conv", nsp, (long long)x->dims[0].value,
                   (long long)x->dims[1].value);
     for (int i = 0; i < nsp; i++)
         bz_buf_printf(name, "%s%lld", i ? "x" : "", (long long)x->dims[2 + i].value);
@@ -155,6 +162,11 @@ static void canon_conv(const struct canon_ctx *c, struct json_t *attrs, struct b
     canon_name_list(name, "p", p, 2 * nsp);
     canon_name_list(name, "d", d, nsp);
     bz_buf_printf(name, "_g%lld", (long long)g);
+}
+
+static void canon_conv(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    canon_conv_with(c, attrs, name, 1, NULL);
 }
 
 const struct op_def ops_conv[] = {

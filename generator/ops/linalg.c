@@ -31,10 +31,11 @@ static struct ir_dim bcast_dim(struct ir_dim x, struct ir_dim y)
     return dim_same(x, y) ? x : dim_unknown();
 }
 
-static void infer_matmul(struct infer_ctx *c)
+void op_matmul_shape(struct infer_ctx *c, int a_index, int b_index, int dtype)
 {
-    const struct ir_type *a = op_in(c, 0), *b = op_in(c, 1);
-    int dtype = !strcmp(c->n->op_type, "MatMulInteger") ? IR_DTYPE_INT32 : op_in_dtype(c, 0);
+    const struct ir_type *a = op_in(c, a_index), *b = op_in(c, b_index);
+    if (!dtype)
+        dtype = op_in_dtype(c, a_index);
     if (!a || !b || a->rank < 1 || b->rank < 1) {
         op_out_dtype_only(c, 0, dtype);
         return;
@@ -57,6 +58,11 @@ static void infer_matmul(struct infer_ctx *c)
         d[j++] = am;
     if (b->rank > 1)
         d[j++] = bn;
+}
+
+static void infer_matmul(struct infer_ctx *c)
+{
+    op_matmul_shape(c, 0, 1, 0);
 }
 
 /* Einsum: the dims of each label from the inputs; "..." broadcasts. */
@@ -183,26 +189,31 @@ static void canon_gemm(const struct canon_ctx *c, struct json_t *attrs, struct b
                   c->n->n_inputs > 2 && c->n->inputs[2] ? "_bias" : "");
 }
 
-/* matmul_b12_m128_n64_k128 (batch = product of the output's leading dims) */
-static void canon_matmul(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+/* matmul_b12_m128_n64_k128 (batch = product of the output's leading dims; PREFIX_... with B at
+ * input b_index for the quantized products) */
+void canon_matmul_with(const struct canon_ctx *c, struct bz_buf *name, int b_index, const char *prefix)
 {
-    (void)attrs;
     const struct ir_type *a = canon_in(c, 0), *y = canon_out(c, 0);
     int64_t k = a->dims[a->rank - 1].value, m = a->rank > 1 ? a->dims[a->rank - 2].value : 1;
-    const struct ir_type *b = canon_in(c, 1);
+    const struct ir_type *b = canon_in(c, b_index);
     int64_t n = b->rank > 1 ? b->dims[b->rank - 1].value : 1, batch = 1;
     for (int i = 0; i < y->rank - 2; i++)
         batch *= y->dims[i].value;
-    bz_buf_printf(name, "%s", !strcmp(c->n->op_type, "MatMulInteger") ? "matmulint" : "matmul");
+    bz_buf_printf(name, "%s", prefix ? prefix : "matmul");
     if (batch > 1)
         bz_buf_printf(name, "_b%lld", (long long)batch);
     bz_buf_printf(name, "_m%lld_n%lld_k%lld", (long long)m, (long long)n, (long long)k);
 }
 
+static void canon_matmul(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    (void)attrs;
+    canon_matmul_with(c, name, 1, NULL);
+}
+
 const struct op_def ops_linalg[] = {
     {"Gemm", infer_gemm, 0, canon_gemm},
     {"MatMul", infer_matmul, 0, canon_matmul},
-    {"MatMulInteger", infer_matmul, 0, canon_matmul},
     {"Einsum", infer_einsum, 0, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -169,6 +169,14 @@ int64_t canon_default_i(const struct canon_ctx *c, struct json_t *attrs, const c
 void canon_window(const struct canon_ctx *c, struct json_t *attrs, const struct ir_type *x,
                   const int64_t *kernel, int nsp, int64_t *strides, int64_t *dil, int64_t *pads);
 
+/* shared shape and key helpers of some families (the quantized operators read their weight
+ * or second operand at another input) */
+void op_conv_shape(struct infer_ctx *c, int w_index, int dtype);   /* dtype 0: input 0's */
+void op_matmul_shape(struct infer_ctx *c, int a_index, int b_index, int dtype);
+void canon_conv_with(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name, int w_index,
+                     const char *prefix);
+void canon_matmul_with(const struct canon_ctx *c, struct bz_buf *name, int b_index, const char *prefix);
+
 /* shared shape helpers of some families */
 void infer_same_as_input(struct infer_ctx *c);   /* output 0 = input 0 */
 void infer_unary_fold(struct infer_ctx *c);      /* same shape; folds known values */

@@ -26,7 +26,8 @@ from onnx import numpy_helper
 from single_node import run_node
 
 OPS = ("ScatterND", "Split", "ArgMax", "ArgMin", "TopK", "GatherElements", "GatherND", "ScatterElements", "Scatter",
-       "CumSum", "Trilu", "OneHot", "ReverseSequence", "EyeLike", "Range", "Cast", "CastLike", "BitShift")
+       "CumSum", "Trilu", "OneHot", "ReverseSequence", "EyeLike", "Range", "Cast", "CastLike", "BitShift",
+       "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear")
 # maths that onnx.reference computes in float32 where the benchmark rounds a double: equal
 # within 1e-6 of the largest value (exactly for integers and booleans)
 MATHS = ("Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "IsInf", "IsNaN", "Celu", "Shrink",
@@ -116,6 +117,9 @@ def reference(key, inputs):
             opset = 11
     if op == "Scatter":
         op, opset = "ScatterElements", 13
+    if op in ("QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear"):
+        opset = 19  # onnx.reference's DequantizeLinear starts there
+        attrs.pop("zero_point", None)  # gen's: the zero point's value, an input of the node
     if op == "CastLike":  # the second input only gives the type: the output's
         opset = 15
         feeds["x1"] = np.zeros((1,), dtype=NP[TYPES[key["outputs"][0]["dtype"]]])
