@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "test.h"
 
@@ -25,7 +26,12 @@ void test_group_run(struct test_totals *tot, const char *name, struct CMUnitTest
     if (pattern && *pattern)
         cmocka_set_test_filter(pattern);
     int before = test_skipped;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     int failed = _cmocka_run_group_tests(name, tests, n, NULL, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    /* where the suite's time goes (CI must stay well inside its limit) */
+    printf("[ group ] %s: %.1f s\n", name, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
     tot->run += (int)n;
     tot->failed += failed;
     tot->skipped += test_skipped - before;
