@@ -11,6 +11,7 @@
 #include "../runtime/plain_index.h"
 #include "../runtime/plain_reduce.h"
 #include "../runtime/plain_quant.h"
+#include "../runtime/plain_sample.h"
 #include "emit.h"
 
 /* ---- reading a layer's canonical parameters ---- */
@@ -1072,6 +1073,71 @@ static int plan_plain_more(const char *name, const json_t *attrs, struct pl_op *
     }
 }
 
+/* index of s in list (n names), or -1 */
+static int name_index(const char *s, const char *const *list, int n)
+{
+    for (int i = 0; s && i < n; i++)
+        if (!strcmp(s, list[i]))
+            return i;
+    return -1;
+}
+
+/* Resize/Upsample and GridSample: the modes, scales and roi from the key (gen's canonical
+ * form, generator/ops/resize.c); refused where the key does not say them */
+static int plan_plain_sample(const json_t *attrs, struct pl_op *op)
+{
+    static const char *const modes[] = {"nearest", "linear", "cubic"};
+    const struct pl_tensor *x = &op->in[0];
+    struct pl_sample *rs = &op->rs;
+    const char *mode = emit_str_attr(attrs, "mode", "nearest");
+    rs->mode = name_index(!strcmp(mode, "bilinear") ? "linear" : !strcmp(mode, "bicubic") ? "cubic" : mode, modes, 3);
+    if (rs->mode < 0 || x->dtype == PL_BOOL || op->out.dtype != x->dtype)
+        return -1;
+    if (op->kind == PL_GRID_SAMPLE) {
+        /* X [N, C, D1..Dr], grid [N, H1..Hr, r] -> [N, C, H1..Hr] */
+        static const char *const pads[] = {"zeros", "border", "reflection"};
+        const struct pl_tensor *g = &op->in[1];
+        int r = x->nd - 2;
+        rs->nearest = name_index(emit_str_attr(attrs, "padding_mode", "zeros"), pads, 3);
+        rs->coord = emit_num_attr(attrs, "align_corners", 0) != 0;
+        if (r < 1 || r > 5 || rs->nearest < 0 || !pl_is_float(g->dtype) || g->nd != x->nd || g->d[x->nd - 1] != r ||
+            op->out.nd != x->nd || g->d[0] != x->d[0] || op->out.d[0] != x->d[0] || op->out.d[1] != x->d[1])
+            return -1;
+        for (int k = 0; k < r; k++)
+            if (op->out.d[2 + k] != g->d[1 + k])
+                return -1;
+        return 0;
+    }
+    static const char *const coords[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
+                                         "asymmetric", "tf_crop_and_resize"};
+    static const char *const rounds[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+    rs->coord = name_index(emit_str_attr(attrs, "coordinate_transformation_mode", "half_pixel"), coords, 6);
+    rs->nearest = name_index(emit_str_attr(attrs, "nearest_mode", "round_prefer_floor"), rounds, 4);
+    rs->cubic_a = emit_num_attr(attrs, "cubic_coeff_a", -0.75);
+    rs->exclude_outside = emit_num_attr(attrs, "exclude_outside", 0) != 0;
+    rs->extrapolation = emit_num_attr(attrs, "extrapolation_value", 0);
+    rs->antialias = emit_num_attr(attrs, "antialias", 0) != 0;
+    const json_t *scales = json_object_get(attrs, "scales"), *roi = json_object_get(attrs, "roi");
+    if (rs->coord < 0 || rs->nearest < 0 || x->nd != op->out.nd || json_array_size(scales) != (size_t)x->nd ||
+        (rs->antialias && rs->mode == PL_SAMPLE_NEAREST))
+        return -1;
+    for (int k = 0; k < x->nd; k++) {
+        rs->scale[k] = json_number_value(json_array_get(scales, (size_t)k));
+        if (!(rs->scale[k] > 0) || (x->d[k] == 0) != (op->out.d[k] == 0))
+            return -1;
+    }
+    if (rs->coord == PL_COORD_TF_CROP_AND_RESIZE) {
+        if (json_array_size(roi) != (size_t)(2 * x->nd))
+            return -1;
+        for (int k = 0; k < 2 * x->nd; k++)
+            rs->roi[k] = json_number_value(json_array_get(roi, (size_t)k));
+    }
+    for (int k = 0; k < x->nd; k++)
+        if (pl_resize_ntaps(op, k) > 64)
+            return -1; /* an antialiasing window this wide: the reference takes 64 taps */
+    return 0;
+}
+
 int emit_plain_plan(const json_t *params, struct pl_op *op)
 {
     static const struct { const char *op; enum pl_kind kind; enum pl_fn fn; } ops[] = {
@@ -1115,6 +1181,8 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         {"ReduceLogSumExp", PL_REDUCE, PL_LOGSUMEXP}, {"ReduceSumSquare", PL_REDUCE, PL_SUMSQUARE},
         {"QuantizeLinear", PL_QUANTIZE, PL_IDENTITY}, {"DequantizeLinear", PL_DEQUANTIZE, PL_IDENTITY},
         {"DynamicQuantizeLinear", PL_DYNQUANT, PL_IDENTITY},
+        {"Resize", PL_RESIZE, PL_IDENTITY}, {"Upsample", PL_RESIZE, PL_IDENTITY},
+        {"GridSample", PL_GRID_SAMPLE, PL_IDENTITY},
     };
     /* data inputs per kind (Expand's shape and CumSum's axis are data for gen, not for the kernel) */
     static const signed char nins[] = {
@@ -1123,8 +1191,9 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         [PL_GATHER_ELEMENTS] = 2, [PL_SCATTER_ELEMENTS] = 3, [PL_GATHER_ND] = 2, [PL_CUMSUM] = 1, [PL_TRILU] = 1,
         [PL_ONEHOT] = 3, [PL_REVERSE_SEQUENCE] = 2, [PL_EYELIKE] = 1, [PL_RANGE] = 3, [PL_REDUCE] = 1,
         [PL_MVN] = 1, [PL_HARDMAX] = 1, [PL_QUANTIZE] = 3, [PL_DEQUANTIZE] = 3, [PL_DYNQUANT] = 1,
+        [PL_RESIZE] = 1, [PL_GRID_SAMPLE] = 2,
     };
-    _Static_assert(BZ_ARRAY_LEN(nins) == PL_DYNQUANT + 1, "inputs of every kind");
+    _Static_assert(BZ_ARRAY_LEN(nins) == PL_GRID_SAMPLE + 1, "inputs of every kind");
     const char *name = json_string_value(json_object_get(params, "op"));
     const json_t *attrs = json_object_get(params, "attrs");
     memset(op, 0, sizeof(*op));
@@ -1270,6 +1339,8 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
     }
     if (pl_kind_index(op->kind) || pl_kind_reduce(op->kind) || pl_kind_quant(op->kind))
         return plan_plain_more(name, attrs, op);
+    if (pl_kind_sample(op->kind))
+        return plan_plain_sample(attrs, op);
     if (op->kind == PL_GATHER) {
         int64_t axis = (int64_t)emit_num_attr(attrs, "axis", 0);
         op->axis = (int)(axis < 0 ? axis + op->in[0].nd : axis);
@@ -1359,6 +1430,19 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
         bz_buf_printf(&init, "    .k = %lld,\n    .flag = %d,\n", (long long)op->k, op->flag);
     if (op->axes)
         bz_buf_printf(&init, "    .axes = 0x%xu,\n", op->axes);
+    if (pl_kind_sample(op->kind)) {
+        const struct pl_sample *rs = &op->rs;
+        bz_buf_printf(&init, "    .rs = {.mode = %d, .coord = %d, .nearest = %d, .exclude_outside = %d, .antialias = %d,\n",
+                      rs->mode, rs->coord, rs->nearest, rs->exclude_outside, rs->antialias);
+        bz_buf_printf(&init, "           .cubic_a = %.17g, .extrapolation = %.17g,\n           .scale = {", rs->cubic_a,
+                      rs->extrapolation);
+        for (int k = 0; k < op->out.nd; k++)
+            bz_buf_printf(&init, "%s%.17g", k ? ", " : "", rs->scale[k]);
+        bz_buf_puts(&init, "},\n           .roi = {");
+        for (int k = 0; k < 2 * op->out.nd; k++)
+            bz_buf_printf(&init, "%s%.17g", k ? ", " : "", rs->roi[k]);
+        bz_buf_puts(&init, "}},\n");
+    }
     if (op->nsplit) {
         bz_buf_printf(&init, "    .nsplit = %d,\n    .split = {", op->nsplit);
         for (int j = 0; j < op->nsplit; j++)
@@ -1387,6 +1471,21 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
                 (double)pl_count(&op->in[1]) * 8 + 2.0 * (double)pl_count(&op->in[2]) * (double)pl_esize(op->in[2].dtype);
     if (op->kind == PL_ARG || op->kind == PL_TOPK) /* one comparison per input element (and the heap's) */
         flops = (double)pl_count(&op->in[0]) * (op->kind == PL_TOPK ? 1.0 + log2((double)(op->k > 1 ? op->k : 1)) : 1.0);
+    if (op->kind == PL_RESIZE) {
+        /* a multiply-add per tap, per dim resized (nearest: a gather) */
+        flops = 0;
+        double cur = (double)pl_count(&op->in[0]);
+        for (int k = 0; k < op->in[0].nd && op->rs.mode != PL_SAMPLE_NEAREST; k++) {
+            int n = pl_resize_ntaps(op, k);
+            if (!n)
+                continue;
+            cur = cur / (double)op->in[0].d[k] * (double)op->out.d[k];
+            flops += 2.0 * n * cur;
+        }
+    }
+    if (op->kind == PL_GRID_SAMPLE) /* a multiply-add per tap combination, per output element */
+        flops = 2.0 * (double)pl_count(&op->out) *
+                pow(op->rs.mode == PL_SAMPLE_NEAREST ? 1 : op->rs.mode == PL_SAMPLE_LINEAR ? 2 : 4, op->in[0].nd - 2);
     if (op->kind == PL_TOPK) /* and the indices output */
         bytes += (double)pl_count(&op->out) * 8;
     char fl[64], by[64];
@@ -1397,13 +1496,13 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     const char *plain = emit_embedded("runtime/plain_ops.h", &pl);
     size_t il, rl;
     const char *pindex = emit_embedded("runtime/plain_index.h", &il), *preduce = emit_embedded("runtime/plain_reduce.h", &rl);
-    size_t ql;
-    const char *pquant = emit_embedded("runtime/plain_quant.h", &ql);
-    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%}", "title", title.data, "layer", l->id,
+    size_t ql, sl;
+    const char *pquant = emit_embedded("runtime/plain_quant.h", &ql), *psample = emit_embedded("runtime/plain_sample.h", &sl);
+    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%}", "title", title.data, "layer", l->id,
                              "layer_name", l->name, "op", l->op, "dtype", dt, "file", file.data, "key_comment", key.data,
                              "uses", emit_uses(e->p, li, 6), "op_init", init.data, "flops", fl, "bytes", by, "harness",
                              harness, hl, "plain_ops", plain, pl, "plain_index", pindex, il, "plain_reduce", preduce, rl,
-                             "plain_quant", pquant, ql);
+                             "plain_quant", pquant, ql, "plain_sample", psample, sl);
     struct bz_buf rel;
     bz_buf_init(&rel);
     bz_buf_printf(&rel, "bench/%s.c", file.data);
@@ -1658,9 +1757,13 @@ void emit_cpu(struct emit_ctx *e)
         memset(&ip, 0, sizeof(ip));
         int ip_ok = !l->fused && !strcmp(l->op, "Gemm") ? plan_matmul(l->params, "Gemm", &ip, true) : -1;
         struct pl_op pop;
-        if (ok != 0 && ip_ok != 0 && !l->fused && emit_plain_plan(l->params, &pop) == 0) {
+        /* Resize: also in plain C, which computes every ONNX mode exactly (oneDNN's resampling
+         * has its own coordinate rule: the same work, not always the same values) */
+        bool resize = !l->fused && (!strcmp(l->op, "Resize") || !strcmp(l->op, "Upsample"));
+        if (((ok != 0 && ip_ok != 0) || resize) && !l->fused && emit_plain_plan(l->params, &pop) == 0) {
             render_plain(e, li, &pop);
-            continue;
+            if (ok != 0 && ip_ok != 0)
+                continue;
         }
         if (ok != 0 && ip_ok != 0) {
             if (!l->fused) {

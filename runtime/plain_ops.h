@@ -1,7 +1,8 @@
 /* Plain C benchmarks for the operators oneDNN does not have: element-wise maths, broadcasting
  * binary ops and comparisons, Where, Cast, Expand, Gather, Slice/Pad/Tile, ScatterND, Split,
  * ArgMax/ArgMin, TopK here; index and scan operators in plain_index.h, reductions in
- * plain_reduce.h (inlined after this one: the kinds they handle are declared here). Inlined
+ * plain_reduce.h, quantization in plain_quant.h, Resize and GridSample in plain_sample.h
+ * (inlined after this one: the kinds they handle are declared here). Inlined
  * into generated files with harness.h; libc and libm only. The timed kernel walks the output
  * with an odometer (and a flat loop when no input broadcasts); --verify recomputes every
  * element independently (from its coordinates, or for TopK by a full sort of each slice) and
@@ -43,7 +44,10 @@ enum pl_kind {
     PL_HARDMAX,         /* 1 at each row's first largest along axis (flag: the 2-D view) */
     /* plain_quant.h: in[1] the scale, in[2] the zero point (if nin is 3), per tensor or along
      * axis; DynamicQuantizeLinear's y only (its scale and zero point are computed inside) */
-    PL_QUANTIZE, PL_DEQUANTIZE, PL_DYNQUANT
+    PL_QUANTIZE, PL_DEQUANTIZE, PL_DYNQUANT,
+    /* plain_sample.h: Resize/Upsample in every ONNX mode (in[0] only: the scales, roi and
+     * modes are in op->rs); GridSample (in[1] the grid) */
+    PL_RESIZE, PL_GRID_SAMPLE
 };
 
 /* PL_MAP: every output element reads one input element (or writes a constant): per dim, input
@@ -74,6 +78,24 @@ enum {
     PL_FLOAT16 = 10, PL_DOUBLE = 11, PL_UINT32 = 12, PL_UINT64 = 13, PL_BFLOAT16 = 16
 };
 
+/* Resize and GridSample's parameters (plain_sample.h) */
+enum pl_sample_mode { PL_SAMPLE_NEAREST, PL_SAMPLE_LINEAR, PL_SAMPLE_CUBIC };
+enum pl_coord {
+    PL_COORD_HALF_PIXEL, PL_COORD_HALF_PIXEL_SYMMETRIC, PL_COORD_PYTORCH_HALF_PIXEL, PL_COORD_ALIGN_CORNERS,
+    PL_COORD_ASYMMETRIC, PL_COORD_TF_CROP_AND_RESIZE
+};
+enum pl_nearest { PL_NEAREST_ROUND_PREFER_FLOOR, PL_NEAREST_ROUND_PREFER_CEIL, PL_NEAREST_FLOOR, PL_NEAREST_CEIL };
+enum pl_padding { PL_PAD_ZEROS, PL_PAD_BORDER, PL_PAD_REFLECTION };
+struct pl_sample {
+    int mode;            /* enum pl_sample_mode */
+    int coord;           /* Resize: enum pl_coord; GridSample: 1 when align_corners */
+    int nearest;         /* Resize: enum pl_nearest; GridSample: enum pl_padding */
+    int exclude_outside, antialias;
+    double cubic_a, extrapolation;
+    double scale[8];     /* Resize: per dim, as the coordinate transformation uses it */
+    double roi[16];      /* tf_crop_and_resize: the starts of every dim, then the ends */
+};
+
 /* inputs of an element-wise fold (Sum, Min, Max, Mean of up to eight) */
 enum { PL_MAX_IN = 8 };
 
@@ -100,6 +122,7 @@ struct pl_op {
     int nsplit;               /* PL_SPLIT: pieces and their sizes along axis */
     int64_t split[32];
     unsigned axes;            /* PL_REDUCE, PL_MVN: bit k set when input dim k is reduced */
+    struct pl_sample rs;      /* PL_RESIZE, PL_GRID_SAMPLE */
 };
 
 /* the element-wise kinds: every input broadcasts against the output */
@@ -348,6 +371,7 @@ struct pl_state {
     double *work;          /* ArgMax/ArgMin: the extremes of one row; TopK: the heap (value, index) */
     int64_t strides[PL_MAX_IN][8]; /* per input, per output dim: 0 where the input broadcasts */
     int flat;              /* no input broadcasts: one flat loop */
+    void *sample;          /* PL_RESIZE, PL_GRID_SAMPLE: their tables (plain_sample.h) */
 };
 
 static inline uint32_t pl_rand_step(uint32_t *s)
@@ -380,6 +404,16 @@ static inline int64_t pl_reference_quant(const struct pl_state *s, void *want);
 static inline int pl_kind_quant(int kind)
 {
     return kind >= PL_QUANTIZE && kind <= PL_DYNQUANT;
+}
+
+static inline enum bh_status pl_sample_setup(struct pl_state *s, struct bh_result *r);
+static inline void pl_kernel_sample(struct pl_state *s);
+static inline enum bh_status pl_verify_sample(struct pl_state *s, struct bh_result *r);
+static inline void pl_sample_free(struct pl_state *s);
+
+static inline int pl_kind_sample(int kind)
+{
+    return kind == PL_RESIZE || kind == PL_GRID_SAMPLE;
 }
 
 /* Broadcast strides of input t against the output (numpy rules, aligned on the right). */
@@ -514,6 +548,8 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
             return BH_OOM;
         }
     }
+    if (pl_kind_sample(op->kind))
+        return pl_sample_setup(s, r);
     s->flat = pl_elementwise(op);
     for (int i = 0; i < op->nin && s->flat; i++)
         s->flat = pl_count(&op->in[i]) == n;
@@ -607,6 +643,10 @@ static inline void pl_kernel(struct pl_state *s)
     }
     if (pl_kind_quant(op->kind)) {
         pl_kernel_quant(s);
+        return;
+    }
+    if (pl_kind_sample(op->kind)) {
+        pl_kernel_sample(s);
         return;
     }
     if (op->kind == PL_SCATTER_ND) {
@@ -894,6 +934,8 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
     pl_kernel(s);
     if (op->kind == PL_TOPK)
         return pl_verify_topk(s, r);
+    if (pl_kind_sample(op->kind))
+        return pl_verify_sample(s, r);
     if (pl_kind_index(op->kind) || pl_kind_reduce(op->kind) || pl_kind_quant(op->kind))
         return pl_verify_whole(s, r);
     int64_t n = pl_count(&op->out);
@@ -1065,6 +1107,8 @@ static inline void pl_teardown(void *state)
     free(s->check);
     free(s->aux);
     free(s->work);
+    if (pl_kind_sample(s->op->kind))
+        pl_sample_free(s);
 }
 
 #endif

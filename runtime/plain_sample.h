@@ -27,6 +27,10 @@ struct pl_dim_taps {
 
 struct pl_sample_state {
     struct pl_dim_taps dim[8];
+    /* nearest: the input coordinate each output coordinate reads, and whether it is outside
+     * (tf_crop_and_resize); NULL for a dim not resized */
+    int64_t *pick[8];
+    unsigned char *pick_out[8];
     float *buf[2];  /* Resize: the dims resized so far (linear, cubic) */
     float *x;       /* the input as float, when it is of another type */
 };
@@ -246,12 +250,23 @@ static inline enum bh_status pl_sample_setup(struct pl_state *s, struct bh_resul
             bh_note(r, "%s", "cannot allocate the tables");
             return BH_OOM;
         }
+        int crop = 0;
         for (int64_t j = 0; j < o; j++) {
             t->outside[j] = (unsigned char)pl_resize_taps(op, k, t->n, j, t->idx + j * t->n, w);
+            crop |= t->outside[j];
             for (int q = 0; q < t->n; q++)
                 t->w[j * t->n + q] = (float)w[q];
         }
         free(w);
+        if (op->rs.mode == PL_SAMPLE_NEAREST) { /* the tap of weight 1 */
+            if (!(st->pick[k] = (int64_t *)malloc((size_t)(o ? o : 1) * sizeof(int64_t)))) {
+                bh_note(r, "%s", "cannot allocate the tables");
+                return BH_OOM;
+            }
+            for (int64_t j = 0; j < o; j++)
+                st->pick[k][j] = t->idx[j * t->n + (t->w[j * t->n] == 0)];
+            st->pick_out[k] = crop ? t->outside : NULL;
+        }
         cur = x->d[k] ? cur / x->d[k] * o : 0;
         most = cur > most ? cur : most;
     }
@@ -278,6 +293,7 @@ static inline void pl_sample_free(struct pl_state *s)
         free(st->dim[k].idx);
         free(st->dim[k].w);
         free(st->dim[k].outside);
+        free(st->pick[k]);
     }
     free(st->buf[0]);
     free(st->buf[1]);
@@ -294,48 +310,67 @@ static inline void pl_sample_store(void *p, int dt, int64_t i, double v)
     pl_store(p, dt, i, v);
 }
 
-/* Resize, nearest: one gather; each dim's pick is the tap of weight 1 */
+/* Resize, nearest: one gather, output row by output row (all dims but the last); a row that
+ * reads the same input row as the one before it is a copy of that output row */
 static inline void pl_resize_nearest(struct pl_state *s)
 {
     const struct pl_op *op = s->op;
     const struct pl_sample_state *st = (const struct pl_sample_state *)s->sample;
     const struct pl_tensor *x = &op->in[0];
-    int nd = op->out.nd, dt = x->dtype, same = dt == op->out.dtype;
-    int64_t n = pl_count(&op->out), stride[8], idx[8] = {0}, acc = 1;
+    int nd = op->out.nd, dt = x->dtype, odt = op->out.dtype;
+    int64_t n = pl_count(&op->out), stride[8], idx[8] = {0}, acc = 1, prev = -1;
     size_t es = pl_esize(dt);
     for (int k = nd - 1; k >= 0; k--) {
         stride[k] = acc;
         acc *= x->d[k];
     }
     int64_t last = nd ? op->out.d[nd - 1] : 1;
-    const struct pl_dim_taps *tl = nd ? &st->dim[nd - 1] : NULL;
-    for (int64_t i = 0; i < n; i += last) {
+    const int64_t *col = st->pick[nd ? nd - 1 : 0];
+    const unsigned char *col_out = st->pick_out[nd ? nd - 1 : 0];
+    char *out = (char *)s->out;
+    const char *in = (const char *)s->in[0];
+    for (int64_t i = 0; i < n && last > 0; i += last) {
         int64_t base = 0, outside = 0;
         for (int k = 0; k < nd - 1; k++) {
-            const struct pl_dim_taps *t = &st->dim[k];
-            if (!t->n) {
-                base += idx[k] * stride[k];
-                continue;
-            }
-            int64_t j = idx[k] * t->n;
-            base += t->idx[j + (t->w[j] == 0)] * stride[k];
-            outside |= t->outside[idx[k]];
+            base += (st->pick[k] ? st->pick[k][idx[k]] : idx[k]) * stride[k];
+            outside |= st->pick_out[k] ? st->pick_out[k][idx[k]] : 0;
         }
-        for (int64_t c = 0; c < last; c++) {
-            int64_t src = c;
-            int out_c = 0;
-            if (tl && tl->n) {
-                int64_t j = c * tl->n;
-                src = tl->idx[j + (tl->w[j] == 0)];
-                out_c = tl->outside[c];
-            }
-            if (outside || out_c)
-                pl_sample_store(s->out, op->out.dtype, i + c, op->rs.extrapolation);
-            else if (same)
-                memcpy((char *)s->out + (size_t)(i + c) * es, (const char *)s->in[0] + (size_t)(base + src) * es, es);
-            else
-                pl_store(s->out, op->out.dtype, i + c, pl_load(s->in[0], dt, base + src));
+        char *row = out + (size_t)i * pl_esize(odt);
+        if (outside) {
+            for (int64_t c = 0; c < last; c++)
+                pl_sample_store(s->out, odt, i + c, op->rs.extrapolation);
+            base = -2;
+        } else if (base == prev) {
+            memcpy(row, row - (size_t)last * pl_esize(odt), (size_t)last * pl_esize(odt));
+        } else if (dt != odt || col_out) {
+            for (int64_t c = 0; c < last; c++)
+                if (col_out && col_out[c])
+                    pl_sample_store(s->out, odt, i + c, op->rs.extrapolation);
+                else
+                    pl_store(s->out, odt, i + c, pl_load(s->in[0], dt, base + (col ? col[c] : c)));
+        } else if (!col) {
+            memcpy(row, in + (size_t)base * es, (size_t)last * es);
+        } else if (es == 4) {
+            const uint32_t *src = (const uint32_t *)in + base;
+            uint32_t *dst = (uint32_t *)row;
+            for (int64_t c = 0; c < last; c++)
+                dst[c] = src[col[c]];
+        } else if (es == 2) {
+            const uint16_t *src = (const uint16_t *)in + base;
+            uint16_t *dst = (uint16_t *)row;
+            for (int64_t c = 0; c < last; c++)
+                dst[c] = src[col[c]];
+        } else if (es == 1) {
+            const uint8_t *src = (const uint8_t *)in + base;
+            for (int64_t c = 0; c < last; c++)
+                row[c] = (char)src[col[c]];
+        } else {
+            const uint64_t *src = (const uint64_t *)in + base;
+            uint64_t *dst = (uint64_t *)row;
+            for (int64_t c = 0; c < last; c++)
+                dst[c] = src[col[c]];
         }
+        prev = base;
         for (int k = nd - 2; k >= 0; k--) {
             if (++idx[k] < op->out.d[k])
                 break;
@@ -376,6 +411,31 @@ static inline void pl_resize_separable(struct pl_state *s)
         for (int j = k + 1; j < nd; j++)
             inner *= cur[j];
         float extra = (float)op->rs.extrapolation;
+        if (inner == 1) { /* the last dim: a short dot product per output element */
+            for (int64_t a = 0; a < outer; a++) {
+                const float *row = src + a * in;
+                float *d = dst + a * out;
+                if (t->n == 2) /* linear: two taps, unrolled */
+                    for (int64_t o = 0; o < out; o++)
+                        d[o] = t->w[2 * o] * row[t->idx[2 * o]] + t->w[2 * o + 1] * row[t->idx[2 * o + 1]];
+                else
+                    for (int64_t o = 0; o < out; o++) {
+                        const int64_t *ix = t->idx + o * t->n;
+                        const float *w = t->w + o * t->n;
+                        float v = 0;
+                        for (int q = 0; q < t->n; q++)
+                            v += w[q] * row[ix[q]];
+                        d[o] = v;
+                    }
+                for (int64_t o = 0; o < out; o++)
+                    if (t->outside[o])
+                        d[o] = extra;
+            }
+            cur[k] = out;
+            count = outer * out * inner;
+            src = dst;
+            continue;
+        }
         for (int64_t a = 0; a < outer; a++)
             for (int64_t o = 0; o < out; o++) {
                 float *d = dst + (a * out + o) * inner;
@@ -387,6 +447,13 @@ static inline void pl_resize_separable(struct pl_state *s)
                 const int64_t *ix = t->idx + o * t->n;
                 const float *w = t->w + o * t->n;
                 const float *s0 = src + (a * in + ix[0]) * inner;
+                if (t->n == 2) { /* linear: both lines in one sweep */
+                    const float *s1 = src + (a * in + ix[1]) * inner;
+                    float w0 = w[0], w1 = w[1];
+                    for (int64_t c = 0; c < inner; c++)
+                        d[c] = w0 * s0[c] + w1 * s1[c];
+                    continue;
+                }
                 for (int64_t c = 0; c < inner; c++)
                     d[c] = w[0] * s0[c];
                 for (int q = 1; q < t->n; q++) {

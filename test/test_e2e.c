@@ -234,6 +234,44 @@ static void e2e_quantized(void **state)
     e2e_node_models("quantized_models", models, BZ_ARRAY_LEN(models), "plain_check.py");
 }
 
+/* Resize/Upsample in every ONNX mode and GridSample, in plain C: test/oracle/resample_models.py's
+ * models (antialiasing, half_pixel_symmetric, opset 18's axes and keep_aspect_ratio_policy,
+ * uint8 and float16, trilinear, N-D GridSample, ...) and libonnx-testdata's, whose scales,
+ * sizes and roi test/oracle/freeze_inputs.py makes constants as real models have them:
+ * verified in the benchmarks, and each kernel held against onnx's reference */
+static void e2e_resampling(void **state)
+{
+    (void)state;
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    const char *data = test_env("BENANZA_ONNX_TESTDATA", "/usr/share/libonnx-testdata/data");
+    if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
+        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
+    char src[300], out[300], args[400];
+    snprintf(src, sizeof(src), "%s/resampling_models", dir);
+    snprintf(out, sizeof(out), "%s/resampling", dir);
+    assert_int_equal(test_sh("%s test/oracle/resample_models.py '%s'", py, src), 0);
+    static const char *const node_models[] = {
+        "resize_downsample_scales_cubic_A_n0p5_exclude_outside", "resize_tf_crop_and_resize",
+        "resize_upsample_sizes_nearest_floor_align_corners", "resize_upsample_scales_cubic_asymmetric",
+        "gridsample_reflection_padding", "gridsample_aligncorners_true", "upsample_nearest",
+    };
+    for (size_t i = 0; i < BZ_ARRAY_LEN(node_models); i++) {
+        char model[600];
+        snprintf(model, sizeof(model), "%s/node/test_%s", data, node_models[i]);
+        if (access(model, R_OK) != 0) {
+            print_message("%s is not there (libonnx-testdata): the generated models only\n", model);
+            break;
+        }
+        assert_int_equal(test_sh("%s test/oracle/freeze_inputs.py '%s' '%s/test_%s.onnx'", py, model, src, node_models[i]), 0);
+    }
+    snprintf(args, sizeof(args), "'%s'/*.onnx", src);
+    run_folder(args, out);
+    check_folder(out, "resize_linear_antialias ");
+    assert_int_equal(test_sh("%s test/oracle/plain_check.py '%s' > '%s.oracle.log'", py, out, out), 0);
+    /* every Resize, Upsample and GridSample layer was held against the reference */
+    assert_int_equal(test_sh("test $(grep -c 'Resize: ok\\|Upsample: ok\\|GridSample: ok' '%s.oracle.log') -ge 24", out), 0);
+}
+
 /* A shared model at batch 1 with the dim bindings of bench/shared_models.args. */
 static void e2e_shared(const char *name)
 {
@@ -400,6 +438,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_indexing),
         cmocka_unit_test(e2e_reductions),
         cmocka_unit_test(e2e_quantized),
+        cmocka_unit_test(e2e_resampling),
         cmocka_unit_test(e2e_permutations),
         cmocka_unit_test(e2e_selections),
         cmocka_unit_test(e2e_instancenorm),

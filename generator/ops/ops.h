@@ -161,6 +161,9 @@ void canon_name_list(struct bz_buf *name, const char *prefix, const int64_t *v, 
 /* input i's type (shapes are known when a canonicaliser runs) */
 const struct ir_type *canon_in(const struct canon_ctx *c, int i);
 const struct ir_type *canon_out(const struct canon_ctx *c, int i);
+/* input i's value when it is a constant gen kept (else NULL): constant inputs that change
+ * what a layer computes go in its key as attributes, null when gen does not know them */
+const struct ir_tensor *canon_const_input(const struct canon_ctx *c, int i);
 void canon_name_dims(struct bz_buf *name, const struct ir_type *t);
 /* an attribute that defaults: float/int, set in attrs with the default filled in */
 double canon_default_f(const struct canon_ctx *c, struct json_t *attrs, const char *name, double dflt);

@@ -92,8 +92,158 @@ static void infer_resize(struct infer_ctx *c)
     op_out(c, 0, x->dtype, x->rank);
 }
 
+/* The key of a Resize/Upsample says everything its output's values depend on, ONNX's defaults
+ * filled in: mode, coordinate_transformation_mode, nearest_mode, cubic_coeff_a,
+ * exclude_outside, extrapolation_value, antialias; "scales", the scale of every dim (1 where
+ * not resized) as the coordinate transformation uses it (the given scales, or output/input
+ * when sizes were given); "roi" (starts..., ends... of every dim) for tf_crop_and_resize.
+ * Before opset 11 (Upsample, Resize-10) the coordinates are asymmetric and nearest rounds
+ * down. A scale or roi gen does not know is null: the plain C benchmark then refuses the
+ * layer (oneDNN's resampling needs only the shapes). */
+static void canon_resize(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    const struct ir_type *x = canon_in(c, 0), *y = canon_out(c, 0);
+    int r = x->rank;
+    bool upsample = !strcmp(c->n->op_type, "Upsample"), v11 = !upsample && c->opset >= 11;
+    const struct ir_attr *ma = ir_node_attr(c->n, "mode");
+    const char *mode = ma && ma->type == IR_ATTR_STRING ? ma->u.s.data : "nearest";
+    canon_set_s(attrs, "mode", !strcmp(mode, "bilinear") ? "linear" : mode);
+    if (v11) {
+        const struct ir_attr *a = ir_node_attr(c->n, "coordinate_transformation_mode");
+        canon_set_s(attrs, "coordinate_transformation_mode",
+                    a && a->type == IR_ATTR_STRING ? a->u.s.data : "half_pixel");
+        a = ir_node_attr(c->n, "nearest_mode");
+        canon_set_s(attrs, "nearest_mode", a && a->type == IR_ATTR_STRING ? a->u.s.data : "round_prefer_floor");
+    } else {
+        canon_set_s(attrs, "coordinate_transformation_mode", "asymmetric");
+        canon_set_s(attrs, "nearest_mode", "floor");
+    }
+    canon_default_f(c, attrs, "cubic_coeff_a", -0.75);
+    canon_default_i(c, attrs, "exclude_outside", 0);
+    canon_default_f(c, attrs, "extrapolation_value", 0);
+    canon_default_i(c, attrs, "antialias", 0);
+    json_object_del(attrs, "keep_aspect_ratio_policy");
+    json_object_del(attrs, "axes");
+    json_object_del(attrs, "scales");
+    /* the dims the scales and roi name (opset 18's axes), in order */
+    int64_t axes[64];
+    int na = r;
+    const int64_t *av = NULL;
+    const struct ir_attr *aa = v11 && c->opset >= 18 ? ir_node_attr(c->n, "axes") : NULL;
+    if (aa && aa->type == IR_ATTR_INTS) {
+        av = aa->u.ints;
+        na = (int)aa->count;
+    }
+    bool known = r <= 64 && na <= r;
+    for (int k = 0; known && k < na; k++) {
+        axes[k] = av ? (av[k] < 0 ? av[k] + r : av[k]) : k;
+        known = axes[k] >= 0 && axes[k] < r;
+    }
+    double sc[64];
+    for (int k = 0; k < r && k < 64; k++)
+        sc[k] = 1;
+    const struct ir_tensor *sizes = v11 ? canon_const_input(c, 3) : NULL;
+    const struct ir_tensor *scales = upsample && c->opset < 9 ? NULL : canon_const_input(c, v11 ? 2 : 1);
+    const char *policy = "stretch";
+    const struct ir_attr *pa = ir_node_attr(c->n, "keep_aspect_ratio_policy");
+    if (pa && pa->type == IR_ATTR_STRING && c->opset >= 18)
+        policy = pa->u.s.data;
+    if (upsample && c->opset < 9) {
+        const struct ir_attr *a = ir_node_attr(c->n, "scales");
+        known = known && a && a->type == IR_ATTR_FLOATS && (int)a->count == r;
+        for (int k = 0; known && k < r; k++)
+            sc[k] = a->u.floats[k];
+    } else if (v11 && c->n->n_inputs > 3 && c->n->inputs[3]) {
+        /* sizes: output / input (the shapes say it where gen does not know the sizes), or one
+         * scale for every axis under a keep-aspect policy */
+        bool stretch = !strcmp(policy, "stretch");
+        known = known && (sizes ? sizes->nelem == na : stretch);
+        double common = -1;
+        for (int k = 0; known && k < na; k++) {
+            int64_t size = sizes ? tensor_get_i(sizes, k) : y->dims[axes[k]].value;
+            double q = (double)size / (double)x->dims[axes[k]].value;
+            sc[axes[k]] = q;
+            if (common < 0 || (!strcmp(policy, "not_larger") ? q < common : q > common))
+                common = q;
+        }
+        for (int k = 0; known && k < na && strcmp(policy, "stretch") != 0; k++)
+            sc[axes[k]] = common;
+    } else {
+        known = known && scales && scales->nelem == na && dtype_is_float(scales->dtype);
+        for (int k = 0; known && k < na; k++)
+            sc[axes[k]] = tensor_get_f(scales, k);
+    }
+    if (known) {
+        json_t *list = json_array();
+        for (int k = 0; k < r; k++)
+            json_array_append_new(list, json_real(sc[k]));
+        json_object_set_new(attrs, "scales", list);
+    } else {
+        json_object_set_new(attrs, "scales", json_null());
+    }
+    json_object_del(attrs, "roi");
+    const struct ir_attr *cm = ir_node_attr(c->n, "coordinate_transformation_mode");
+    if (v11 && cm && cm->type == IR_ATTR_STRING && !strcmp(cm->u.s.data, "tf_crop_and_resize")) {
+        const struct ir_tensor *roi = canon_const_input(c, 1);
+        bool rk = known && roi && roi->nelem == 2 * na && dtype_is_float(roi->dtype);
+        json_t *list = rk ? json_array() : json_null();
+        for (int e = 0; rk && e < 2; e++)
+            for (int k = 0; k < r; k++) {
+                double v = e; /* the whole dim where not resized */
+                for (int j = 0; j < na; j++)
+                    if (axes[j] == k)
+                        v = tensor_get_f(roi, e * na + j);
+                json_array_append_new(list, json_real(v));
+            }
+        json_object_set_new(attrs, "roi", list);
+    }
+    bz_buf_printf(name, "%s_", upsample ? "upsample" : "resize");
+    canon_name_dims(name, x);
+    bz_buf_printf(name, "_to_");
+    canon_name_dims(name, y);
+    bz_buf_printf(name, "_%s", json_string_value(json_object_get(attrs, "mode")));
+}
+
+/* GridSample: X [N, C, D1..Dr] sampled at grid [N, H1..Hr, r] -> [N, C, H1..Hr] */
+static void infer_grid_sample(struct infer_ctx *c)
+{
+    const struct ir_type *x = op_in(c, 0), *g = op_in(c, 1);
+    int dtype = op_in_dtype(c, 0);
+    if (!x || !g) {
+        op_out_dtype_only(c, 0, dtype);
+        return;
+    }
+    if (x->rank < 3 || g->rank != x->rank) {
+        op_fail(c, "GridSample's input (rank %d) and grid (rank %d) do not fit", x->rank, g->rank);
+        return;
+    }
+    struct ir_dim *d = op_out(c, 0, dtype, x->rank);
+    d[0] = dim_known(x->dims[0]) ? x->dims[0] : g->dims[0];
+    d[1] = x->dims[1];
+    for (int k = 2; k < x->rank; k++)
+        d[k] = g->dims[k - 1];
+}
+
+/* GridSample: the modes under their opset 20 names, defaults filled in */
+static void canon_grid_sample(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    const struct ir_attr *a = ir_node_attr(c->n, "mode");
+    const char *mode = a && a->type == IR_ATTR_STRING ? a->u.s.data : c->opset >= 20 ? "linear" : "bilinear";
+    mode = !strcmp(mode, "bilinear") ? "linear" : !strcmp(mode, "bicubic") ? "cubic" : mode;
+    canon_set_s(attrs, "mode", mode);
+    a = ir_node_attr(c->n, "padding_mode");
+    canon_set_s(attrs, "padding_mode", a && a->type == IR_ATTR_STRING ? a->u.s.data : "zeros");
+    canon_default_i(c, attrs, "align_corners", 0);
+    bz_buf_puts(name, "gridsample_");
+    canon_name_dims(name, canon_in(c, 0));
+    bz_buf_puts(name, "_to_");
+    canon_name_dims(name, canon_out(c, 0));
+    bz_buf_printf(name, "_%s", mode);
+}
+
 const struct op_def ops_resize[] = {
-    {"Resize", infer_resize, 0, NULL},
-    {"Upsample", infer_resize, 0, NULL},
+    {"GridSample", infer_grid_sample, 0, canon_grid_sample},
+    {"Resize", infer_resize, 0, canon_resize},
+    {"Upsample", infer_resize, 0, canon_resize},
     {NULL, NULL, 0, NULL},
 };

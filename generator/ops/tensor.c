@@ -889,7 +889,7 @@ static void infer_same_as_data(struct infer_ctx *c)
 /* Constant inputs that change what a layer computes are put in its key as attributes: a
  * value gen does not know is null there, and the CPU backend then refuses the layer rather
  * than guess it. */
-static const struct ir_tensor *canon_const_input(const struct canon_ctx *c, int i)
+const struct ir_tensor *canon_const_input(const struct canon_ctx *c, int i)
 {
     const struct ir_value *v = i < c->n->n_inputs ? c->n->inputs[i] : NULL;
     return v && v->val && v->val->data_kept && v->val->nelem >= 1 ? v->val : NULL;

@@ -34,6 +34,10 @@ MATHS = ("Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "IsI
          "ThresholdedRelu", "Mod", "Sum", "Mean", "Min", "Max", "Pow", "Hardmax", "MeanVarianceNormalization",
          "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum",
          "ReduceLogSumExp", "ReduceSumSquare")
+# resampling, computed in float by the benchmark and in float64 (Resize) or float32 (GridSample)
+# by onnx.reference: within 1e-5 of the largest value (integers: one step, a value near .5 may
+# round either way)
+SAMPLING = ("Resize", "Upsample", "GridSample")
 NP = {1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16, 6: np.int32, 7: np.int64, 9: np.bool_,
       10: np.float16, 11: np.float64, 12: np.uint32, 13: np.uint64, 16: ml_dtypes.bfloat16}
 
@@ -93,6 +97,34 @@ REDUCE = ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "Re
           "ReduceLogSumExp", "ReduceSumSquare")
 
 
+def resize_by_axis(x, attrs, scales, out, roi):
+    """Resize as onnx.reference's _interpolate_nd does it, one dim at a time, with float64
+    scales that the scales input (float32) cannot carry"""
+    from onnx.numpy_helper import saturate_cast
+    from onnx.reference.ops import op_resize as R
+    mode = attrs["mode"]
+    if mode == "nearest":
+        def fct(r, s):
+            return R._nearest_coeffs(r, mode=attrs["nearest_mode"])
+    elif mode == "cubic":
+        f = R._cubic_coeffs_antialias if attrs["antialias"] else R._cubic_coeffs
+
+        def fct(r, s):
+            return f(r, s, A=attrs["cubic_coeff_a"])
+    else:
+        fct = R._linear_coeffs_antialias if attrs["antialias"] else R._linear_coeffs
+    y, n = x.astype(np.float64), len(out)
+    for a in range(n):
+        if abs(scales[a] - 1) <= 1e-9 and out[a] == y.shape[a] and (roi is None or (roi[a] == 0 and roi[a + n] == 1)):
+            continue
+        y = R._interpolate_1d_along_axis(y, a, float(scales[a]), out[a], fct,
+                                         roi=None if roi is None else [roi[a], roi[a + n]],
+                                         extrapolation_value=attrs["extrapolation_value"],
+                                         coordinate_transformation_mode=attrs["coordinate_transformation_mode"],
+                                         exclude_outside=bool(attrs["exclude_outside"]))
+    return saturate_cast(y, x.dtype)
+
+
 def reference(key, inputs):
     """onnx.reference on the layer (opset 13: Split's sizes and TopK's k as inputs; 18 for the
     reductions, whose axes are inputs there, and ScatterND's max/min; the old opsets for
@@ -123,6 +155,29 @@ def reference(key, inputs):
     if op == "CastLike":  # the second input only gives the type: the output's
         opset = 15
         feeds["x1"] = np.zeros((1,), dtype=NP[TYPES[key["outputs"][0]["dtype"]]])
+    if op in ("Resize", "Upsample"):
+        # every mode at opset 19 with the key's scales of every dim and roi: as the scales
+        # input when they are float32 values that give the output's shape, else as the sizes
+        # when they are output / input; else (a keep_aspect_ratio_policy's common scale) one
+        # dim at a time through onnx.reference's own 1-D resize, with the scales in float64
+        op, opset = "Resize", 19
+        scales64 = np.array(attrs.pop("scales"), dtype=np.float64)
+        scales = scales64.astype(np.float32)
+        roi = attrs.pop("roi", None)
+        shape = np.array(inputs[0].shape)
+        out = [int(v) for v in key["outputs"][0]["shape"]]
+        feeds["roi"] = np.array(roi if roi is not None else [], dtype=np.float32)
+        if np.array_equal(scales.astype(np.float64), scales64) and list((scales64 * shape).astype(np.int64)) == out:
+            feeds["scales"] = scales
+        elif np.array_equal(scales64, np.array(out, dtype=np.float64) / shape):
+            feeds["scales"] = np.array([], dtype=np.float32)
+            feeds["sizes"] = np.array(out, dtype=np.int64)
+        else:
+            return [resize_by_axis(inputs[0], attrs, scales64, out, roi)]
+        x = feeds.pop("x0")
+        feeds = {"x0": x, **feeds}
+    if op == "GridSample":
+        opset = 20
     if op == "Split":
         attrs.pop("split", None)
         axis = attrs.get("axis", 0) % len(inputs[0].shape)
@@ -160,6 +215,20 @@ def check(path, key, text, tmp):
         return np.array_equal(got, want[0].ravel()) and np.array_equal(idx, want[1].ravel())
     want = want[0].ravel()
     is_float = got.dtype.kind == "f" or got.dtype == ml_dtypes.bfloat16
+    if key["op"] in SAMPLING:
+        got, want = got.astype(np.float64), want.astype(np.float64)
+        if not is_float:
+            # integers: the value before rounding from the same reference on a float64 copy of
+            # the input; exactly its rounding (half to even), either neighbour within 1e-4 of .5
+            exact = reference(key, [inputs[0].astype(np.float64)] + inputs[1:])[0].ravel()
+            near_half = np.abs(exact - np.floor(exact) - 0.5) < 1e-4
+            info = np.iinfo(NP[odt])
+            rounded = np.clip(np.round(exact), info.min, info.max)
+            ok = (got == rounded) | (near_half & (np.abs(got - exact) < 0.5 + 1e-4))
+            return got.shape == want.shape and bool(np.all(ok))
+        tol = {np.dtype(np.float16): 2e-3, np.dtype(ml_dtypes.bfloat16): 1.6e-2}.get(np.dtype(NP[odt]), 1e-5)
+        scale = max(float(np.max(np.abs(want), initial=0)), 1e-6)
+        return got.shape == want.shape and bool(np.all(np.abs(got - want) <= tol * scale))
     if key["op"] in MATHS and is_float:
         # float maths: within 1e-6 of the largest value in f32, a step of the type below it
         got, want = got.astype(np.float64), want.astype(np.float64)
@@ -183,7 +252,7 @@ def main():
             if not m:
                 continue
             key = json.loads(m.group(1))
-            if key["op"] not in OPS + MATHS:
+            if key["op"] not in OPS + MATHS + SAMPLING:
                 continue
             if key["op"] in ("Cast", "CastLike") and all(t["dtype"] in ("FLOAT", "DOUBLE", "INT64", "INT32", "BOOL")
                                                          for t in [key["inputs"][0]] + key["outputs"][:1]):
