@@ -179,6 +179,8 @@ static int plan_conv(const json_t *params, struct cpu_plan *p, bool transposed)
     return 0;
 }
 
+static dnnl_data_type_t quant_type(const json_t *t);
+
 static int plan_pool(const json_t *params, const char *opname, struct cpu_plan *p)
 {
     const json_t *attrs = json_object_get(params, "attrs");
@@ -226,6 +228,16 @@ static int plan_pool(const json_t *params, const char *opname, struct cpu_plan *
         kvol *= op->kernel[k];
     p->flops = (double)nelem(&y) * (double)kvol;
     p->bytes = 4.0 * (double)(nelem(&x) + nelem(&y));
+    /* MaxPool of a quantized tensor (QOperator models pool u8/s8): oneDNN's int8 pooling, in
+     * the tensor's one type */
+    dnnl_data_type_t q = quant_type(emit_io(params, "inputs", 0));
+    if (q == dnnl_u8 || q == dnnl_s8) {
+        if (!max || quant_type(emit_io(params, "outputs", 0)) != q)
+            return -1;
+        op->qsrc = op->qdst = op->dt = q;
+        p->quant = 1;
+        p->bytes /= 4;
+    }
     return 0;
 }
 
@@ -1749,7 +1761,8 @@ void emit_cpu(struct emit_ctx *e)
         /* float layers in f32, bf16 and f16; the quantized ones (a quantized output, or a QDQ group)
          * in their int8 types */
         bool quant = !l->fused && (!strcmp(l->op, "QLinearConv") || !strcmp(l->op, "ConvInteger") ||
-                                   !strcmp(l->op, "QLinearMatMul") || !strcmp(l->op, "MatMulInteger"));
+                                   !strcmp(l->op, "QLinearMatMul") || !strcmp(l->op, "MatMulInteger") ||
+                                   (!strcmp(l->op, "MaxPool") && dtn && (!strcmp(dtn, "UINT8") || !strcmp(dtn, "INT8"))));
         int ok = (dtn && !strcmp(dtn, "FLOAT")) || quant
                      ? (l->fused ? plan_fused(l->params, &plan) : plan_layer(l->params, &plan)) : -1;
         /* a Gemm is also an inner product, the primitive frameworks use for it */

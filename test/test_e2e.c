@@ -230,6 +230,7 @@ static void e2e_quantized(void **state)
         "quantizelinear", "quantizelinear_axis", "dequantizelinear", "dequantizelinear_axis",
         "dynamicquantizelinear", "dynamicquantizelinear_max_adjusted", "qlinearconv", "qlinearmatmul_2D",
         "qlinearmatmul_3D", "convinteger_with_padding", "convinteger_without_padding", "matmulinteger",
+        "maxpool_2d_uint8",
     };
     e2e_node_models("quantized_models", models, BZ_ARRAY_LEN(models), "plain_check.py");
 }
