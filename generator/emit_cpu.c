@@ -1,6 +1,7 @@
 /* The CPU backend: each unique layer is described as a oneDNN operation (runtime/dnnl_ops.h),
  * the implementations oneDNN offers for it here are enumerated through the primitive-
  * descriptor iterator, and one benchmark is rendered per implementation and data type. */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "../runtime/plain_reduce.h"
 #include "../runtime/plain_quant.h"
 #include "../runtime/plain_sample.h"
+#include "../runtime/plain_linalg.h"
 #include "emit.h"
 
 /* ---- reading a layer's canonical parameters ---- */
@@ -1150,6 +1152,101 @@ static int plan_plain_sample(const json_t *attrs, struct pl_op *op)
     return 0;
 }
 
+/* Einsum: the key's explicit equation (generator/ops/linalg.c) as labels of every dim; the
+ * ellipsis' dims, aligned on the right, are labels of their own (ids 52 on); the output's
+ * labels numbered first, then the summed ones in order of appearance */
+static int plan_plain_einsum(const json_t *attrs, struct pl_op *op)
+{
+    const char *eq = emit_str_attr(attrs, "equation", NULL);
+    const char *arrow = eq ? strstr(eq, "->") : NULL;
+    if (!arrow || op->out.dtype == PL_BOOL)
+        return -1;
+    enum { NIDS = 52 + 8 };
+    int id_of[NIDS], nlab = 0, ell = 0;
+    signed char raw[PL_MAX_IN + 1][8]; /* ids before numbering */
+    int64_t size[NIDS];
+    for (int k = 0; k < NIDS; k++) {
+        id_of[k] = -1;
+        size[k] = -1;
+    }
+    /* the ellipsis rank: the largest an input's term leaves for it */
+    const char *p = eq;
+    for (int i = 0; i < op->nin; i++) {
+        int letters = 0, dots = 0;
+        for (; *p && *p != ',' && p != arrow; p++)
+            letters += isalpha((unsigned char)*p) != 0, dots += *p == '.';
+        if (dots != 0 && dots != 3)
+            return -1;
+        int er = op->in[i].nd - letters;
+        if (er < 0 || (er > 0 && !dots) || op->in[i].dtype != op->out.dtype)
+            return -1;
+        ell = er > ell ? er : ell;
+        if (*p == ',')
+            p++;
+    }
+    if (p != arrow)
+        return -1; /* more terms than inputs */
+    p = eq;
+    for (int i = 0; i <= op->nin; i++) {
+        const struct pl_tensor *t = i < op->nin ? &op->in[i] : &op->out;
+        const char *end = i < op->nin ? p + strcspn(p, ",-") : p + strlen(p);
+        if (i == op->nin)
+            p = arrow + 2, end = p + strlen(p);
+        int letters = 0;
+        for (const char *q = p; q < end; q++)
+            letters += isalpha((unsigned char)*q) != 0;
+        int er = t->nd - letters, dim = 0;
+        if (er < 0 || t->nd > 8)
+            return -1;
+        for (const char *q = p; q < end; q++) {
+            if (*q == '.') {
+                for (int e = 0; e < er; e++, dim++)
+                    raw[i][dim] = (signed char)(52 + ell - er + e);
+                q += 2;
+                continue;
+            }
+            if (!isalpha((unsigned char)*q))
+                return -1;
+            raw[i][dim++] = (signed char)(*q >= 'a' ? *q - 'a' + 26 : *q - 'A');
+        }
+        if (dim != t->nd)
+            return -1;
+        for (int k = 0; k < t->nd; k++) {
+            int id = raw[i][k];
+            if (size[id] < 0 || size[id] == 1)
+                size[id] = t->d[k];
+            else if (t->d[k] != 1 && t->d[k] != size[id])
+                return -1; /* dims that do not fit */
+        }
+        p = end + (i < op->nin && *end == ',');
+    }
+    /* output labels first (each once), then the summed ones */
+    for (int k = 0; k < op->out.nd; k++) {
+        int id = raw[op->nin][k];
+        if (id_of[id] >= 0 || size[id] != op->out.d[k])
+            return -1;
+        id_of[id] = nlab++;
+    }
+    op->es.nout = nlab;
+    for (int i = 0; i < op->nin; i++)
+        for (int k = 0; k < op->in[i].nd; k++)
+            if (id_of[raw[i][k]] < 0) {
+                if (nlab == PL_EINSUM_LABELS)
+                    return -1;
+                id_of[raw[i][k]] = nlab++;
+            }
+    op->es.nlab = nlab;
+    for (int id = 0; id < NIDS; id++)
+        if (id_of[id] >= 0)
+            op->es.size[id_of[id]] = size[id];
+    for (int i = 0; i <= op->nin; i++) {
+        const struct pl_tensor *t = i < op->nin ? &op->in[i] : &op->out;
+        for (int k = 0; k < t->nd; k++)
+            op->es.lab[i < op->nin ? i : PL_MAX_IN][k] = (signed char)id_of[raw[i][k]];
+    }
+    return 0;
+}
+
 int emit_plain_plan(const json_t *params, struct pl_op *op)
 {
     static const struct { const char *op; enum pl_kind kind; enum pl_fn fn; } ops[] = {
@@ -1194,7 +1291,7 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         {"QuantizeLinear", PL_QUANTIZE, PL_IDENTITY}, {"DequantizeLinear", PL_DEQUANTIZE, PL_IDENTITY},
         {"DynamicQuantizeLinear", PL_DYNQUANT, PL_IDENTITY},
         {"Resize", PL_RESIZE, PL_IDENTITY}, {"Upsample", PL_RESIZE, PL_IDENTITY},
-        {"GridSample", PL_GRID_SAMPLE, PL_IDENTITY},
+        {"GridSample", PL_GRID_SAMPLE, PL_IDENTITY}, {"Einsum", PL_EINSUM, PL_IDENTITY},
     };
     /* data inputs per kind (Expand's shape and CumSum's axis are data for gen, not for the kernel) */
     static const signed char nins[] = {
@@ -1203,9 +1300,9 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         [PL_GATHER_ELEMENTS] = 2, [PL_SCATTER_ELEMENTS] = 3, [PL_GATHER_ND] = 2, [PL_CUMSUM] = 1, [PL_TRILU] = 1,
         [PL_ONEHOT] = 3, [PL_REVERSE_SEQUENCE] = 2, [PL_EYELIKE] = 1, [PL_RANGE] = 3, [PL_REDUCE] = 1,
         [PL_MVN] = 1, [PL_HARDMAX] = 1, [PL_QUANTIZE] = 3, [PL_DEQUANTIZE] = 3, [PL_DYNQUANT] = 1,
-        [PL_RESIZE] = 1, [PL_GRID_SAMPLE] = 2,
+        [PL_RESIZE] = 1, [PL_GRID_SAMPLE] = 2, [PL_EINSUM] = 1,
     };
-    _Static_assert(BZ_ARRAY_LEN(nins) == PL_GRID_SAMPLE + 1, "inputs of every kind");
+    _Static_assert(BZ_ARRAY_LEN(nins) == PL_EINSUM + 1, "inputs of every kind");
     const char *name = json_string_value(json_object_get(params, "op"));
     const json_t *attrs = json_object_get(params, "attrs");
     memset(op, 0, sizeof(*op));
@@ -1220,6 +1317,12 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
     op->nin = nins[op->kind];
     if ((op->kind == PL_QUANTIZE || op->kind == PL_DEQUANTIZE) && !emit_io(params, "inputs", 2))
         op->nin = 2; /* no zero point */
+    if (op->kind == PL_EINSUM) {
+        size_t n = json_array_size(json_object_get(params, "inputs"));
+        if (n < 1 || n > PL_MAX_IN)
+            return -1;
+        op->nin = (int)n;
+    }
     if (op->kind == PL_BINARY) {
         /* Sum, Min, Max and Mean take one to PL_MAX_IN inputs here (a fold; Mean divides), the
          * others two; one input is a copy */
@@ -1353,6 +1456,8 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         return plan_plain_more(name, attrs, op);
     if (pl_kind_sample(op->kind))
         return plan_plain_sample(attrs, op);
+    if (op->kind == PL_EINSUM)
+        return plan_plain_einsum(attrs, op);
     if (op->kind == PL_GATHER) {
         int64_t axis = (int64_t)emit_num_attr(attrs, "axis", 0);
         op->axis = (int)(axis < 0 ? axis + op->in[0].nd : axis);
@@ -1455,6 +1560,21 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
             bz_buf_printf(&init, "%s%.17g", k ? ", " : "", rs->roi[k]);
         bz_buf_puts(&init, "}},\n");
     }
+    if (op->kind == PL_EINSUM) {
+        const struct pl_einsum *es = &op->es;
+        bz_buf_printf(&init, "    .es = {.nlab = %d, .nout = %d,\n           .size = {", es->nlab, es->nout);
+        for (int j = 0; j < es->nlab; j++)
+            bz_buf_printf(&init, "%s%lld", j ? ", " : "", (long long)es->size[j]);
+        bz_buf_puts(&init, "},\n           .lab = {");
+        for (int i = 0; i <= PL_MAX_IN; i++) {
+            const struct pl_tensor *t = i < op->nin ? &op->in[i] : i == PL_MAX_IN ? &op->out : NULL;
+            bz_buf_printf(&init, "%s{", i ? ", " : "");
+            for (int k = 0; t && k < t->nd; k++)
+                bz_buf_printf(&init, "%s%d", k ? ", " : "", es->lab[i][k]);
+            bz_buf_puts(&init, "}");
+        }
+        bz_buf_puts(&init, "}},\n");
+    }
     if (op->nsplit) {
         bz_buf_printf(&init, "    .nsplit = %d,\n    .split = {", op->nsplit);
         for (int j = 0; j < op->nsplit; j++)
@@ -1498,6 +1618,12 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     if (op->kind == PL_GRID_SAMPLE) /* a multiply-add per tap combination, per output element */
         flops = 2.0 * (double)pl_count(&op->out) *
                 pow(op->rs.mode == PL_SAMPLE_NEAREST ? 1 : op->rs.mode == PL_SAMPLE_LINEAR ? 2 : 4, op->in[0].nd - 2);
+    if (op->kind == PL_EINSUM) { /* a multiply per operand and an add, per label combination */
+        double combos = 1;
+        for (int j = 0; j < op->es.nlab; j++)
+            combos *= (double)op->es.size[j];
+        flops = combos * op->nin;
+    }
     if (op->kind == PL_TOPK) /* and the indices output */
         bytes += (double)pl_count(&op->out) * 8;
     char fl[64], by[64];
@@ -1508,13 +1634,14 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     const char *plain = emit_embedded("runtime/plain_ops.h", &pl);
     size_t il, rl;
     const char *pindex = emit_embedded("runtime/plain_index.h", &il), *preduce = emit_embedded("runtime/plain_reduce.h", &rl);
-    size_t ql, sl;
+    size_t ql, sl, ll;
     const char *pquant = emit_embedded("runtime/plain_quant.h", &ql), *psample = emit_embedded("runtime/plain_sample.h", &sl);
-    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%}", "title", title.data, "layer", l->id,
+    const char *plinalg = emit_embedded("runtime/plain_linalg.h", &ll);
+    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%}", "title", title.data, "layer", l->id,
                              "layer_name", l->name, "op", l->op, "dtype", dt, "file", file.data, "key_comment", key.data,
                              "uses", emit_uses(e->p, li, 6), "op_init", init.data, "flops", fl, "bytes", by, "harness",
                              harness, hl, "plain_ops", plain, pl, "plain_index", pindex, il, "plain_reduce", preduce, rl,
-                             "plain_quant", pquant, ql, "plain_sample", psample, sl);
+                             "plain_quant", pquant, ql, "plain_sample", psample, sl, "plain_linalg", plinalg, ll);
     struct bz_buf rel;
     bz_buf_init(&rel);
     bz_buf_printf(&rel, "bench/%s.c", file.data);

@@ -1,8 +1,8 @@
 /* Plain C benchmarks for the operators oneDNN does not have: element-wise maths, broadcasting
  * binary ops and comparisons, Where, Cast, Expand, Gather, Slice/Pad/Tile, ScatterND, Split,
  * ArgMax/ArgMin, TopK here; index and scan operators in plain_index.h, reductions in
- * plain_reduce.h, quantization in plain_quant.h, Resize and GridSample in plain_sample.h
- * (inlined after this one: the kinds they handle are declared here). Inlined
+ * plain_reduce.h, quantization in plain_quant.h, Resize and GridSample in plain_sample.h,
+ * Einsum in plain_linalg.h (inlined after this one: the kinds they handle are declared here). Inlined
  * into generated files with harness.h; libc and libm only. The timed kernel walks the output
  * with an odometer (and a flat loop when no input broadcasts); --verify recomputes every
  * element independently (from its coordinates, or for TopK by a full sort of each slice) and
@@ -47,7 +47,9 @@ enum pl_kind {
     PL_QUANTIZE, PL_DEQUANTIZE, PL_DYNQUANT,
     /* plain_sample.h: Resize/Upsample in every ONNX mode (in[0] only: the scales, roi and
      * modes are in op->rs); GridSample (in[1] the grid) */
-    PL_RESIZE, PL_GRID_SAMPLE
+    PL_RESIZE, PL_GRID_SAMPLE,
+    /* plain_linalg.h: Einsum of up to PL_MAX_IN operands (op->es: the labels of every dim) */
+    PL_EINSUM
 };
 
 /* PL_MAP: every output element reads one input element (or writes a constant): per dim, input
@@ -99,6 +101,16 @@ struct pl_sample {
 /* inputs of an element-wise fold (Sum, Min, Max, Mean of up to eight) */
 enum { PL_MAX_IN = 8 };
 
+/* Einsum (plain_linalg.h): labels numbered 0..nlab-1, the output's first in output order,
+ * then the summed ones; lab[i][k] is the label of dim k of input i, lab[PL_MAX_IN] the
+ * output's; a dim of size 1 under a larger label broadcasts (the ellipsis) */
+enum { PL_EINSUM_LABELS = 24 };
+struct pl_einsum {
+    int nlab, nout;           /* labels, of which the first nout are the output's */
+    int64_t size[PL_EINSUM_LABELS];
+    signed char lab[PL_MAX_IN + 1][8];
+};
+
 struct pl_tensor {
     int dtype;
     int nd;
@@ -123,6 +135,7 @@ struct pl_op {
     int64_t split[32];
     unsigned axes;            /* PL_REDUCE, PL_MVN: bit k set when input dim k is reduced */
     struct pl_sample rs;      /* PL_RESIZE, PL_GRID_SAMPLE */
+    struct pl_einsum es;      /* PL_EINSUM */
 };
 
 /* the element-wise kinds: every input broadcasts against the output */
@@ -416,6 +429,9 @@ static inline int pl_kind_sample(int kind)
     return kind == PL_RESIZE || kind == PL_GRID_SAMPLE;
 }
 
+static inline void pl_kernel_einsum(struct pl_state *s);
+static inline enum bh_status pl_verify_einsum(struct pl_state *s, struct bh_result *r);
+
 /* Broadcast strides of input t against the output (numpy rules, aligned on the right). */
 static inline void pl_bcast_strides(const struct pl_tensor *t, const struct pl_tensor *out, int64_t *st)
 {
@@ -647,6 +663,10 @@ static inline void pl_kernel(struct pl_state *s)
     }
     if (pl_kind_sample(op->kind)) {
         pl_kernel_sample(s);
+        return;
+    }
+    if (op->kind == PL_EINSUM) {
+        pl_kernel_einsum(s);
         return;
     }
     if (op->kind == PL_SCATTER_ND) {
@@ -936,6 +956,8 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
         return pl_verify_topk(s, r);
     if (pl_kind_sample(op->kind))
         return pl_verify_sample(s, r);
+    if (op->kind == PL_EINSUM)
+        return pl_verify_einsum(s, r);
     if (pl_kind_index(op->kind) || pl_kind_reduce(op->kind) || pl_kind_quant(op->kind))
         return pl_verify_whole(s, r);
     int64_t n = pl_count(&op->out);

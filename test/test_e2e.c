@@ -273,6 +273,33 @@ static void e2e_resampling(void **state)
     assert_int_equal(test_sh("test $(grep -c 'Resize: ok\\|Upsample: ok\\|GridSample: ok' '%s.oracle.log') -ge 24", out), 0);
 }
 
+/* Einsum in plain C: test/oracle/einsum_models.py's models (attention's products, a chain of
+ * three, the ellipsis broadcasting, an implicit output, a diagonal, int64, float16) and
+ * libonnx-testdata's five: verified in the benchmarks, each kernel held against onnx's
+ * reference */
+static void e2e_einsum(void **state)
+{
+    (void)state;
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    const char *data = test_env("BENANZA_ONNX_TESTDATA", "/usr/share/libonnx-testdata/data");
+    if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
+        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
+    char src[300], out[300], args[400];
+    snprintf(src, sizeof(src), "%s/einsum_models", dir);
+    snprintf(out, sizeof(out), "%s/einsum", dir);
+    assert_int_equal(test_sh("%s test/oracle/einsum_models.py '%s'", py, src), 0);
+    static const char *const node_models[] = {"einsum_batch_diagonal", "einsum_batch_matmul", "einsum_inner_prod",
+                                              "einsum_sum", "einsum_transpose"};
+    for (size_t i = 0; i < BZ_ARRAY_LEN(node_models); i++)
+        test_sh("test -r '%s/node/test_%s/model.onnx' && cp '%s/node/test_%s/model.onnx' '%s/test_%s.onnx'", data,
+                node_models[i], data, node_models[i], src, node_models[i]);
+    snprintf(args, sizeof(args), "'%s'/*.onnx", src);
+    run_folder(args, out);
+    check_folder(out, "einsum_attention_scores ");
+    assert_int_equal(test_sh("%s test/oracle/plain_check.py '%s' > '%s.oracle.log'", py, out, out), 0);
+    assert_int_equal(test_sh("test $(grep -c 'Einsum: ok' '%s.oracle.log') -ge 8", out), 0);
+}
+
 /* A shared model at batch 1 with the dim bindings of bench/shared_models.args. */
 static void e2e_shared(const char *name)
 {
@@ -440,6 +467,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_reductions),
         cmocka_unit_test(e2e_quantized),
         cmocka_unit_test(e2e_resampling),
+        cmocka_unit_test(e2e_einsum),
         cmocka_unit_test(e2e_permutations),
         cmocka_unit_test(e2e_selections),
         cmocka_unit_test(e2e_instancenorm),

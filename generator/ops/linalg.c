@@ -176,6 +176,42 @@ static void infer_einsum(struct infer_ctx *c)
     }
 }
 
+/* Einsum: the equation without spaces and with its output written out (the implicit one is
+ * the ellipsis, then the labels used once, in ASCII order), so that equal layers share a key */
+static void canon_einsum(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    const struct ir_attr *a = ir_node_attr(c->n, "equation");
+    const char *eq = a && a->type == IR_ATTR_STRING ? a->u.s.data : "";
+    struct bz_buf e;
+    bz_buf_init(&e);
+    int count[128] = {0};
+    bool ell = false, arrow = false;
+    for (const char *p = eq; *p; p++) {
+        if (isspace((unsigned char)*p))
+            continue;
+        if (p[0] == '-' && p[1] == '>')
+            arrow = true;
+        if (!arrow && (unsigned char)*p < 128 && isalpha((unsigned char)*p))
+            count[(unsigned char)*p]++;
+        if (!arrow && *p == '.')
+            ell = true;
+        bz_buf_putc(&e, *p);
+    }
+    if (!arrow) {
+        bz_buf_puts(&e, ell ? "->..." : "->");
+        for (int l = 0; l < 128; l++)
+            if (count[l] == 1 && isalpha(l))
+                bz_buf_putc(&e, (char)l);
+    }
+    canon_set_s(attrs, "equation", e.data ? e.data : "");
+    bz_buf_free(&e);
+    bz_buf_puts(name, "einsum");
+    for (int i = 0; i < c->n->n_inputs; i++) {
+        bz_buf_putc(name, '_');
+        canon_name_dims(name, canon_in(c, i));
+    }
+}
+
 /* gemm_m1_n1000_k2048_tb */
 static void canon_gemm(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
 {
@@ -214,6 +250,6 @@ static void canon_matmul(const struct canon_ctx *c, struct json_t *attrs, struct
 const struct op_def ops_linalg[] = {
     {"Gemm", infer_gemm, 0, canon_gemm},
     {"MatMul", infer_matmul, 0, canon_matmul},
-    {"Einsum", infer_einsum, 0, NULL},
+    {"Einsum", infer_einsum, 0, canon_einsum},
     {NULL, NULL, 0, NULL},
 };

@@ -1,0 +1,160 @@
+/* Plain C benchmark for Einsum (any equation gen can key: up to PL_MAX_IN operands, repeated
+ * labels within an operand (diagonals), summed labels, the ellipsis broadcasting). Inlined
+ * after plain_ops.h, whose kernel and verification call into it for PL_EINSUM.
+ *
+ * The labels are numbered with the output's first (op->es): the kernel walks the output in
+ * order, and for each element the summed labels with an odometer, the innermost one as a
+ * plain strided loop (a dot product when there are two float operands), accumulating in
+ * double. This is the definition, not a GEMM: for an Einsum that is a batched matrix product,
+ * the MatMul benchmarks of the same shapes are far faster, so this bound is a loose one (the
+ * layer's own work, done plainly). The reference walks every combination of all labels once,
+ * in label order, with offsets from coordinates, and adds each product to its output element. */
+#ifndef BENANZA_PLAIN_LINALG_H
+#define BENANZA_PLAIN_LINALG_H
+
+/* The stride of every label in tensor i (PL_MAX_IN: the output): dims with the same label add
+ * up (a diagonal); a dim of size 1 under a larger label broadcasts (0). */
+static inline void pl_einsum_strides(const struct pl_op *op, int i, int64_t *st)
+{
+    const struct pl_tensor *t = i < PL_MAX_IN ? &op->in[i] : &op->out;
+    const signed char *lab = op->es.lab[i];
+    for (int l = 0; l < op->es.nlab; l++)
+        st[l] = 0;
+    int64_t acc = 1;
+    for (int k = t->nd - 1; k >= 0; k--) {
+        if (!(t->d[k] == 1 && op->es.size[lab[k]] != 1))
+            st[lab[k]] += acc;
+        acc *= t->d[k];
+    }
+}
+
+static inline void pl_kernel_einsum(struct pl_state *s)
+{
+    const struct pl_op *op = s->op;
+    const struct pl_einsum *es = &op->es;
+    int nin = op->nin, nl = es->nlab, no = es->nout, odt = op->out.dtype, f32 = 1, empty = 0;
+    int64_t st[PL_MAX_IN][PL_EINSUM_LABELS], step[PL_MAX_IN];
+    for (int i = 0; i < nin; i++) {
+        pl_einsum_strides(op, i, st[i]);
+        f32 &= op->in[i].dtype == PL_FLOAT;
+    }
+    for (int l = no; l < nl; l++)
+        empty |= es->size[l] == 0;
+    /* the innermost summed label: a plain loop */
+    int inner = nl > no ? nl - 1 : -1;
+    int64_t kn = inner >= 0 ? es->size[inner] : 1, n = pl_count(&op->out);
+    for (int i = 0; i < nin; i++)
+        step[i] = inner >= 0 ? st[i][inner] : 0;
+    int64_t oidx[PL_EINSUM_LABELS] = {0}, obase[PL_MAX_IN] = {0};
+    for (int64_t e = 0; e < n; e++) {
+        double acc = 0;
+        int64_t sidx[PL_EINSUM_LABELS] = {0}, pos[PL_MAX_IN];
+        for (int i = 0; i < nin; i++)
+            pos[i] = obase[i];
+        while (!empty) {
+            if (f32 && nin == 2) {
+                const float *a = (const float *)s->in[0] + pos[0], *b = (const float *)s->in[1] + pos[1];
+                int64_t sa = step[0], sb = step[1];
+                for (int64_t t = 0; t < kn; t++)
+                    acc += (double)a[t * sa] * (double)b[t * sb];
+            } else {
+                for (int64_t t = 0; t < kn; t++) {
+                    double p = 1;
+                    for (int i = 0; i < nin; i++)
+                        p *= pl_load(s->in[i], op->in[i].dtype, pos[i] + t * step[i]);
+                    acc += p;
+                }
+            }
+            int l = nl - 2;
+            for (; l >= no; l--) {
+                sidx[l]++;
+                for (int i = 0; i < nin; i++)
+                    pos[i] += st[i][l];
+                if (sidx[l] < es->size[l])
+                    break;
+                for (int i = 0; i < nin; i++)
+                    pos[i] -= st[i][l] * sidx[l];
+                sidx[l] = 0;
+            }
+            if (l < no)
+                break;
+        }
+        pl_store(s->out, odt, e, acc);
+        for (int l = no - 1; l >= 0; l--) {
+            oidx[l]++;
+            for (int i = 0; i < nin; i++)
+                obase[i] += st[i][l];
+            if (oidx[l] < es->size[l])
+                break;
+            for (int i = 0; i < nin; i++)
+                obase[i] -= st[i][l] * oidx[l];
+            oidx[l] = 0;
+        }
+    }
+}
+
+/* Every combination of all labels once, offsets from coordinates, each product added to its
+ * output element in double; the error allowed an element is relative to the sum of its
+ * products' magnitudes (1e-6 f32 and f64, 1e-3 f16, 8e-3 bf16; integers exactly). */
+static inline enum bh_status pl_verify_einsum(struct pl_state *s, struct bh_result *r)
+{
+    const struct pl_op *op = s->op;
+    const struct pl_einsum *es = &op->es;
+    int nin = op->nin, nl = es->nlab, odt = op->out.dtype;
+    int64_t n = pl_count(&op->out), combos = 1;
+    for (int l = 0; l < nl; l++)
+        combos *= es->size[l];
+    double *want = (double *)calloc((size_t)(n ? n : 1), sizeof(double));
+    double *mag = (double *)calloc((size_t)(n ? n : 1), sizeof(double));
+    if (!want || !mag) {
+        free(want);
+        free(mag);
+        bh_note(r, "%s", "cannot allocate the reference's output");
+        return BH_OOM;
+    }
+    int64_t c[PL_EINSUM_LABELS] = {0};
+    for (int64_t q = 0; q < combos; q++) {
+        int64_t rem = q;
+        for (int l = nl - 1; l >= 0; l--) {
+            c[l] = rem % es->size[l];
+            rem /= es->size[l];
+        }
+        double p = 1;
+        for (int i = 0; i < nin; i++) {
+            const struct pl_tensor *t = &op->in[i];
+            int64_t off = 0;
+            for (int k = 0; k < t->nd; k++)
+                off = off * t->d[k] + (t->d[k] == 1 ? 0 : c[es->lab[i][k]]);
+            p *= pl_load(s->in[i], t->dtype, off);
+        }
+        int64_t o = 0;
+        for (int k = 0; k < op->out.nd; k++)
+            o = o * op->out.d[k] + c[es->lab[PL_MAX_IN][k]];
+        want[o] += p;
+        mag[o] += fabs(p);
+    }
+    double tol = odt == PL_FLOAT16 ? 1e-3 : odt == PL_BFLOAT16 ? 8e-3 : pl_is_float(odt) ? 1e-6 : 0, worst = 0;
+    int64_t bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double g = pl_load(s->out, odt, i), w = pl_is_float(odt) ? want[i] : (double)(int64_t)want[i];
+        double d = fabs(g - w);
+        if (d != d)
+            d = INFINITY;
+        if (d > tol * mag[i] + (pl_is_float(odt) ? 1e-30 : 0)) {
+            bad++;
+            worst = d > worst ? d : worst;
+        }
+    }
+    free(want);
+    free(mag);
+    if (bad) {
+        bh_note(r, "output differs from the reference (every label combination, in double): %lld elements, max error %.3g",
+                (long long)bad, worst);
+        return BH_WRONG;
+    }
+    bh_note(r, "verified against the reference: every label combination in double (error within %.0e of each element's sum of magnitudes)",
+            tol);
+    return BH_OK;
+}
+
+#endif
