@@ -273,44 +273,58 @@ static void e2e_quantized(void **state)
     e2e_node_models("quantized_models", models, BZ_ARRAY_LEN(models), "plain_check.py");
 }
 
-/* Resize/Upsample in every ONNX mode and GridSample, in plain C: test/oracle/resample_models.py's
- * models (antialiasing, half_pixel_symmetric, opset 18's axes and keep_aspect_ratio_policy,
- * uint8 and float16, trilinear, N-D GridSample, ...) and libonnx-testdata's, whose scales,
- * sizes and roi test/oracle/freeze_inputs.py makes constants as real models have them:
- * verified in the benchmarks, and each kernel held against onnx's reference */
-static void e2e_resampling(void **state)
+/* Models that a test/oracle script writes (SCRIPT OUTDIR) and libonnx-testdata's NODE_MODELS
+ * beside them (their parameter inputs made constants by test/oracle/freeze_inputs.py when
+ * FREEZE; without libonnx-testdata, the written models only) through gen -> ninja -> run_all
+ * --verify, then plain_check.py; at least MIN_OK of its lines must match OK_PATTERN (grep). */
+static void e2e_written_models(const char *name, const char *script, const char *const *node_models, size_t n,
+                               bool freeze, const char *first_model, const char *ok_pattern, int min_ok)
 {
-    (void)state;
-    KERNEL_SEMANTICS_TEST();
     const char *py = test_env("BENANZA_PYTHON", "python3");
     const char *data = test_env("BENANZA_ONNX_TESTDATA", "/usr/share/libonnx-testdata/data");
     if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
         TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
-    char src[300], out[300], args[400];
-    snprintf(src, sizeof(src), "%s/resampling_models", dir);
-    snprintf(out, sizeof(out), "%s/resampling", dir);
-    assert_int_equal(test_sh("%s test/oracle/resample_models.py '%s'", py, src), 0);
+    char src[300], out[300], args[400], row[300];
+    snprintf(src, sizeof(src), "%s/%s_models", dir, name);
+    snprintf(out, sizeof(out), "%s/%s", dir, name);
+    assert_int_equal(test_sh("%s test/oracle/%s '%s'", py, script, src), 0);
+    for (size_t i = 0; i < n; i++) {
+        char model[600];
+        snprintf(model, sizeof(model), "%s/node/test_%s", data, node_models[i]);
+        if (access(model, R_OK) != 0) {
+            print_message("%s is not there (libonnx-testdata): the written models only\n", model);
+            break;
+        }
+        assert_int_equal(freeze ? test_sh("%s test/oracle/freeze_inputs.py '%s' '%s/test_%s.onnx'", py, model, src,
+                                          node_models[i])
+                                : test_sh("cp '%s/model.onnx' '%s/test_%s.onnx'", model, src, node_models[i]),
+                         0);
+    }
+    snprintf(args, sizeof(args), "'%s'/*.onnx", src);
+    run_folder(args, out);
+    snprintf(row, sizeof(row), "%s ", first_model);
+    check_folder(out, row);
+    run_oracle(py, "plain_check.py", out);
+    if (!gen_only)
+        assert_int_equal(test_sh("test $(grep -c '%s' '%s.oracle.log') -ge %d", ok_pattern, out, min_ok), 0);
+}
+
+/* Resize/Upsample in every ONNX mode and GridSample, in plain C: test/oracle/resample_models.py's
+ * models (antialiasing, half_pixel_symmetric, opset 18's axes and keep_aspect_ratio_policy,
+ * uint8 and float16, trilinear, N-D GridSample, ...) and libonnx-testdata's, whose scales,
+ * sizes and roi freeze_inputs.py makes constants as real models have them: verified in the
+ * benchmarks, and each kernel held against onnx's reference */
+static void e2e_resampling(void **state)
+{
+    (void)state;
+    KERNEL_SEMANTICS_TEST();
     static const char *const node_models[] = {
         "resize_downsample_scales_cubic_A_n0p5_exclude_outside", "resize_tf_crop_and_resize",
         "resize_upsample_sizes_nearest_floor_align_corners", "resize_upsample_scales_cubic_asymmetric",
         "gridsample_reflection_padding", "gridsample_aligncorners_true", "upsample_nearest",
     };
-    for (size_t i = 0; i < BZ_ARRAY_LEN(node_models); i++) {
-        char model[600];
-        snprintf(model, sizeof(model), "%s/node/test_%s", data, node_models[i]);
-        if (access(model, R_OK) != 0) {
-            print_message("%s is not there (libonnx-testdata): the generated models only\n", model);
-            break;
-        }
-        assert_int_equal(test_sh("%s test/oracle/freeze_inputs.py '%s' '%s/test_%s.onnx'", py, model, src, node_models[i]), 0);
-    }
-    snprintf(args, sizeof(args), "'%s'/*.onnx", src);
-    run_folder(args, out);
-    check_folder(out, "resize_linear_antialias ");
-    run_oracle(py, "plain_check.py", out);
-    /* every Resize, Upsample and GridSample layer was held against the reference */
-    if (!gen_only)
-        assert_int_equal(test_sh("test $(grep -c 'Resize: ok\\|Upsample: ok\\|GridSample: ok' '%s.oracle.log') -ge 24", out), 0);
+    e2e_written_models("resampling", "resample_models.py", node_models, BZ_ARRAY_LEN(node_models), true,
+                       "resize_linear_antialias", "Resize: ok\\|Upsample: ok\\|GridSample: ok", 24);
 }
 
 /* Einsum in plain C: test/oracle/einsum_models.py's models (attention's products, a chain of
@@ -321,25 +335,10 @@ static void e2e_einsum(void **state)
 {
     (void)state;
     KERNEL_SEMANTICS_TEST();
-    const char *py = test_env("BENANZA_PYTHON", "python3");
-    const char *data = test_env("BENANZA_ONNX_TESTDATA", "/usr/share/libonnx-testdata/data");
-    if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
-        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
-    char src[300], out[300], args[400];
-    snprintf(src, sizeof(src), "%s/einsum_models", dir);
-    snprintf(out, sizeof(out), "%s/einsum", dir);
-    assert_int_equal(test_sh("%s test/oracle/einsum_models.py '%s'", py, src), 0);
     static const char *const node_models[] = {"einsum_batch_diagonal", "einsum_batch_matmul", "einsum_inner_prod",
                                               "einsum_sum", "einsum_transpose"};
-    for (size_t i = 0; i < BZ_ARRAY_LEN(node_models); i++)
-        test_sh("test -r '%s/node/test_%s/model.onnx' && cp '%s/node/test_%s/model.onnx' '%s/test_%s.onnx'", data,
-                node_models[i], data, node_models[i], src, node_models[i]);
-    snprintf(args, sizeof(args), "'%s'/*.onnx", src);
-    run_folder(args, out);
-    check_folder(out, "einsum_attention_scores ");
-    run_oracle(py, "plain_check.py", out);
-    if (!gen_only)
-        assert_int_equal(test_sh("test $(grep -c 'Einsum: ok' '%s.oracle.log') -ge 8", out), 0);
+    e2e_written_models("einsum", "einsum_models.py", node_models, BZ_ARRAY_LEN(node_models), false,
+                       "einsum_attention_scores", "Einsum: ok", 8);
 }
 
 /* A shared model at batch 1 with the dim bindings of bench/shared_models.args. */
