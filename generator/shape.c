@@ -411,6 +411,17 @@ const struct ir_type *op_spatial_input(struct infer_ctx *c, int *nsp)
     return x;
 }
 
+void infer_shape_as_input(struct infer_ctx *c, int dtype)
+{
+    const struct ir_type *t = op_in(c, 0);
+    if (!t) {
+        op_out_dtype_only(c, 0, dtype);
+        return;
+    }
+    struct ir_dim *d = op_out(c, 0, dtype, t->rank);
+    memcpy(d, t->dims, (size_t)t->rank * sizeof(*d));
+}
+
 void infer_same_as_input(struct infer_ctx *c)
 {
     const struct ir_type *t = op_in(c, 0);

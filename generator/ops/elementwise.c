@@ -220,13 +220,9 @@ static void infer_cast(struct infer_ctx *c)
             if (ir_dtype_name(k) && !strcmp(ir_dtype_name(k), s))
                 to = k;
     }
-    const struct ir_type *t = op_in(c, 0);
-    if (!t) {
-        op_out_dtype_only(c, 0, to);
+    infer_shape_as_input(c, to);
+    if (!op_in(c, 0))
         return;
-    }
-    struct ir_dim *d = op_out(c, 0, to, t->rank);
-    memcpy(d, t->dims, (size_t)t->rank * sizeof(*d));
     const struct ir_tensor *x = op_in_val(c, 0);
     if (tensor_foldable(x) && (dtype_is_int(to) || dtype_is_float(to))) {
         struct ir_tensor *y = op_tensor_new(c, to, x->rank, x->dims);

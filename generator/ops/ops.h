@@ -182,6 +182,7 @@ void canon_matmul_with(const struct canon_ctx *c, struct bz_buf *name, int b_ind
 
 /* shared shape helpers of some families */
 void infer_same_as_input(struct infer_ctx *c);   /* output 0 = input 0 */
+void infer_shape_as_input(struct infer_ctx *c, int dtype); /* output 0: input 0's shape, of dtype */
 void infer_unary_fold(struct infer_ctx *c);      /* same shape; folds known values */
 
 #endif

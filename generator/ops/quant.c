@@ -11,40 +11,19 @@ static void infer_quantize(struct infer_ctx *c)
 {
     /* the zero point's type, else output_dtype (opset 21), else uint8 */
     int dt = op_in_value(c, 2) ? op_in_dtype(c, 2) : (int)op_attr_i(c, "output_dtype", 0);
-    if (!dt)
-        dt = IR_DTYPE_UINT8;
-    const struct ir_type *t = op_in(c, 0);
-    if (!t) {
-        op_out_dtype_only(c, 0, dt);
-        return;
-    }
-    struct ir_dim *d = op_out(c, 0, dt, t->rank);
-    memcpy(d, t->dims, (size_t)t->rank * sizeof(*d));
+    infer_shape_as_input(c, dt ? dt : IR_DTYPE_UINT8);
 }
 
 static void infer_dequantize(struct infer_ctx *c)
 {
     /* the scale's type (float, float16, bfloat16) */
-    int dt = op_in_dtype(c, 1) ? op_in_dtype(c, 1) : IR_DTYPE_FLOAT;
-    const struct ir_type *t = op_in(c, 0);
-    if (!t) {
-        op_out_dtype_only(c, 0, dt);
-        return;
-    }
-    struct ir_dim *d = op_out(c, 0, dt, t->rank);
-    memcpy(d, t->dims, (size_t)t->rank * sizeof(*d));
+    infer_shape_as_input(c, op_in_dtype(c, 1) ? op_in_dtype(c, 1) : IR_DTYPE_FLOAT);
 }
 
 /* y (uint8, the input's shape), y_scale (a float scalar), y_zero_point (a uint8 scalar) */
 static void infer_dynamic_quantize(struct infer_ctx *c)
 {
-    const struct ir_type *t = op_in(c, 0);
-    if (t) {
-        struct ir_dim *d = op_out(c, 0, IR_DTYPE_UINT8, t->rank);
-        memcpy(d, t->dims, (size_t)t->rank * sizeof(*d));
-    } else {
-        op_out_dtype_only(c, 0, IR_DTYPE_UINT8);
-    }
+    infer_shape_as_input(c, IR_DTYPE_UINT8);
     if (c->n->n_outputs > 1 && c->n->outputs[1])
         op_out(c, 1, IR_DTYPE_FLOAT, 0);
     if (c->n->n_outputs > 2 && c->n->outputs[2])
