@@ -28,6 +28,24 @@ static inline void pl_einsum_strides(const struct pl_op *op, int i, int64_t *st)
     }
 }
 
+/* The next combination of labels first..last (the last fastest), moving each input's offset
+ * pos with it; 0 when they wrapped around (every combination done). */
+static inline int pl_einsum_next(const struct pl_op *op, int first, int last, int64_t *idx,
+                                 int64_t (*st)[PL_EINSUM_LABELS], int64_t *pos)
+{
+    for (int l = last; l >= first; l--) {
+        idx[l]++;
+        for (int i = 0; i < op->nin; i++)
+            pos[i] += st[i][l];
+        if (idx[l] < op->es.size[l])
+            return 1;
+        for (int i = 0; i < op->nin; i++)
+            pos[i] -= st[i][l] * idx[l];
+        idx[l] = 0;
+    }
+    return 0;
+}
+
 static inline void pl_kernel_einsum(struct pl_state *s)
 {
     const struct pl_op *op = s->op;
@@ -65,31 +83,11 @@ static inline void pl_kernel_einsum(struct pl_state *s)
                     acc += p;
                 }
             }
-            int l = nl - 2;
-            for (; l >= no; l--) {
-                sidx[l]++;
-                for (int i = 0; i < nin; i++)
-                    pos[i] += st[i][l];
-                if (sidx[l] < es->size[l])
-                    break;
-                for (int i = 0; i < nin; i++)
-                    pos[i] -= st[i][l] * sidx[l];
-                sidx[l] = 0;
-            }
-            if (l < no)
+            if (!pl_einsum_next(op, no, nl - 2, sidx, st, pos))
                 break;
         }
         pl_store(s->out, odt, e, acc);
-        for (int l = no - 1; l >= 0; l--) {
-            oidx[l]++;
-            for (int i = 0; i < nin; i++)
-                obase[i] += st[i][l];
-            if (oidx[l] < es->size[l])
-                break;
-            for (int i = 0; i < nin; i++)
-                obase[i] -= st[i][l] * oidx[l];
-            oidx[l] = 0;
-        }
+        pl_einsum_next(op, 0, no - 1, oidx, st, obase);
     }
 }
 

@@ -67,6 +67,19 @@ static inline void pl_hardmax_view(const struct pl_op *op, int64_t *outer, int64
     }
 }
 
+/* the next input element in row-major order: its accumulator's index pos follows */
+static inline void pl_reduce_next(const struct pl_tensor *x, const int64_t *ast, int64_t *idx, int64_t *pos)
+{
+    for (int k = x->nd - 1; k >= 0; k--) {
+        idx[k]++;
+        *pos += ast[k];
+        if (idx[k] < x->d[k])
+            break;
+        *pos -= ast[k] * idx[k];
+        idx[k] = 0;
+    }
+}
+
 static inline void pl_kernel_reduce(struct pl_state *s)
 {
     const struct pl_op *op = s->op;
@@ -106,14 +119,7 @@ static inline void pl_kernel_reduce(struct pl_state *s)
         acc[pos] = pl_reduce_step(fn, acc[pos], v);
         if (op->kind == PL_MVN)
             sq[pos] += v * v;
-        for (int k = x->nd - 1; k >= 0; k--) {
-            idx[k]++;
-            pos += ast[k];
-            if (idx[k] < x->d[k])
-                break;
-            pos -= ast[k] * idx[k];
-            idx[k] = 0;
-        }
+        pl_reduce_next(x, ast, idx, &pos);
     }
     if (op->kind == PL_REDUCE) {
         for (int64_t g = 0; g < groups; g++)
@@ -130,14 +136,7 @@ static inline void pl_kernel_reduce(struct pl_state *s)
     pos = 0;
     for (int64_t i = 0; i < n; i++) {
         pl_store(s->out, odt, i, (pl_load(s->in[0], dt, i) - acc[pos]) / sq[pos]);
-        for (int k = x->nd - 1; k >= 0; k--) {
-            idx[k]++;
-            pos += ast[k];
-            if (idx[k] < x->d[k])
-                break;
-            pos -= ast[k] * idx[k];
-            idx[k] = 0;
-        }
+        pl_reduce_next(x, ast, idx, &pos);
     }
 }
 

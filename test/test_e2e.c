@@ -141,6 +141,19 @@ static void e2e_fixture(enum fixture f, const char *batch)
     check_folder(out, row);
 }
 
+/* a fixture through e2e_fixture, then an oracle script on its folder (skipped without
+ * onnx.reference) */
+static void e2e_fixture_oracle(enum fixture f, const char *batch, const char *script)
+{
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    e2e_fixture(f, batch);
+    char out[300];
+    snprintf(out, sizeof(out), "%s/%s", dir, fixture_name(f));
+    if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
+        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
+    run_oracle(py, script, out);
+}
+
 static void e2e_fixture_cnn(void **state)
 {
     (void)state;
@@ -168,13 +181,7 @@ static void e2e_fixture_selections(void **state)
 {
     (void)state;
     KERNEL_SEMANTICS_TEST();
-    const char *py = test_env("BENANZA_PYTHON", "python3");
-    e2e_fixture(FIXTURE_SELECTIONS, "2");
-    char out[300];
-    snprintf(out, sizeof(out), "%s/%s", dir, fixture_name(FIXTURE_SELECTIONS));
-    if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
-        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
-    run_oracle(py, "plain_check.py", out);
+    e2e_fixture_oracle(FIXTURE_SELECTIONS, "2", "plain_check.py");
 }
 
 static void e2e_node_models(const char *name, const char *const *models, size_t n, const char *oracle);
@@ -186,13 +193,7 @@ static void e2e_maths(void **state)
 {
     (void)state;
     KERNEL_SEMANTICS_TEST();
-    const char *py = test_env("BENANZA_PYTHON", "python3");
-    e2e_fixture(FIXTURE_MATHS, "2");
-    char out[300];
-    snprintf(out, sizeof(out), "%s/%s", dir, fixture_name(FIXTURE_MATHS));
-    if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
-        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
-    run_oracle(py, "plain_check.py", out);
+    e2e_fixture_oracle(FIXTURE_MATHS, "2", "plain_check.py");
     static const char *const models[] = {
         "acos", "asin", "asinh", "atan", "cosh", "sinh", "isinf_negative", "celu", "shrink_hard",
         "thresholdedrelu_default", "mean_one_input", "sum_example", "min_example", "mod_mixed_sign_int64",
@@ -209,13 +210,7 @@ static void e2e_indexing(void **state)
 {
     (void)state;
     KERNEL_SEMANTICS_TEST();
-    const char *py = test_env("BENANZA_PYTHON", "python3");
-    e2e_fixture(FIXTURE_INDEXING, "2");
-    char out[300];
-    snprintf(out, sizeof(out), "%s/%s", dir, fixture_name(FIXTURE_INDEXING));
-    if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
-        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
-    run_oracle(py, "plain_check.py", out);
+    e2e_fixture_oracle(FIXTURE_INDEXING, "2", "plain_check.py");
     static const char *const models[] = {
         "gathernd_example_float32", "gathernd_example_int32_batch_dim1", "scatter_elements_with_duplicate_indices",
         "scatter_elements_with_negative_indices", "scatter_with_axis", "scatternd_add", "scatternd_multiply",
@@ -231,13 +226,7 @@ static void e2e_reductions(void **state)
 {
     (void)state;
     KERNEL_SEMANTICS_TEST();
-    const char *py = test_env("BENANZA_PYTHON", "python3");
-    e2e_fixture(FIXTURE_REDUCTIONS, "2");
-    char out[300];
-    snprintf(out, sizeof(out), "%s/%s", dir, fixture_name(FIXTURE_REDUCTIONS));
-    if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
-        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
-    run_oracle(py, "plain_check.py", out);
+    e2e_fixture_oracle(FIXTURE_REDUCTIONS, "2", "plain_check.py");
     static const char *const models[] = {
         "reduce_log_sum_asc_axes", "reduce_log_sum_exp_do_not_keepdims_random", "reduce_sum_square_keepdims_random",
         "mvn", "hardmax_axis_1", "hardmax_one_hot", "bitshift_left_uint16", "bitshift_right_uint64",
@@ -458,13 +447,7 @@ static void e2e_deconv(void **state)
 {
     (void)state;
     KERNEL_SEMANTICS_TEST();
-    e2e_fixture(FIXTURE_DECONV, "2");
-    char out[300];
-    snprintf(out, sizeof(out), "%s/%s", dir, fixture_name(FIXTURE_DECONV));
-    const char *py = test_env("BENANZA_PYTHON", "python3");
-    if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
-        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
-    run_oracle(py, "deconv_check.py", out);
+    e2e_fixture_oracle(FIXTURE_DECONV, "2", "deconv_check.py");
     static const char *const models[] = {
         "convtranspose", "convtranspose_1d", "convtranspose_3d", "convtranspose_autopad_same",
         "convtranspose_dilations", "convtranspose_kernel_shape", "convtranspose_output_shape", "convtranspose_pad",
