@@ -14,6 +14,7 @@
 #include "../runtime/plain_quant.h"
 #include "../runtime/plain_sample.h"
 #include "../runtime/plain_linalg.h"
+#include "../runtime/plain_signal.h"
 #include "emit.h"
 
 /* ---- reading a layer's canonical parameters ---- */
@@ -1247,6 +1248,63 @@ static int plan_plain_einsum(const json_t *attrs, struct pl_op *op)
     return 0;
 }
 
+/* a known integer of the key (a constant input gen folded into it); -1 when absent or null */
+static int key_int(const json_t *attrs, const char *name, int64_t *v)
+{
+    const json_t *a = json_object_get(attrs, name);
+    if (!json_is_integer(a))
+        return -1;
+    *v = json_integer_value(a);
+    return 0;
+}
+
+/* DFT and STFT: the lengths and steps from the key, checked against the shapes
+ * the kernel walks (a layer whose deciding inputs gen does not know is refused) */
+static int plan_plain_signal(const json_t *params, const json_t *attrs, struct pl_op *op)
+{
+    struct pl_sg *sg = &op->sg;
+    const struct pl_tensor *x = &op->in[0], *y = &op->out;
+    if (!pl_is_float(y->dtype))
+        return -1;
+    if (x->dtype != y->dtype || x->nd < 2 || x->d[x->nd - 1] < 1 || x->d[x->nd - 1] > 2)
+        return -1;
+    if (op->kind == PL_STFT) {
+        int64_t fl;
+        if (key_int(attrs, "frame_step", &sg->step) || key_int(attrs, "frame_length", &fl) || x->nd != 3 ||
+            y->nd != 4 || sg->step <= 0 || fl <= 0 || fl > x->d[1])
+            return -1;
+        sg->length = fl;
+        if (emit_io(params, "inputs", 2)) {
+            op->nin = 2;
+            if (pl_tensor_of(emit_io(params, "inputs", 2), &op->in[1]) || op->in[1].nd != 1 || op->in[1].d[0] != fl)
+                return -1;
+        }
+        int onesided = emit_num_attr(attrs, "onesided", 1) != 0;
+        return y->d[0] == x->d[0] && y->d[1] == (x->d[1] - fl) / sg->step + 1 &&
+                       y->d[2] == (onesided ? fl / 2 + 1 : fl) && y->d[3] == 2
+                   ? 0
+                   : -1;
+    }
+    /* DFT: the inverse of a onesided spectrum (a real output) is not benchmarked */
+    int64_t axis, len;
+    const json_t *dl = json_object_get(attrs, "dft_length");
+    if (key_int(attrs, "axis", &axis) || axis < 0 || axis >= x->nd - 1 || (dl && key_int(attrs, "dft_length", &len)))
+        return -1;
+    op->axis = (int)axis;
+    sg->inverse = emit_num_attr(attrs, "inverse", 0) != 0;
+    int onesided = emit_num_attr(attrs, "onesided", 0) != 0;
+    if (!dl)
+        len = x->d[axis];
+    sg->length = len;
+    if ((sg->inverse && onesided) || len < 1 || y->nd != x->nd || y->d[y->nd - 1] != 2 ||
+        y->d[axis] != (onesided ? len / 2 + 1 : len))
+        return -1;
+    for (int k = 0; k < x->nd - 1; k++)
+        if (k != axis && y->d[k] != x->d[k])
+            return -1;
+    return 0;
+}
+
 int emit_plain_plan(const json_t *params, struct pl_op *op)
 {
     static const struct { const char *op; enum pl_kind kind; enum pl_fn fn; } ops[] = {
@@ -1292,6 +1350,7 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         {"DynamicQuantizeLinear", PL_DYNQUANT, PL_IDENTITY},
         {"Resize", PL_RESIZE, PL_IDENTITY}, {"Upsample", PL_RESIZE, PL_IDENTITY},
         {"GridSample", PL_GRID_SAMPLE, PL_IDENTITY}, {"Einsum", PL_EINSUM, PL_IDENTITY},
+        {"DFT", PL_DFT, PL_IDENTITY}, {"STFT", PL_STFT, PL_IDENTITY},
     };
     /* data inputs per kind (Expand's shape and CumSum's axis are data for gen, not for the kernel) */
     static const signed char nins[] = {
@@ -1300,9 +1359,9 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         [PL_GATHER_ELEMENTS] = 2, [PL_SCATTER_ELEMENTS] = 3, [PL_GATHER_ND] = 2, [PL_CUMSUM] = 1, [PL_TRILU] = 1,
         [PL_ONEHOT] = 3, [PL_REVERSE_SEQUENCE] = 2, [PL_EYELIKE] = 1, [PL_RANGE] = 3, [PL_REDUCE] = 1,
         [PL_MVN] = 1, [PL_HARDMAX] = 1, [PL_QUANTIZE] = 3, [PL_DEQUANTIZE] = 3, [PL_DYNQUANT] = 1,
-        [PL_RESIZE] = 1, [PL_GRID_SAMPLE] = 2, [PL_EINSUM] = 1,
+        [PL_RESIZE] = 1, [PL_GRID_SAMPLE] = 2, [PL_EINSUM] = 1, [PL_DFT] = 1, [PL_STFT] = 1,
     };
-    _Static_assert(BZ_ARRAY_LEN(nins) == PL_EINSUM + 1, "inputs of every kind");
+    _Static_assert(BZ_ARRAY_LEN(nins) == PL_STFT + 1, "inputs of every kind");
     const char *name = json_string_value(json_object_get(params, "op"));
     const json_t *attrs = json_object_get(params, "attrs");
     memset(op, 0, sizeof(*op));
@@ -1458,6 +1517,8 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         return plan_plain_sample(attrs, op);
     if (op->kind == PL_EINSUM)
         return plan_plain_einsum(attrs, op);
+    if (pl_kind_signal(op->kind))
+        return plan_plain_signal(params, attrs, op);
     if (op->kind == PL_GATHER) {
         int64_t axis = (int64_t)emit_num_attr(attrs, "axis", 0);
         op->axis = (int)(axis < 0 ? axis + op->in[0].nd : axis);
@@ -1575,6 +1636,11 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
         }
         bz_buf_puts(&init, "}},\n");
     }
+    if (pl_kind_signal(op->kind)) {
+        const struct pl_sg *sg = &op->sg;
+        bz_buf_printf(&init, "    .sg = {.length = %lld, .step = %lld, .inverse = %d},\n", (long long)sg->length,
+                      (long long)sg->step, sg->inverse);
+    }
     if (op->nsplit) {
         bz_buf_printf(&init, "    .nsplit = %d,\n    .split = {", op->nsplit);
         for (int j = 0; j < op->nsplit; j++)
@@ -1624,6 +1690,8 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
             combos *= (double)op->es.size[j];
         flops = combos * op->nin;
     }
+    if (op->kind == PL_DFT || op->kind == PL_STFT) /* the customary 5 L log2 L of a complex FFT, per line */
+        flops = 5.0 * (double)pl_signal_lines(op) * (double)op->sg.length * log2((double)op->sg.length);
     if (op->kind == PL_TOPK) /* and the indices output */
         bytes += (double)pl_count(&op->out) * 8;
     char fl[64], by[64];
@@ -1637,11 +1705,14 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     size_t ql, sl, ll;
     const char *pquant = emit_embedded("runtime/plain_quant.h", &ql), *psample = emit_embedded("runtime/plain_sample.h", &sl);
     const char *plinalg = emit_embedded("runtime/plain_linalg.h", &ll);
-    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%}", "title", title.data, "layer", l->id,
+    size_t gl;
+    const char *psignal = emit_embedded("runtime/plain_signal.h", &gl);
+    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%}", "title", title.data, "layer", l->id,
                              "layer_name", l->name, "op", l->op, "dtype", dt, "file", file.data, "key_comment", key.data,
                              "uses", emit_uses(e->p, li, 6), "op_init", init.data, "flops", fl, "bytes", by, "harness",
                              harness, hl, "plain_ops", plain, pl, "plain_index", pindex, il, "plain_reduce", preduce, rl,
-                             "plain_quant", pquant, ql, "plain_sample", psample, sl, "plain_linalg", plinalg, ll);
+                             "plain_quant", pquant, ql, "plain_sample", psample, sl, "plain_linalg", plinalg, ll,
+                             "plain_signal", psignal, gl);
     struct bz_buf rel;
     bz_buf_init(&rel);
     bz_buf_printf(&rel, "bench/%s.c", file.data);

@@ -2,7 +2,7 @@
  * binary ops and comparisons, Where, Cast, Expand, Gather, Slice/Pad/Tile, ScatterND, Split,
  * ArgMax/ArgMin, TopK here; index and scan operators in plain_index.h, reductions in
  * plain_reduce.h, quantization in plain_quant.h, Resize and GridSample in plain_sample.h,
- * Einsum in plain_linalg.h (inlined after this one: the kinds they handle are declared here). Inlined
+ * Einsum in plain_linalg.h, the signal operators in plain_signal.h (inlined after this one: the kinds they handle are declared here). Inlined
  * into generated files with harness.h; libc and libm only. The timed kernel walks the output
  * with an odometer (and a flat loop when no input broadcasts); --verify recomputes every
  * element independently (from its coordinates, or for TopK by a full sort of each slice) and
@@ -49,7 +49,10 @@ enum pl_kind {
      * modes are in op->rs); GridSample (in[1] the grid) */
     PL_RESIZE, PL_GRID_SAMPLE,
     /* plain_linalg.h: Einsum of up to PL_MAX_IN operands (op->es: the labels of every dim) */
-    PL_EINSUM
+    PL_EINSUM,
+    /* plain_signal.h (op->sg): DFT along axis (in[0] [..., 1 or 2], the last dim real or
+     * (re, im)); STFT (in[0] the signal [batch, length, 1 or 2], in[1] the window if nin is 2) */
+    PL_DFT, PL_STFT
 };
 
 /* PL_MAP: every output element reads one input element (or writes a constant): per dim, input
@@ -111,6 +114,13 @@ struct pl_einsum {
     signed char lab[PL_MAX_IN + 1][8];
 };
 
+/* the signal operators' parameters (plain_signal.h) */
+struct pl_sg {
+    int64_t length;  /* DFT: dft_length; STFT: frame_length */
+    int64_t step;    /* STFT: frame_step */
+    int inverse;     /* DFT: the inverse transform (scaled by 1/length) */
+};
+
 struct pl_tensor {
     int dtype;
     int nd;
@@ -136,6 +146,7 @@ struct pl_op {
     unsigned axes;            /* PL_REDUCE, PL_MVN: bit k set when input dim k is reduced */
     struct pl_sample rs;      /* PL_RESIZE, PL_GRID_SAMPLE */
     struct pl_einsum es;      /* PL_EINSUM */
+    struct pl_sg sg;          /* PL_DFT, PL_STFT */
 };
 
 /* the element-wise kinds: every input broadcasts against the output */
@@ -432,6 +443,15 @@ static inline int pl_kind_sample(int kind)
 static inline void pl_kernel_einsum(struct pl_state *s);
 static inline enum bh_status pl_verify_einsum(struct pl_state *s, struct bh_result *r);
 
+static inline enum bh_status pl_signal_setup(struct pl_state *s, struct bh_result *r);
+static inline void pl_kernel_signal(struct pl_state *s);
+static inline enum bh_status pl_verify_signal(struct pl_state *s, struct bh_result *r);
+
+static inline int pl_kind_signal(int kind)
+{
+    return kind == PL_DFT || kind == PL_STFT;
+}
+
 /* Broadcast strides of input t against the output (numpy rules, aligned on the right). */
 static inline void pl_bcast_strides(const struct pl_tensor *t, const struct pl_tensor *out, int64_t *st)
 {
@@ -566,6 +586,8 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
     }
     if (pl_kind_sample(op->kind))
         return pl_sample_setup(s, r);
+    if (pl_kind_signal(op->kind))
+        return pl_signal_setup(s, r);
     s->flat = pl_elementwise(op);
     for (int i = 0; i < op->nin && s->flat; i++)
         s->flat = pl_count(&op->in[i]) == n;
@@ -667,6 +689,10 @@ static inline void pl_kernel(struct pl_state *s)
     }
     if (op->kind == PL_EINSUM) {
         pl_kernel_einsum(s);
+        return;
+    }
+    if (pl_kind_signal(op->kind)) {
+        pl_kernel_signal(s);
         return;
     }
     if (op->kind == PL_SCATTER_ND) {
@@ -958,6 +984,8 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
         return pl_verify_sample(s, r);
     if (op->kind == PL_EINSUM)
         return pl_verify_einsum(s, r);
+    if (pl_kind_signal(op->kind))
+        return pl_verify_signal(s, r);
     if (pl_kind_index(op->kind) || pl_kind_reduce(op->kind) || pl_kind_quant(op->kind))
         return pl_verify_whole(s, r);
     int64_t n = pl_count(&op->out);

@@ -330,6 +330,19 @@ static void e2e_einsum(void **state)
                        "einsum_attention_scores", "Einsum: ok", 8);
 }
 
+/* DFT and STFT in plain C (a mixed-radix FFT): test/oracle/signal_models.py's models (real and
+ * complex input, inverse, padded and truncated lengths, onesided, a prime length, double, opset
+ * 20's axis input, an STFT fed by HannWindow, which gen counts free) and libonnx-testdata's five:
+ * verified in the benchmarks against the direct sums, each kernel held against onnx's reference */
+static void e2e_signal(void **state)
+{
+    (void)state;
+    KERNEL_SEMANTICS_TEST();
+    static const char *const node_models[] = {"dft", "dft_axis", "dft_inverse", "stft", "stft_with_window"};
+    e2e_written_models("signal", "signal_models.py", node_models, BZ_ARRAY_LEN(node_models), true, "dft_real_axis1",
+                       "DFT: ok\\|STFT: ok", 8);
+}
+
 /* A shared model at batch 1 with the dim bindings of bench/shared_models.args. */
 static void e2e_shared(const char *name)
 {
@@ -496,6 +509,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test_setup(e2e_quantized, e2e_reset),
         cmocka_unit_test_setup(e2e_resampling, e2e_reset),
         cmocka_unit_test_setup(e2e_einsum, e2e_reset),
+        cmocka_unit_test_setup(e2e_signal, e2e_reset),
         cmocka_unit_test_setup(e2e_permutations, e2e_reset),
         cmocka_unit_test_setup(e2e_selections, e2e_reset),
         cmocka_unit_test_setup(e2e_instancenorm, e2e_reset),

@@ -4,8 +4,9 @@ subtly wrong: ScatterND, Split, ArgMax/ArgMin, TopK, the index and scan operator
 (GatherElements, GatherND, ScatterElements, CumSum, Trilu, OneHot, ReverseSequence, EyeLike,
 Range), the reductions and normalisations oneDNN has not (Reduce*, MeanVarianceNormalization,
 Hardmax), casts and the maths that oneDNN has not (inverse and hyperbolic trigonometry,
-IsInf/IsNaN, Celu, Shrink, ThresholdedRelu, Mod, BitShift, the n-ary Sum/Mean/Min/Max), in
-every element type the plain kernels take. Each such benchmark file is compiled
+IsInf/IsNaN, Celu, Shrink, ThresholdedRelu, Mod, BitShift, the n-ary Sum/Mean/Min/Max),
+resampling (Resize, GridSample), Einsum and the transforms (DFT, STFT), in every element type
+the plain kernels take. Each such benchmark file is compiled
 into a small driver (the file itself, its main renamed) that runs the benchmark's own setup
 and kernel once and writes the inputs it made and the outputs it computed; onnx's reference
 implementation of the layer (the attributes from the file's layer key) runs on the same
@@ -38,6 +39,9 @@ MATHS = ("Einsum", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "At
 # by onnx.reference: within 1e-5 of the largest value (integers: one step, a value near .5 may
 # round either way)
 SAMPLING = ("Resize", "Upsample", "GridSample")
+# transforms, computed in double by the benchmark and by numpy's FFT: within 1e-5 of the
+# largest value
+SIGNAL = ("DFT", "STFT")
 NP = {1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16, 6: np.int32, 7: np.int64, 9: np.bool_,
       10: np.float16, 11: np.float64, 12: np.uint32, 13: np.uint64, 16: ml_dtypes.bfloat16}
 
@@ -178,6 +182,16 @@ def reference(key, inputs):
         feeds = {"x0": x, **feeds}
     if op == "GridSample":
         opset = 20
+    if op == "DFT":  # opset 20: dft_length and the axis are inputs
+        opset = 20
+        feeds["dft_length"] = np.array(attrs.pop("dft_length", inputs[0].shape[attrs["axis"]]), dtype=np.int64)
+        feeds["axis"] = np.array(attrs.pop("axis"), dtype=np.int64)
+    if op == "STFT":  # frame_step, the window (the benchmark's, when it has one) and frame_length
+        opset = 17
+        window = feeds.pop("x1", None)
+        feeds["frame_step"] = np.array(attrs.pop("frame_step"), dtype=np.int64)
+        feeds["window"] = window if window is not None else np.ones(attrs["frame_length"], dtype=inputs[0].dtype)
+        feeds["frame_length"] = np.array(attrs.pop("frame_length"), dtype=np.int64)
     if op == "Split":
         attrs.pop("split", None)
         axis = attrs.get("axis", 0) % len(inputs[0].shape)
@@ -229,6 +243,10 @@ def check(path, key, text, tmp):
         tol = {np.dtype(np.float16): 2e-3, np.dtype(ml_dtypes.bfloat16): 1.6e-2}.get(np.dtype(NP[odt]), 1e-5)
         scale = max(float(np.max(np.abs(want), initial=0)), 1e-6)
         return got.shape == want.shape and bool(np.all(np.abs(got - want) <= tol * scale))
+    if key["op"] in SIGNAL:
+        got, want = got.astype(np.float64), want.astype(np.float64)
+        scale = max(float(np.max(np.abs(want), initial=0)), 1e-6)
+        return got.shape == want.shape and bool(np.all(np.abs(got - want) <= 1e-5 * scale))
     if key["op"] in MATHS and is_float:
         # float maths: within 1e-6 of the largest value in f32, a step of the type below it
         got, want = got.astype(np.float64), want.astype(np.float64)
@@ -252,7 +270,7 @@ def main():
             if not m:
                 continue
             key = json.loads(m.group(1))
-            if key["op"] not in OPS + MATHS + SAMPLING:
+            if key["op"] not in OPS + MATHS + SAMPLING + SIGNAL:
                 continue
             if key["op"] in ("Cast", "CastLike") and all(t["dtype"] in ("FLOAT", "DOUBLE", "INT64", "INT32", "BOOL")
                                                          for t in [key["inputs"][0]] + key["outputs"][:1]):
