@@ -15,6 +15,7 @@
 #include "../runtime/plain_sample.h"
 #include "../runtime/plain_linalg.h"
 #include "../runtime/plain_signal.h"
+#include "../runtime/plain_nn.h"
 #include "emit.h"
 
 /* ---- reading a layer's canonical parameters ---- */
@@ -1305,6 +1306,105 @@ static int plan_plain_signal(const json_t *params, const json_t *attrs, struct p
     return 0;
 }
 
+/* an int array of the key into v (n values); -1 when it is not that */
+static int key_ints(const json_t *attrs, const char *name, int64_t *v, int n)
+{
+    const json_t *a = json_object_get(attrs, name);
+    if (json_array_size(a) != (size_t)n)
+        return -1;
+    for (int k = 0; k < n; k++) {
+        if (!json_is_integer(json_array_get(a, (size_t)k)))
+            return -1;
+        v[k] = json_integer_value(json_array_get(a, (size_t)k));
+    }
+    return 0;
+}
+
+/* Det, RoiAlign, MaxUnpool and the losses: parameters from the key, shapes checked against
+ * what the kernels walk */
+static int plan_plain_nn(const char *name, const json_t *params, const json_t *attrs, struct pl_op *op)
+{
+    struct pl_nn *nn = &op->nn;
+    const struct pl_tensor *x = &op->in[0], *y = &op->out;
+    if (!pl_is_float(x->dtype) || y->dtype != x->dtype)
+        return -1;
+    if (op->kind == PL_DET) {
+        if (x->nd < 2 || x->d[x->nd - 1] != x->d[x->nd - 2] || y->nd != x->nd - 2)
+            return -1;
+        return 0;
+    }
+    if (op->kind == PL_ROI_ALIGN) {
+        const char *mode = emit_str_attr(attrs, "mode", "avg");
+        const char *ctm = emit_str_attr(attrs, "coordinate_transformation_mode", "half_pixel");
+        if ((strcmp(mode, "avg") && strcmp(mode, "max")) || (strcmp(ctm, "half_pixel") && strcmp(ctm, "output_half_pixel")))
+            return -1;
+        nn->mode = !strcmp(mode, "max");
+        nn->half_pixel = !strcmp(ctm, "half_pixel");
+        nn->sampling = (int64_t)emit_num_attr(attrs, "sampling_ratio", 0);
+        nn->scale = emit_num_attr(attrs, "spatial_scale", 1.0);
+        op->in[2].dtype = PL_INT64;
+        const struct pl_tensor *r = &op->in[1];
+        return x->nd == 4 && r->nd == 2 && r->d[1] == 4 && pl_is_float(r->dtype) && op->in[2].nd == 1 &&
+                       op->in[2].d[0] == r->d[0] && y->nd == 4 && y->d[0] == r->d[0] && y->d[1] == x->d[1] &&
+                       nn->sampling >= 0 && nn->scale > 0 && x->d[0] > 0
+                   ? 0
+                   : -1;
+    }
+    if (op->kind == PL_MAX_UNPOOL) {
+        int nsp = x->nd - 2;
+        int64_t pads[12];
+        if (nsp < 1 || nsp > 6 || y->nd != x->nd || key_ints(attrs, "kernel_shape", nn->kernel, nsp) ||
+            key_ints(attrs, "strides", nn->stride, nsp) || key_ints(attrs, "pads", pads, 2 * nsp) ||
+            op->in[1].nd != x->nd)
+            return -1;
+        op->in[1].dtype = PL_INT64;
+        nn->inferred[0] = x->d[0];
+        nn->inferred[1] = x->d[1];
+        nn->same_shape = 1;
+        for (int k = 0; k < nsp; k++) {
+            nn->pad[k] = pads[k];
+            nn->inferred[2 + k] = (x->d[2 + k] - 1) * nn->stride[k] - pads[k] - pads[k + nsp] + nn->kernel[k];
+            if (nn->kernel[k] < 1 || nn->inferred[2 + k] < 1)
+                return -1;
+        }
+        for (int k = 0; k < x->nd; k++) {
+            if (op->in[1].d[k] != x->d[k] || y->d[k] < nn->inferred[k])
+                return -1; /* an output smaller than the unpooled shape cannot hold it */
+            nn->same_shape &= y->d[k] == nn->inferred[k];
+        }
+        return 0;
+    }
+    /* the losses: x [N, C, D...], target [N, D...], weights [C] */
+    static const char *const reductions[] = {"none", "sum", "mean"};
+    const char *red = emit_str_attr(attrs, "reduction", "mean");
+    nn->reduction = -1;
+    for (int j = 0; j < 3; j++)
+        if (!strcmp(red, reductions[j]))
+            nn->reduction = j;
+    const json_t *ig = json_object_get(attrs, "ignore_index");
+    nn->has_ignore = json_is_integer(ig);
+    nn->ignore = nn->has_ignore ? json_integer_value(ig) : 0;
+    nn->log_prob = emit_num_attr(attrs, "log_prob", 0) != 0;
+    op->flag = !strcmp(name, "SoftmaxCrossEntropyLoss");
+    const struct pl_tensor *t = &op->in[1];
+    if (nn->reduction < 0 || x->nd < 2 || t->nd != x->nd - 1 || t->d[0] != x->d[0] || x->d[1] < 1 ||
+        (t->dtype != PL_INT64 && t->dtype != PL_INT32) || (nn->log_prob && !op->flag))
+        return -1;
+    op->in[1].dtype = PL_INT64;
+    for (int k = 1; k < t->nd; k++)
+        if (t->d[k] != x->d[k + 1])
+            return -1;
+    if (emit_io(params, "inputs", 2)) {
+        op->nin = 3;
+        if (pl_tensor_of(emit_io(params, "inputs", 2), &op->in[2]) || op->in[2].nd != 1 || op->in[2].d[0] != x->d[1] ||
+            !pl_is_float(op->in[2].dtype))
+            return -1;
+    }
+    if (nn->reduction == 0 ? (y->nd != t->nd || pl_count(y) != pl_count(t)) : y->nd != 0)
+        return -1;
+    return 0;
+}
+
 int emit_plain_plan(const json_t *params, struct pl_op *op)
 {
     static const struct { const char *op; enum pl_kind kind; enum pl_fn fn; } ops[] = {
@@ -1350,7 +1450,9 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         {"DynamicQuantizeLinear", PL_DYNQUANT, PL_IDENTITY},
         {"Resize", PL_RESIZE, PL_IDENTITY}, {"Upsample", PL_RESIZE, PL_IDENTITY},
         {"GridSample", PL_GRID_SAMPLE, PL_IDENTITY}, {"Einsum", PL_EINSUM, PL_IDENTITY},
-        {"DFT", PL_DFT, PL_IDENTITY}, {"STFT", PL_STFT, PL_IDENTITY},
+        {"DFT", PL_DFT, PL_IDENTITY}, {"STFT", PL_STFT, PL_IDENTITY}, {"Det", PL_DET, PL_IDENTITY},
+        {"RoiAlign", PL_ROI_ALIGN, PL_IDENTITY}, {"MaxUnpool", PL_MAX_UNPOOL, PL_IDENTITY},
+        {"NegativeLogLikelihoodLoss", PL_LOSS, PL_IDENTITY}, {"SoftmaxCrossEntropyLoss", PL_LOSS, PL_IDENTITY},
     };
     /* data inputs per kind (Expand's shape and CumSum's axis are data for gen, not for the kernel) */
     static const signed char nins[] = {
@@ -1360,8 +1462,9 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         [PL_ONEHOT] = 3, [PL_REVERSE_SEQUENCE] = 2, [PL_EYELIKE] = 1, [PL_RANGE] = 3, [PL_REDUCE] = 1,
         [PL_MVN] = 1, [PL_HARDMAX] = 1, [PL_QUANTIZE] = 3, [PL_DEQUANTIZE] = 3, [PL_DYNQUANT] = 1,
         [PL_RESIZE] = 1, [PL_GRID_SAMPLE] = 2, [PL_EINSUM] = 1, [PL_DFT] = 1, [PL_STFT] = 1,
+        [PL_DET] = 1, [PL_ROI_ALIGN] = 3, [PL_MAX_UNPOOL] = 2, [PL_LOSS] = 2,
     };
-    _Static_assert(BZ_ARRAY_LEN(nins) == PL_STFT + 1, "inputs of every kind");
+    _Static_assert(BZ_ARRAY_LEN(nins) == PL_LOSS + 1, "inputs of every kind");
     const char *name = json_string_value(json_object_get(params, "op"));
     const json_t *attrs = json_object_get(params, "attrs");
     memset(op, 0, sizeof(*op));
@@ -1519,6 +1622,8 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         return plan_plain_einsum(attrs, op);
     if (pl_kind_signal(op->kind))
         return plan_plain_signal(params, attrs, op);
+    if (pl_kind_nn(op->kind) || op->kind == PL_DET)
+        return plan_plain_nn(name, params, attrs, op);
     if (op->kind == PL_GATHER) {
         int64_t axis = (int64_t)emit_num_attr(attrs, "axis", 0);
         op->axis = (int)(axis < 0 ? axis + op->in[0].nd : axis);
@@ -1641,6 +1746,21 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
         bz_buf_printf(&init, "    .sg = {.length = %lld, .step = %lld, .inverse = %d},\n", (long long)sg->length,
                       (long long)sg->step, sg->inverse);
     }
+    if (pl_kind_nn(op->kind)) {
+        const struct pl_nn *nn = &op->nn;
+        bz_buf_printf(&init, "    .nn = {.scale = %.17g, .sampling = %lld, .mode = %d, .half_pixel = %d,\n", nn->scale,
+                      (long long)nn->sampling, nn->mode, nn->half_pixel);
+        const int64_t *arrays[] = {nn->kernel, nn->stride, nn->pad, nn->inferred};
+        static const char *const names[] = {"kernel", "stride", "pad", "inferred"};
+        for (int j = 0; j < 4; j++) {
+            bz_buf_printf(&init, "%s.%s = {", j ? " " : "           ", names[j]);
+            for (int k = 0; k < (j == 3 ? op->out.nd : op->out.nd - 2); k++)
+                bz_buf_printf(&init, "%s%lld", k ? ", " : "", (long long)arrays[j][k]);
+            bz_buf_puts(&init, "},");
+        }
+        bz_buf_printf(&init, "\n           .same_shape = %d, .reduction = %d, .has_ignore = %d, .ignore = %lld, .log_prob = %d},\n",
+                      nn->same_shape, nn->reduction, nn->has_ignore, (long long)nn->ignore, nn->log_prob);
+    }
     if (op->nsplit) {
         bz_buf_printf(&init, "    .nsplit = %d,\n    .split = {", op->nsplit);
         for (int j = 0; j < op->nsplit; j++)
@@ -1690,6 +1810,16 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
             combos *= (double)op->es.size[j];
         flops = combos * op->nin;
     }
+    if (op->kind == PL_DET) { /* LU: 2/3 M^3 per matrix */
+        double m = (double)op->in[0].d[op->in[0].nd - 1];
+        flops = 2.0 / 3.0 * m * m * m * (double)pl_count(&op->out);
+    }
+    if (op->kind == PL_ROI_ALIGN) /* 4 multiply-adds per sample; the samples depend on the regions */
+        flops = 8.0 * (double)pl_count(&op->out);
+    if (op->kind == PL_MAX_UNPOOL) /* data movement: the output zeroed, the input scattered */
+        flops = 0;
+    if (op->kind == PL_LOSS) /* a multiply per element (SCE: the log-sum-exp over the classes) */
+        flops = (double)pl_count(&op->in[1]) * (op->flag ? 4.0 * (double)op->in[0].d[1] : 2.0);
     if (op->kind == PL_DFT || op->kind == PL_STFT) /* the customary 5 L log2 L of a complex FFT, per line */
         flops = 5.0 * (double)pl_signal_lines(op) * (double)op->sg.length * log2((double)op->sg.length);
     if (op->kind == PL_TOPK) /* and the indices output */
@@ -1707,12 +1837,14 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     const char *plinalg = emit_embedded("runtime/plain_linalg.h", &ll);
     size_t gl;
     const char *psignal = emit_embedded("runtime/plain_signal.h", &gl);
-    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%}", "title", title.data, "layer", l->id,
+    size_t nl;
+    const char *pnn = emit_embedded("runtime/plain_nn.h", &nl);
+    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%}", "title", title.data, "layer", l->id,
                              "layer_name", l->name, "op", l->op, "dtype", dt, "file", file.data, "key_comment", key.data,
                              "uses", emit_uses(e->p, li, 6), "op_init", init.data, "flops", fl, "bytes", by, "harness",
                              harness, hl, "plain_ops", plain, pl, "plain_index", pindex, il, "plain_reduce", preduce, rl,
                              "plain_quant", pquant, ql, "plain_sample", psample, sl, "plain_linalg", plinalg, ll,
-                             "plain_signal", psignal, gl);
+                             "plain_signal", psignal, gl, "plain_nn", pnn, nl);
     struct bz_buf rel;
     bz_buf_init(&rel);
     bz_buf_printf(&rel, "bench/%s.c", file.data);

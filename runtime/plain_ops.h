@@ -2,7 +2,8 @@
  * binary ops and comparisons, Where, Cast, Expand, Gather, Slice/Pad/Tile, ScatterND, Split,
  * ArgMax/ArgMin, TopK here; index and scan operators in plain_index.h, reductions in
  * plain_reduce.h, quantization in plain_quant.h, Resize and GridSample in plain_sample.h,
- * Einsum in plain_linalg.h, the signal operators in plain_signal.h (inlined after this one: the kinds they handle are declared here). Inlined
+ * Einsum and Det in plain_linalg.h, the signal operators in plain_signal.h, RoiAlign, MaxUnpool
+ * and the losses in plain_nn.h (inlined after this one: the kinds they handle are declared here). Inlined
  * into generated files with harness.h; libc and libm only. The timed kernel walks the output
  * with an odometer (and a flat loop when no input broadcasts); --verify recomputes every
  * element independently (from its coordinates, or for TopK by a full sort of each slice) and
@@ -52,7 +53,14 @@ enum pl_kind {
     PL_EINSUM,
     /* plain_signal.h (op->sg): DFT along axis (in[0] [..., 1 or 2], the last dim real or
      * (re, im)); STFT (in[0] the signal [batch, length, 1 or 2], in[1] the window if nin is 2) */
-    PL_DFT, PL_STFT
+    PL_DFT, PL_STFT,
+    /* plain_linalg.h: the determinant of each matrix of in[0] [..., M, M] */
+    PL_DET,
+    /* plain_nn.h (op->nn): RoiAlign (in[0] the map [N, C, H, W], in[1] the regions [R, 4],
+     * in[2] their images); MaxUnpool (in[1] MaxPool's flat indices into the unpooled shape);
+     * the losses (in[1] the int64 targets, in[2] the class weights if nin is 3; flag 1: of
+     * log_softmax, SoftmaxCrossEntropyLoss) */
+    PL_ROI_ALIGN, PL_MAX_UNPOOL, PL_LOSS
 };
 
 /* PL_MAP: every output element reads one input element (or writes a constant): per dim, input
@@ -121,6 +129,20 @@ struct pl_sg {
     int inverse;     /* DFT: the inverse transform (scaled by 1/length) */
 };
 
+/* RoiAlign's, MaxUnpool's and the losses' parameters (plain_nn.h) */
+struct pl_nn {
+    double scale;          /* RoiAlign: spatial_scale */
+    int64_t sampling;      /* RoiAlign: samples per bin side (0: from the region's size) */
+    int mode, half_pixel;  /* RoiAlign: 1 max (else avg); the half-pixel offset */
+    int64_t kernel[6], stride[6], pad[6]; /* MaxUnpool: per spatial dim (pad: the begin) */
+    int64_t inferred[8];   /* MaxUnpool: the unpooled shape the indices address */
+    int same_shape;        /* MaxUnpool: the output is that shape */
+    int reduction;         /* losses: 0 none, 1 sum, 2 mean */
+    int has_ignore;        /* losses: ignore_index given */
+    int64_t ignore;
+    int log_prob;          /* SoftmaxCrossEntropyLoss: the log-probabilities are output too */
+};
+
 struct pl_tensor {
     int dtype;
     int nd;
@@ -147,6 +169,7 @@ struct pl_op {
     struct pl_sample rs;      /* PL_RESIZE, PL_GRID_SAMPLE */
     struct pl_einsum es;      /* PL_EINSUM */
     struct pl_sg sg;          /* PL_DFT, PL_STFT */
+    struct pl_nn nn;          /* PL_ROI_ALIGN, PL_MAX_UNPOOL, PL_LOSS */
 };
 
 /* the element-wise kinds: every input broadcasts against the output */
@@ -452,6 +475,18 @@ static inline int pl_kind_signal(int kind)
     return kind == PL_DFT || kind == PL_STFT;
 }
 
+static inline void pl_kernel_det(struct pl_state *s);
+static inline enum bh_status pl_verify_det(struct pl_state *s, struct bh_result *r);
+
+static inline enum bh_status pl_nn_setup(struct pl_state *s, struct bh_result *r);
+static inline void pl_kernel_nn(struct pl_state *s);
+static inline enum bh_status pl_verify_nn(struct pl_state *s, struct bh_result *r);
+
+static inline int pl_kind_nn(int kind)
+{
+    return kind >= PL_ROI_ALIGN && kind <= PL_LOSS;
+}
+
 /* Broadcast strides of input t against the output (numpy rules, aligned on the right). */
 static inline void pl_bcast_strides(const struct pl_tensor *t, const struct pl_tensor *out, int64_t *st)
 {
@@ -588,6 +623,16 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
         return pl_sample_setup(s, r);
     if (pl_kind_signal(op->kind))
         return pl_signal_setup(s, r);
+    if (pl_kind_nn(op->kind))
+        return pl_nn_setup(s, r);
+    if (op->kind == PL_DET) {
+        int64_t m = op->in[0].d[op->in[0].nd - 1];
+        s->work = (double *)malloc((size_t)(m > 0 ? m * m : 1) * sizeof(double));
+        if (!s->work) {
+            bh_note(r, "%s", "cannot allocate the work space");
+            return BH_OOM;
+        }
+    }
     s->flat = pl_elementwise(op);
     for (int i = 0; i < op->nin && s->flat; i++)
         s->flat = pl_count(&op->in[i]) == n;
@@ -693,6 +738,14 @@ static inline void pl_kernel(struct pl_state *s)
     }
     if (pl_kind_signal(op->kind)) {
         pl_kernel_signal(s);
+        return;
+    }
+    if (pl_kind_nn(op->kind)) {
+        pl_kernel_nn(s);
+        return;
+    }
+    if (op->kind == PL_DET) {
+        pl_kernel_det(s);
         return;
     }
     if (op->kind == PL_SCATTER_ND) {
@@ -986,6 +1039,10 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
         return pl_verify_einsum(s, r);
     if (pl_kind_signal(op->kind))
         return pl_verify_signal(s, r);
+    if (pl_kind_nn(op->kind))
+        return pl_verify_nn(s, r);
+    if (op->kind == PL_DET)
+        return pl_verify_det(s, r);
     if (pl_kind_index(op->kind) || pl_kind_reduce(op->kind) || pl_kind_quant(op->kind))
         return pl_verify_whole(s, r);
     int64_t n = pl_count(&op->out);

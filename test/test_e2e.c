@@ -343,6 +343,24 @@ static void e2e_signal(void **state)
                        "DFT: ok\\|STFT: ok", 8);
 }
 
+/* Det, RoiAlign, MaxUnpool and the two losses in plain C: test/oracle/nn_models.py's models (a
+ * batch of matrices and double; RoiAlign averaged and maxed, fixed and adaptive sampling, both
+ * offsets; MaxUnpool with disjoint and overlapping windows and a larger output_shape; each
+ * reduction, class weights, an ignored class, SCE's log-probabilities) and libonnx-testdata's:
+ * verified in the benchmarks, each kernel held against onnx's reference */
+static void e2e_nn(void **state)
+{
+    (void)state;
+    KERNEL_SEMANTICS_TEST();
+    static const char *const node_models[] = {
+        "det_2d", "det_nd", "roialign_aligned_false", "roialign_aligned_true", "maxunpool_export_without_output_shape",
+        "maxunpool_export_with_output_shape", "nllloss_NCd1d2_with_weight_reduction_mean", "nllloss_NCd1_ii",
+        "sce_mean_weight_ii", "sce_NCd1d2d3_sum_weight_high_ii", "sce_mean_log_prob",
+    };
+    e2e_written_models("nn", "nn_models.py", node_models, BZ_ARRAY_LEN(node_models), true, "det_one",
+                       "Det: ok\\|RoiAlign: ok\\|MaxUnpool: ok\\|LogLikelihoodLoss: ok\\|CrossEntropyLoss: ok", 14);
+}
+
 /* A shared model at batch 1 with the dim bindings of bench/shared_models.args. */
 static void e2e_shared(const char *name)
 {
@@ -510,6 +528,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test_setup(e2e_resampling, e2e_reset),
         cmocka_unit_test_setup(e2e_einsum, e2e_reset),
         cmocka_unit_test_setup(e2e_signal, e2e_reset),
+        cmocka_unit_test_setup(e2e_nn, e2e_reset),
         cmocka_unit_test_setup(e2e_permutations, e2e_reset),
         cmocka_unit_test_setup(e2e_selections, e2e_reset),
         cmocka_unit_test_setup(e2e_instancenorm, e2e_reset),

@@ -5,8 +5,8 @@ subtly wrong: ScatterND, Split, ArgMax/ArgMin, TopK, the index and scan operator
 Range), the reductions and normalisations oneDNN has not (Reduce*, MeanVarianceNormalization,
 Hardmax), casts and the maths that oneDNN has not (inverse and hyperbolic trigonometry,
 IsInf/IsNaN, Celu, Shrink, ThresholdedRelu, Mod, BitShift, the n-ary Sum/Mean/Min/Max),
-resampling (Resize, GridSample), Einsum and the transforms (DFT, STFT), in every element type
-the plain kernels take. Each such benchmark file is compiled
+resampling (Resize, GridSample), Einsum, the transforms (DFT, STFT), Det, RoiAlign, MaxUnpool
+and the losses, in every element type the plain kernels take. Each such benchmark file is compiled
 into a small driver (the file itself, its main renamed) that runs the benchmark's own setup
 and kernel once and writes the inputs it made and the outputs it computed; onnx's reference
 implementation of the layer (the attributes from the file's layer key) runs on the same
@@ -42,6 +42,9 @@ SAMPLING = ("Resize", "Upsample", "GridSample")
 # transforms, computed in double by the benchmark and by numpy's FFT: within 1e-5 of the
 # largest value
 SIGNAL = ("DFT", "STFT")
+# Det (within 1e-5 of Hadamard's bound: numpy's LU runs in the input's type), RoiAlign and the
+# losses (within 1e-5 of the largest value), MaxUnpool (exactly)
+NN = ("Det", "RoiAlign", "MaxUnpool", "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss")
 NP = {1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16, 6: np.int32, 7: np.int64, 9: np.bool_,
       10: np.float16, 11: np.float64, 12: np.uint32, 13: np.uint64, 16: ml_dtypes.bfloat16}
 
@@ -186,6 +189,22 @@ def reference(key, inputs):
         opset = 20
         feeds["dft_length"] = np.array(attrs.pop("dft_length", inputs[0].shape[attrs["axis"]]), dtype=np.int64)
         feeds["axis"] = np.array(attrs.pop("axis"), dtype=np.int64)
+    if op == "Det":
+        opset = 11
+    if op == "RoiAlign":
+        opset = 16
+    if op == "MaxUnpool":  # output_shape when the output is larger than the unpooled shape
+        opset = 11
+        x = inputs[0]
+        k, st, p = attrs["kernel_shape"], attrs["strides"], attrs["pads"]
+        n = len(k)
+        inferred = list(x.shape[:2]) + [(x.shape[2 + j] - 1) * st[j] - p[j] - p[j + n] + k[j] for j in range(n)]
+        if list(key["outputs"][0]["shape"]) != inferred:
+            feeds["shape"] = np.array(key["outputs"][0]["shape"], dtype=np.int64)
+    if op in ("NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"):
+        opset = 13
+        if attrs.pop("log_prob", 0):
+            return run_node(op, attrs, feeds, nout=2, opset=opset)[:1]
     if op == "STFT":  # frame_step, the window (the benchmark's, when it has one) and frame_length
         opset = 17
         window = feeds.pop("x1", None)
@@ -243,7 +262,13 @@ def check(path, key, text, tmp):
         tol = {np.dtype(np.float16): 2e-3, np.dtype(ml_dtypes.bfloat16): 1.6e-2}.get(np.dtype(NP[odt]), 1e-5)
         scale = max(float(np.max(np.abs(want), initial=0)), 1e-6)
         return got.shape == want.shape and bool(np.all(np.abs(got - want) <= tol * scale))
-    if key["op"] in SIGNAL:
+    if key["op"] == "MaxUnpool":
+        return got.shape == want.shape and np.array_equal(got, want)
+    if key["op"] == "Det":
+        x = inputs[0].astype(np.float64)
+        bound = np.prod(np.sqrt(np.sum(x * x, axis=-1)), axis=-1).ravel()
+        return got.shape == want.shape and bool(np.all(np.abs(got.astype(np.float64) - want) <= 1e-5 * bound))
+    if key["op"] in SIGNAL + NN:
         got, want = got.astype(np.float64), want.astype(np.float64)
         scale = max(float(np.max(np.abs(want), initial=0)), 1e-6)
         return got.shape == want.shape and bool(np.all(np.abs(got - want) <= 1e-5 * scale))
@@ -270,7 +295,7 @@ def main():
             if not m:
                 continue
             key = json.loads(m.group(1))
-            if key["op"] not in OPS + MATHS + SAMPLING + SIGNAL:
+            if key["op"] not in OPS + MATHS + SAMPLING + SIGNAL + NN:
                 continue
             if key["op"] in ("Cast", "CastLike") and all(t["dtype"] in ("FLOAT", "DOUBLE", "INT64", "INT32", "BOOL")
                                                          for t in [key["inputs"][0]] + key["outputs"][:1]):

@@ -1,0 +1,427 @@
+/* Plain C benchmarks for layers of detection, segmentation and training graphs that oneDNN has
+ * not: RoiAlign (bilinear samples averaged or maxed per bin of each region), MaxUnpool (the
+ * pooled values scattered back to where MaxPool found them) and the two losses
+ * (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss: per element, summed or averaged with
+ * class weights and an ignored class). Inlined after plain_ops.h, whose setup, kernel and
+ * verification call into it for these kinds (op->nn holds their parameters).
+ *
+ * Their index inputs (regions and their images, MaxPool's indices, class targets) are data a
+ * benchmark must make valid: regions inside the feature map, from a tenth to half of it;
+ * indices each inside its own pooling window, as MaxPool gives them; targets among the
+ * classes, every seventh the ignored class when there is one. --verify recomputes every
+ * output element from its definition by another route (RoiAlign: each sample's bilinear
+ * weights computed where it is used, no tables; MaxUnpool: the input walked backwards, the
+ * first write to an element kept; the losses: in long double, classes outermost). */
+#ifndef BENANZA_PLAIN_NN_H
+#define BENANZA_PLAIN_NN_H
+
+/* ---- RoiAlign ---- */
+
+/* region r in feature-map coordinates: start (y, x) and bin size (h, w); the samples per bin */
+struct pl_roi_geom {
+    double y0, x0, bh, bw;
+    int64_t gh, gw;
+};
+
+static inline struct pl_roi_geom pl_roi_geom(const struct pl_state *s, int64_t r)
+{
+    const struct pl_op *op = s->op;
+    const struct pl_nn *nn = &op->nn;
+    int rdt = op->in[1].dtype;
+    double off = nn->half_pixel ? 0.5 : 0, c[4];
+    for (int k = 0; k < 4; k++)
+        c[k] = pl_load(s->in[1], rdt, r * 4 + k) * nn->scale - off;
+    double w = c[2] - c[0], h = c[3] - c[1];
+    if (!nn->half_pixel) { /* malformed regions forced to 1x1 */
+        w = w > 1 ? w : 1;
+        h = h > 1 ? h : 1;
+    }
+    struct pl_roi_geom g;
+    int64_t oh = op->out.d[2], ow = op->out.d[3];
+    g.y0 = c[1];
+    g.x0 = c[0];
+    g.bh = h / (double)oh;
+    g.bw = w / (double)ow;
+    g.gh = nn->sampling > 0 ? nn->sampling : (int64_t)ceil(h / (double)oh);
+    g.gw = nn->sampling > 0 ? nn->sampling : (int64_t)ceil(w / (double)ow);
+    return g;
+}
+
+/* The four taps of a bilinear sample at (y, x) of an H x W map: offsets and weights; all
+ * weights 0 outside [-1, H] x [-1, W] */
+static inline void pl_roi_taps(double y, double x, int64_t H, int64_t W, int64_t *pos, double *w)
+{
+    if (y < -1.0 || y > (double)H || x < -1.0 || x > (double)W) {
+        for (int k = 0; k < 4; k++)
+            pos[k] = 0, w[k] = 0;
+        return;
+    }
+    y = y > 0 ? y : 0;
+    x = x > 0 ? x : 0;
+    int64_t yl = (int64_t)y, xl = (int64_t)x, yh, xh;
+    if (yl >= H - 1)
+        yh = yl = H - 1, y = (double)yl;
+    else
+        yh = yl + 1;
+    if (xl >= W - 1)
+        xh = xl = W - 1, x = (double)xl;
+    else
+        xh = xl + 1;
+    double ly = y - (double)yl, lx = x - (double)xl, hy = 1 - ly, hx = 1 - lx;
+    pos[0] = yl * W + xl, pos[1] = yl * W + xh, pos[2] = yh * W + xl, pos[3] = yh * W + xh;
+    w[0] = hy * hx, w[1] = hy * lx, w[2] = ly * hx, w[3] = ly * lx;
+}
+
+/* per region: the taps of every sample of every bin (tables shared by the channels), then
+ * each channel's bins averaged (or the largest weighted tap) */
+static inline void pl_kernel_roi_align(struct pl_state *s)
+{
+    const struct pl_op *op = s->op;
+    const struct pl_tensor *x = &op->in[0];
+    int64_t C = x->d[1], H = x->d[2], W = x->d[3], oh = op->out.d[2], ow = op->out.d[3], R = op->out.d[0];
+    int64_t *pos = s->aux;
+    double *wt = s->work;
+    const int64_t *batch = (const int64_t *)s->in[2];
+    int dt = x->dtype, odt = op->out.dtype, max_mode = op->nn.mode;
+    for (int64_t r = 0; r < R; r++) {
+        struct pl_roi_geom g = pl_roi_geom(s, r);
+        int64_t per_bin = g.gh * g.gw, t = 0;
+        for (int64_t ph = 0; ph < oh; ph++)
+            for (int64_t pw = 0; pw < ow; pw++)
+                for (int64_t iy = 0; iy < g.gh; iy++) {
+                    double y = g.y0 + (double)ph * g.bh + ((double)iy + 0.5) * g.bh / (double)g.gh;
+                    for (int64_t ix = 0; ix < g.gw; ix++, t++) {
+                        double xx = g.x0 + (double)pw * g.bw + ((double)ix + 0.5) * g.bw / (double)g.gw;
+                        pl_roi_taps(y, xx, H, W, pos + 4 * t, wt + 4 * t);
+                    }
+                }
+        double count = (double)(per_bin > 1 ? per_bin : 1);
+        for (int64_t c = 0; c < C; c++) {
+            int64_t base = (batch[r] * C + c) * H * W, o = ((r * C + c) * oh) * ow;
+            t = 0;
+            for (int64_t b = 0; b < oh * ow; b++) {
+                double acc = 0;
+                for (int64_t q = 0; q < per_bin; q++, t++) {
+                    const int64_t *p = pos + 4 * t;
+                    const double *w = wt + 4 * t;
+                    if (max_mode) {
+                        double v = w[0] * pl_load(s->in[0], dt, base + p[0]);
+                        for (int k = 1; k < 4; k++) {
+                            double u = w[k] * pl_load(s->in[0], dt, base + p[k]);
+                            v = u > v ? u : v;
+                        }
+                        acc = q == 0 || v > acc ? v : acc;
+                    } else {
+                        acc += w[0] * pl_load(s->in[0], dt, base + p[0]) + w[1] * pl_load(s->in[0], dt, base + p[1]) +
+                               w[2] * pl_load(s->in[0], dt, base + p[2]) + w[3] * pl_load(s->in[0], dt, base + p[3]);
+                    }
+                }
+                pl_store(s->out, odt, o + b, max_mode ? acc : acc / count);
+            }
+        }
+    }
+}
+
+/* ---- MaxUnpool ---- */
+
+/* output offset of a flat index into the unpooled shape (embedded at the output's corner
+ * when output_shape makes the output larger), -1 outside */
+static inline int64_t pl_unpool_at(const struct pl_op *op, int64_t idx)
+{
+    const int64_t *in = op->nn.inferred;
+    int nd = op->out.nd;
+    int64_t at = 0, stride = 1;
+    for (int k = nd - 1; k >= 0; k--) {
+        int64_t c = idx % in[k];
+        idx /= in[k];
+        if (c >= op->out.d[k])
+            return -1;
+        at += c * stride;
+        stride *= op->out.d[k];
+    }
+    return idx == 0 ? at : -1;
+}
+
+static inline void pl_kernel_max_unpool(struct pl_state *s)
+{
+    const struct pl_op *op = s->op;
+    int64_t n = pl_count(&op->out), m = pl_count(&op->in[0]);
+    int dt = op->in[0].dtype, odt = op->out.dtype;
+    memset(s->out, 0, (size_t)n * pl_esize(odt));
+    const int64_t *idx = (const int64_t *)s->in[1];
+    if (op->nn.same_shape) {
+        for (int64_t i = 0; i < m; i++)
+            if (idx[i] >= 0 && idx[i] < n)
+                pl_store(s->out, odt, idx[i], pl_load(s->in[0], dt, i));
+        return;
+    }
+    for (int64_t i = 0; i < m; i++) {
+        int64_t at = pl_unpool_at(op, idx[i]);
+        if (at >= 0)
+            pl_store(s->out, odt, at, pl_load(s->in[0], dt, i));
+    }
+}
+
+/* ---- the losses ---- */
+
+/* NegativeLogLikelihoodLoss (flag 0) and SoftmaxCrossEntropyLoss (flag 1): x [N, C, D...],
+ * target [N, D...]; per (n, d) the loss -w[t] x[n, t, d] (SCE: of log_softmax over C); the
+ * log-probabilities kept in s->work when the node outputs them */
+static inline void pl_kernel_loss(struct pl_state *s)
+{
+    const struct pl_op *op = s->op;
+    const struct pl_nn *nn = &op->nn;
+    const struct pl_tensor *x = &op->in[0];
+    int64_t N = x->d[0], C = x->d[1], D = pl_count(x) / (N > 0 && C > 0 ? N * C : 1);
+    const int64_t *target = (const int64_t *)s->in[1];
+    int dt = x->dtype, odt = op->out.dtype, sce = op->flag;
+    double sum = 0, wsum = 0;
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t d = 0; d < D; d++) {
+            int64_t t = target[n * D + d], base = n * C * D + d;
+            double lse = 0;
+            if (sce) { /* log-sum-exp over the classes, shifted by the largest */
+                double mx = pl_load(s->in[0], dt, base);
+                for (int64_t c = 1; c < C; c++) {
+                    double v = pl_load(s->in[0], dt, base + c * D);
+                    mx = v > mx ? v : mx;
+                }
+                double e = 0;
+                for (int64_t c = 0; c < C; c++)
+                    e += exp(pl_load(s->in[0], dt, base + c * D) - mx);
+                lse = mx + log(e);
+                if (nn->log_prob)
+                    for (int64_t c = 0; c < C; c++)
+                        pl_store(s->work, dt, base + c * D, pl_load(s->in[0], dt, base + c * D) - lse);
+            }
+            double loss = 0, w = 0;
+            if (!(nn->has_ignore && t == nn->ignore) && t >= 0 && t < C) {
+                w = op->nin == 3 ? pl_load(s->in[2], op->in[2].dtype, t) : 1;
+                loss = -w * (pl_load(s->in[0], dt, base + t * D) - lse);
+            }
+            if (nn->reduction == 0)
+                pl_store(s->out, odt, n * D + d, loss);
+            sum += loss;
+            wsum += w;
+        }
+    if (nn->reduction == 1)
+        pl_store(s->out, odt, 0, sum);
+    else if (nn->reduction == 2)
+        pl_store(s->out, odt, 0, sum / wsum);
+}
+
+/* ---- setup, kernel, verification ---- */
+
+static inline enum bh_status pl_nn_setup(struct pl_state *s, struct bh_result *r)
+{
+    const struct pl_op *op = s->op;
+    uint32_t seed = 777u;
+    if (op->kind == PL_ROI_ALIGN) {
+        /* regions inside the map, a tenth to half of it per side, in image coordinates
+         * (divided by the scale); images spread over the batch */
+        const struct pl_tensor *x = &op->in[0];
+        int64_t R = op->in[1].d[0], most = 1;
+        double H = (double)x->d[2], W = (double)x->d[3];
+        for (int64_t i = 0; i < R; i++) {
+            double u[4];
+            for (int k = 0; k < 4; k++)
+                u[k] = (double)pl_rand_step(&seed) / 16777216.0;
+            double w = W * (0.1 + 0.4 * u[2]), h = H * (0.1 + 0.4 * u[3]), x0 = (W - w) * u[0], y0 = (H - h) * u[1];
+            double box[4] = {x0, y0, x0 + w, y0 + h};
+            for (int k = 0; k < 4; k++)
+                pl_store(s->in[1], op->in[1].dtype, i * 4 + k, box[k] / op->nn.scale);
+            ((int64_t *)s->in[2])[i] = (int64_t)(pl_rand_step(&seed) % (uint32_t)(x->d[0] ? x->d[0] : 1));
+        }
+        for (int64_t i = 0; i < R; i++) { /* room for the largest region's tables */
+            struct pl_roi_geom g = pl_roi_geom(s, i);
+            int64_t n = g.gh * g.gw * op->out.d[2] * op->out.d[3];
+            most = n > most ? n : most;
+        }
+        s->aux = (int64_t *)malloc((size_t)(4 * most) * sizeof(int64_t));
+        s->work = (double *)malloc((size_t)(4 * most) * sizeof(double));
+    } else if (op->kind == PL_MAX_UNPOOL) {
+        /* each index inside its own window (a random tap of it, clipped to the unpooled
+         * shape), flat over the whole unpooled tensor as MaxPool's */
+        const struct pl_tensor *x = &op->in[0];
+        int nsp = x->nd - 2;
+        int64_t m = pl_count(x);
+        for (int64_t i = 0; i < m; i++) {
+            int64_t rem = i, c[8], flat = 0;
+            for (int k = x->nd - 1; k >= 0; k--) {
+                c[k] = rem % x->d[k];
+                rem /= x->d[k];
+            }
+            for (int k = 0; k < x->nd; k++) {
+                int64_t v = c[k];
+                if (k >= 2) {
+                    int j = k - 2;
+                    v = c[k] * op->nn.stride[j] - op->nn.pad[j] +
+                        (int64_t)(pl_rand_step(&seed) % (uint32_t)op->nn.kernel[j]);
+                    v = v < 0 ? 0 : v >= op->nn.inferred[k] ? op->nn.inferred[k] - 1 : v;
+                }
+                flat = flat * op->nn.inferred[k] + v;
+            }
+            ((int64_t *)s->in[1])[i] = flat;
+            (void)nsp;
+        }
+        return BH_OK;
+    } else {
+        /* class targets; every seventh the ignored class when there is one; weights in (0.5, 1.5] */
+        int64_t n = pl_count(&op->in[1]), C = op->in[0].d[1];
+        for (int64_t i = 0; i < n; i++)
+            ((int64_t *)s->in[1])[i] = op->nn.has_ignore && i % 7 == 3 ? op->nn.ignore
+                                                                       : (int64_t)(pl_rand_step(&seed) % (uint32_t)C);
+        if (op->nin == 3)
+            for (int64_t c = 0; c < C; c++)
+                pl_store(s->in[2], op->in[2].dtype, c, 1 + 0.5 * pl_load(s->in[2], op->in[2].dtype, c));
+        if (op->nn.log_prob)
+            s->work = (double *)malloc((size_t)pl_count(&op->in[0]) * pl_esize(op->in[0].dtype) + 1);
+        else
+            return BH_OK;
+    }
+    if (!s->work || (op->kind == PL_ROI_ALIGN && !s->aux)) {
+        bh_note(r, "%s", "cannot allocate the work space");
+        return BH_OOM;
+    }
+    return BH_OK;
+}
+
+static inline void pl_kernel_nn(struct pl_state *s)
+{
+    if (s->op->kind == PL_ROI_ALIGN)
+        pl_kernel_roi_align(s);
+    else if (s->op->kind == PL_MAX_UNPOOL)
+        pl_kernel_max_unpool(s);
+    else
+        pl_kernel_loss(s);
+}
+
+/* the reference of every output element into want (doubles); mag: a scale per element */
+static inline void pl_reference_nn(const struct pl_state *s, double *want, double *mag)
+{
+    const struct pl_op *op = s->op;
+    const struct pl_tensor *x = &op->in[0];
+    int dt = x->dtype;
+    int64_t n = pl_count(&op->out);
+    if (op->kind == PL_ROI_ALIGN) {
+        int64_t C = x->d[1], H = x->d[2], W = x->d[3], oh = op->out.d[2], ow = op->out.d[3];
+        for (int64_t i = 0; i < n; i++) {
+            int64_t pw = i % ow, ph = i / ow % oh, c = i / (ow * oh) % C, r = i / (ow * oh * C);
+            struct pl_roi_geom g = pl_roi_geom(s, r);
+            int64_t base = (((const int64_t *)s->in[2])[r] * C + c) * H * W;
+            double acc = 0, m = 0;
+            int first = 1;
+            for (int64_t iy = 0; iy < g.gh; iy++)
+                for (int64_t ix = 0; ix < g.gw; ix++) {
+                    int64_t p[4];
+                    double w[4], v = 0;
+                    pl_roi_taps(g.y0 + (double)ph * g.bh + ((double)iy + 0.5) * g.bh / (double)g.gh,
+                                g.x0 + (double)pw * g.bw + ((double)ix + 0.5) * g.bw / (double)g.gw, H, W, p, w);
+                    for (int k = 0; k < 4; k++) {
+                        double u = w[k] * pl_load(s->in[0], dt, base + p[k]);
+                        v = op->nn.mode ? (k == 0 || u > v ? u : v) : v + u;
+                        m = fabs(pl_load(s->in[0], dt, base + p[k])) > m ? fabs(pl_load(s->in[0], dt, base + p[k])) : m;
+                    }
+                    acc = op->nn.mode ? (first || v > acc ? v : acc) : acc + v;
+                    first = 0;
+                }
+            int64_t cnt = g.gh * g.gw;
+            want[i] = op->nn.mode ? acc : acc / (double)(cnt > 1 ? cnt : 1);
+            mag[i] = m;
+        }
+    } else if (op->kind == PL_MAX_UNPOOL) {
+        /* backwards: the last write to an element is the first one seen here */
+        int64_t m = pl_count(x);
+        const int64_t *idx = (const int64_t *)s->in[1];
+        for (int64_t i = 0; i < n; i++)
+            want[i] = 0, mag[i] = -1;
+        for (int64_t i = m - 1; i >= 0; i--) {
+            int64_t rem = idx[i], at = 0, ok = 1, c[8];
+            for (int k = op->out.nd - 1; k >= 0; k--) {
+                c[k] = rem % op->nn.inferred[k];
+                rem /= op->nn.inferred[k];
+            }
+            for (int k = 0; k < op->out.nd; k++) {
+                ok &= c[k] < op->out.d[k];
+                at = at * op->out.d[k] + c[k];
+            }
+            if (ok && rem == 0 && mag[at] < 0) {
+                want[at] = pl_load(s->in[0], dt, i);
+                mag[at] = 0;
+            }
+        }
+        for (int64_t i = 0; i < n; i++)
+            mag[i] = 0; /* exact */
+    } else {
+        int64_t N = x->d[0], C = x->d[1], D = pl_count(x) / (N > 0 && C > 0 ? N * C : 1);
+        const int64_t *target = (const int64_t *)s->in[1];
+        long double sum = 0, wsum = 0, abs_sum = 0;
+        long double *lse = (long double *)calloc((size_t)(N > 0 && D > 0 ? N * D : 1), sizeof(long double));
+        if (op->flag && lse) { /* log(sum exp) per (n, d), classes outermost */
+            for (int64_t c = 0; c < C; c++)
+                for (int64_t nd = 0; nd < N * D; nd++)
+                    lse[nd] += expl((long double)pl_load(s->in[0], dt, (nd / D) * C * D + c * D + nd % D));
+            for (int64_t nd = 0; nd < N * D; nd++)
+                lse[nd] = logl(lse[nd]);
+        }
+        for (int64_t nd = 0; nd < N * D; nd++) {
+            int64_t t = target[nd];
+            long double w = 0, l = 0;
+            if (!(op->nn.has_ignore && t == op->nn.ignore)) {
+                w = op->nin == 3 ? pl_load(s->in[2], op->in[2].dtype, t) : 1;
+                l = -w * ((long double)pl_load(s->in[0], dt, (nd / D) * C * D + t * D + nd % D) - (lse ? lse[nd] : 0));
+            }
+            if (op->nn.reduction == 0) {
+                want[nd] = (double)l;
+                mag[nd] = fabs((double)l) + (lse ? fabs((double)lse[nd]) : 0);
+            }
+            sum += l;
+            wsum += w;
+            abs_sum += fabsl(l) + (lse ? fabsl(lse[nd]) : 0);
+        }
+        free(lse);
+        if (op->nn.reduction) {
+            want[0] = (double)(op->nn.reduction == 1 ? sum : sum / wsum);
+            mag[0] = (double)(op->nn.reduction == 1 ? abs_sum : abs_sum / (wsum > 0 ? wsum : 1));
+        }
+    }
+}
+
+static inline enum bh_status pl_verify_nn(struct pl_state *s, struct bh_result *r)
+{
+    const struct pl_op *op = s->op;
+    int64_t n = pl_count(&op->out);
+    int odt = op->out.dtype;
+    double *want = (double *)malloc((size_t)(n ? n : 1) * sizeof(double));
+    double *mag = (double *)malloc((size_t)(n ? n : 1) * sizeof(double));
+    if (!want || !mag) {
+        free(want);
+        free(mag);
+        bh_note(r, "%s", "cannot allocate the reference's output");
+        return BH_OOM;
+    }
+    pl_reference_nn(s, want, mag);
+    double tol = odt == PL_FLOAT16 ? 2e-3 : odt == PL_BFLOAT16 ? 1.6e-2 : odt == PL_DOUBLE ? 1e-12 : 2e-6, worst = 0;
+    int64_t bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double w = pl_round(odt, want[i]), d = fabs(pl_load(s->out, odt, i) - w);
+        if (d != d)
+            d = INFINITY;
+        if (d > tol * mag[i]) {
+            bad++;
+            worst = d > worst ? d : worst;
+        }
+    }
+    free(want);
+    free(mag);
+    if (bad) {
+        bh_note(r, "output differs from the reference (each element from its definition): %lld elements, max error %.3g",
+                (long long)bad, worst);
+        return BH_WRONG;
+    }
+    bh_note(r, "verified against the reference: each element from its definition%s",
+            op->kind == PL_MAX_UNPOOL ? " (exactly)" : " (within the type's tolerance of its magnitude)");
+    return BH_OK;
+}
+
+#endif

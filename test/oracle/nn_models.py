@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Writes models of the layers benchmarked in runtime/plain_nn.h and Det, at sizes where a
+wrong tap, index or weight shows: Det of one matrix, of a batch and in double; RoiAlign
+averaged with the half-pixel offset and two samples per bin, maxed without the offset and
+with adaptive sampling; MaxUnpool with disjoint windows, with overlapping padded windows and
+into a larger output_shape; NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss with each
+reduction, class weights, an ignored class and SCE's log-probabilities. The regions, indices
+and targets are graph inputs (data: the benchmark makes valid ones); output_shape is a
+constant. The e2e test benchmarks them and holds each plain C kernel against onnx.reference
+(plain_check.py).
+
+usage: nn_models.py OUTDIR"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+F32, F64, I64 = TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.INT64
+
+
+def model(name, node, ins, outs, inits=(), opset=16):
+    g = helper.make_graph([node], name, [helper.make_tensor_value_info(n, t, s) for n, t, s in ins],
+                          [helper.make_tensor_value_info(n, t, s) for n, t, s in outs], initializer=list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    return m
+
+
+def det(name, shape, dtype=F32):
+    return model(name, helper.make_node("Det", ["x"], ["y"]), [("x", dtype, shape)], [("y", dtype, shape[:-2])])
+
+
+def roi_align(name, x, rois, out_hw, attrs):
+    node = helper.make_node("RoiAlign", ["x", "rois", "batch"], ["y"], output_height=out_hw[0],
+                            output_width=out_hw[1], **attrs)
+    return model(name, node, [("x", F32, x), ("rois", F32, [rois, 4]), ("batch", I64, [rois])],
+                 [("y", F32, [rois, x[1]] + out_hw)])
+
+
+def max_unpool(name, x, out, attrs, output_shape=None):
+    names, inits = ["x", "i"], []
+    if output_shape is not None:
+        inits.append(numpy_helper.from_array(np.array(output_shape, dtype=np.int64), "shape"))
+        names.append("shape")
+    node = helper.make_node("MaxUnpool", names, ["y"], **attrs)
+    return model(name, node, [("x", F32, x), ("i", I64, x)], [("y", F32, out)], inits, opset=11)
+
+
+def loss(name, op, x, attrs, weight=False, log_prob=False):
+    reduced = attrs.get("reduction", "mean") != "none"
+    target = [x[0]] + x[2:]
+    ins = [("x", F32, x), ("t", I64, target)] + ([("w", F32, [x[1]])] if weight else [])
+    outs = [("y", F32, [] if reduced else target)] + ([("lp", F32, x)] if log_prob else [])
+    node = helper.make_node(op, [n for n, _, _ in ins], [n for n, _, _ in outs], **attrs)
+    return model(name, node, ins, outs, opset=13)
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    nll, sce = "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"
+    models = [
+        det("det_one", [5, 5]),
+        det("det_batch", [3, 2, 4, 4]),
+        det("det_double", [2, 7, 7], F64),
+        roi_align("roialign_avg_half_pixel", [2, 3, 20, 24], 5, [3, 3],
+                  {"sampling_ratio": 2, "spatial_scale": 0.25}),
+        roi_align("roialign_max_adaptive", [1, 4, 16, 16], 6, [2, 4],
+                  {"mode": "max", "coordinate_transformation_mode": "output_half_pixel", "spatial_scale": 0.5}),
+        max_unpool("maxunpool_disjoint", [1, 2, 4, 5], [1, 2, 8, 10], {"kernel_shape": [2, 2], "strides": [2, 2]}),
+        max_unpool("maxunpool_overlapping_padded", [2, 1, 5, 5], [2, 1, 9, 9],
+                   {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+        max_unpool("maxunpool_output_shape", [1, 2, 4, 5], [1, 2, 9, 11], {"kernel_shape": [2, 2], "strides": [2, 2]},
+                   output_shape=[1, 2, 9, 11]),
+        loss("nll_mean", nll, [4, 6], {}),
+        loss("nll_weighted_ignore_sum", nll, [2, 5, 3, 4], {"reduction": "sum", "ignore_index": 2}, weight=True),
+        loss("nll_none_ignore_negative", nll, [3, 4, 6], {"reduction": "none", "ignore_index": -1}),
+        loss("sce_mean", sce, [3, 7], {}),
+        loss("sce_none_weighted_log_prob", sce, [2, 4, 5], {"reduction": "none"}, weight=True, log_prob=True),
+        loss("sce_weighted_ignore_mean", sce, [4, 5, 3], {"ignore_index": 1}, weight=True),
+    ]
+    for m in models:
+        onnx.save(m, os.path.join(out, m.graph.name + ".onnx"))
+
+
+if __name__ == "__main__":
+    main()
