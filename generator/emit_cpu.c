@@ -16,6 +16,7 @@
 #include "../runtime/plain_linalg.h"
 #include "../runtime/plain_signal.h"
 #include "../runtime/plain_nn.h"
+#include "../runtime/plain_random.h"
 #include "emit.h"
 
 /* ---- reading a layer's canonical parameters ---- */
@@ -1453,6 +1454,9 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         {"DFT", PL_DFT, PL_IDENTITY}, {"STFT", PL_STFT, PL_IDENTITY}, {"Det", PL_DET, PL_IDENTITY},
         {"RoiAlign", PL_ROI_ALIGN, PL_IDENTITY}, {"MaxUnpool", PL_MAX_UNPOOL, PL_IDENTITY},
         {"NegativeLogLikelihoodLoss", PL_LOSS, PL_IDENTITY}, {"SoftmaxCrossEntropyLoss", PL_LOSS, PL_IDENTITY},
+        {"RandomUniform", PL_RANDOM, PL_IDENTITY}, {"RandomUniformLike", PL_RANDOM, PL_IDENTITY},
+        {"RandomNormal", PL_RANDOM, PL_IDENTITY}, {"RandomNormalLike", PL_RANDOM, PL_IDENTITY},
+        {"Bernoulli", PL_RANDOM, PL_IDENTITY}, {"Multinomial", PL_RANDOM, PL_IDENTITY},
     };
     /* data inputs per kind (Expand's shape and CumSum's axis are data for gen, not for the kernel) */
     static const signed char nins[] = {
@@ -1462,9 +1466,9 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         [PL_ONEHOT] = 3, [PL_REVERSE_SEQUENCE] = 2, [PL_EYELIKE] = 1, [PL_RANGE] = 3, [PL_REDUCE] = 1,
         [PL_MVN] = 1, [PL_HARDMAX] = 1, [PL_QUANTIZE] = 3, [PL_DEQUANTIZE] = 3, [PL_DYNQUANT] = 1,
         [PL_RESIZE] = 1, [PL_GRID_SAMPLE] = 2, [PL_EINSUM] = 1, [PL_DFT] = 1, [PL_STFT] = 1,
-        [PL_DET] = 1, [PL_ROI_ALIGN] = 3, [PL_MAX_UNPOOL] = 2, [PL_LOSS] = 2,
+        [PL_DET] = 1, [PL_ROI_ALIGN] = 3, [PL_MAX_UNPOOL] = 2, [PL_LOSS] = 2, [PL_RANDOM] = 0,
     };
-    _Static_assert(BZ_ARRAY_LEN(nins) == PL_LOSS + 1, "inputs of every kind");
+    _Static_assert(BZ_ARRAY_LEN(nins) == PL_RANDOM + 1, "inputs of every kind");
     const char *name = json_string_value(json_object_get(params, "op"));
     const json_t *attrs = json_object_get(params, "attrs");
     memset(op, 0, sizeof(*op));
@@ -1624,6 +1628,30 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         return plan_plain_signal(params, attrs, op);
     if (pl_kind_nn(op->kind) || op->kind == PL_DET)
         return plan_plain_nn(name, params, attrs, op);
+    if (op->kind == PL_RANDOM) {
+        /* the distribution and its parameters; the seed (else a fixed one); the *Like forms
+         * read no input, Bernoulli and Multinomial theirs */
+        bool normal = !strncmp(name, "RandomNormal", 12), bern = !strcmp(name, "Bernoulli");
+        bool multi = !strcmp(name, "Multinomial");
+        op->flag = multi ? 3 : bern ? 2 : normal;
+        op->alpha = (float)emit_num_attr(attrs, normal ? "mean" : "low", 0);
+        op->beta = (float)emit_num_attr(attrs, normal ? "scale" : "high", 1);
+        const json_t *seed = json_object_get(attrs, "seed");
+        op->k = json_is_number(seed) ? (int64_t)json_number_value(seed) * 7919 + 1 : 20201125;
+        if (bern || multi) {
+            op->nin = 1;
+            if (pl_tensor_of(emit_io(params, "inputs", 0), &op->in[0]) || !pl_is_float(op->in[0].dtype))
+                return -1;
+        }
+        if (multi)
+            return op->in[0].nd == 2 && op->in[0].d[1] > 0 && op->out.nd == 2 && op->out.d[0] == op->in[0].d[0] &&
+                           (op->out.dtype == PL_INT32 || op->out.dtype == PL_INT64)
+                       ? 0
+                       : -1;
+        if (bern)
+            return pl_count(&op->in[0]) == pl_count(&op->out) ? 0 : -1;
+        return pl_is_float(op->out.dtype) && (!normal || op->beta >= 0) && op->beta >= (normal ? 0 : op->alpha) ? 0 : -1;
+    }
     if (op->kind == PL_GATHER) {
         int64_t axis = (int64_t)emit_num_attr(attrs, "axis", 0);
         op->axis = (int)(axis < 0 ? axis + op->in[0].nd : axis);
@@ -1818,6 +1846,9 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
         flops = 8.0 * (double)pl_count(&op->out);
     if (op->kind == PL_MAX_UNPOOL) /* data movement: the output zeroed, the input scattered */
         flops = 0;
+    if (op->kind == PL_RANDOM) /* a generator step per value (normal: a log, a root, a sine), a search per sample */
+        flops = (double)pl_count(&op->out) *
+                (op->flag == 3 ? log2((double)op->in[0].d[1]) + 1 : op->flag == 1 ? 8.0 : 4.0);
     if (op->kind == PL_LOSS) /* a multiply per element (SCE: the log-sum-exp over the classes) */
         flops = (double)pl_count(&op->in[1]) * (op->flag ? 4.0 * (double)op->in[0].d[1] : 2.0);
     if (op->kind == PL_DFT || op->kind == PL_STFT) /* the customary 5 L log2 L of a complex FFT, per line */
@@ -1839,12 +1870,15 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     const char *psignal = emit_embedded("runtime/plain_signal.h", &gl);
     size_t nl;
     const char *pnn = emit_embedded("runtime/plain_nn.h", &nl);
-    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%}", "title", title.data, "layer", l->id,
+    size_t xl;
+    const char *prandom = emit_embedded("runtime/plain_random.h", &xl);
+    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%}", "title", title.data, "layer", l->id,
                              "layer_name", l->name, "op", l->op, "dtype", dt, "file", file.data, "key_comment", key.data,
                              "uses", emit_uses(e->p, li, 6), "op_init", init.data, "flops", fl, "bytes", by, "harness",
                              harness, hl, "plain_ops", plain, pl, "plain_index", pindex, il, "plain_reduce", preduce, rl,
                              "plain_quant", pquant, ql, "plain_sample", psample, sl, "plain_linalg", plinalg, ll,
-                             "plain_signal", psignal, gl, "plain_nn", pnn, nl);
+                             "plain_signal", psignal, gl, "plain_nn", pnn, nl,
+                             "plain_random", prandom, xl);
     struct bz_buf rel;
     bz_buf_init(&rel);
     bz_buf_printf(&rel, "bench/%s.c", file.data);

@@ -3,7 +3,7 @@
  * ArgMax/ArgMin, TopK here; index and scan operators in plain_index.h, reductions in
  * plain_reduce.h, quantization in plain_quant.h, Resize and GridSample in plain_sample.h,
  * Einsum and Det in plain_linalg.h, the signal operators in plain_signal.h, RoiAlign, MaxUnpool
- * and the losses in plain_nn.h (inlined after this one: the kinds they handle are declared here). Inlined
+ * and the losses in plain_nn.h, the random generators in plain_random.h (inlined after this one: the kinds they handle are declared here). Inlined
  * into generated files with harness.h; libc and libm only. The timed kernel walks the output
  * with an odometer (and a flat loop when no input broadcasts); --verify recomputes every
  * element independently (from its coordinates, or for TopK by a full sort of each slice) and
@@ -60,7 +60,10 @@ enum pl_kind {
      * in[2] their images); MaxUnpool (in[1] MaxPool's flat indices into the unpooled shape);
      * the losses (in[1] the int64 targets, in[2] the class weights if nin is 3; flag 1: of
      * log_softmax, SoftmaxCrossEntropyLoss) */
-    PL_ROI_ALIGN, PL_MAX_UNPOOL, PL_LOSS
+    PL_ROI_ALIGN, PL_MAX_UNPOOL, PL_LOSS,
+    /* plain_random.h: flag the distribution (uniform in [alpha, beta), normal of mean alpha
+     * and scale beta, Bernoulli of in[0], Multinomial of in[0]'s log-probabilities); k the seed */
+    PL_RANDOM
 };
 
 /* PL_MAP: every output element reads one input element (or writes a constant): per dim, input
@@ -482,6 +485,9 @@ static inline enum bh_status pl_nn_setup(struct pl_state *s, struct bh_result *r
 static inline void pl_kernel_nn(struct pl_state *s);
 static inline enum bh_status pl_verify_nn(struct pl_state *s, struct bh_result *r);
 
+static inline void pl_kernel_random(struct pl_state *s);
+static inline enum bh_status pl_verify_random(struct pl_state *s, struct bh_result *r);
+
 static inline int pl_kind_nn(int kind)
 {
     return kind >= PL_ROI_ALIGN && kind <= PL_LOSS;
@@ -625,6 +631,20 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
         return pl_signal_setup(s, r);
     if (pl_kind_nn(op->kind))
         return pl_nn_setup(s, r);
+    if (op->kind == PL_RANDOM && op->nin == 1) {
+        /* Bernoulli: probabilities in [0, 1], a third on average (so that p and 1 - p differ);
+         * Multinomial: log-probabilities in (-3, 3] (classes from rare to common) and room for
+         * a cumulative row */
+        int64_t m = pl_count(&op->in[0]);
+        for (int64_t i = 0; i < m; i++) {
+            double u = pl_load(s->in[0], op->in[0].dtype, i);
+            pl_store(s->in[0], op->in[0].dtype, i, op->flag == 2 ? (u + 1) * (u + 1) / 4 : 3 * u);
+        }
+        if (op->flag == 3 && !(s->work = (double *)malloc((size_t)(op->in[0].d[1] > 0 ? op->in[0].d[1] : 1) * sizeof(double)))) {
+            bh_note(r, "%s", "cannot allocate the work space");
+            return BH_OOM;
+        }
+    }
     if (op->kind == PL_DET) {
         int64_t m = op->in[0].d[op->in[0].nd - 1];
         s->work = (double *)malloc((size_t)(m > 0 ? m * m : 1) * sizeof(double));
@@ -746,6 +766,10 @@ static inline void pl_kernel(struct pl_state *s)
     }
     if (op->kind == PL_DET) {
         pl_kernel_det(s);
+        return;
+    }
+    if (op->kind == PL_RANDOM) {
+        pl_kernel_random(s);
         return;
     }
     if (op->kind == PL_SCATTER_ND) {
@@ -1043,6 +1067,8 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
         return pl_verify_nn(s, r);
     if (op->kind == PL_DET)
         return pl_verify_det(s, r);
+    if (op->kind == PL_RANDOM)
+        return pl_verify_random(s, r);
     if (pl_kind_index(op->kind) || pl_kind_reduce(op->kind) || pl_kind_quant(op->kind))
         return pl_verify_whole(s, r);
     int64_t n = pl_count(&op->out);

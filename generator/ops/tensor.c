@@ -866,6 +866,19 @@ static void infer_random_like(struct infer_ctx *c)
     set_out_dims(c, 0, dtype, t->dims, t->rank);
 }
 
+/* Multinomial: [batch, sample_size] of dtype (default int32) */
+static void infer_multinomial(struct infer_ctx *c)
+{
+    const struct ir_type *t = op_in(c, 0);
+    struct ir_dim *d = op_out(c, 0, (int)op_attr_i(c, "dtype", IR_DTYPE_INT32), 2);
+    if (t && t->rank != 2) {
+        op_fail(c, "Multinomial needs [batch, classes], not rank %d", t->rank);
+        return;
+    }
+    d[0] = t ? t->dims[0] : dim_unknown();
+    d[1] = dim_of(op_attr_i(c, "sample_size", 1));
+}
+
 /* RandomUniform, RandomNormal: shape and dtype from attributes */
 static void infer_random(struct infer_ctx *c)
 {
@@ -1079,7 +1092,7 @@ static void canon_slice(const struct canon_ctx *c, struct json_t *attrs, struct 
     X(ReverseSequence, infer_same_as_data, 0, NULL) X(EyeLike, infer_random_like, 0, NULL)              \
     X(RandomUniformLike, infer_random_like, 0, NULL) X(RandomNormalLike, infer_random_like, 0, NULL) \
     X(Bernoulli, infer_random_like, 0, NULL) X(RandomUniform, infer_random, 0, NULL)                \
-    X(RandomNormal, infer_random, 0, NULL)
+    X(RandomNormal, infer_random, 0, NULL) X(Multinomial, infer_multinomial, 0, NULL)
 
 #define AS_DEF(name, fn, flags, canon) {#name, fn, flags, canon},
 const struct op_def ops_tensor[] = {TENSOR_OPS(AS_DEF){NULL, NULL, 0, NULL}};
