@@ -17,6 +17,7 @@
 #include "../runtime/plain_signal.h"
 #include "../runtime/plain_nn.h"
 #include "../runtime/plain_random.h"
+#include "../runtime/plain_select.h"
 #include "emit.h"
 
 /* ---- reading a layer's canonical parameters ---- */
@@ -1406,6 +1407,55 @@ static int plan_plain_nn(const char *name, const json_t *params, const json_t *a
     return 0;
 }
 
+/* NonZero, Compress, NonMaxSuppression: the output is as large as the inputs allow (what it
+ * holds depends on the data) */
+static int plan_plain_select(const json_t *attrs, struct pl_op *op)
+{
+    const struct pl_tensor *x = &op->in[0];
+    int64_t n = pl_count(x);
+    if (op->kind == PL_NONZERO) {
+        if (x->nd < 1 || op->out.dtype != PL_INT64)
+            return -1;
+        op->out.nd = 2;
+        op->out.d[0] = x->nd;
+        op->out.d[1] = n;
+        return 0;
+    }
+    if (op->kind == PL_COMPRESS) {
+        const json_t *axis = json_object_get(attrs, "axis");
+        int64_t nc = pl_count(&op->in[1]);
+        if (op->in[1].dtype != PL_BOOL || op->in[1].nd != 1 || op->out.dtype != x->dtype)
+            return -1;
+        op->out = *x;
+        op->axis = -1;
+        if (!axis) {
+            op->out.nd = 1;
+            op->out.d[0] = nc < n ? nc : n;
+            return 0;
+        }
+        if (!json_is_integer(axis) || json_integer_value(axis) < 0 || json_integer_value(axis) >= x->nd)
+            return -1;
+        op->axis = (int)json_integer_value(axis);
+        op->out.d[op->axis] = nc < x->d[op->axis] ? nc : x->d[op->axis];
+        return 0;
+    }
+    /* NonMaxSuppression: boxes [B, N, 4], scores [B, C, N] */
+    const struct pl_tensor *sc = &op->in[1];
+    const json_t *score = json_object_get(attrs, "score_threshold"), *iou = json_object_get(attrs, "iou_threshold");
+    if (key_int(attrs, "max_output_boxes_per_class", &op->k) || !json_is_number(iou) ||
+        (score && !json_is_number(score)) || x->nd != 3 || x->d[2] != 4 || sc->nd != 3 || sc->d[0] != x->d[0] ||
+        sc->d[2] != x->d[1] || !pl_is_float(x->dtype) || !pl_is_float(sc->dtype) || op->k < 0)
+        return -1;
+    op->alpha = (float)json_number_value(iou);
+    op->nn.has_score = score != NULL;
+    op->beta = score ? (float)json_number_value(score) : 0;
+    op->flag = emit_num_attr(attrs, "center_point_box", 0) != 0;
+    op->out.nd = 2;
+    op->out.d[0] = sc->d[0] * sc->d[1] * (op->k < sc->d[2] ? op->k : sc->d[2]);
+    op->out.d[1] = 3;
+    return 0;
+}
+
 int emit_plain_plan(const json_t *params, struct pl_op *op)
 {
     static const struct { const char *op; enum pl_kind kind; enum pl_fn fn; } ops[] = {
@@ -1457,6 +1507,8 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         {"RandomUniform", PL_RANDOM, PL_IDENTITY}, {"RandomUniformLike", PL_RANDOM, PL_IDENTITY},
         {"RandomNormal", PL_RANDOM, PL_IDENTITY}, {"RandomNormalLike", PL_RANDOM, PL_IDENTITY},
         {"Bernoulli", PL_RANDOM, PL_IDENTITY}, {"Multinomial", PL_RANDOM, PL_IDENTITY},
+        {"NonZero", PL_NONZERO, PL_IDENTITY}, {"Compress", PL_COMPRESS, PL_IDENTITY},
+        {"NonMaxSuppression", PL_NMS, PL_IDENTITY},
     };
     /* data inputs per kind (Expand's shape and CumSum's axis are data for gen, not for the kernel) */
     static const signed char nins[] = {
@@ -1467,8 +1519,9 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         [PL_MVN] = 1, [PL_HARDMAX] = 1, [PL_QUANTIZE] = 3, [PL_DEQUANTIZE] = 3, [PL_DYNQUANT] = 1,
         [PL_RESIZE] = 1, [PL_GRID_SAMPLE] = 2, [PL_EINSUM] = 1, [PL_DFT] = 1, [PL_STFT] = 1,
         [PL_DET] = 1, [PL_ROI_ALIGN] = 3, [PL_MAX_UNPOOL] = 2, [PL_LOSS] = 2, [PL_RANDOM] = 0,
+        [PL_NONZERO] = 1, [PL_COMPRESS] = 2, [PL_NMS] = 2,
     };
-    _Static_assert(BZ_ARRAY_LEN(nins) == PL_RANDOM + 1, "inputs of every kind");
+    _Static_assert(BZ_ARRAY_LEN(nins) == PL_NMS + 1, "inputs of every kind");
     const char *name = json_string_value(json_object_get(params, "op"));
     const json_t *attrs = json_object_get(params, "attrs");
     memset(op, 0, sizeof(*op));
@@ -1628,6 +1681,8 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         return plan_plain_signal(params, attrs, op);
     if (pl_kind_nn(op->kind) || op->kind == PL_DET)
         return plan_plain_nn(name, params, attrs, op);
+    if (pl_kind_select(op->kind))
+        return plan_plain_select(attrs, op);
     if (op->kind == PL_RANDOM) {
         /* the distribution and its parameters; the seed (else a fixed one); the *Like forms
          * read no input, Bernoulli and Multinomial theirs */
@@ -1774,7 +1829,7 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
         bz_buf_printf(&init, "    .sg = {.length = %lld, .step = %lld, .inverse = %d},\n", (long long)sg->length,
                       (long long)sg->step, sg->inverse);
     }
-    if (pl_kind_nn(op->kind)) {
+    if (pl_kind_nn(op->kind) || op->kind == PL_NMS) {
         const struct pl_nn *nn = &op->nn;
         bz_buf_printf(&init, "    .nn = {.scale = %.17g, .sampling = %lld, .mode = %d, .half_pixel = %d,\n", nn->scale,
                       (long long)nn->sampling, nn->mode, nn->half_pixel);
@@ -1786,8 +1841,9 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
                 bz_buf_printf(&init, "%s%lld", k ? ", " : "", (long long)arrays[j][k]);
             bz_buf_puts(&init, "},");
         }
-        bz_buf_printf(&init, "\n           .same_shape = %d, .reduction = %d, .has_ignore = %d, .ignore = %lld, .log_prob = %d},\n",
-                      nn->same_shape, nn->reduction, nn->has_ignore, (long long)nn->ignore, nn->log_prob);
+        bz_buf_printf(&init, "\n           .same_shape = %d, .reduction = %d, .has_ignore = %d, .ignore = %lld, .log_prob = %d,\n"
+                      "           .has_score = %d},\n",
+                      nn->same_shape, nn->reduction, nn->has_ignore, (long long)nn->ignore, nn->log_prob, nn->has_score);
     }
     if (op->nsplit) {
         bz_buf_printf(&init, "    .nsplit = %d,\n    .split = {", op->nsplit);
@@ -1846,6 +1902,12 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
         flops = 8.0 * (double)pl_count(&op->out);
     if (op->kind == PL_MAX_UNPOOL) /* data movement: the output zeroed, the input scattered */
         flops = 0;
+    if (op->kind == PL_NONZERO || op->kind == PL_COMPRESS) /* a test (and a copy) per element */
+        flops = (double)pl_count(&op->in[0]) * (op->kind == PL_NONZERO ? 2 : 0);
+    if (op->kind == PL_NMS) { /* the sort, and up to k IoUs (about 12 operations) per candidate, per class */
+        double nb = (double)op->in[1].d[2];
+        flops = (double)(op->in[1].d[0] * op->in[1].d[1]) * (nb * log2(nb > 1 ? nb : 2) + 12.0 * nb * (double)op->k);
+    }
     if (op->kind == PL_RANDOM) /* a generator step per value (normal: a log, a root, a sine), a search per sample */
         flops = (double)pl_count(&op->out) *
                 (op->flag == 3 ? log2((double)op->in[0].d[1]) + 1 : op->flag == 1 ? 8.0 : 4.0);
@@ -1872,13 +1934,15 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     const char *pnn = emit_embedded("runtime/plain_nn.h", &nl);
     size_t xl;
     const char *prandom = emit_embedded("runtime/plain_random.h", &xl);
-    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%}", "title", title.data, "layer", l->id,
+    size_t sl2;
+    const char *pselect = emit_embedded("runtime/plain_select.h", &sl2);
+    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%}", "title", title.data, "layer", l->id,
                              "layer_name", l->name, "op", l->op, "dtype", dt, "file", file.data, "key_comment", key.data,
                              "uses", emit_uses(e->p, li, 6), "op_init", init.data, "flops", fl, "bytes", by, "harness",
                              harness, hl, "plain_ops", plain, pl, "plain_index", pindex, il, "plain_reduce", preduce, rl,
                              "plain_quant", pquant, ql, "plain_sample", psample, sl, "plain_linalg", plinalg, ll,
                              "plain_signal", psignal, gl, "plain_nn", pnn, nl,
-                             "plain_random", prandom, xl);
+                             "plain_random", prandom, xl, "plain_select", pselect, sl2);
     struct bz_buf rel;
     bz_buf_init(&rel);
     bz_buf_printf(&rel, "bench/%s.c", file.data);

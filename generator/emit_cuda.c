@@ -21,6 +21,7 @@
 #include "../runtime/plain_signal.h"
 #include "../runtime/plain_nn.h"
 #include "../runtime/plain_random.h"
+#include "../runtime/plain_select.h"
 #include "emit.h"
 
 /* ---- the data types: storage type x math mode ---- */
@@ -1041,16 +1042,18 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
     const char *pnn = emit_embedded("runtime/plain_nn.h", &nl);
     size_t xl;
     const char *prandom = emit_embedded("runtime/plain_random.h", &xl);
+    size_t sl2;
+    const char *pselect = emit_embedded("runtime/plain_select.h", &sl2);
     const char *cuda = emit_embedded("runtime/cuda_bench.h", &cl);
     const char *kern = emit_embedded("runtime/cuda_kernels.cuh", &kl);
-    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%}", "title",
+    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%}", "title",
                              title.data, "layer", l->id, "layer_name", l->name, "op", l->op, "what", what.data, "dtype",
                              dtype, "file", file.data, "key_comment", key.data, "uses", emit_uses(e->p, li, 6),
                              "fields", kernel_fields(k), "flops", flops, "bytes", bytes, "harness", harness, hl,
                              "plain_ops", plain, pl, "plain_index", pindex, il, "plain_reduce", preduce, rl,
                              "plain_quant", pquant, ql, "plain_sample", psample, sl, "plain_linalg", plinalg, ll,
                              "plain_signal", psignal, gl, "plain_nn", pnn, nl, "plain_random", prandom, xl,
-                             "cuda_bench", cuda, cl, "cuda_kernels", kern, kl);
+                             "plain_select", pselect, sl2, "cuda_bench", cuda, cl, "cuda_kernels", kern, kl);
     struct bz_buf rel;
     bz_buf_init(&rel);
     bz_buf_printf(&rel, "bench/%s.cu", file.data);

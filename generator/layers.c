@@ -368,12 +368,18 @@ static json_t *layer_params(const struct ir_model *m, const struct ir_node *n, c
             continue;
         }
         bool ok = v->type.kind == IR_TYPE_TENSOR && v->type.rank >= 0 && v->type.dtype;
-        for (int a = 0; ok && a < v->type.rank; a++)
+        bool sized = def && (def->flags & OP_DATA_SIZED);
+        for (int a = 0; ok && a < v->type.rank && !sized; a++)
             ok = v->type.dims[a].value >= 0;
-        if (!ok)
+        if (!ok) {
             *why = v->name;
-        else
-            json_array_append_new(outputs, layer_type_json(&v->type));
+        } else {
+            json_t *tj = layer_type_json(&v->type);
+            for (int a = 0; sized && a < v->type.rank; a++) /* symbols and unknowns alike: -1 */
+                if (v->type.dims[a].value < 0 || v->type.dims[a].param)
+                    json_array_set_new(json_object_get(tj, "shape"), (size_t)a, json_integer(-1));
+            json_array_append_new(outputs, tj);
+        }
         if (!dtype && ok)
             dtype = v->type.dtype;
     }

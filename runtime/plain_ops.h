@@ -3,7 +3,8 @@
  * ArgMax/ArgMin, TopK here; index and scan operators in plain_index.h, reductions in
  * plain_reduce.h, quantization in plain_quant.h, Resize and GridSample in plain_sample.h,
  * Einsum and Det in plain_linalg.h, the signal operators in plain_signal.h, RoiAlign, MaxUnpool
- * and the losses in plain_nn.h, the random generators in plain_random.h (inlined after this one: the kinds they handle are declared here). Inlined
+ * and the losses in plain_nn.h, the random generators in plain_random.h, NonZero, Compress and
+ * NonMaxSuppression in plain_select.h (inlined after this one: the kinds they handle are declared here). Inlined
  * into generated files with harness.h; libc and libm only. The timed kernel walks the output
  * with an odometer (and a flat loop when no input broadcasts); --verify recomputes every
  * element independently (from its coordinates, or for TopK by a full sort of each slice) and
@@ -63,7 +64,12 @@ enum pl_kind {
     PL_ROI_ALIGN, PL_MAX_UNPOOL, PL_LOSS,
     /* plain_random.h: flag the distribution (uniform in [alpha, beta), normal of mean alpha
      * and scale beta, Bernoulli of in[0], Multinomial of in[0]'s log-probabilities); k the seed */
-    PL_RANDOM
+    PL_RANDOM,
+    /* plain_select.h, outputs whose size depends on the data (op->out the largest; the kernel
+     * sets s->selected): NonZero; Compress (in[1] the bool condition; axis -1: flattened);
+     * NonMaxSuppression (in[0] boxes, in[1] scores; k the boxes per class, alpha the IoU
+     * threshold, beta the score threshold if nn.has_score, flag center_point_box) */
+    PL_NONZERO, PL_COMPRESS, PL_NMS
 };
 
 /* PL_MAP: every output element reads one input element (or writes a constant): per dim, input
@@ -144,6 +150,7 @@ struct pl_nn {
     int has_ignore;        /* losses: ignore_index given */
     int64_t ignore;
     int log_prob;          /* SoftmaxCrossEntropyLoss: the log-probabilities are output too */
+    int has_score;         /* NonMaxSuppression: a score threshold was given */
 };
 
 struct pl_tensor {
@@ -422,6 +429,7 @@ struct pl_state {
     int64_t strides[PL_MAX_IN][8]; /* per input, per output dim: 0 where the input broadcasts */
     int flat;              /* no input broadcasts: one flat loop */
     void *sample;          /* PL_RESIZE, PL_GRID_SAMPLE: their tables (plain_sample.h) */
+    int64_t selected;      /* plain_select.h: the output elements the kernel wrote */
 };
 
 static inline uint32_t pl_rand_step(uint32_t *s)
@@ -487,6 +495,15 @@ static inline enum bh_status pl_verify_nn(struct pl_state *s, struct bh_result *
 
 static inline void pl_kernel_random(struct pl_state *s);
 static inline enum bh_status pl_verify_random(struct pl_state *s, struct bh_result *r);
+
+static inline enum bh_status pl_select_setup(struct pl_state *s, struct bh_result *r);
+static inline void pl_kernel_select(struct pl_state *s);
+static inline enum bh_status pl_verify_select(struct pl_state *s, struct bh_result *r);
+
+static inline int pl_kind_select(int kind)
+{
+    return kind >= PL_NONZERO && kind <= PL_NMS;
+}
 
 static inline int pl_kind_nn(int kind)
 {
@@ -631,6 +648,8 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
         return pl_signal_setup(s, r);
     if (pl_kind_nn(op->kind))
         return pl_nn_setup(s, r);
+    if (pl_kind_select(op->kind))
+        return pl_select_setup(s, r);
     if (op->kind == PL_RANDOM && op->nin == 1) {
         /* Bernoulli: probabilities in [0, 1], a third on average (so that p and 1 - p differ);
          * Multinomial: log-probabilities in (-3, 3] (classes from rare to common) and room for
@@ -770,6 +789,10 @@ static inline void pl_kernel(struct pl_state *s)
     }
     if (op->kind == PL_RANDOM) {
         pl_kernel_random(s);
+        return;
+    }
+    if (pl_kind_select(op->kind)) {
+        pl_kernel_select(s);
         return;
     }
     if (op->kind == PL_SCATTER_ND) {
@@ -1069,6 +1092,8 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
         return pl_verify_det(s, r);
     if (op->kind == PL_RANDOM)
         return pl_verify_random(s, r);
+    if (pl_kind_select(op->kind))
+        return pl_verify_select(s, r);
     if (pl_kind_index(op->kind) || pl_kind_reduce(op->kind) || pl_kind_quant(op->kind))
         return pl_verify_whole(s, r);
     int64_t n = pl_count(&op->out);

@@ -362,6 +362,23 @@ static void e2e_nn(void **state)
                        "Det: ok\\|RoiAlign: ok\\|MaxUnpool: ok\\|LogLikelihoodLoss: ok\\|CrossEntropyLoss: ok", 14);
 }
 
+/* NonZero, Compress and NonMaxSuppression in plain C (outputs whose size depends on the data):
+ * test/oracle/select_models.py's nine models (NonZero of float, bool and int32; Compress along
+ * an axis, flattened, with a short condition; NMS in both box formats, with and without a score
+ * threshold, 500 boxes) and libonnx-testdata's: verified in the benchmarks, each kernel's
+ * output and count held against onnx's reference */
+static void e2e_select(void **state)
+{
+    (void)state;
+    KERNEL_SEMANTICS_TEST();
+    static const char *const node_models[] = {
+        "nonzero_example", "compress_0", "compress_default_axis", "nonmaxsuppression_center_point_box_format",
+        "nonmaxsuppression_two_classes", "nonmaxsuppression_limit_output_size", "nonmaxsuppression_two_batches",
+    };
+    e2e_written_models("select", "select_models.py", node_models, BZ_ARRAY_LEN(node_models), true, "nonzero_float",
+                       "NonZero: ok\\|Compress: ok\\|NonMaxSuppression: ok", 9);
+}
+
 /* The random generators in plain C: test/oracle/random_models.py's six models and libonnx-
  * testdata's Bernoulli models; no oracle draws the same numbers, so every benchmark's --verify
  * (the statistics: range, mean and variance, count of ones, chi-square of the class counts)
@@ -556,6 +573,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test_setup(e2e_signal, e2e_reset),
         cmocka_unit_test_setup(e2e_nn, e2e_reset),
         cmocka_unit_test_setup(e2e_random, e2e_reset),
+        cmocka_unit_test_setup(e2e_select, e2e_reset),
         cmocka_unit_test_setup(e2e_permutations, e2e_reset),
         cmocka_unit_test_setup(e2e_selections, e2e_reset),
         cmocka_unit_test_setup(e2e_instancenorm, e2e_reset),

@@ -1,6 +1,7 @@
 /* Layers of detection, segmentation and training graphs that oneDNN has not (the CPU backend
  * benchmarks them in plain C, runtime/plain_nn.h): RoiAlign, MaxUnpool and the losses
- * NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss; and Det. */
+ * NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss; Det; and two whose output size
+ * depends on the data (runtime/plain_select.h): NonMaxSuppression and Compress. */
 #include <string.h>
 
 #include "ops.h"
@@ -121,6 +122,78 @@ static void canon_loss(const struct canon_ctx *c, struct json_t *attrs, struct b
     canon_name_dims(name, canon_in(c, 0));
 }
 
+/* NonMaxSuppression: int64 [selected, 3], the count known only when it runs */
+static void infer_nms(struct infer_ctx *c)
+{
+    struct ir_dim *d = op_out(c, 0, IR_DTYPE_INT64, 2);
+    d[1] = dim_of(3);
+}
+
+/* a scalar constant input in the key (dflt when the input is absent, null when unknown) */
+static void canon_scalar_in(const struct canon_ctx *c, struct json_t *attrs, const char *name, int i, bool integer,
+                            double dflt, bool has_dflt)
+{
+    if (i >= c->n->n_inputs || !c->n->inputs[i]) {
+        if (has_dflt && integer)
+            canon_set_i(attrs, name, (int64_t)dflt);
+        else if (has_dflt)
+            canon_set_f(attrs, name, dflt);
+        return;
+    }
+    const struct ir_tensor *t = canon_const_input(c, i);
+    if (!t || t->nelem != 1)
+        json_object_set_new(attrs, name, json_null());
+    else if (integer)
+        canon_set_i(attrs, name, tensor_get_i(t, 0));
+    else
+        canon_set_f(attrs, name, tensor_get_f(t, 0));
+}
+
+/* the boxes per class (default 0: none), the IoU threshold (default 0), the score threshold
+ * (none by default) and the box format */
+static void canon_nms(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    canon_scalar_in(c, attrs, "max_output_boxes_per_class", 2, true, 0, true);
+    canon_scalar_in(c, attrs, "iou_threshold", 3, false, 0, true);
+    canon_scalar_in(c, attrs, "score_threshold", 4, false, 0, false);
+    canon_default_i(c, attrs, "center_point_box", 0);
+    bz_buf_puts(name, "nms_");
+    canon_name_dims(name, canon_in(c, 1));
+}
+
+/* Compress: the input with the axis (or, without one, the flattened input) as long as the
+ * count of true conditions, known only when it runs */
+static void infer_compress(struct infer_ctx *c)
+{
+    const struct ir_type *x = op_in(c, 0);
+    int dtype = op_in_dtype(c, 0);
+    const struct ir_attr *a = ir_node_attr(c->n, "axis");
+    if (!a) {
+        op_out(c, 0, dtype, 1);
+        return;
+    }
+    if (!x) {
+        op_out_dtype_only(c, 0, dtype);
+        return;
+    }
+    int axis = op_axis(c, op_attr_i(c, "axis", 0), x->rank);
+    if (axis < 0)
+        return;
+    struct ir_dim *d = op_out(c, 0, dtype, x->rank);
+    for (int k = 0; k < x->rank; k++)
+        d[k] = k == axis ? dim_unknown() : x->dims[k];
+}
+
+static void canon_compress(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    const struct ir_attr *a = ir_node_attr(c->n, "axis");
+    const struct ir_type *x = canon_in(c, 0);
+    if (a && a->type == IR_ATTR_INT)
+        canon_set_i(attrs, "axis", a->u.i < 0 ? a->u.i + x->rank : a->u.i);
+    bz_buf_puts(name, "compress_");
+    canon_name_dims(name, x);
+}
+
 /* Det: [..., M, M] -> [...] */
 static void infer_det(struct infer_ctx *c)
 {
@@ -145,5 +218,7 @@ const struct op_def ops_nn[] = {
     {"NegativeLogLikelihoodLoss", infer_loss, 0, canon_loss},
     {"SoftmaxCrossEntropyLoss", infer_loss, 0, canon_loss},
     {"Det", infer_det, 0, NULL},
+    {"NonMaxSuppression", infer_nms, OP_DATA_SIZED, canon_nms},
+    {"Compress", infer_compress, OP_DATA_SIZED, canon_compress},
     {NULL, NULL, 0, NULL},
 };

@@ -1087,7 +1087,7 @@ static void canon_slice(const struct canon_ctx *c, struct json_t *attrs, struct 
     X(Tile, infer_tile, 0, NULL) X(Pad, infer_pad, 0, canon_pad)                                     \
     X(DepthToSpace, infer_depth_space, 0, NULL) X(SpaceToDepth, infer_depth_space, 0, NULL)         \
     X(Constant, infer_constant, OP_FREE, NULL) X(ConstantOfShape, infer_constant_of_shape, 0, NULL) \
-    X(Range, infer_range, 0, NULL) X(NonZero, infer_nonzero, 0, NULL) X(OneHot, infer_onehot, 0, NULL) \
+    X(Range, infer_range, 0, NULL) X(NonZero, infer_nonzero, OP_DATA_SIZED, NULL) X(OneHot, infer_onehot, 0, NULL) \
     X(Trilu, infer_same_as_data, 0, canon_trilu) X(CumSum, infer_same_as_data, 0, canon_cumsum)     \
     X(ReverseSequence, infer_same_as_data, 0, NULL) X(EyeLike, infer_random_like, 0, NULL)              \
     X(RandomUniformLike, infer_random_like, 0, NULL) X(RandomNormalLike, infer_random_like, 0, NULL) \

@@ -5,8 +5,8 @@ subtly wrong: ScatterND, Split, ArgMax/ArgMin, TopK, the index and scan operator
 Range), the reductions and normalisations oneDNN has not (Reduce*, MeanVarianceNormalization,
 Hardmax), casts and the maths that oneDNN has not (inverse and hyperbolic trigonometry,
 IsInf/IsNaN, Celu, Shrink, ThresholdedRelu, Mod, BitShift, the n-ary Sum/Mean/Min/Max),
-resampling (Resize, GridSample), Einsum, the transforms (DFT, STFT), Det, RoiAlign, MaxUnpool
-and the losses, in every element type the plain kernels take. Each such benchmark file is compiled
+resampling (Resize, GridSample), Einsum, the transforms (DFT, STFT), Det, RoiAlign, MaxUnpool,
+the losses, NonZero, Compress and NonMaxSuppression, in every element type the plain kernels take. Each such benchmark file is compiled
 into a small driver (the file itself, its main renamed) that runs the benchmark's own setup
 and kernel once and writes the inputs it made and the outputs it computed; onnx's reference
 implementation of the layer (the attributes from the file's layer key) runs on the same
@@ -45,6 +45,9 @@ SIGNAL = ("DFT", "STFT")
 # Det (within 1e-5 of Hadamard's bound: numpy's LU runs in the input's type), RoiAlign and the
 # losses (within 1e-5 of the largest value), MaxUnpool (exactly)
 NN = ("Det", "RoiAlign", "MaxUnpool", "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss")
+# outputs whose size depends on the data: the benchmark's buffer is the largest; the elements
+# it wrote (and their count) must be the reference's, exactly
+SELECT = ("NonZero", "Compress", "NonMaxSuppression")
 NP = {1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16, 6: np.int32, 7: np.int64, 9: np.bool_,
       10: np.float16, 11: np.float64, 12: np.uint32, 13: np.uint64, 16: ml_dtypes.bfloat16}
 
@@ -76,6 +79,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < OP.nin; i++)
         put(argv[1], names[i], st.in[i], (size_t)pl_count(&OP.in[i]) * pl_esize(OP.in[i].dtype));
     put(argv[1], "out", st.out, (size_t)pl_count(&OP.out) * pl_esize(OP.out.dtype));
+    put(argv[1], "selected", &st.selected, sizeof(st.selected));
     if (st.aux)
         put(argv[1], "aux", st.aux, (size_t)pl_count(&OP.out) * 8);
     pl_teardown(&st);
@@ -205,6 +209,16 @@ def reference(key, inputs):
         opset = 13
         if attrs.pop("log_prob", 0):
             return run_node(op, attrs, feeds, nout=2, opset=opset)[:1]
+    if op == "NonZero":
+        opset = 13
+    if op == "Compress":
+        opset = 11
+    if op == "NonMaxSuppression":  # the key's constants as the inputs they were
+        opset = 11
+        feeds["max_output_boxes_per_class"] = np.array([attrs.pop("max_output_boxes_per_class")], dtype=np.int64)
+        feeds["iou_threshold"] = np.array([attrs.pop("iou_threshold")], dtype=np.float32)
+        if "score_threshold" in attrs:
+            feeds["score_threshold"] = np.array([attrs.pop("score_threshold")], dtype=np.float32)
     if op == "STFT":  # frame_step, the window (the benchmark's, when it has one) and frame_length
         opset = 17
         window = feeds.pop("x1", None)
@@ -246,6 +260,10 @@ def check(path, key, text, tmp):
     if key["op"] == "TopK":
         idx = np.fromfile(os.path.join(tmp, "aux"), dtype=np.int64)
         return np.array_equal(got, want[0].ravel()) and np.array_equal(idx, want[1].ravel())
+    if key["op"] in SELECT:
+        selected = int(np.fromfile(os.path.join(tmp, "selected"), dtype=np.int64)[0])
+        want = want[0].ravel()
+        return selected == want.size and got.dtype == want.dtype and np.array_equal(got[:selected], want)
     want = want[0].ravel()
     is_float = got.dtype.kind == "f" or got.dtype == ml_dtypes.bfloat16
     if key["op"] in SAMPLING:
@@ -295,7 +313,7 @@ def main():
             if not m:
                 continue
             key = json.loads(m.group(1))
-            if key["op"] not in OPS + MATHS + SAMPLING + SIGNAL + NN:
+            if key["op"] not in OPS + MATHS + SAMPLING + SIGNAL + NN + SELECT:
                 continue
             if key["op"] in ("Cast", "CastLike") and all(t["dtype"] in ("FLOAT", "DOUBLE", "INT64", "INT32", "BOOL")
                                                          for t in [key["inputs"][0]] + key["outputs"][:1]):

@@ -1,0 +1,286 @@
+/* Plain C benchmarks for the operators whose output size depends on the data: NonZero,
+ * Compress and NonMaxSuppression. An ahead-of-time benchmark cannot know the model's data, so
+ * the output buffer has the largest size the inputs allow (op->out) and the benchmark runs on
+ * data of its own, stated here: NonZero on the fill of pl_setup (floats all nonzero: the
+ * largest output; bool half true; integers one in sixteen zero); Compress with every other
+ * condition true; NonMaxSuppression on boxes a twentieth to a third of a unit frame per side,
+ * spread over it, with uniform scores. s->selected holds what the kernel wrote (elements of
+ * the output, which is laid out as for that count). --verify recomputes the output by another
+ * route and compares exactly (NonZero: every element tested again, coordinates by division;
+ * Compress: the kept positions listed first; NonMaxSuppression: every candidate of a class
+ * against every earlier kept one, after a full sort). Inlined after plain_ops.h. */
+#ifndef BENANZA_PLAIN_SELECT_H
+#define BENANZA_PLAIN_SELECT_H
+
+/* ---- NonZero: int64 [rank, count], the coordinates of each nonzero element in order ---- */
+
+static inline void pl_kernel_nonzero(struct pl_state *s)
+{
+    const struct pl_tensor *x = &s->op->in[0];
+    int64_t n = pl_count(x), count = 0;
+    int nd = x->nd;
+    for (int64_t i = 0; i < n; i++)
+        count += pl_load(s->in[0], x->dtype, i) != 0;
+    int64_t *out = (int64_t *)s->out, c[8] = {0}, j = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (pl_load(s->in[0], x->dtype, i) != 0) {
+            for (int k = 0; k < nd; k++)
+                out[k * count + j] = c[k];
+            j++;
+        }
+        for (int k = nd - 1; k >= 0; k--) { /* the next coordinate */
+            if (++c[k] < x->d[k])
+                break;
+            c[k] = 0;
+        }
+    }
+    s->selected = nd * count;
+}
+
+/* ---- Compress: the slices along axis (flat: the elements) whose condition is true ---- */
+
+static inline void pl_kernel_compress(struct pl_state *s)
+{
+    const struct pl_op *op = s->op;
+    const struct pl_tensor *x = &op->in[0];
+    int64_t outer = 1, dim = pl_count(x), inner = 1, ncond = pl_count(&op->in[1]);
+    if (op->axis >= 0)
+        pl_axis_split(x, op->axis, &outer, &dim, &inner);
+    const uint8_t *cond = (const uint8_t *)s->in[1];
+    size_t es = pl_esize(x->dtype);
+    int64_t kept = 0;
+    for (int64_t t = 0; t < dim && t < ncond; t++)
+        kept += cond[t] != 0;
+    char *out = (char *)s->out;
+    const char *in = (const char *)s->in[0];
+    for (int64_t a = 0; a < outer; a++) {
+        int64_t j = 0;
+        for (int64_t t = 0; t < dim && t < ncond; t++)
+            if (cond[t]) {
+                memcpy(out + (size_t)((a * kept + j) * inner) * es, in + (size_t)((a * dim + t) * inner) * es,
+                       (size_t)inner * es);
+                j++;
+            }
+    }
+    s->selected = outer * kept * inner;
+}
+
+/* ---- NonMaxSuppression: int64 [selected, 3] rows (batch, class, box) ---- */
+
+/* box i of batch b as (y1, x1, y2, x2) with y1 <= y2, x1 <= x2 */
+static inline void pl_nms_box(const struct pl_state *s, int64_t b, int64_t i, double *o)
+{
+    const struct pl_tensor *bx = &s->op->in[0];
+    double v[4];
+    for (int k = 0; k < 4; k++)
+        v[k] = pl_load(s->in[0], bx->dtype, (b * bx->d[1] + i) * 4 + k);
+    if (s->op->flag) { /* center_point_box: (x_center, y_center, width, height) */
+        o[0] = v[1] - v[3] / 2, o[1] = v[0] - v[2] / 2, o[2] = v[1] + v[3] / 2, o[3] = v[0] + v[2] / 2;
+        return;
+    }
+    o[0] = fmin(v[0], v[2]), o[1] = fmin(v[1], v[3]), o[2] = fmax(v[0], v[2]), o[3] = fmax(v[1], v[3]);
+}
+
+static inline double pl_nms_iou(const double *a, const double *b)
+{
+    double ih = fmin(a[2], b[2]) - fmax(a[0], b[0]), iw = fmin(a[3], b[3]) - fmax(a[1], b[1]);
+    if (ih <= 0 || iw <= 0)
+        return 0;
+    double inter = ih * iw, ua = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter;
+    return ua > 0 ? inter / ua : 0;
+}
+
+/* candidates of one (batch, class) above the threshold, best score first (equal scores: the
+ * lower index), as (score, index) pairs in h; returns their count */
+static inline int64_t pl_nms_candidates(const struct pl_state *s, int64_t b, int64_t c, double *h)
+{
+    const struct pl_op *op = s->op;
+    const struct pl_tensor *sc = &op->in[1];
+    int64_t N = sc->d[2], n = 0;
+    for (int64_t i = 0; i < N; i++) {
+        double v = pl_load(s->in[1], sc->dtype, (b * sc->d[1] + c) * N + i);
+        if (op->nn.has_score && !(v > op->beta))
+            continue; /* the score threshold, when one was given */
+        h[2 * n] = v;
+        h[2 * n + 1] = (double)i;
+        n++;
+    }
+    qsort(h, (size_t)n, 2 * sizeof(double), pl_rank_largest);
+    return n;
+}
+
+/* greedy: each candidate kept unless it overlaps a kept one by more than the IoU threshold,
+ * up to k per class; boxes of the kept ones in s->work after the candidates */
+static inline void pl_kernel_nms(struct pl_state *s)
+{
+    const struct pl_op *op = s->op;
+    int64_t B = op->in[1].d[0], C = op->in[1].d[1], N = op->in[1].d[2], rows = 0;
+    int64_t *out = (int64_t *)s->out;
+    double *h = s->work, *kept = s->work + 2 * N;
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t c = 0; c < C; c++) {
+            int64_t n = pl_nms_candidates(s, b, c, h), nk = 0;
+            for (int64_t j = 0; j < n && nk < op->k; j++) {
+                double box[4];
+                pl_nms_box(s, b, (int64_t)h[2 * j + 1], box);
+                int keep = 1;
+                for (int64_t q = 0; q < nk && keep; q++)
+                    keep = !(pl_nms_iou(box, kept + 4 * q) > op->alpha);
+                if (!keep)
+                    continue;
+                memcpy(kept + 4 * nk, box, sizeof(box));
+                nk++;
+                out[3 * rows] = b, out[3 * rows + 1] = c, out[3 * rows + 2] = (int64_t)h[2 * j + 1];
+                rows++;
+            }
+        }
+    s->selected = 3 * rows;
+}
+
+static inline enum bh_status pl_select_setup(struct pl_state *s, struct bh_result *r)
+{
+    const struct pl_op *op = s->op;
+    uint32_t seed = 31337u;
+    if (op->kind == PL_COMPRESS) {
+        int64_t n = pl_count(&op->in[1]);
+        for (int64_t i = 0; i < n; i++)
+            ((uint8_t *)s->in[1])[i] = (uint8_t)(i % 2 == 0);
+    }
+    if (op->kind != PL_NMS)
+        return BH_OK;
+    const struct pl_tensor *bx = &op->in[0];
+    int64_t boxes = bx->d[0] * bx->d[1], N = bx->d[1];
+    for (int64_t i = 0; i < boxes; i++) {
+        double u[4];
+        for (int k = 0; k < 4; k++)
+            u[k] = (double)pl_rand_step(&seed) / 16777216.0;
+        double h = 0.05 + 0.28 * u[2], w = 0.05 + 0.28 * u[3], y = (1 - h) * u[0], x = (1 - w) * u[1];
+        double v[4] = {y, x, y + h, x + w};
+        if (op->flag) /* center_point_box */
+            v[0] = x + w / 2, v[1] = y + h / 2, v[2] = w, v[3] = h;
+        for (int k = 0; k < 4; k++)
+            pl_store(s->in[0], bx->dtype, i * 4 + k, v[k]);
+    }
+    int64_t n = pl_count(&op->in[1]);
+    for (int64_t i = 0; i < n; i++)
+        pl_store(s->in[1], op->in[1].dtype, i, (double)pl_rand_step(&seed) / 16777216.0);
+    /* candidates (2N) and the kept boxes (4N) */
+    s->work = (double *)malloc((size_t)(6 * (N ? N : 1)) * sizeof(double));
+    if (!s->work) {
+        bh_note(r, "%s", "cannot allocate the work space");
+        return BH_OOM;
+    }
+    return BH_OK;
+}
+
+static inline void pl_kernel_select(struct pl_state *s)
+{
+    if (s->op->kind == PL_NONZERO)
+        pl_kernel_nonzero(s);
+    else if (s->op->kind == PL_COMPRESS)
+        pl_kernel_compress(s);
+    else
+        pl_kernel_nms(s);
+}
+
+/* the reference's output into want (int64 for NonZero and NMS, the input's type for
+ * Compress); returns its element count, -1 when out of memory */
+static inline int64_t pl_reference_select(const struct pl_state *s, void *want)
+{
+    const struct pl_op *op = s->op;
+    const struct pl_tensor *x = &op->in[0];
+    int64_t n = 0;
+    if (op->kind == PL_NONZERO) {
+        int64_t m = pl_count(x), count = 0;
+        for (int64_t i = 0; i < m; i++)
+            count += pl_load(s->in[0], x->dtype, i) != 0;
+        for (int64_t i = 0, j = 0; i < m; i++) {
+            if (pl_load(s->in[0], x->dtype, i) == 0)
+                continue;
+            int64_t rem = i;
+            for (int k = x->nd - 1; k >= 0; k--) {
+                ((int64_t *)want)[k * count + j] = rem % x->d[k];
+                rem /= x->d[k];
+            }
+            j++;
+        }
+        return x->nd * count;
+    }
+    if (op->kind == PL_COMPRESS) {
+        /* the kept positions first, then each output element from its coordinates */
+        int64_t outer = 1, dim = pl_count(x), inner = 1, nc = pl_count(&op->in[1]), kept = 0;
+        if (op->axis >= 0)
+            pl_axis_split(x, op->axis, &outer, &dim, &inner);
+        int64_t *pos = (int64_t *)malloc((size_t)(dim ? dim : 1) * sizeof(int64_t));
+        if (!pos)
+            return -1;
+        for (int64_t t = 0; t < dim && t < nc; t++)
+            if (((const uint8_t *)s->in[1])[t])
+                pos[kept++] = t;
+        n = outer * kept * inner;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t in_i = i % inner, t = i / inner % kept, a = i / (inner * kept);
+            pl_store(want, x->dtype, i, pl_load(s->in[0], x->dtype, (a * dim + pos[t]) * inner + in_i));
+        }
+        free(pos);
+        return n;
+    }
+    /* NMS: per class, a full sort, then every candidate against every kept one */
+    int64_t B = op->in[1].d[0], C = op->in[1].d[1], N = op->in[1].d[2], rows = 0;
+    double *h = (double *)malloc((size_t)(2 * (N ? N : 1)) * sizeof(double));
+    int64_t *kept = (int64_t *)malloc((size_t)(N ? N : 1) * sizeof(int64_t));
+    if (!h || !kept) {
+        free(h);
+        free(kept);
+        return -1;
+    }
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t c = 0; c < C; c++) {
+            int64_t cand = pl_nms_candidates(s, b, c, h), nk = 0;
+            for (int64_t j = 0; j < cand && nk < op->k; j++) {
+                double box[4], other[4];
+                pl_nms_box(s, b, (int64_t)h[2 * j + 1], box);
+                int keep = 1;
+                for (int64_t q = 0; q < nk; q++) {
+                    pl_nms_box(s, b, kept[q], other);
+                    keep &= !(pl_nms_iou(box, other) > op->alpha);
+                }
+                if (keep) {
+                    kept[nk++] = (int64_t)h[2 * j + 1];
+                    int64_t *w = (int64_t *)want + 3 * rows++;
+                    w[0] = b, w[1] = c, w[2] = kept[nk - 1];
+                }
+            }
+        }
+    free(h);
+    free(kept);
+    return 3 * rows;
+}
+
+static inline enum bh_status pl_verify_select(struct pl_state *s, struct bh_result *r)
+{
+    const struct pl_op *op = s->op;
+    int64_t n = pl_count(&op->out);
+    int odt = op->out.dtype;
+    void *want = malloc((size_t)(n ? n : 1) * pl_esize(odt));
+    int64_t m = want ? pl_reference_select(s, want) : -1;
+    if (m < 0) {
+        free(want);
+        bh_note(r, "%s", "cannot allocate the reference's output");
+        return BH_OOM;
+    }
+    int64_t bad = m != s->selected;
+    for (int64_t i = 0; i < m && !bad; i++)
+        bad += pl_load(s->out, odt, i) != pl_load(want, odt, i);
+    free(want);
+    if (bad) {
+        bh_note(r, "output differs from the reference: %lld elements written, %lld wanted, or different values",
+                (long long)s->selected, (long long)m);
+        return BH_WRONG;
+    }
+    bh_note(r, "verified against the reference: recomputed by another route, exactly (%lld of at most %lld elements)",
+            (long long)m, (long long)n);
+    return BH_OK;
+}
+
+#endif
