@@ -1261,14 +1261,19 @@ static int key_int(const json_t *attrs, const char *name, int64_t *v)
     return 0;
 }
 
-/* DFT and STFT: the lengths and steps from the key, checked against the shapes
+/* DFT, STFT and the windows: the lengths and steps from the key, checked against the shapes
  * the kernel walks (a layer whose deciding inputs gen does not know is refused) */
-static int plan_plain_signal(const json_t *params, const json_t *attrs, struct pl_op *op)
+static int plan_plain_signal(const char *name, const json_t *params, const json_t *attrs, struct pl_op *op)
 {
     struct pl_sg *sg = &op->sg;
     const struct pl_tensor *x = &op->in[0], *y = &op->out;
     if (!pl_is_float(y->dtype))
         return -1;
+    if (op->kind == PL_WINDOW) { /* a size gen does not know: the output's shape says it */
+        sg->window = !strcmp(name, "HannWindow") ? 0 : !strcmp(name, "HammingWindow") ? 1 : 2;
+        sg->periodic = emit_num_attr(attrs, "periodic", 1) != 0;
+        return y->nd == 1 && y->d[0] >= 1 ? 0 : -1;
+    }
     if (x->dtype != y->dtype || x->nd < 2 || x->d[x->nd - 1] < 1 || x->d[x->nd - 1] > 2)
         return -1;
     if (op->kind == PL_STFT) {
@@ -1502,6 +1507,8 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         {"Resize", PL_RESIZE, PL_IDENTITY}, {"Upsample", PL_RESIZE, PL_IDENTITY},
         {"GridSample", PL_GRID_SAMPLE, PL_IDENTITY}, {"Einsum", PL_EINSUM, PL_IDENTITY},
         {"DFT", PL_DFT, PL_IDENTITY}, {"STFT", PL_STFT, PL_IDENTITY}, {"Det", PL_DET, PL_IDENTITY},
+        {"HannWindow", PL_WINDOW, PL_IDENTITY}, {"HammingWindow", PL_WINDOW, PL_IDENTITY},
+        {"BlackmanWindow", PL_WINDOW, PL_IDENTITY},
         {"RoiAlign", PL_ROI_ALIGN, PL_IDENTITY}, {"MaxUnpool", PL_MAX_UNPOOL, PL_IDENTITY},
         {"NegativeLogLikelihoodLoss", PL_LOSS, PL_IDENTITY}, {"SoftmaxCrossEntropyLoss", PL_LOSS, PL_IDENTITY},
         {"RandomUniform", PL_RANDOM, PL_IDENTITY}, {"RandomUniformLike", PL_RANDOM, PL_IDENTITY},
@@ -1517,7 +1524,7 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         [PL_GATHER_ELEMENTS] = 2, [PL_SCATTER_ELEMENTS] = 3, [PL_GATHER_ND] = 2, [PL_CUMSUM] = 1, [PL_TRILU] = 1,
         [PL_ONEHOT] = 3, [PL_REVERSE_SEQUENCE] = 2, [PL_EYELIKE] = 1, [PL_RANGE] = 3, [PL_REDUCE] = 1,
         [PL_MVN] = 1, [PL_HARDMAX] = 1, [PL_QUANTIZE] = 3, [PL_DEQUANTIZE] = 3, [PL_DYNQUANT] = 1,
-        [PL_RESIZE] = 1, [PL_GRID_SAMPLE] = 2, [PL_EINSUM] = 1, [PL_DFT] = 1, [PL_STFT] = 1,
+        [PL_RESIZE] = 1, [PL_GRID_SAMPLE] = 2, [PL_EINSUM] = 1, [PL_DFT] = 1, [PL_STFT] = 1, [PL_WINDOW] = 0,
         [PL_DET] = 1, [PL_ROI_ALIGN] = 3, [PL_MAX_UNPOOL] = 2, [PL_LOSS] = 2, [PL_RANDOM] = 0,
         [PL_NONZERO] = 1, [PL_COMPRESS] = 2, [PL_NMS] = 2,
     };
@@ -1678,7 +1685,7 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
     if (op->kind == PL_EINSUM)
         return plan_plain_einsum(attrs, op);
     if (pl_kind_signal(op->kind))
-        return plan_plain_signal(params, attrs, op);
+        return plan_plain_signal(name, params, attrs, op);
     if (pl_kind_nn(op->kind) || op->kind == PL_DET)
         return plan_plain_nn(name, params, attrs, op);
     if (pl_kind_select(op->kind))
@@ -1826,8 +1833,8 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     }
     if (pl_kind_signal(op->kind)) {
         const struct pl_sg *sg = &op->sg;
-        bz_buf_printf(&init, "    .sg = {.length = %lld, .step = %lld, .inverse = %d},\n", (long long)sg->length,
-                      (long long)sg->step, sg->inverse);
+        bz_buf_printf(&init, "    .sg = {.length = %lld, .step = %lld, .inverse = %d, .periodic = %d, .window = %d},\n",
+                      (long long)sg->length, (long long)sg->step, sg->inverse, sg->periodic, sg->window);
     }
     if (pl_kind_nn(op->kind) || op->kind == PL_NMS) {
         const struct pl_nn *nn = &op->nn;
@@ -1913,6 +1920,8 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
                 (op->flag == 3 ? log2((double)op->in[0].d[1]) + 1 : op->flag == 1 ? 8.0 : 4.0);
     if (op->kind == PL_LOSS) /* a multiply per element (SCE: the log-sum-exp over the classes) */
         flops = (double)pl_count(&op->in[1]) * (op->flag ? 4.0 * (double)op->in[0].d[1] : 2.0);
+    if (op->kind == PL_WINDOW) /* a cosine or two and a multiply-add per element */
+        flops = 4.0 * (double)pl_count(&op->out);
     if (op->kind == PL_DFT || op->kind == PL_STFT) /* the customary 5 L log2 L of a complex FFT, per line */
         flops = 5.0 * (double)pl_signal_lines(op) * (double)op->sg.length * log2((double)op->sg.length);
     if (op->kind == PL_TOPK) /* and the indices output */

@@ -53,8 +53,9 @@ enum pl_kind {
     /* plain_linalg.h: Einsum of up to PL_MAX_IN operands (op->es: the labels of every dim) */
     PL_EINSUM,
     /* plain_signal.h (op->sg): DFT along axis (in[0] [..., 1 or 2], the last dim real or
-     * (re, im)); STFT (in[0] the signal [batch, length, 1 or 2], in[1] the window if nin is 2) */
-    PL_DFT, PL_STFT,
+     * (re, im)); STFT (in[0] the signal [batch, length, 1 or 2], in[1] the window if nin is 2);
+     * the windows (no input: the size is the output's) */
+    PL_DFT, PL_STFT, PL_WINDOW,
     /* plain_linalg.h: the determinant of each matrix of in[0] [..., M, M] */
     PL_DET,
     /* plain_nn.h (op->nn): RoiAlign (in[0] the map [N, C, H, W], in[1] the regions [R, 4],
@@ -136,6 +137,8 @@ struct pl_sg {
     int64_t length;  /* DFT: dft_length; STFT: frame_length */
     int64_t step;    /* STFT: frame_step */
     int inverse;     /* DFT: the inverse transform (scaled by 1/length) */
+    int periodic;    /* window: periodic (N = size) or symmetric (N = size - 1) */
+    int window;      /* 0 Hann, 1 Hamming, 2 Blackman */
 };
 
 /* RoiAlign's, MaxUnpool's and the losses' parameters (plain_nn.h) */
@@ -178,7 +181,7 @@ struct pl_op {
     unsigned axes;            /* PL_REDUCE, PL_MVN: bit k set when input dim k is reduced */
     struct pl_sample rs;      /* PL_RESIZE, PL_GRID_SAMPLE */
     struct pl_einsum es;      /* PL_EINSUM */
-    struct pl_sg sg;          /* PL_DFT, PL_STFT */
+    struct pl_sg sg;          /* PL_DFT, PL_STFT, PL_WINDOW */
     struct pl_nn nn;          /* PL_ROI_ALIGN, PL_MAX_UNPOOL, PL_LOSS */
 };
 
@@ -483,7 +486,7 @@ static inline enum bh_status pl_verify_signal(struct pl_state *s, struct bh_resu
 
 static inline int pl_kind_signal(int kind)
 {
-    return kind == PL_DFT || kind == PL_STFT;
+    return kind >= PL_DFT && kind <= PL_WINDOW;
 }
 
 static inline void pl_kernel_det(struct pl_state *s);

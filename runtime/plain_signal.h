@@ -1,7 +1,8 @@
 /* Plain C benchmarks for the signal operators: DFT (forward and inverse, real or complex
- * input, one-sided output) and STFT (frames of a signal, weighted by a window). The window
- * generators and MelWeightMatrix need none: their inputs are constants (so gen counts them
- * free, computed once when a framework loads the model) or unknown. Inlined after
+ * input, one-sided output), STFT (frames of a signal, weighted by a window) and the window
+ * generators (HannWindow, HammingWindow, BlackmanWindow) when their size is not a constant
+ * (with a constant size gen counts them free: a framework computes them once, at load; the
+ * size then comes from the output's shape). Inlined after
  * plain_ops.h, whose setup, kernel and verification call into it for these kinds (op->sg
  * holds their parameters).
  *
@@ -10,7 +11,8 @@
  * prime factor p costs about length * p); a real input is transformed as a complex one with
  * zero imaginary parts (no real-FFT halving). --verify computes every bin of every line (a
  * sample of the lines on a large layer) as the direct sum of its definition in long double
- * with its own twiddles. */
+ * with its own twiddles; a window element by element in long double from another form of its
+ * definition (Hann as (1 - cos) / 2). */
 #ifndef BENANZA_PLAIN_SIGNAL_H
 #define BENANZA_PLAIN_SIGNAL_H
 
@@ -78,6 +80,8 @@ static inline enum bh_status pl_signal_setup(struct pl_state *s, struct bh_resul
         for (int64_t i = 0; i < n; i++)
             pl_store(s->in[1], op->in[1].dtype, i, 0.5 + 0.5 * fabs(pl_load(s->in[1], op->in[1].dtype, i)));
     }
+    if (op->kind == PL_WINDOW)
+        return BH_OK;
     int64_t L = pl_signal_length(op);
     s->work = (double *)malloc((size_t)(8 * (L ? L : 1)) * sizeof(double));
     if (!s->work) {
@@ -155,11 +159,69 @@ static inline int64_t pl_signal_out_at(const struct pl_op *op, int64_t line, int
     return ((o * bins + bin) * inner + i) * cout + part;
 }
 
+/* the tolerance of a type, relative to the largest magnitude an element can have */
+static inline double pl_signal_tol(int dt)
+{
+    return dt == PL_FLOAT16 ? 2e-3 : dt == PL_BFLOAT16 ? 1.6e-2 : dt == PL_DOUBLE ? 1e-12 : 2e-6;
+}
+
+/* the windows: N = size (periodic) or size - 1 */
+static inline void pl_kernel_window(struct pl_state *s)
+{
+    const struct pl_op *op = s->op;
+    int64_t n = op->out.d[0];
+    double N = (double)(op->sg.periodic ? n : n - 1);
+    for (int64_t i = 0; i < n; i++) {
+        double a = 2 * PL_PI * (double)i / N, v;
+        if (op->sg.window == 0) {
+            double h = sin(PL_PI * (double)i / N);
+            v = h * h;
+        } else if (op->sg.window == 1) {
+            v = 25.0 / 46.0 - 21.0 / 46.0 * cos(a);
+        } else {
+            v = 0.42 - 0.5 * cos(a) + 0.08 * cos(2 * a);
+        }
+        pl_store(s->out, op->out.dtype, i, v);
+    }
+}
+
+static inline enum bh_status pl_verify_window(struct pl_state *s, struct bh_result *r)
+{
+    const struct pl_op *op = s->op;
+    int64_t n = op->out.d[0], bad = 0;
+    double tol = pl_signal_tol(op->out.dtype), worst = 0;
+    long double N = (long double)(op->sg.periodic ? n : n - 1);
+    for (int64_t i = 0; i < n; i++) {
+        long double a = 2 * acosl(-1) * (long double)i / N;
+        long double want = op->sg.window == 0   ? (1 - cosl(a)) / 2
+                           : op->sg.window == 1 ? (25 - 21 * cosl(a)) / 46
+                                                : 0.42L - 0.5L * cosl(a) + 0.08L * cosl(2 * a);
+        double d = fabs(pl_load(s->out, op->out.dtype, i) - (double)want);
+        if (d != d)
+            d = INFINITY;
+        if (d > tol) {
+            bad++;
+            worst = d > worst ? d : worst;
+        }
+    }
+    if (bad) {
+        bh_note(r, "output differs from the reference (the definition in long double): %lld elements, max error %.3g",
+                (long long)bad, worst);
+        return BH_WRONG;
+    }
+    bh_note(r, "verified against the reference: the definition in long double (error within %.0e)", tol);
+    return BH_OK;
+}
+
 static inline void pl_kernel_signal(struct pl_state *s)
 {
     const struct pl_op *op = s->op;
     const struct pl_sg *sg = &op->sg;
     int odt = op->out.dtype;
+    if (op->kind == PL_WINDOW) {
+        pl_kernel_window(s);
+        return;
+    }
     int64_t L = pl_signal_length(op), lines = pl_signal_lines(op);
     int64_t bins = op->kind == PL_DFT ? op->out.d[op->axis] : op->out.d[2];
     int complex_out = op->out.d[op->out.nd - 1] == 2;
@@ -177,15 +239,11 @@ static inline void pl_kernel_signal(struct pl_state *s)
     }
 }
 
-/* the tolerance of a type, relative to the largest magnitude an element can have */
-static inline double pl_signal_tol(int dt)
-{
-    return dt == PL_FLOAT16 ? 2e-3 : dt == PL_BFLOAT16 ? 1.6e-2 : dt == PL_DOUBLE ? 1e-12 : 2e-6;
-}
-
 static inline enum bh_status pl_verify_signal(struct pl_state *s, struct bh_result *r)
 {
     const struct pl_op *op = s->op;
+    if (op->kind == PL_WINDOW)
+        return pl_verify_window(s, r);
     int odt = op->out.dtype;
     double tol = pl_signal_tol(odt), worst = 0;
     int64_t bad = 0, checked = 0;

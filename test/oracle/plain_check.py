@@ -41,7 +41,7 @@ MATHS = ("Einsum", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "At
 SAMPLING = ("Resize", "Upsample", "GridSample")
 # transforms, computed in double by the benchmark and by numpy's FFT: within 1e-5 of the
 # largest value
-SIGNAL = ("DFT", "STFT")
+SIGNAL = ("DFT", "STFT", "HannWindow", "HammingWindow", "BlackmanWindow")
 # Det (within 1e-5 of Hadamard's bound: numpy's LU runs in the input's type), RoiAlign and the
 # losses (within 1e-5 of the largest value), MaxUnpool (exactly)
 NN = ("Det", "RoiAlign", "MaxUnpool", "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss")
@@ -193,6 +193,10 @@ def reference(key, inputs):
         opset = 20
         feeds["dft_length"] = np.array(attrs.pop("dft_length", inputs[0].shape[attrs["axis"]]), dtype=np.int64)
         feeds["axis"] = np.array(attrs.pop("axis"), dtype=np.int64)
+    if op in ("HannWindow", "HammingWindow", "BlackmanWindow"):  # the size is the output's
+        opset = 17
+        feeds["size"] = np.array(key["outputs"][0]["shape"][0], dtype=np.int64)
+        attrs["output_datatype"] = TYPES[key["outputs"][0]["dtype"]]
     if op == "Det":
         opset = 11
     if op == "RoiAlign":

@@ -3,8 +3,9 @@
 real and complex input along inner and outer axes, forward and inverse, padded and truncated
 (dft_length), onesided, a prime length and a length of mixed factors, float and double,
 opsets 17 and 20 (the axis an input); STFT with a window computed by HannWindow from a
-constant size (a free node: gen must infer its shape) and without one, onesided and complex.
-Lengths, steps and axes are constants, as in real models. The e2e test benchmarks them and
+constant size (a free node: gen must infer its shape) and without one, onesided and complex;
+the three windows whose size is a graph input (periodic and symmetric; float, double,
+float16). Lengths, steps and axes are constants, as in real models. The e2e test benchmarks them and
 holds each plain C kernel against onnx.reference (plain_check.py).
 
 usage: signal_models.py OUTDIR"""
@@ -63,6 +64,12 @@ def stft(name, shape, out, step, window=None, length=None, onesided=None):
     return model(name, nodes, [("x", F32, shape)], ("y", F32, out), inits, 17)
 
 
+def window(name, op, size, periodic, dtype):
+    """a window whose size is a graph input (so not free), its output's shape declared"""
+    node = helper.make_node(op, ["size"], ["y"], periodic=periodic, output_datatype=dtype)
+    return model(name, [node], [("size", TensorProto.INT64, [])], ("y", dtype, [size]), [], 17)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -75,6 +82,9 @@ def main():
         dft("dft_axis_negative", [2, 5, 18, 1], [2, 5, 18, 2], {}, axis=-2),
         stft("stft_hann_window", [2, 256, 1], [2, 4, 51, 2], 40, window=100),
         stft("stft_complex_two_sided", [1, 200, 2], [1, 5, 64, 2], 32, length=64, onesided=0),
+        window("hann_periodic_runtime_size", "HannWindow", 64, 1, F32),
+        window("hamming_symmetric_double", "HammingWindow", 33, 0, F64),
+        window("blackman_periodic_f16", "BlackmanWindow", 50, 1, F16),
     ]
     for m in models:
         onnx.save(m, os.path.join(out, m.graph.name + ".onnx"))
