@@ -1412,7 +1412,7 @@ static int plan_plain_nn(const char *name, const json_t *params, const json_t *a
     return 0;
 }
 
-/* NonZero, Compress, NonMaxSuppression: the output is as large as the inputs allow (what it
+/* NonZero, Compress, NonMaxSuppression, Unique: the output is as large as the inputs allow (what it
  * holds depends on the data) */
 static int plan_plain_select(const json_t *attrs, struct pl_op *op)
 {
@@ -1442,6 +1442,23 @@ static int plan_plain_select(const json_t *attrs, struct pl_op *op)
             return -1;
         op->axis = (int)json_integer_value(axis);
         op->out.d[op->axis] = nc < x->d[op->axis] ? nc : x->d[op->axis];
+        return 0;
+    }
+    if (op->kind == PL_UNIQUE) { /* the slices along axis (else the elements); as many unique as slices */
+        const json_t *axis = json_object_get(attrs, "axis");
+        op->flag = emit_num_attr(attrs, "sorted", 1) != 0;
+        if (op->out.dtype != x->dtype || x->nd < 1)
+            return -1;
+        op->out = *x;
+        op->axis = -1;
+        if (!axis) {
+            op->out.nd = 1;
+            op->out.d[0] = n;
+            return 0;
+        }
+        if (!json_is_integer(axis) || json_integer_value(axis) < 0 || json_integer_value(axis) >= x->nd)
+            return -1;
+        op->axis = (int)json_integer_value(axis);
         return 0;
     }
     /* NonMaxSuppression: boxes [B, N, 4], scores [B, C, N] */
@@ -1515,7 +1532,7 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         {"RandomNormal", PL_RANDOM, PL_IDENTITY}, {"RandomNormalLike", PL_RANDOM, PL_IDENTITY},
         {"Bernoulli", PL_RANDOM, PL_IDENTITY}, {"Multinomial", PL_RANDOM, PL_IDENTITY},
         {"NonZero", PL_NONZERO, PL_IDENTITY}, {"Compress", PL_COMPRESS, PL_IDENTITY},
-        {"NonMaxSuppression", PL_NMS, PL_IDENTITY},
+        {"NonMaxSuppression", PL_NMS, PL_IDENTITY}, {"Unique", PL_UNIQUE, PL_IDENTITY},
     };
     /* data inputs per kind (Expand's shape and CumSum's axis are data for gen, not for the kernel) */
     static const signed char nins[] = {
@@ -1526,9 +1543,9 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         [PL_MVN] = 1, [PL_HARDMAX] = 1, [PL_QUANTIZE] = 3, [PL_DEQUANTIZE] = 3, [PL_DYNQUANT] = 1,
         [PL_RESIZE] = 1, [PL_GRID_SAMPLE] = 2, [PL_EINSUM] = 1, [PL_DFT] = 1, [PL_STFT] = 1, [PL_WINDOW] = 0,
         [PL_DET] = 1, [PL_ROI_ALIGN] = 3, [PL_MAX_UNPOOL] = 2, [PL_LOSS] = 2, [PL_RANDOM] = 0,
-        [PL_NONZERO] = 1, [PL_COMPRESS] = 2, [PL_NMS] = 2,
+        [PL_NONZERO] = 1, [PL_COMPRESS] = 2, [PL_NMS] = 2, [PL_UNIQUE] = 1,
     };
-    _Static_assert(BZ_ARRAY_LEN(nins) == PL_NMS + 1, "inputs of every kind");
+    _Static_assert(BZ_ARRAY_LEN(nins) == PL_UNIQUE + 1, "inputs of every kind");
     const char *name = json_string_value(json_object_get(params, "op"));
     const json_t *attrs = json_object_get(params, "attrs");
     memset(op, 0, sizeof(*op));
@@ -1911,6 +1928,11 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
         flops = 0;
     if (op->kind == PL_NONZERO || op->kind == PL_COMPRESS) /* a test (and a copy) per element */
         flops = (double)pl_count(&op->in[0]) * (op->kind == PL_NONZERO ? 2 : 0);
+    if (op->kind == PL_UNIQUE) { /* the sort of the slices: a comparison of a slice per step */
+        double nsl = (double)pl_count(&op->out) / (op->axis >= 0 ? (double)op->out.d[op->axis] : 1.0);
+        double slices = (double)pl_count(&op->in[0]) / nsl;
+        flops = slices * log2(slices > 1 ? slices : 2) * nsl;
+    }
     if (op->kind == PL_NMS) { /* the sort, and up to k IoUs (about 12 operations) per candidate, per class */
         double nb = (double)op->in[1].d[2];
         flops = (double)(op->in[1].d[0] * op->in[1].d[1]) * (nb * log2(nb > 1 ? nb : 2) + 12.0 * nb * (double)op->k);

@@ -69,8 +69,10 @@ enum pl_kind {
     /* plain_select.h, outputs whose size depends on the data (op->out the largest; the kernel
      * sets s->selected): NonZero; Compress (in[1] the bool condition; axis -1: flattened);
      * NonMaxSuppression (in[0] boxes, in[1] scores; k the boxes per class, alpha the IoU
-     * threshold, beta the score threshold if nn.has_score, flag center_point_box) */
-    PL_NONZERO, PL_COMPRESS, PL_NMS
+     * threshold, beta the score threshold if nn.has_score, flag center_point_box); Unique
+     * (axis -1: flattened; flag sorted; out the unique slices, aux their first indices, the
+     * inverse and the counts, each as long as the slices) */
+    PL_NONZERO, PL_COMPRESS, PL_NMS, PL_UNIQUE
 };
 
 /* PL_MAP: every output element reads one input element (or writes a constant): per dim, input
@@ -433,6 +435,7 @@ struct pl_state {
     int flat;              /* no input broadcasts: one flat loop */
     void *sample;          /* PL_RESIZE, PL_GRID_SAMPLE: their tables (plain_sample.h) */
     int64_t selected;      /* plain_select.h: the output elements the kernel wrote */
+    int64_t naux;          /* Unique: the unique slices (aux holds three arrays of the slices' count) */
 };
 
 static inline uint32_t pl_rand_step(uint32_t *s)
@@ -505,7 +508,7 @@ static inline enum bh_status pl_verify_select(struct pl_state *s, struct bh_resu
 
 static inline int pl_kind_select(int kind)
 {
-    return kind >= PL_NONZERO && kind <= PL_NMS;
+    return kind >= PL_NONZERO && kind <= PL_UNIQUE;
 }
 
 static inline int pl_kind_nn(int kind)

@@ -1,13 +1,15 @@
 /* Plain C benchmarks for the operators whose output size depends on the data: NonZero,
- * Compress and NonMaxSuppression. An ahead-of-time benchmark cannot know the model's data, so
+ * Compress, Unique and NonMaxSuppression. An ahead-of-time benchmark cannot know the model's data, so
  * the output buffer has the largest size the inputs allow (op->out) and the benchmark runs on
  * data of its own, stated here: NonZero on the fill of pl_setup (floats all nonzero: the
  * largest output; bool half true; integers one in sixteen zero); Compress with every other
- * condition true; NonMaxSuppression on boxes a twentieth to a third of a unit frame per side,
+ * condition true; Unique on the fill too (floats all distinct: the largest output; integers
+ * from sixteen values); NonMaxSuppression on boxes a twentieth to a third of a unit frame per side,
  * spread over it, with uniform scores. s->selected holds what the kernel wrote (elements of
  * the output, which is laid out as for that count). --verify recomputes the output by another
  * route and compares exactly (NonZero: every element tested again, coordinates by division;
- * Compress: the kept positions listed first; NonMaxSuppression: every candidate of a class
+ * Compress: the kept positions listed first; Unique: a sorted list of the distinct slices
+ * built by insertion; NonMaxSuppression: every candidate of a class
  * against every earlier kept one, after a full sort). Inlined after plain_ops.h. */
 #ifndef BENANZA_PLAIN_SELECT_H
 #define BENANZA_PLAIN_SELECT_H
@@ -63,6 +65,103 @@ static inline void pl_kernel_compress(struct pl_state *s)
             }
     }
     s->selected = outer * kept * inner;
+}
+
+/* ---- Unique: the distinct slices along axis (flattened: elements), sorted or in order of
+ * first occurrence; out the slices, aux the first indices, the inverse and the counts ---- */
+
+/* the slices' geometry: count (dim), values per slice (outer x inner) */
+static inline void pl_unique_geom(const struct pl_op *op, int64_t *outer, int64_t *dim, int64_t *inner)
+{
+    *outer = *inner = 1;
+    *dim = pl_count(&op->in[0]);
+    if (op->axis >= 0)
+        pl_axis_split(&op->in[0], op->axis, outer, dim, inner);
+}
+
+/* slices a and b compared as numpy's unique compares rows: values in (outer, inner) order */
+static inline int pl_unique_cmp(const struct pl_state *s, int64_t a, int64_t b)
+{
+    int64_t outer, dim, inner;
+    pl_unique_geom(s->op, &outer, &dim, &inner);
+    int dt = s->op->in[0].dtype;
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t i = 0; i < inner; i++) {
+            double x = pl_load(s->in[0], dt, (o * dim + a) * inner + i), y = pl_load(s->in[0], dt, (o * dim + b) * inner + i);
+            if (x != y)
+                return x < y ? -1 : 1;
+        }
+    return 0;
+}
+
+/* qsort has no context: the state being sorted (one benchmark per process) */
+static const struct pl_state *pl_unique_state;
+
+static inline int pl_unique_order(const void *pa, const void *pb)
+{
+    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+    int c = pl_unique_cmp(pl_unique_state, a, b);
+    return c ? c : (a > b) - (a < b);
+}
+
+static inline int pl_int64_order(const void *pa, const void *pb)
+{
+    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+/* write unique slice u (by its first index f) as output slice j of k */
+static inline void pl_unique_put(const struct pl_state *s, void *out, int64_t f, int64_t j, int64_t k)
+{
+    int64_t outer, dim, inner;
+    pl_unique_geom(s->op, &outer, &dim, &inner);
+    size_t es = pl_esize(s->op->in[0].dtype);
+    for (int64_t o = 0; o < outer; o++)
+        memcpy((char *)out + (size_t)((o * k + j) * inner) * es, (const char *)s->in[0] + (size_t)((o * dim + f) * inner) * es,
+               (size_t)inner * es);
+}
+
+/* sort the slice indices (equal slices by index), group, then renumber by first occurrence
+ * when unsorted; work: 2 dim int64 */
+static inline void pl_kernel_unique(struct pl_state *s)
+{
+    const struct pl_op *op = s->op;
+    int64_t outer, dim, inner;
+    pl_unique_geom(op, &outer, &dim, &inner);
+    int64_t *order = (int64_t *)s->work, *rank = order + dim;
+    int64_t *first = s->aux, *inverse = s->aux + dim, *counts = s->aux + 2 * dim, k = 0;
+    for (int64_t t = 0; t < dim; t++)
+        order[t] = t;
+    pl_unique_state = s;
+    qsort(order, (size_t)dim, sizeof(int64_t), pl_unique_order);
+    for (int64_t t = 0; t < dim; t++) {
+        if (t == 0 || pl_unique_cmp(s, order[t - 1], order[t]) != 0) {
+            first[k] = order[t];
+            counts[k++] = 0;
+        }
+        inverse[order[t]] = k - 1;
+        counts[k - 1]++;
+    }
+    if (!op->flag) { /* unsorted: the unique ones by first occurrence */
+        for (int64_t j = 0; j < k; j++)
+            order[j] = first[j] * dim + j; /* (first index, sorted position), sortable as one */
+        qsort(order, (size_t)k, sizeof(int64_t), pl_int64_order);
+        for (int64_t j = 0; j < k; j++) {
+            int64_t at = order[j] % dim;
+            rank[at] = j;
+            first[j] = order[j] / dim;
+        }
+        for (int64_t j = 0; j < k; j++) /* counts followed their unique ones */
+            order[j] = counts[j];
+        for (int64_t j = 0; j < k; j++)
+            counts[rank[j]] = order[j];
+        for (int64_t t = 0; t < dim; t++)
+            inverse[t] = rank[inverse[t]];
+    }
+    for (int64_t j = 0; j < k; j++)
+        pl_unique_put(s, s->out, first[j], j, k);
+    s->selected = outer * k * inner;
+    s->naux = k;
 }
 
 /* ---- NonMaxSuppression: int64 [selected, 3] rows (batch, class, box) ---- */
@@ -146,6 +245,17 @@ static inline enum bh_status pl_select_setup(struct pl_state *s, struct bh_resul
         for (int64_t i = 0; i < n; i++)
             ((uint8_t *)s->in[1])[i] = (uint8_t)(i % 2 == 0);
     }
+    if (op->kind == PL_UNIQUE) {
+        int64_t outer, dim, inner;
+        pl_unique_geom(op, &outer, &dim, &inner);
+        s->work = (double *)malloc((size_t)(2 * (dim ? dim : 1)) * sizeof(int64_t));
+        s->aux = (int64_t *)malloc((size_t)(3 * (dim ? dim : 1)) * sizeof(int64_t));
+        if (!s->work || !s->aux) {
+            bh_note(r, "%s", "cannot allocate the work space");
+            return BH_OOM;
+        }
+        return BH_OK;
+    }
     if (op->kind != PL_NMS)
         return BH_OK;
     const struct pl_tensor *bx = &op->in[0];
@@ -177,6 +287,8 @@ static inline void pl_kernel_select(struct pl_state *s)
 {
     if (s->op->kind == PL_NONZERO)
         pl_kernel_nonzero(s);
+    else if (s->op->kind == PL_UNIQUE)
+        pl_kernel_unique(s);
     else if (s->op->kind == PL_COMPRESS)
         pl_kernel_compress(s);
     else
@@ -257,9 +369,75 @@ static inline int64_t pl_reference_select(const struct pl_state *s, void *want)
     return 3 * rows;
 }
 
+/* Unique by another route: each slice searched (binary search) in a sorted list of the
+ * distinct ones so far, inserted when new; then the outputs compared with the kernel's */
+static inline enum bh_status pl_verify_unique(struct pl_state *s, struct bh_result *r)
+{
+    const struct pl_op *op = s->op;
+    int64_t outer, dim, inner;
+    pl_unique_geom(op, &outer, &dim, &inner);
+    int64_t *list = (int64_t *)malloc((size_t)(3 * (dim ? dim : 1)) * sizeof(int64_t));
+    int64_t *cnt = list + dim, *pos = list + 2 * dim, k = 0, bad = 0;
+    if (!list) {
+        bh_note(r, "%s", "cannot allocate the reference's work space");
+        return BH_OOM;
+    }
+    for (int64_t t = 0; t < dim; t++) { /* list: first indices, sorted by value */
+        int64_t lo = 0, hi = k;
+        while (lo < hi) {
+            int64_t mid = (lo + hi) / 2;
+            if (pl_unique_cmp(s, list[mid], t) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < k && pl_unique_cmp(s, list[lo], t) == 0) {
+            cnt[lo]++;
+            continue;
+        }
+        memmove(list + lo + 1, list + lo, (size_t)(k - lo) * sizeof(int64_t));
+        memmove(cnt + lo + 1, cnt + lo, (size_t)(k - lo) * sizeof(int64_t));
+        list[lo] = t;
+        cnt[lo] = 1;
+        k++;
+    }
+    /* pos[j]: where sorted unique j is in the output (unsorted: by first occurrence) */
+    for (int64_t j = 0; j < k; j++) {
+        pos[j] = j;
+        if (!op->flag) {
+            pos[j] = 0;
+            for (int64_t q = 0; q < k; q++)
+                pos[j] += list[q] < list[j];
+        }
+    }
+    bad += s->naux != k;
+    for (int64_t j = 0; j < k && !bad; j++) {
+        int64_t p = pos[j];
+        bad += s->aux[p] != list[j] || s->aux[2 * dim + p] != cnt[j];
+        for (int64_t o = 0; o < outer && !bad; o++)
+            for (int64_t i = 0; i < inner; i++)
+                bad += pl_load(s->out, op->out.dtype, (o * k + p) * inner + i) !=
+                       pl_load(s->in[0], op->in[0].dtype, (o * dim + list[j]) * inner + i);
+    }
+    for (int64_t t = 0; t < dim && !bad; t++) /* the inverse: the unique slice equal to t */
+        bad += s->aux[dim + t] < 0 || s->aux[dim + t] >= k ||
+               pl_unique_cmp(s, s->aux[s->aux[dim + t]], t) != 0;
+    free(list);
+    if (bad) {
+        bh_note(r, "output differs from the reference (a sorted list of the distinct slices): %lld unique written, %lld wanted, or different values or indices",
+                (long long)s->naux, (long long)k);
+        return BH_WRONG;
+    }
+    bh_note(r, "verified against the reference: a sorted list of the distinct slices built by insertion, exactly (%lld unique of %lld)",
+            (long long)k, (long long)dim);
+    return BH_OK;
+}
+
 static inline enum bh_status pl_verify_select(struct pl_state *s, struct bh_result *r)
 {
     const struct pl_op *op = s->op;
+    if (op->kind == PL_UNIQUE)
+        return pl_verify_unique(s, r);
     int64_t n = pl_count(&op->out);
     int odt = op->out.dtype;
     void *want = malloc((size_t)(n ? n : 1) * pl_esize(odt));

@@ -363,10 +363,11 @@ static void e2e_nn(void **state)
                        "Det: ok\\|RoiAlign: ok\\|MaxUnpool: ok\\|LogLikelihoodLoss: ok\\|CrossEntropyLoss: ok", 14);
 }
 
-/* NonZero, Compress and NonMaxSuppression in plain C (outputs whose size depends on the data):
- * test/oracle/select_models.py's nine models (NonZero of float, bool and int32; Compress along
- * an axis, flattened, with a short condition; NMS in both box formats, with and without a score
- * threshold, 500 boxes) and libonnx-testdata's: verified in the benchmarks, each kernel's
+/* NonZero, Compress, Unique and NonMaxSuppression in plain C (outputs whose size depends on the
+ * data): test/oracle/select_models.py's thirteen models (NonZero of float, bool and int32;
+ * Compress along an axis, flattened, with a short condition; Unique flattened, unsorted, along
+ * an axis, all distinct; NMS in both box formats, with and without a score threshold, 500
+ * boxes) and libonnx-testdata's: verified in the benchmarks, each kernel's
  * output and count held against onnx's reference */
 static void e2e_select(void **state)
 {
@@ -375,9 +376,11 @@ static void e2e_select(void **state)
     static const char *const node_models[] = {
         "nonzero_example", "compress_0", "compress_default_axis", "nonmaxsuppression_center_point_box_format",
         "nonmaxsuppression_two_classes", "nonmaxsuppression_limit_output_size", "nonmaxsuppression_two_batches",
+        "unique_not_sorted_without_axis", "unique_sorted_with_axis", "unique_sorted_with_axis_3d",
+        "unique_sorted_with_negative_axis",
     };
     e2e_written_models("select", "select_models.py", node_models, BZ_ARRAY_LEN(node_models), true, "nonzero_float",
-                       "NonZero: ok\\|Compress: ok\\|NonMaxSuppression: ok", 9);
+                       "NonZero: ok\\|Compress: ok\\|NonMaxSuppression: ok\\|Unique: ok", 13);
 }
 
 /* The random generators in plain C: test/oracle/random_models.py's six models and libonnx-

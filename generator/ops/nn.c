@@ -194,6 +194,47 @@ static void canon_compress(const struct canon_ctx *c, struct json_t *attrs, stru
     canon_name_dims(name, x);
 }
 
+/* Unique: Y the unique slices along axis (flattened: elements), the first indices and the
+ * counts as many as the unique ones (known only when it runs), the inverse one per slice */
+static void infer_unique(struct infer_ctx *c)
+{
+    const struct ir_type *x = op_in(c, 0);
+    int dtype = op_in_dtype(c, 0);
+    if (!x) {
+        op_out_dtype_only(c, 0, dtype);
+        return;
+    }
+    const struct ir_attr *a = ir_node_attr(c->n, "axis");
+    int axis = a ? op_axis(c, op_attr_i(c, "axis", 0), x->rank) : -1;
+    if (a && axis < 0)
+        return;
+    struct ir_dim slices = dim_of(1);
+    if (axis < 0) {
+        op_out(c, 0, dtype, 1);
+        for (int k = 0; k < x->rank; k++)
+            slices = dim_mul(slices, x->dims[k]);
+    } else {
+        struct ir_dim *d = op_out(c, 0, dtype, x->rank);
+        for (int k = 0; k < x->rank; k++)
+            d[k] = k == axis ? dim_unknown() : x->dims[k];
+        slices = x->dims[axis];
+    }
+    for (int i = 1; i < 4 && i < c->n->n_outputs; i++)
+        if (c->n->outputs[i])
+            op_out(c, i, IR_DTYPE_INT64, 1)[0] = i == 2 ? slices : dim_unknown();
+}
+
+static void canon_unique(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
+{
+    const struct ir_attr *a = ir_node_attr(c->n, "axis");
+    const struct ir_type *x = canon_in(c, 0);
+    if (a && a->type == IR_ATTR_INT)
+        canon_set_i(attrs, "axis", a->u.i < 0 ? a->u.i + x->rank : a->u.i);
+    canon_default_i(c, attrs, "sorted", 1);
+    bz_buf_puts(name, "unique_");
+    canon_name_dims(name, x);
+}
+
 /* Det: [..., M, M] -> [...] */
 static void infer_det(struct infer_ctx *c)
 {
@@ -220,5 +261,6 @@ const struct op_def ops_nn[] = {
     {"Det", infer_det, 0, NULL},
     {"NonMaxSuppression", infer_nms, OP_DATA_SIZED, canon_nms},
     {"Compress", infer_compress, OP_DATA_SIZED, canon_compress},
+    {"Unique", infer_unique, OP_DATA_SIZED, canon_unique},
     {NULL, NULL, 0, NULL},
 };

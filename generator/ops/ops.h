@@ -37,7 +37,7 @@ typedef void (*op_canon_fn)(const struct canon_ctx *c, struct json_t *attrs, str
 enum op_flags {
     OP_FREE = 1u << 0,  /* computes nothing at inference (views, metadata): no benchmark */
     OP_FOREIGN = 1u << 1, /* another runtime's operator: shapes inferred, not benchmarked */
-    OP_DATA_SIZED = 1u << 2, /* an output's size depends on the data (NonZero, Compress,
+    OP_DATA_SIZED = 1u << 2, /* an output's size depends on the data (NonZero, Compress, Unique,
                                NonMaxSuppression): a layer with those dims unknown (-1) */
 };
 

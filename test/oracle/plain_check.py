@@ -47,7 +47,7 @@ SIGNAL = ("DFT", "STFT", "HannWindow", "HammingWindow", "BlackmanWindow")
 NN = ("Det", "RoiAlign", "MaxUnpool", "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss")
 # outputs whose size depends on the data: the benchmark's buffer is the largest; the elements
 # it wrote (and their count) must be the reference's, exactly
-SELECT = ("NonZero", "Compress", "NonMaxSuppression")
+SELECT = ("NonZero", "Compress", "NonMaxSuppression", "Unique")
 NP = {1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16, 6: np.int32, 7: np.int64, 9: np.bool_,
       10: np.float16, 11: np.float64, 12: np.uint32, 13: np.uint64, 16: ml_dtypes.bfloat16}
 
@@ -80,8 +80,16 @@ int main(int argc, char **argv)
         put(argv[1], names[i], st.in[i], (size_t)pl_count(&OP.in[i]) * pl_esize(OP.in[i].dtype));
     put(argv[1], "out", st.out, (size_t)pl_count(&OP.out) * pl_esize(OP.out.dtype));
     put(argv[1], "selected", &st.selected, sizeof(st.selected));
-    if (st.aux)
-        put(argv[1], "aux", st.aux, (size_t)pl_count(&OP.out) * 8);
+    if (st.aux) {
+        int64_t na = pl_count(&OP.out);
+        if (OP.kind == PL_UNIQUE) { /* first indices, inverse, counts: one per slice each */
+            int64_t outer, dim, inner;
+            pl_unique_geom(&OP, &outer, &dim, &inner);
+            na = 3 * dim;
+        }
+        put(argv[1], "aux", st.aux, (size_t)na * 8);
+    }
+    put(argv[1], "naux", &st.naux, sizeof(st.naux));
     pl_teardown(&st);
     (void)benanza_bench_main;
     return 0;
@@ -215,6 +223,8 @@ def reference(key, inputs):
             return run_node(op, attrs, feeds, nout=2, opset=opset)[:1]
     if op == "NonZero":
         opset = 13
+    if op == "Unique":  # all four outputs
+        return run_node(op, attrs, feeds, nout=4, opset=11)
     if op == "Compress":
         opset = 11
     if op == "NonMaxSuppression":  # the key's constants as the inputs they were
@@ -264,6 +274,13 @@ def check(path, key, text, tmp):
     if key["op"] == "TopK":
         idx = np.fromfile(os.path.join(tmp, "aux"), dtype=np.int64)
         return np.array_equal(got, want[0].ravel()) and np.array_equal(idx, want[1].ravel())
+    if key["op"] == "Unique":  # y, then the first indices, inverse and counts from aux
+        selected = int(np.fromfile(os.path.join(tmp, "selected"), dtype=np.int64)[0])
+        k = int(np.fromfile(os.path.join(tmp, "naux"), dtype=np.int64)[0])
+        aux = np.fromfile(os.path.join(tmp, "aux"), dtype=np.int64).reshape(3, -1)
+        y, idx, inv, cnt = want
+        return (selected == y.size and np.array_equal(got[:selected], y.ravel()) and np.array_equal(aux[0, :k], idx)
+                and np.array_equal(aux[1], inv.ravel()) and np.array_equal(aux[2, :k], cnt))
     if key["op"] in SELECT:
         selected = int(np.fromfile(os.path.join(tmp, "selected"), dtype=np.int64)[0])
         want = want[0].ravel()

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes models of the operators whose output size depends on the data: NonZero (float,
 bool, int32 inputs of ranks 1 to 3), Compress (along an inner axis, the flattened input, a
-condition shorter than the axis) and NonMaxSuppression (corner and centre box formats, with
+condition shorter than the axis), Unique (flattened, unsorted, along an axis, all distinct) and
+NonMaxSuppression (corner and centre box formats, with
 and without a score threshold, several batches and classes, a box limit below and above the
 candidates). Their limits and thresholds are constants, as in real models; the data are graph
 inputs. The e2e test benchmarks them and holds each plain C kernel against onnx.reference
@@ -52,6 +53,14 @@ def main():
               [("x", I64, [4, 6]), ("c", BOOL, [15])], ("y", I64, ["n"]), opset=11),
         model("compress_negative_axis", helper.make_node("Compress", ["x", "c"], ["y"], axis=-1),
               [("x", F32, [3, 10]), ("c", BOOL, [6])], ("y", F32, [3, "n"]), opset=11),
+        model("unique_flat_int64", helper.make_node("Unique", ["x"], ["y", "i", "v", "c"]), [("x", I64, [6, 50])],
+              ("y", I64, ["n"]), opset=11),
+        model("unique_unsorted_1d", helper.make_node("Unique", ["x"], ["y", "i", "v", "c"], sorted=0),
+              [("x", I32, [200])], ("y", I32, ["n"]), opset=11),
+        model("unique_axis1_int32", helper.make_node("Unique", ["x"], ["y", "i", "v", "c"], axis=1),
+              [("x", I32, [2, 40, 1])], ("y", I32, [2, "n", 1]), opset=11),
+        model("unique_float_distinct", helper.make_node("Unique", ["x"], ["y", "i", "v", "c"]), [("x", F32, [1000])],
+              ("y", F32, ["n"]), opset=11),
         nms("nms_corners_score", 2, 3, 60, 10, 0.5, score=0.3),
         nms("nms_center_no_score", 1, 2, 40, 100, 0.3, center=1),
         nms("nms_many_boxes", 1, 4, 500, 50, 0.45, score=0.05),
