@@ -383,6 +383,19 @@ static void e2e_select(void **state)
                        "NonZero: ok\\|Compress: ok\\|NonMaxSuppression: ok\\|Unique: ok", 13);
 }
 
+/* Scan's shapes (a control node, like Loop): the outputs that follow it must be known, so the
+ * layers reading them are made; test/oracle/scan_check.py holds them against onnx's inference */
+static void e2e_scan_shapes(void **state)
+{
+    (void)state;
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    if (test_sh("%s -c 'import onnx' 2>/dev/null", py) != 0)
+        TEST_SKIP("skipped: %s has no onnx (scripts/setup installs it)\n", py);
+    char out[300];
+    snprintf(out, sizeof(out), "%s/scan", dir);
+    assert_int_equal(test_sh("%s test/oracle/scan_check.py '%s' '%s'", py, test_env("BENANZA_GEN", "bin/gen"), out), 0);
+}
+
 /* The random generators in plain C: test/oracle/random_models.py's six models and libonnx-
  * testdata's Bernoulli models; no oracle draws the same numbers, so every benchmark's --verify
  * (the statistics: range, mean and variance, count of ones, chi-square of the class counts)
@@ -578,6 +591,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test_setup(e2e_nn, e2e_reset),
         cmocka_unit_test_setup(e2e_random, e2e_reset),
         cmocka_unit_test_setup(e2e_select, e2e_reset),
+        cmocka_unit_test_setup(e2e_scan_shapes, e2e_reset),
         cmocka_unit_test_setup(e2e_permutations, e2e_reset),
         cmocka_unit_test_setup(e2e_selections, e2e_reset),
         cmocka_unit_test_setup(e2e_instancenorm, e2e_reset),

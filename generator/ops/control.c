@@ -1,4 +1,4 @@
-/* Control flow: If (both branches inferred, outputs merged) and Loop. */
+/* Control flow: If (both branches inferred, outputs merged), Loop and Scan. */
 #include <string.h>
 
 #include "ops.h"
@@ -77,8 +77,74 @@ static void infer_loop(struct infer_ctx *c)
     }
 }
 
+/* Scan (opset 9 on): N state values then M scan inputs; the body sees the states and one
+ * slice of each scan input (its scan axis removed); outputs: the final states, then each
+ * scan output stacked along its scan_output_axes (default 0), as long as the scan */
+static void infer_scan(struct infer_ctx *c)
+{
+    struct ir_graph *body = graph_attr(c, "body");
+    int64_t m = op_attr_i(c, "num_scan_inputs", -1);
+    int nin = op_nin(c), n_state = nin - (int)m;
+    if (!body || m < 1 || n_state < 0) {
+        op_fail(c, "Scan needs a body and num_scan_inputs");
+        return;
+    }
+    if (c->opset < 9) {
+        op_fail(c, "Scan before opset 9 (with a batch dim) is not inferred");
+        return;
+    }
+    const int64_t *in_axes, *out_axes;
+    int nia = op_attr_ints(c, "scan_input_axes", &in_axes), noa = op_attr_ints(c, "scan_output_axes", &out_axes);
+    struct ir_dim len = dim_unknown();
+    for (int i = 0; i < nin && i < body->n_inputs; i++) {
+        const struct ir_value *outer = op_in_value(c, i);
+        bool typed = body->inputs[i]->type.kind != IR_TYPE_NONE; /* the body says it already */
+        if (!outer)
+            continue;
+        if (i < n_state || outer->type.kind != IR_TYPE_TENSOR || outer->type.rank < 1) {
+            if (!typed)
+                body->inputs[i]->type = outer->type;
+            continue;
+        }
+        int r = outer->type.rank, j = i - n_state;
+        int axis = nia > j ? (int)(in_axes[j] < 0 ? in_axes[j] + r : in_axes[j]) : 0;
+        if (axis < 0 || axis >= r) {
+            op_fail(c, "scan input axis out of range");
+            return;
+        }
+        if (!dim_known(len))
+            len = outer->type.dims[axis];
+        if (typed)
+            continue;
+        struct ir_type t = outer->type;
+        t.rank = r - 1;
+        t.dims = bz_arena_array(&c->m->arena, (size_t)r, sizeof(struct ir_dim)); /* not the outer's */
+        for (int k = 0, q = 0; k < r; k++)
+            if (k != axis)
+                t.dims[q++] = outer->type.dims[k];
+        body->inputs[i]->type = t;
+    }
+    c->infer_graph(c, body);
+    for (int i = 0; i < c->n->n_outputs && i < body->n_outputs; i++) {
+        const struct ir_type *t = &body->outputs[i]->type;
+        if (i < n_state) {
+            const struct ir_value *init = op_in_value(c, i);
+            merge_into(c, i, t, init ? &init->type : t);
+        } else if (t->kind == IR_TYPE_TENSOR && t->rank >= 0) {
+            int j = i - n_state, r = t->rank + 1;
+            int axis = noa > j ? (int)(out_axes[j] < 0 ? out_axes[j] + r : out_axes[j]) : 0;
+            if (axis < 0 || axis >= r)
+                continue;
+            struct ir_dim *d = op_out(c, i, t->dtype, r);
+            for (int k = 0, q = 0; k < r; k++)
+                d[k] = k == axis ? len : t->dims[q++];
+        }
+    }
+}
+
 const struct op_def ops_control[] = {
     {"If", infer_if, 0, NULL},
     {"Loop", infer_loop, 0, NULL},
+    {"Scan", infer_scan, 0, NULL},
     {NULL, NULL, 0, NULL},
 };
