@@ -29,6 +29,20 @@ const char *emit_embedded(const char *path, size_t *len)
     return NULL;
 }
 
+void emit_plain_headers(json_t *data)
+{
+    static const char *const names[] = {"plain_ops", "plain_index", "plain_reduce", "plain_quant", "plain_sample",
+                                        "plain_linalg", "plain_signal", "plain_nn", "plain_random", "plain_select"};
+    for (size_t i = 0; i < BZ_ARRAY_LEN(names); i++) {
+        char path[64];
+        size_t len = 0;
+        snprintf(path, sizeof(path), "runtime/%s.h", names[i]);
+        const char *text = emit_embedded(path, &len);
+        if (text)
+            json_object_set_new(data, names[i], json_stringn(text, len));
+    }
+}
+
 /* {{x}} in a template lands inside a C string literal (or a shell single-quoted string
  * for run_all, whose values are all of the safe alphabet): escape for C. */
 static void escape_c_string(struct bz_buf *out, const char *s, size_t n)

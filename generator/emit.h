@@ -31,6 +31,9 @@ struct emit_ctx {
 
 /* The text of an embedded file (templates/, runtime/), or NULL. */
 const char *emit_embedded(const char *path, size_t *len);
+/* Sets the plain C kernel headers (runtime/plain_*.h) in DATA under their template names
+ * (plain_ops, plain_index, ...), for the templates that inline them. */
+void emit_plain_headers(struct json_t *data);
 
 /* Renders template PATH with DATA into DIR/REL atomically; 0 or -1 after a diagnostic. */
 int emit_render(struct emit_ctx *e, const char *tpl_path, json_t *data, const char *rel);

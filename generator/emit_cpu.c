@@ -1951,29 +1951,14 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     char fl[64], by[64];
     snprintf(fl, sizeof(fl), "%.17g", flops);
     snprintf(by, sizeof(by), "%.17g", bytes);
-    size_t hl, pl;
+    size_t hl;
     const char *harness = emit_embedded("runtime/harness.h", &hl);
-    const char *plain = emit_embedded("runtime/plain_ops.h", &pl);
-    size_t il, rl;
-    const char *pindex = emit_embedded("runtime/plain_index.h", &il), *preduce = emit_embedded("runtime/plain_reduce.h", &rl);
-    size_t ql, sl, ll;
-    const char *pquant = emit_embedded("runtime/plain_quant.h", &ql), *psample = emit_embedded("runtime/plain_sample.h", &sl);
-    const char *plinalg = emit_embedded("runtime/plain_linalg.h", &ll);
-    size_t gl;
-    const char *psignal = emit_embedded("runtime/plain_signal.h", &gl);
-    size_t nl;
-    const char *pnn = emit_embedded("runtime/plain_nn.h", &nl);
-    size_t xl;
-    const char *prandom = emit_embedded("runtime/plain_random.h", &xl);
-    size_t sl2;
-    const char *pselect = emit_embedded("runtime/plain_select.h", &sl2);
-    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%}", "title", title.data, "layer", l->id,
+    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s%}", "title", title.data, "layer", l->id,
                              "layer_name", l->name, "op", l->op, "dtype", dt, "file", file.data, "key_comment", key.data,
                              "uses", emit_uses(e->p, li, 6), "op_init", init.data, "flops", fl, "bytes", by, "harness",
-                             harness, hl, "plain_ops", plain, pl, "plain_index", pindex, il, "plain_reduce", preduce, rl,
-                             "plain_quant", pquant, ql, "plain_sample", psample, sl, "plain_linalg", plinalg, ll,
-                             "plain_signal", psignal, gl, "plain_nn", pnn, nl,
-                             "plain_random", prandom, xl, "plain_select", pselect, sl2);
+                             harness, hl);
+    if (data)
+        emit_plain_headers(data);
     struct bz_buf rel;
     bz_buf_init(&rel);
     bz_buf_printf(&rel, "bench/%s.c", file.data);

@@ -1028,32 +1028,17 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
     char flops[64], bytes[64];
     snprintf(flops, sizeof(flops), "%.17g", k->flops);
     snprintf(bytes, sizeof(bytes), "%.17g", k->bytes);
-    size_t hl, pl, cl, kl;
+    size_t hl, cl, kl;
     const char *harness = emit_embedded("runtime/harness.h", &hl);
-    const char *plain = emit_embedded("runtime/plain_ops.h", &pl);
-    size_t il, rl;
-    const char *pindex = emit_embedded("runtime/plain_index.h", &il), *preduce = emit_embedded("runtime/plain_reduce.h", &rl);
-    size_t ql, sl, ll;
-    const char *pquant = emit_embedded("runtime/plain_quant.h", &ql), *psample = emit_embedded("runtime/plain_sample.h", &sl);
-    const char *plinalg = emit_embedded("runtime/plain_linalg.h", &ll);
-    size_t gl;
-    const char *psignal = emit_embedded("runtime/plain_signal.h", &gl);
-    size_t nl;
-    const char *pnn = emit_embedded("runtime/plain_nn.h", &nl);
-    size_t xl;
-    const char *prandom = emit_embedded("runtime/plain_random.h", &xl);
-    size_t sl2;
-    const char *pselect = emit_embedded("runtime/plain_select.h", &sl2);
     const char *cuda = emit_embedded("runtime/cuda_bench.h", &cl);
     const char *kern = emit_embedded("runtime/cuda_kernels.cuh", &kl);
-    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%,s:s%}", "title",
+    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s%,s:s%,s:s%}", "title",
                              title.data, "layer", l->id, "layer_name", l->name, "op", l->op, "what", what.data, "dtype",
                              dtype, "file", file.data, "key_comment", key.data, "uses", emit_uses(e->p, li, 6),
                              "fields", kernel_fields(k), "flops", flops, "bytes", bytes, "harness", harness, hl,
-                             "plain_ops", plain, pl, "plain_index", pindex, il, "plain_reduce", preduce, rl,
-                             "plain_quant", pquant, ql, "plain_sample", psample, sl, "plain_linalg", plinalg, ll,
-                             "plain_signal", psignal, gl, "plain_nn", pnn, nl, "plain_random", prandom, xl,
-                             "plain_select", pselect, sl2, "cuda_bench", cuda, cl, "cuda_kernels", kern, kl);
+                             "cuda_bench", cuda, cl, "cuda_kernels", kern, kl);
+    if (data)
+        emit_plain_headers(data);
     struct bz_buf rel;
     bz_buf_init(&rel);
     bz_buf_printf(&rel, "bench/%s.cu", file.data);

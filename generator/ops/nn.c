@@ -129,33 +129,14 @@ static void infer_nms(struct infer_ctx *c)
     d[1] = dim_of(3);
 }
 
-/* a scalar constant input in the key (dflt when the input is absent, null when unknown) */
-static void canon_scalar_in(const struct canon_ctx *c, struct json_t *attrs, const char *name, int i, bool integer,
-                            double dflt, bool has_dflt)
-{
-    if (i >= c->n->n_inputs || !c->n->inputs[i]) {
-        if (has_dflt && integer)
-            canon_set_i(attrs, name, (int64_t)dflt);
-        else if (has_dflt)
-            canon_set_f(attrs, name, dflt);
-        return;
-    }
-    const struct ir_tensor *t = canon_const_input(c, i);
-    if (!t || t->nelem != 1)
-        json_object_set_new(attrs, name, json_null());
-    else if (integer)
-        canon_set_i(attrs, name, tensor_get_i(t, 0));
-    else
-        canon_set_f(attrs, name, tensor_get_f(t, 0));
-}
-
 /* the boxes per class (default 0: none), the IoU threshold (default 0), the score threshold
  * (none by default) and the box format */
 static void canon_nms(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
 {
-    canon_scalar_in(c, attrs, "max_output_boxes_per_class", 2, true, 0, true);
-    canon_scalar_in(c, attrs, "iou_threshold", 3, false, 0, true);
-    canon_scalar_in(c, attrs, "score_threshold", 4, false, 0, false);
+    static const double zero = 0;
+    canon_const_scalar(c, attrs, "max_output_boxes_per_class", 2, true, &zero);
+    canon_const_scalar(c, attrs, "iou_threshold", 3, false, &zero);
+    canon_const_scalar(c, attrs, "score_threshold", 4, false, NULL);
     canon_default_i(c, attrs, "center_point_box", 0);
     bz_buf_puts(name, "nms_");
     canon_name_dims(name, canon_in(c, 1));

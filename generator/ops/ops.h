@@ -166,6 +166,10 @@ const struct ir_type *canon_out(const struct canon_ctx *c, int i);
 /* input i's value when it is a constant gen kept (else NULL): constant inputs that change
  * what a layer computes go in its key as attributes, null when gen does not know them */
 const struct ir_tensor *canon_const_input(const struct canon_ctx *c, int i);
+/* scalar input i in attrs as NAME (integer or float): its value when gen knows it, else null;
+ * an absent input gets *dflt, or stays out of attrs when dflt is NULL */
+void canon_const_scalar(const struct canon_ctx *c, struct json_t *attrs, const char *name, int i, bool integer,
+                        const double *dflt);
 void canon_name_dims(struct bz_buf *name, const struct ir_type *t);
 /* an attribute that defaults: float/int, set in attrs with the default filled in */
 double canon_default_f(const struct canon_ctx *c, struct json_t *attrs, const char *name, double dflt);

@@ -112,21 +112,6 @@ static void infer_mel(struct infer_ctx *c)
     d[1] = mels < 0 ? dim_unknown() : dim_of(mels);
 }
 
-/* a scalar constant input in the key: its value, null when gen does not know it (absent
- * inputs are left out) */
-static void canon_scalar(const struct canon_ctx *c, struct json_t *attrs, const char *name, int i, bool integer)
-{
-    if (i >= c->n->n_inputs || !c->n->inputs[i])
-        return;
-    const struct ir_tensor *t = canon_const_input(c, i);
-    if (!t || t->nelem != 1)
-        json_object_set_new(attrs, name, json_null());
-    else if (integer)
-        canon_set_i(attrs, name, tensor_get_i(t, 0));
-    else
-        canon_set_f(attrs, name, tensor_get_f(t, 0));
-}
-
 static void name_op(const struct canon_ctx *c, struct bz_buf *name)
 {
     for (const char *p = c->n->op_type; *p; p++)
@@ -141,7 +126,7 @@ static void canon_dft(const struct canon_ctx *c, struct json_t *attrs, struct bz
 {
     const struct ir_type *x = canon_in(c, 0);
     if (c->opset >= 20 && c->n->n_inputs > 2 && c->n->inputs[2]) {
-        canon_scalar(c, attrs, "axis", 2, true);
+        canon_const_scalar(c, attrs, "axis", 2, true, NULL);
     } else {
         canon_set_i(attrs, "axis", c->opset >= 20 ? -2 : ir_node_attr_int(c->n, "axis", 1));
     }
@@ -150,7 +135,7 @@ static void canon_dft(const struct canon_ctx *c, struct json_t *attrs, struct bz
         canon_set_i(attrs, "axis", json_integer_value(a) + x->rank);
     canon_default_i(c, attrs, "inverse", 0);
     canon_default_i(c, attrs, "onesided", 0);
-    canon_scalar(c, attrs, "dft_length", 1, true);
+    canon_const_scalar(c, attrs, "dft_length", 1, true, NULL);
     bz_buf_puts(name, "dft_");
     canon_name_dims(name, x);
 }
@@ -158,8 +143,8 @@ static void canon_dft(const struct canon_ctx *c, struct json_t *attrs, struct bz
 /* STFT: frame_step, frame_length (the window's length when not given), onesided */
 static void canon_stft(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
 {
-    canon_scalar(c, attrs, "frame_step", 1, true);
-    canon_scalar(c, attrs, "frame_length", 3, true);
+    canon_const_scalar(c, attrs, "frame_step", 1, true, NULL);
+    canon_const_scalar(c, attrs, "frame_length", 3, true, NULL);
     const struct ir_type *w = canon_in(c, 2);
     if (!json_object_get(attrs, "frame_length") && w && w->rank == 1 && dim_known(w->dims[0]))
         canon_set_i(attrs, "frame_length", w->dims[0].value);
@@ -179,10 +164,10 @@ static void canon_window_fn(const struct canon_ctx *c, struct json_t *attrs, str
  * length is kept, as odd and even lengths give the same output) */
 static void canon_mel(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
 {
-    canon_scalar(c, attrs, "dft_length", 1, true);
-    canon_scalar(c, attrs, "sample_rate", 2, true);
-    canon_scalar(c, attrs, "lower_edge_hertz", 3, false);
-    canon_scalar(c, attrs, "upper_edge_hertz", 4, false);
+    canon_const_scalar(c, attrs, "dft_length", 1, true, NULL);
+    canon_const_scalar(c, attrs, "sample_rate", 2, true, NULL);
+    canon_const_scalar(c, attrs, "lower_edge_hertz", 3, false, NULL);
+    canon_const_scalar(c, attrs, "upper_edge_hertz", 4, false, NULL);
     name_op(c, name);
 }
 

@@ -908,6 +908,25 @@ const struct ir_tensor *canon_const_input(const struct canon_ctx *c, int i)
     return v && v->val && v->val->data_kept && v->val->nelem >= 1 ? v->val : NULL;
 }
 
+void canon_const_scalar(const struct canon_ctx *c, struct json_t *attrs, const char *name, int i, bool integer,
+                        const double *dflt)
+{
+    if (i >= c->n->n_inputs || !c->n->inputs[i]) {
+        if (dflt && integer)
+            canon_set_i(attrs, name, (int64_t)*dflt);
+        else if (dflt)
+            canon_set_f(attrs, name, *dflt);
+        return;
+    }
+    const struct ir_tensor *t = canon_const_input(c, i);
+    if (!t || t->nelem != 1)
+        json_object_set_new(attrs, name, json_null());
+    else if (integer)
+        canon_set_i(attrs, name, tensor_get_i(t, 0));
+    else
+        canon_set_f(attrs, name, tensor_get_f(t, 0));
+}
+
 static void canon_name_op(const struct canon_ctx *c, struct bz_buf *name)
 {
     for (const char *p = c->n->op_type; *p; p++)
