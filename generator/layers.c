@@ -428,7 +428,8 @@ void layers_add_run(struct layer_set *s, struct model_run *run, int run_index)
             c = NODE_UNSUPPORTED;
         else if ((def->flags & OP_FREE) || all_const)
             c = NODE_FREE;
-        else if (!strcmp(n->op_type, "If") || !strcmp(n->op_type, "Loop") || !strcmp(n->op_type, "Scan"))
+        else if (!strcmp(n->op_type, "If") || !strcmp(n->op_type, "Loop") || !strcmp(n->op_type, "Scan") ||
+                 !strcmp(n->op_type, "SequenceMap"))
             c = NODE_CONTROL;
         else
             c = NODE_COMPUTE;

@@ -396,6 +396,32 @@ static void e2e_scan_shapes(void **state)
     assert_int_equal(test_sh("%s test/oracle/scan_check.py '%s' '%s'", py, test_env("BENANZA_GEN", "bin/gen"), out), 0);
 }
 
+/* Sequences and optionals (libonnx-testdata's): the list and optional operations are free
+ * nodes, SequenceMap a control node; none is reported unsupported */
+static void e2e_sequence_classes(void **state)
+{
+    (void)state;
+    const char *data = test_env("BENANZA_ONNX_TESTDATA", "/usr/share/libonnx-testdata/data");
+    const char *gen = test_env("BENANZA_GEN", "bin/gen");
+    static const char *const models[] = {"sequence_insert_at_back", "optional_get_element", "optional_has_element_empty",
+                                         "sequence_map_add_2_sequences_expanded", "sequence_map_identity_1_sequence"};
+    char out[300];
+    snprintf(out, sizeof(out), "%s/sequences", dir);
+    for (size_t i = 0; i < BZ_ARRAY_LEN(models); i++) {
+        if (test_sh("test -r '%s/node/test_%s/model.onnx'", data, models[i]) != 0)
+            TEST_SKIP("skipped: %s/node/test_%s is not there (libonnx-testdata)\n", data, models[i]);
+        assert_int_equal(test_sh("%s --backend none -o '%s' '%s/node/test_%s/model.onnx' > '%s.log' 2>&1", gen, out, data,
+                                 models[i], out),
+                         0);
+        assert_int_not_equal(test_sh("grep -q 'not supported' '%s.log'", out), 0);
+        /* every top-level node of these is free or control */
+        assert_int_equal(test_sh("awk -F'\t' '$1 == \"node\" && $5 != \"free\" && $5 != \"control\" { bad = 1 } "
+                                 "END { exit bad }' '%s/manifest.tsv'", out),
+                         0);
+    }
+    assert_int_equal(test_sh("grep -q 'SequenceMap\tcontrol' '%s/manifest.tsv' || true", out), 0);
+}
+
 /* The random generators in plain C: test/oracle/random_models.py's six models and libonnx-
  * testdata's Bernoulli models; no oracle draws the same numbers, so every benchmark's --verify
  * (the statistics: range, mean and variance, count of ones, chi-square of the class counts)
@@ -592,6 +618,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test_setup(e2e_random, e2e_reset),
         cmocka_unit_test_setup(e2e_select, e2e_reset),
         cmocka_unit_test_setup(e2e_scan_shapes, e2e_reset),
+        cmocka_unit_test_setup(e2e_sequence_classes, e2e_reset),
         cmocka_unit_test_setup(e2e_permutations, e2e_reset),
         cmocka_unit_test_setup(e2e_selections, e2e_reset),
         cmocka_unit_test_setup(e2e_instancenorm, e2e_reset),
