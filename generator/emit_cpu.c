@@ -1327,6 +1327,53 @@ static int key_ints(const json_t *attrs, const char *name, int64_t *v, int n)
     return 0;
 }
 
+/* a training optimizer: R and T, then each role's n tensors as one (the update is element-wise:
+ * the same work), checked to have the same shapes role by role */
+static int plan_plain_optimizer(const char *name, const json_t *params, const json_t *attrs, struct pl_op *op)
+{
+    struct pl_nn *nn = &op->nn;
+    int roles = !strcmp(name, "Adam") ? 4 : 3; /* X, G and the states (generator/ops/training.c) */
+    size_t nin = json_array_size(json_object_get(params, "inputs"));
+    if (nin < (size_t)(2 + roles) || (nin - 2) % (size_t)roles)
+        return -1;
+    int n = (int)(nin - 2) / roles;
+    struct pl_tensor r, t;
+    if (pl_tensor_of(emit_io(params, "inputs", 0), &r) || pl_tensor_of(emit_io(params, "inputs", 1), &t) ||
+        pl_count(&r) != 1 || pl_count(&t) != 1 || !pl_is_float(r.dtype) || pl_is_float(t.dtype))
+        return -1;
+    int64_t total = 0;
+    int dtype = 0;
+    for (int j = 0; j < n; j++) {
+        struct pl_tensor x;
+        if (pl_tensor_of(emit_io(params, "inputs", (size_t)(2 + j)), &x) || !pl_is_float(x.dtype) ||
+            (dtype && x.dtype != dtype))
+            return -1;
+        dtype = x.dtype;
+        for (int k = 1; k < roles; k++) {
+            struct pl_tensor o;
+            if (pl_tensor_of(emit_io(params, "inputs", (size_t)(2 + k * n + j)), &o) || !same_dims(&o, &x) ||
+                o.dtype != dtype)
+                return -1;
+        }
+        total += pl_count(&x);
+    }
+    op->nin = 2 + roles;
+    op->in[0] = r;
+    op->in[1] = t;
+    for (int k = 0; k < roles; k++)
+        op->in[2 + k] = (struct pl_tensor){dtype, 1, {total}};
+    op->out = (struct pl_tensor){dtype, 1, {total * (roles - 1)}};
+    op->flag = !strcmp(name, "Adagrad") ? 0 : !strcmp(name, "Momentum") ? 1 : 2;
+    op->alpha = (float)emit_num_attr(attrs, "alpha", 0);
+    op->beta = (float)emit_num_attr(attrs, "beta", 0);
+    nn->decay = emit_num_attr(attrs, "decay_factor", 0);
+    nn->epsilon = emit_num_attr(attrs, "epsilon", 0);
+    nn->norm = emit_num_attr(attrs, "norm_coefficient", 0);
+    nn->norm_post = emit_num_attr(attrs, "norm_coefficient_post", 0);
+    nn->nesterov = !strcmp(emit_str_attr(attrs, "mode", "standard"), "nesterov");
+    return 0;
+}
+
 /* Det, RoiAlign, MaxUnpool and the losses: parameters from the key, shapes checked against
  * what the kernels walk */
 static int plan_plain_nn(const char *name, const json_t *params, const json_t *attrs, struct pl_op *op)
@@ -1533,6 +1580,7 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         {"Bernoulli", PL_RANDOM, PL_IDENTITY}, {"Multinomial", PL_RANDOM, PL_IDENTITY},
         {"NonZero", PL_NONZERO, PL_IDENTITY}, {"Compress", PL_COMPRESS, PL_IDENTITY},
         {"NonMaxSuppression", PL_NMS, PL_IDENTITY}, {"Unique", PL_UNIQUE, PL_IDENTITY},
+        {"Adagrad", PL_OPTIMIZER, PL_IDENTITY}, {"Momentum", PL_OPTIMIZER, PL_IDENTITY}, {"Adam", PL_OPTIMIZER, PL_IDENTITY},
     };
     /* data inputs per kind (Expand's shape and CumSum's axis are data for gen, not for the kernel) */
     static const signed char nins[] = {
@@ -1543,9 +1591,9 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         [PL_MVN] = 1, [PL_HARDMAX] = 1, [PL_QUANTIZE] = 3, [PL_DEQUANTIZE] = 3, [PL_DYNQUANT] = 1,
         [PL_RESIZE] = 1, [PL_GRID_SAMPLE] = 2, [PL_EINSUM] = 1, [PL_DFT] = 1, [PL_STFT] = 1, [PL_WINDOW] = 0,
         [PL_DET] = 1, [PL_ROI_ALIGN] = 3, [PL_MAX_UNPOOL] = 2, [PL_LOSS] = 2, [PL_RANDOM] = 0,
-        [PL_NONZERO] = 1, [PL_COMPRESS] = 2, [PL_NMS] = 2, [PL_UNIQUE] = 1,
+        [PL_NONZERO] = 1, [PL_COMPRESS] = 2, [PL_NMS] = 2, [PL_UNIQUE] = 1, [PL_OPTIMIZER] = 0,
     };
-    _Static_assert(BZ_ARRAY_LEN(nins) == PL_UNIQUE + 1, "inputs of every kind");
+    _Static_assert(BZ_ARRAY_LEN(nins) == PL_OPTIMIZER + 1, "inputs of every kind");
     const char *name = json_string_value(json_object_get(params, "op"));
     const json_t *attrs = json_object_get(params, "attrs");
     memset(op, 0, sizeof(*op));
@@ -1703,6 +1751,8 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         return plan_plain_einsum(attrs, op);
     if (pl_kind_signal(op->kind))
         return plan_plain_signal(name, params, attrs, op);
+    if (op->kind == PL_OPTIMIZER)
+        return plan_plain_optimizer(name, params, attrs, op);
     if (pl_kind_nn(op->kind) || op->kind == PL_DET)
         return plan_plain_nn(name, params, attrs, op);
     if (pl_kind_select(op->kind))
@@ -1866,8 +1916,10 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
             bz_buf_puts(&init, "},");
         }
         bz_buf_printf(&init, "\n           .same_shape = %d, .reduction = %d, .has_ignore = %d, .ignore = %lld, .log_prob = %d,\n"
-                      "           .has_score = %d},\n",
-                      nn->same_shape, nn->reduction, nn->has_ignore, (long long)nn->ignore, nn->log_prob, nn->has_score);
+                      "           .has_score = %d, .decay = %.17g, .epsilon = %.17g, .norm = %.17g, .norm_post = %.17g,\n"
+                      "           .nesterov = %d},\n",
+                      nn->same_shape, nn->reduction, nn->has_ignore, (long long)nn->ignore, nn->log_prob, nn->has_score,
+                      nn->decay, nn->epsilon, nn->norm, nn->norm_post, nn->nesterov);
     }
     if (op->nsplit) {
         bz_buf_printf(&init, "    .nsplit = %d,\n    .split = {", op->nsplit);
@@ -1940,6 +1992,8 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     if (op->kind == PL_RANDOM) /* a generator step per value (normal: a log, a root, a sine), a search per sample */
         flops = (double)pl_count(&op->out) *
                 (op->flag == 3 ? log2((double)op->in[0].d[1]) + 1 : op->flag == 1 ? 8.0 : 4.0);
+    if (op->kind == PL_OPTIMIZER) /* about 10 operations per element (Adam: 16 and a root) */
+        flops = (double)pl_count(&op->in[2]) * (op->flag == 2 ? 16.0 : 10.0);
     if (op->kind == PL_LOSS) /* a multiply per element (SCE: the log-sum-exp over the classes) */
         flops = (double)pl_count(&op->in[1]) * (op->flag ? 4.0 * (double)op->in[0].d[1] : 2.0);
     if (op->kind == PL_WINDOW) /* a cosine or two and a multiply-add per element */

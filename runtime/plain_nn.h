@@ -1,17 +1,20 @@
 /* Plain C benchmarks for layers of detection, segmentation and training graphs that oneDNN has
  * not: RoiAlign (bilinear samples averaged or maxed per bin of each region), MaxUnpool (the
- * pooled values scattered back to where MaxPool found them) and the two losses
+ * pooled values scattered back to where MaxPool found them), the two losses
  * (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss: per element, summed or averaged with
- * class weights and an ignored class). Inlined after plain_ops.h, whose setup, kernel and
+ * class weights and an ignored class) and the training domain's optimizers (Adagrad,
+ * Momentum, Adam: element-wise updates of weights and their states). Inlined after plain_ops.h, whose setup, kernel and
  * verification call into it for these kinds (op->nn holds their parameters).
  *
  * Their index inputs (regions and their images, MaxPool's indices, class targets) are data a
  * benchmark must make valid: regions inside the feature map, from a tenth to half of it;
  * indices each inside its own pooling window, as MaxPool gives them; targets among the
- * classes, every seventh the ignored class when there is one. --verify recomputes every
+ * classes, every seventh the ignored class when there is one; an optimizer's step count 5, its
+ * learning rate 0.01 and its squared-gradient states non-negative. --verify recomputes every
  * output element from its definition by another route (RoiAlign: each sample's bilinear
  * weights computed where it is used, no tables; MaxUnpool: the input walked backwards, the
- * first write to an element kept; the losses: in long double, classes outermost). */
+ * first write to an element kept; the losses: in long double, classes outermost; the
+ * optimizers: each element in long double from the update rule as ONNX writes it). */
 #ifndef BENANZA_PLAIN_NN_H
 #define BENANZA_PLAIN_NN_H
 
@@ -210,6 +213,46 @@ static inline void pl_kernel_loss(struct pl_state *s)
         pl_store(s->out, odt, 0, sum / wsum);
 }
 
+/* ---- the optimizers ---- */
+
+/* one element's update: x, g and the states s0 (H or V), s1 (Adam's H) in, the new ones out */
+static inline void pl_optimizer_step(const struct pl_op *op, double r, int64_t t, double *x, double g, double *s0,
+                                     double *s1)
+{
+    const struct pl_nn *nn = &op->nn;
+    double gr = nn->norm * *x + g;
+    if (op->flag == 0) { /* Adagrad */
+        double rate = r / (1 + (double)t * nn->decay);
+        *s0 += gr * gr;
+        *x -= rate * gr / (sqrt(*s0) + nn->epsilon);
+    } else if (op->flag == 1) { /* Momentum */
+        *s0 = op->alpha * *s0 + (t > 0 ? op->beta : 1.0) * gr;
+        *x -= r * (nn->nesterov ? gr + op->alpha * *s0 : *s0);
+    } else { /* Adam */
+        *s0 = op->alpha * *s0 + (1 - op->alpha) * gr;
+        *s1 = op->beta * *s1 + (1 - op->beta) * gr * gr;
+        double rate = t > 0 ? r * sqrt(1 - pow(op->beta, (double)t)) / (1 - pow(op->alpha, (double)t)) : r;
+        *x = (1 - nn->norm_post) * (*x - rate * *s0 / (sqrt(*s1) + nn->epsilon));
+    }
+}
+
+static inline void pl_kernel_optimizer(struct pl_state *s)
+{
+    const struct pl_op *op = s->op;
+    int64_t n = pl_count(&op->in[2]), t = (int64_t)pl_load(s->in[1], op->in[1].dtype, 0);
+    double r = pl_load(s->in[0], op->in[0].dtype, 0);
+    int dt = op->in[2].dtype, odt = op->out.dtype, adam = op->flag == 2;
+    for (int64_t i = 0; i < n; i++) {
+        double x = pl_load(s->in[2], dt, i), s0 = pl_load(s->in[4], dt, i);
+        double s1 = adam ? pl_load(s->in[5], dt, i) : 0;
+        pl_optimizer_step(op, r, t, &x, pl_load(s->in[3], dt, i), &s0, &s1);
+        pl_store(s->out, odt, i, x);
+        pl_store(s->out, odt, n + i, s0);
+        if (adam)
+            pl_store(s->out, odt, 2 * n + i, s1);
+    }
+}
+
 /* ---- setup, kernel, verification ---- */
 
 static inline enum bh_status pl_nn_setup(struct pl_state *s, struct bh_result *r)
@@ -265,6 +308,15 @@ static inline enum bh_status pl_nn_setup(struct pl_state *s, struct bh_result *r
             (void)nsp;
         }
         return BH_OK;
+    } else if (op->kind == PL_OPTIMIZER) {
+        /* the fifth step at rate 0.01; squared-gradient states non-negative */
+        pl_store(s->in[0], op->in[0].dtype, 0, 0.01);
+        pl_store(s->in[1], op->in[1].dtype, 0, 5);
+        int64_t n = pl_count(&op->in[2]);
+        int sq = op->flag == 0 ? 4 : op->flag == 2 ? 5 : -1;
+        for (int64_t i = 0; sq > 0 && i < n; i++)
+            pl_store(s->in[sq], op->in[sq].dtype, i, fabs(pl_load(s->in[sq], op->in[sq].dtype, i)));
+        return BH_OK;
     } else {
         /* class targets; every seventh the ignored class when there is one; weights in (0.5, 1.5] */
         int64_t n = pl_count(&op->in[1]), C = op->in[0].d[1];
@@ -290,6 +342,8 @@ static inline void pl_kernel_nn(struct pl_state *s)
 {
     if (s->op->kind == PL_ROI_ALIGN)
         pl_kernel_roi_align(s);
+    else if (s->op->kind == PL_OPTIMIZER)
+        pl_kernel_optimizer(s);
     else if (s->op->kind == PL_MAX_UNPOOL)
         pl_kernel_max_unpool(s);
     else
@@ -328,6 +382,34 @@ static inline void pl_reference_nn(const struct pl_state *s, double *want, doubl
             int64_t cnt = g.gh * g.gw;
             want[i] = op->nn.mode ? acc : acc / (double)(cnt > 1 ? cnt : 1);
             mag[i] = m;
+        }
+    } else if (op->kind == PL_OPTIMIZER) {
+        /* the update rule as ONNX writes it, in long double */
+        const struct pl_nn *nn = &op->nn;
+        int64_t m = pl_count(&op->in[2]);
+        int xdt = op->in[2].dtype;
+        long double r = pl_load(s->in[0], op->in[0].dtype, 0), t = pl_load(s->in[1], op->in[1].dtype, 0);
+        long double al = op->alpha, be = op->beta;
+        for (int64_t i = 0; i < m; i++) {
+            long double xv = pl_load(s->in[2], xdt, i), g = pl_load(s->in[3], xdt, i), a = pl_load(s->in[4], xdt, i);
+            long double b = op->flag == 2 ? pl_load(s->in[5], xdt, i) : 0, gr = nn->norm * xv + g, xn, an, bn = 0;
+            if (op->flag == 0) {
+                an = a + gr * gr;
+                xn = xv - r / (1 + t * nn->decay) * gr / (sqrtl(an) + nn->epsilon);
+            } else if (op->flag == 1) {
+                an = al * a + (t > 0 ? be : 1) * gr;
+                xn = nn->nesterov ? xv - r * (gr + al * an) : xv - r * an;
+            } else {
+                an = al * a + (1 - al) * gr;
+                bn = be * b + (1 - be) * gr * gr;
+                long double ra = t > 0 ? r * sqrtl(1 - powl(be, t)) / (1 - powl(al, t)) : r;
+                xn = (1 - nn->norm_post) * (xv - ra * (an / (sqrtl(bn) + nn->epsilon)));
+            }
+            long double v[3] = {xn, an, bn};
+            for (int k = 0; k < 2 + (op->flag == 2); k++) {
+                want[k * m + i] = (double)v[k];
+                mag[k * m + i] = fabs((double)v[k]) + fabs((double)xv) + 1e-3;
+            }
         }
     } else if (op->kind == PL_MAX_UNPOOL) {
         /* backwards: the last write to an element is the first one seen here */

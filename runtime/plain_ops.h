@@ -72,7 +72,11 @@ enum pl_kind {
      * threshold, beta the score threshold if nn.has_score, flag center_point_box); Unique
      * (axis -1: flattened; flag sorted; out the unique slices, aux their first indices, the
      * inverse and the counts, each as long as the slices) */
-    PL_NONZERO, PL_COMPRESS, PL_NMS, PL_UNIQUE
+    PL_NONZERO, PL_COMPRESS, PL_NMS, PL_UNIQUE,
+    /* plain_nn.h: a training optimizer (flag 0 Adagrad, 1 Momentum, 2 Adam): in[0] R, in[1]
+     * T (scalars), then X, G and the states (H; V; V and H), each the n tensors one after the
+     * other; out the new X, then the new states, the same way */
+    PL_OPTIMIZER
 };
 
 /* PL_MAP: every output element reads one input element (or writes a constant): per dim, input
@@ -156,6 +160,8 @@ struct pl_nn {
     int64_t ignore;
     int log_prob;          /* SoftmaxCrossEntropyLoss: the log-probabilities are output too */
     int has_score;         /* NonMaxSuppression: a score threshold was given */
+    double decay, epsilon, norm, norm_post; /* optimizers (alpha, beta in the op) */
+    int nesterov;          /* Momentum: the Nesterov form */
 };
 
 struct pl_tensor {
@@ -184,7 +190,7 @@ struct pl_op {
     struct pl_sample rs;      /* PL_RESIZE, PL_GRID_SAMPLE */
     struct pl_einsum es;      /* PL_EINSUM */
     struct pl_sg sg;          /* PL_DFT, PL_STFT, PL_WINDOW */
-    struct pl_nn nn;          /* PL_ROI_ALIGN, PL_MAX_UNPOOL, PL_LOSS */
+    struct pl_nn nn;          /* PL_ROI_ALIGN, PL_MAX_UNPOOL, PL_LOSS, PL_NMS, PL_OPTIMIZER */
 };
 
 /* the element-wise kinds: every input broadcasts against the output */
@@ -513,7 +519,7 @@ static inline int pl_kind_select(int kind)
 
 static inline int pl_kind_nn(int kind)
 {
-    return kind >= PL_ROI_ALIGN && kind <= PL_LOSS;
+    return (kind >= PL_ROI_ALIGN && kind <= PL_LOSS) || kind == PL_OPTIMIZER;
 }
 
 /* Broadcast strides of input t against the output (numpy rules, aligned on the right). */

@@ -345,10 +345,11 @@ static void e2e_signal(void **state)
                        "DFT: ok\\|STFT: ok\\|Window: ok", 11);
 }
 
-/* Det, RoiAlign, MaxUnpool and the two losses in plain C: test/oracle/nn_models.py's models (a
- * batch of matrices and double; RoiAlign averaged and maxed, fixed and adaptive sampling, both
- * offsets; MaxUnpool with disjoint and overlapping windows and a larger output_shape; each
- * reduction, class weights, an ignored class, SCE's log-probabilities) and libonnx-testdata's:
+/* Det, RoiAlign, MaxUnpool, the two losses and the training optimizers in plain C:
+ * test/oracle/nn_models.py's models (a batch of matrices and double; RoiAlign averaged and
+ * maxed, fixed and adaptive sampling, both offsets; MaxUnpool with disjoint and overlapping
+ * windows and a larger output_shape; each reduction, class weights, an ignored class, SCE's
+ * log-probabilities; Adagrad, Nesterov Momentum, Adam in double) and libonnx-testdata's:
  * verified in the benchmarks, each kernel held against onnx's reference */
 static void e2e_nn(void **state)
 {
@@ -357,10 +358,12 @@ static void e2e_nn(void **state)
     static const char *const node_models[] = {
         "det_2d", "det_nd", "roialign_aligned_false", "roialign_aligned_true", "maxunpool_export_without_output_shape",
         "maxunpool_export_with_output_shape", "nllloss_NCd1d2_with_weight_reduction_mean", "nllloss_NCd1_ii",
-        "sce_mean_weight_ii", "sce_NCd1d2d3_sum_weight_high_ii", "sce_mean_log_prob",
+        "sce_mean_weight_ii", "sce_NCd1d2d3_sum_weight_high_ii", "sce_mean_log_prob", "adagrad_multiple", "adam",
+        "momentum_multiple", "nesterov_momentum",
     };
     e2e_written_models("nn", "nn_models.py", node_models, BZ_ARRAY_LEN(node_models), true, "det_one",
-                       "Det: ok\\|RoiAlign: ok\\|MaxUnpool: ok\\|LogLikelihoodLoss: ok\\|CrossEntropyLoss: ok", 14);
+                       "Det: ok\\|RoiAlign: ok\\|MaxUnpool: ok\\|LogLikelihoodLoss: ok\\|CrossEntropyLoss: ok\\|Adagrad: ok\\|Momentum: ok\\|Adam: ok",
+                       17);
 }
 
 /* NonZero, Compress, Unique and NonMaxSuppression in plain C (outputs whose size depends on the

@@ -186,6 +186,9 @@ void canon_conv_with(const struct canon_ctx *c, struct json_t *attrs, struct bz_
                      const char *prefix);
 void canon_matmul_with(const struct canon_ctx *c, struct bz_buf *name, int b_index, const char *prefix);
 
+/* the state roles of a training optimizer: 1 (Adagrad's H, Momentum's V) or 2 (Adam's V, H) */
+int op_optimizer_states(const char *op);
+
 /* shared shape helpers of some families */
 void infer_same_as_input(struct infer_ctx *c);   /* output 0 = input 0 */
 void infer_shape_as_input(struct infer_ctx *c, int dtype); /* output 0: input 0's shape, of dtype */

@@ -4,7 +4,7 @@
 #include "ops.h"
 
 extern const struct op_def ops_elementwise[], ops_tensor[], ops_conv[], ops_pool[], ops_norm[],
-    ops_linalg[], ops_reduce[], ops_resize[], ops_rnn[], ops_control[], ops_msft[], ops_quant[], ops_signal[], ops_nn[], ops_sequence[];
+    ops_linalg[], ops_reduce[], ops_resize[], ops_rnn[], ops_control[], ops_msft[], ops_quant[], ops_signal[], ops_nn[], ops_sequence[], ops_training[];
 
 static const struct op_def *const op_families[] = {
     ops_elementwise, ops_tensor, ops_conv, ops_pool, ops_norm,
@@ -15,6 +15,12 @@ const struct op_def *op_find(const char *domain, const char *op_type)
 {
     if (domain && !strcmp(domain, "com.microsoft")) {
         for (const struct op_def *d = ops_msft; d->name; d++)
+            if (strcmp(d->name, op_type) == 0)
+                return d;
+        return NULL;
+    }
+    if (domain && !strcmp(domain, "ai.onnx.preview.training")) {
+        for (const struct op_def *d = ops_training; d->name; d++)
             if (strcmp(d->name, op_type) == 0)
                 return d;
         return NULL;

@@ -4,7 +4,9 @@ wrong tap, index or weight shows: Det of one matrix, of a batch and in double; R
 averaged with the half-pixel offset and two samples per bin, maxed without the offset and
 with adaptive sampling; MaxUnpool with disjoint windows, with overlapping padded windows and
 into a larger output_shape; NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss with each
-reduction, class weights, an ignored class and SCE's log-probabilities. The regions, indices
+reduction, class weights, an ignored class and SCE's log-probabilities; the training optimizers
+(Adagrad of two weights with decay, Momentum in the Nesterov form, Adam in double with the
+post-update norm). The regions, indices
 and targets are graph inputs (data: the benchmark makes valid ones); output_shape is a
 constant. The e2e test benchmarks them and holds each plain C kernel against onnx.reference
 (plain_check.py).
@@ -58,6 +60,23 @@ def loss(name, op, x, attrs, weight=False, log_prob=False):
     return model(name, node, ins, outs, opset=13)
 
 
+def optimizer(name, op, shapes, attrs, dtype=F32):
+    """R and T, then each role's tensors (X, G and the states), all graph inputs"""
+    roles = ["X", "G"] + (["V", "H"] if op == "Adam" else ["H"] if op == "Adagrad" else ["V"])
+    ins = [("R", dtype, []), ("T", TensorProto.INT64, [])]
+    ins += [(r + str(j), dtype, s) for r in roles for j, s in enumerate(shapes)]
+    outs = [(r + "_new" + str(j), dtype, s) for r in [roles[0]] + roles[2:] for j, s in enumerate(shapes)]
+    node = helper.make_node(op, [n for n, _, _ in ins], [n for n, _, _ in outs], domain="ai.onnx.preview.training",
+                            **attrs)
+    g = helper.make_graph([node], name, [helper.make_tensor_value_info(n, t, s) for n, t, s in ins],
+                          [helper.make_tensor_value_info(n, t, s) for n, t, s in outs])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 16),
+                                            helper.make_opsetid("ai.onnx.preview.training", 1)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    return m
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -81,6 +100,12 @@ def main():
         loss("sce_mean", sce, [3, 7], {}),
         loss("sce_none_weighted_log_prob", sce, [2, 4, 5], {"reduction": "none"}, weight=True, log_prob=True),
         loss("sce_weighted_ignore_mean", sce, [4, 5, 3], {"ignore_index": 1}, weight=True),
+        optimizer("adagrad_two_weights", "Adagrad", [[64, 3], [17]],
+                  {"decay_factor": 0.1, "epsilon": 1e-5, "norm_coefficient": 0.01}),
+        optimizer("momentum_nesterov", "Momentum", [[5, 5, 4]],
+                  {"alpha": 0.9, "beta": 0.1, "mode": "nesterov", "norm_coefficient": 0.001}),
+        optimizer("adam_post_norm_double", "Adam", [[40], [3, 7]],
+                  {"alpha": 0.85, "beta": 0.99, "epsilon": 1e-7, "norm_coefficient_post": 0.02}, dtype=F64),
     ]
     for m in models:
         onnx.save(m, os.path.join(out, m.graph.name + ".onnx"))

@@ -6,7 +6,8 @@ Range), the reductions and normalisations oneDNN has not (Reduce*, MeanVarianceN
 Hardmax), casts and the maths that oneDNN has not (inverse and hyperbolic trigonometry,
 IsInf/IsNaN, Celu, Shrink, ThresholdedRelu, Mod, BitShift, the n-ary Sum/Mean/Min/Max),
 resampling (Resize, GridSample), Einsum, the transforms (DFT, STFT), Det, RoiAlign, MaxUnpool,
-the losses, NonZero, Compress and NonMaxSuppression, in every element type the plain kernels take. Each such benchmark file is compiled
+the losses, the training optimizers, NonZero, Compress, Unique and NonMaxSuppression, in
+every element type the plain kernels take. Each such benchmark file is compiled
 into a small driver (the file itself, its main renamed) that runs the benchmark's own setup
 and kernel once and writes the inputs it made and the outputs it computed; onnx's reference
 implementation of the layer (the attributes from the file's layer key) runs on the same
@@ -44,7 +45,8 @@ SAMPLING = ("Resize", "Upsample", "GridSample")
 SIGNAL = ("DFT", "STFT", "HannWindow", "HammingWindow", "BlackmanWindow")
 # Det (within 1e-5 of Hadamard's bound: numpy's LU runs in the input's type), RoiAlign and the
 # losses (within 1e-5 of the largest value), MaxUnpool (exactly)
-NN = ("Det", "RoiAlign", "MaxUnpool", "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss")
+NN = ("Det", "RoiAlign", "MaxUnpool", "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "Adagrad", "Momentum",
+      "Adam")
 # outputs whose size depends on the data: the benchmark's buffer is the largest; the elements
 # it wrote (and their count) must be the reference's, exactly
 SELECT = ("NonZero", "Compress", "NonMaxSuppression", "Unique")
@@ -221,6 +223,22 @@ def reference(key, inputs):
         opset = 13
         if attrs.pop("log_prob", 0):
             return run_node(op, attrs, feeds, nout=2, opset=opset)[:1]
+    if op in ("Adagrad", "Momentum", "Adam"):
+        # the benchmark runs each role's tensors as one: split them back into the node's inputs;
+        # its output is the node's outputs one after the other
+        roles = 4 if op == "Adam" else 3
+        shapes = [t["shape"] for t in key["inputs"][2:]]
+        n = len(shapes) // roles
+        ins = [inputs[0].reshape(()), inputs[1].reshape(())]
+        for k in range(roles):
+            flat, at = inputs[2 + k].ravel(), 0
+            for j in range(n):
+                size = int(np.prod(shapes[k * n + j]))
+                ins.append(flat[at:at + size].reshape(shapes[k * n + j]))
+                at += size
+        outs = run_node(op, attrs, {"x%d" % i: v for i, v in enumerate(ins)}, nout=n * (roles - 1),
+                        domain="ai.onnx.preview.training")
+        return [np.concatenate([o.ravel() for o in outs])]
     if op == "NonZero":
         opset = 13
     if op == "Unique":  # all four outputs
