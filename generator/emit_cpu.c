@@ -1374,6 +1374,35 @@ static int plan_plain_optimizer(const char *name, const json_t *params, const js
     return 0;
 }
 
+/* TfIdfVectorizer of an integer pool: the sizes of the key's arrays (render_plain prints the
+ * arrays themselves from the key); a string pool is refused (no string tensors here) */
+static int plan_plain_tfidf(const json_t *attrs, struct pl_op *op)
+{
+    struct pl_nn *nn = &op->nn;
+    static const char *const modes[] = {"TF", "IDF", "TFIDF"};
+    const char *mode = emit_str_attr(attrs, "mode", "");
+    const json_t *pool = json_object_get(attrs, "pool_int64s"), *start = json_object_get(attrs, "ngram_counts");
+    const json_t *index = json_object_get(attrs, "ngram_indexes"), *w = json_object_get(attrs, "weights");
+    nn->tf_mode = -1;
+    for (int j = 0; j < 3; j++)
+        if (!strcmp(mode, modes[j]))
+            nn->tf_mode = j;
+    nn->npool = (int64_t)json_array_size(pool);
+    nn->nstart = (int64_t)json_array_size(start);
+    nn->nindex = (int64_t)json_array_size(index);
+    nn->nweights = (int64_t)json_array_size(w);
+    nn->min_gram = (int)emit_num_attr(attrs, "min_gram_length", 0);
+    nn->max_gram = (int)emit_num_attr(attrs, "max_gram_length", 0);
+    nn->max_skip = (int)emit_num_attr(attrs, "max_skip_count", 0);
+    const struct pl_tensor *x = &op->in[0], *y = &op->out;
+    if (nn->tf_mode < 0 || !nn->npool || !nn->nstart || !nn->nindex || nn->min_gram < 1 || nn->max_gram < nn->min_gram ||
+        nn->max_gram > 16 || nn->max_skip < 0 || (x->dtype != PL_INT64 && x->dtype != PL_INT32) || x->nd < 1 ||
+        x->nd > 2 || y->dtype != PL_FLOAT || y->nd != x->nd || (x->nd == 2 && y->d[0] != x->d[0]))
+        return -1;
+    op->in[0].dtype = PL_INT64; /* int32 tokens are benchmarked as int64 */
+    return 0;
+}
+
 /* Det, RoiAlign, MaxUnpool and the losses: parameters from the key, shapes checked against
  * what the kernels walk */
 static int plan_plain_nn(const char *name, const json_t *params, const json_t *attrs, struct pl_op *op)
@@ -1581,6 +1610,7 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         {"NonZero", PL_NONZERO, PL_IDENTITY}, {"Compress", PL_COMPRESS, PL_IDENTITY},
         {"NonMaxSuppression", PL_NMS, PL_IDENTITY}, {"Unique", PL_UNIQUE, PL_IDENTITY},
         {"Adagrad", PL_OPTIMIZER, PL_IDENTITY}, {"Momentum", PL_OPTIMIZER, PL_IDENTITY}, {"Adam", PL_OPTIMIZER, PL_IDENTITY},
+        {"TfIdfVectorizer", PL_TFIDF, PL_IDENTITY},
     };
     /* data inputs per kind (Expand's shape and CumSum's axis are data for gen, not for the kernel) */
     static const signed char nins[] = {
@@ -1592,8 +1622,9 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         [PL_RESIZE] = 1, [PL_GRID_SAMPLE] = 2, [PL_EINSUM] = 1, [PL_DFT] = 1, [PL_STFT] = 1, [PL_WINDOW] = 0,
         [PL_DET] = 1, [PL_ROI_ALIGN] = 3, [PL_MAX_UNPOOL] = 2, [PL_LOSS] = 2, [PL_RANDOM] = 0,
         [PL_NONZERO] = 1, [PL_COMPRESS] = 2, [PL_NMS] = 2, [PL_UNIQUE] = 1, [PL_OPTIMIZER] = 0,
+        [PL_TFIDF] = 1,
     };
-    _Static_assert(BZ_ARRAY_LEN(nins) == PL_OPTIMIZER + 1, "inputs of every kind");
+    _Static_assert(BZ_ARRAY_LEN(nins) == PL_TFIDF + 1, "inputs of every kind");
     const char *name = json_string_value(json_object_get(params, "op"));
     const json_t *attrs = json_object_get(params, "attrs");
     memset(op, 0, sizeof(*op));
@@ -1753,6 +1784,8 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         return plan_plain_signal(name, params, attrs, op);
     if (op->kind == PL_OPTIMIZER)
         return plan_plain_optimizer(name, params, attrs, op);
+    if (op->kind == PL_TFIDF)
+        return plan_plain_tfidf(attrs, op);
     if (pl_kind_nn(op->kind) || op->kind == PL_DET)
         return plan_plain_nn(name, params, attrs, op);
     if (pl_kind_select(op->kind))
@@ -1917,9 +1950,37 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
         }
         bz_buf_printf(&init, "\n           .same_shape = %d, .reduction = %d, .has_ignore = %d, .ignore = %lld, .log_prob = %d,\n"
                       "           .has_score = %d, .decay = %.17g, .epsilon = %.17g, .norm = %.17g, .norm_post = %.17g,\n"
-                      "           .nesterov = %d},\n",
+                      "           .nesterov = %d,",
                       nn->same_shape, nn->reduction, nn->has_ignore, (long long)nn->ignore, nn->log_prob, nn->has_score,
                       nn->decay, nn->epsilon, nn->norm, nn->norm_post, nn->nesterov);
+        if (op->kind == PL_TFIDF) {
+            /* the pool and its tables, from the key, as arrays of static storage */
+            const json_t *attrs = json_object_get(l->params, "attrs");
+            static const char *const keys[] = {"pool_int64s", "ngram_counts", "ngram_indexes", "weights"};
+            static const char *const fields[] = {"pool", "gram_start", "gram_index", "weights"};
+            for (int j = 0; j < 4; j++) {
+                const json_t *a = json_object_get(attrs, keys[j]);
+                bz_buf_printf(&init, "\n           .%s = ", fields[j]);
+                if (!json_array_size(a)) {
+                    bz_buf_puts(&init, "NULL,");
+                    continue;
+                }
+                bz_buf_puts(&init, j == 3 ? "(const float[]){" : "(const int64_t[]){");
+                for (size_t k = 0; k < json_array_size(a); k++) {
+                    const json_t *v = json_array_get(a, k);
+                    if (j == 3)
+                        bz_buf_printf(&init, "%s%.9ef", k ? ", " : "", json_number_value(v));
+                    else
+                        bz_buf_printf(&init, "%s%lld", k ? ", " : "", (long long)json_integer_value(v));
+                }
+                bz_buf_puts(&init, "},");
+            }
+            bz_buf_printf(&init, "\n           .npool = %lld, .nstart = %lld, .nindex = %lld, .nweights = %lld, .min_gram = %d, "
+                          ".max_gram = %d, .max_skip = %d, .tf_mode = %d,",
+                          (long long)nn->npool, (long long)nn->nstart, (long long)nn->nindex, (long long)nn->nweights,
+                          nn->min_gram, nn->max_gram, nn->max_skip, nn->tf_mode);
+        }
+        bz_buf_puts(&init, "},\n");
     }
     if (op->nsplit) {
         bz_buf_printf(&init, "    .nsplit = %d,\n    .split = {", op->nsplit);
@@ -1992,6 +2053,9 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     if (op->kind == PL_RANDOM) /* a generator step per value (normal: a log, a root, a sine), a search per sample */
         flops = (double)pl_count(&op->out) *
                 (op->flag == 3 ? log2((double)op->in[0].d[1]) + 1 : op->flag == 1 ? 8.0 : 4.0);
+    if (op->kind == PL_TFIDF) /* per token, skip distance and size: a binary search of the pool */
+        flops = (double)pl_count(&op->in[0]) * (op->nn.max_skip + 1) * op->nn.max_gram *
+                log2((double)(op->nn.npool > 1 ? op->nn.npool : 2));
     if (op->kind == PL_OPTIMIZER) /* about 10 operations per element (Adam: 16 and a root) */
         flops = (double)pl_count(&op->in[2]) * (op->flag == 2 ? 16.0 : 10.0);
     if (op->kind == PL_LOSS) /* a multiply per element (SCE: the log-sum-exp over the classes) */

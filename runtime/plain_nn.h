@@ -2,19 +2,22 @@
  * not: RoiAlign (bilinear samples averaged or maxed per bin of each region), MaxUnpool (the
  * pooled values scattered back to where MaxPool found them), the two losses
  * (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss: per element, summed or averaged with
- * class weights and an ignored class) and the training domain's optimizers (Adagrad,
- * Momentum, Adam: element-wise updates of weights and their states). Inlined after plain_ops.h, whose setup, kernel and
+ * class weights and an ignored class), the training domain's optimizers (Adagrad,
+ * Momentum, Adam: element-wise updates of weights and their states) and TfIdfVectorizer of
+ * integer tokens (the n-grams of a pool counted with skips, then weighted). Inlined after plain_ops.h, whose setup, kernel and
  * verification call into it for these kinds (op->nn holds their parameters).
  *
  * Their index inputs (regions and their images, MaxPool's indices, class targets) are data a
  * benchmark must make valid: regions inside the feature map, from a tenth to half of it;
  * indices each inside its own pooling window, as MaxPool gives them; targets among the
  * classes, every seventh the ignored class when there is one; an optimizer's step count 5, its
- * learning rate 0.01 and its squared-gradient states non-negative. --verify recomputes every
+ * learning rate 0.01 and its squared-gradient states non-negative; TfIdfVectorizer's tokens
+ * drawn from its pool, so that its n-grams occur. --verify recomputes every
  * output element from its definition by another route (RoiAlign: each sample's bilinear
  * weights computed where it is used, no tables; MaxUnpool: the input walked backwards, the
  * first write to an element kept; the losses: in long double, classes outermost; the
- * optimizers: each element in long double from the update rule as ONNX writes it). */
+ * optimizers: each element in long double from the update rule as ONNX writes it;
+ * TfIdfVectorizer: each pool n-gram's occurrences counted by scanning the row for it). */
 #ifndef BENANZA_PLAIN_NN_H
 #define BENANZA_PLAIN_NN_H
 
@@ -253,6 +256,159 @@ static inline void pl_kernel_optimizer(struct pl_state *s)
     }
 }
 
+/* ---- TfIdfVectorizer ---- */
+
+/* an n-gram of the pool: its tokens, size and output index */
+struct pl_tfidf_gram {
+    const int64_t *tok;
+    int64_t n, out;
+};
+
+static inline int pl_tfidf_order(const void *a, const void *b)
+{
+    const struct pl_tfidf_gram *x = (const struct pl_tfidf_gram *)a, *y = (const struct pl_tfidf_gram *)b;
+    if (x->n != y->n)
+        return x->n < y->n ? -1 : 1;
+    for (int64_t k = 0; k < x->n; k++)
+        if (x->tok[k] != y->tok[k])
+            return x->tok[k] < y->tok[k] ? -1 : 1;
+    return 0;
+}
+
+/* The pool's n-grams with a size in [min_gram, max_gram] into g (when not NULL), in pool order;
+ * returns their count. Size n starts at gram_start[n - 1]; ids count the n-grams of every
+ * size, and n-gram id's output index is gram_index[id]. */
+static inline int64_t pl_tfidf_grams(const struct pl_nn *nn, struct pl_tfidf_gram *g)
+{
+    int64_t count = 0, id = 0;
+    for (int64_t i = 0; i < nn->nstart; i++) {
+        int64_t n = i + 1, start = nn->gram_start[i], end = i + 1 < nn->nstart ? nn->gram_start[i + 1] : nn->npool;
+        for (int64_t at = start; at + n <= end; at += n, id++) {
+            if (n < nn->min_gram || n > nn->max_gram || id >= nn->nindex)
+                continue;
+            if (g)
+                g[count] = (struct pl_tfidf_gram){nn->pool + at, n, nn->gram_index[id]};
+            count++;
+        }
+    }
+    return count;
+}
+
+/* a row's counts to out (of type dt), weighted as the mode says */
+static inline void pl_tfidf_weigh(const struct pl_op *op, void *out, int dt, const double *freq, int64_t row)
+{
+    const struct pl_nn *nn = &op->nn;
+    int64_t os = op->out.d[op->out.nd - 1];
+    for (int64_t i = 0; i < os; i++) {
+        double f = freq[i], w = i < nn->nweights ? nn->weights[i] : 1, v;
+        if (nn->tf_mode == 0)
+            v = f;
+        else if (nn->tf_mode == 1)
+            v = f > 0 ? w : 0;
+        else
+            v = w * f;
+        pl_store(out, dt, row * os + i, v);
+    }
+}
+
+/* per row: for each skip distance, each start and each size, the n-gram looked up (binary
+ * search) in the sorted pool (s->work, s->naux of them); unigrams counted at distance 1 only */
+static inline void pl_kernel_tfidf(struct pl_state *s)
+{
+    const struct pl_op *op = s->op;
+    const struct pl_nn *nn = &op->nn;
+    const struct pl_tfidf_gram *g = (const struct pl_tfidf_gram *)s->work;
+    const int64_t *x = (const int64_t *)s->in[0];
+    int64_t N = op->in[0].d[op->in[0].nd - 1], rows = op->in[0].nd == 2 ? op->in[0].d[0] : 1;
+    int64_t os = op->out.d[op->out.nd - 1];
+    double *freq = (double *)s->aux;
+    int64_t key[16];
+    for (int64_t b = 0; b < rows; b++) {
+        const int64_t *row = x + b * N;
+        for (int64_t i = 0; i < os; i++)
+            freq[i] = 0;
+        int64_t first = nn->min_gram;
+        for (int64_t d = 1; d <= nn->max_skip + 1 && first <= nn->max_gram; d++) {
+            for (int64_t i = 0; i + d * (first - 1) < N; i++)
+                for (int64_t n = first; n <= nn->max_gram && i + d * (n - 1) < N; n++) {
+                    for (int64_t k = 0; k < n; k++)
+                        key[k] = row[i + k * d];
+                    struct pl_tfidf_gram want = {key, n, 0};
+                    const struct pl_tfidf_gram *hit =
+                        (const struct pl_tfidf_gram *)bsearch(&want, g, (size_t)s->naux, sizeof(*g), pl_tfidf_order);
+                    if (hit && hit->out < os)
+                        freq[hit->out]++;
+                }
+            if (first == 1) /* unigrams are the same at every distance */
+                first = 2;
+        }
+        pl_tfidf_weigh(op, s->out, op->out.dtype, freq, b);
+    }
+}
+
+/* tokens from the pool (so that its n-grams occur); the pool's n-grams sorted */
+static inline enum bh_status pl_tfidf_setup(struct pl_state *s, struct bh_result *r)
+{
+    const struct pl_op *op = s->op;
+    const struct pl_nn *nn = &op->nn;
+    uint32_t seed = 99991u;
+    int64_t m = pl_count(&op->in[0]), ng = pl_tfidf_grams(nn, NULL);
+    for (int64_t i = 0; i < m; i++)
+        ((int64_t *)s->in[0])[i] = nn->npool ? nn->pool[pl_rand_step(&seed) % (uint32_t)nn->npool] : 0;
+    s->work = (double *)malloc((size_t)(ng ? ng : 1) * sizeof(struct pl_tfidf_gram));
+    s->aux = (int64_t *)malloc((size_t)(op->out.d[op->out.nd - 1] + 1) * sizeof(double));
+    if (!s->work || !s->aux) {
+        bh_note(r, "%s", "cannot allocate the pool's table");
+        return BH_OOM;
+    }
+    pl_tfidf_grams(nn, (struct pl_tfidf_gram *)s->work);
+    qsort(s->work, (size_t)ng, sizeof(struct pl_tfidf_gram), pl_tfidf_order);
+    s->naux = ng;
+    return BH_OK;
+}
+
+/* each pool n-gram's occurrences by scanning the row for it at each distance it counts at */
+static inline void pl_reference_tfidf(const struct pl_state *s, double *want, double *mag)
+{
+    const struct pl_op *op = s->op;
+    const struct pl_nn *nn = &op->nn;
+    int64_t N = op->in[0].d[op->in[0].nd - 1], rows = op->in[0].nd == 2 ? op->in[0].d[0] : 1;
+    int64_t os = op->out.d[op->out.nd - 1], ng = pl_tfidf_grams(nn, NULL);
+    struct pl_tfidf_gram *g = (struct pl_tfidf_gram *)malloc((size_t)(ng ? ng : 1) * sizeof(*g));
+    double *freq = (double *)calloc((size_t)(os ? os : 1), sizeof(double));
+    if (!g || !freq) { /* nothing to compare with: every element differs */
+        for (int64_t i = 0; i < rows * os; i++)
+            want[i] = NAN, mag[i] = 0;
+        free(g);
+        free(freq);
+        return;
+    }
+    pl_tfidf_grams(nn, g);
+    for (int64_t b = 0; b < rows; b++) {
+        const int64_t *row = (const int64_t *)s->in[0] + b * N;
+        for (int64_t i = 0; i < os; i++)
+            freq[i] = 0;
+        for (int64_t j = 0; j < ng; j++) {
+            int64_t dmax = g[j].n == 1 ? 1 : nn->max_skip + 1;
+            for (int64_t d = 1; d <= dmax; d++)
+                for (int64_t i = 0; i + d * (g[j].n - 1) < N; i++) {
+                    int64_t k = 0;
+                    while (k < g[j].n && row[i + k * d] == g[j].tok[k])
+                        k++;
+                    freq[g[j].out] += k == g[j].n;
+                }
+        }
+        for (int64_t i = 0; i < os; i++) { /* TF: the count; IDF: the weight if any; TFIDF: their product */
+            double w = nn->nweights ? nn->weights[i] : 1;
+            want[b * os + i] = nn->tf_mode == 0 ? freq[i] : nn->tf_mode == 1 ? (freq[i] != 0) * w : freq[i] * w;
+        }
+    }
+    for (int64_t i = 0; i < rows * os; i++)
+        mag[i] = 0; /* counts and their products: exact */
+    free(g);
+    free(freq);
+}
+
 /* ---- setup, kernel, verification ---- */
 
 static inline enum bh_status pl_nn_setup(struct pl_state *s, struct bh_result *r)
@@ -308,6 +464,8 @@ static inline enum bh_status pl_nn_setup(struct pl_state *s, struct bh_result *r
             (void)nsp;
         }
         return BH_OK;
+    } else if (op->kind == PL_TFIDF) {
+        return pl_tfidf_setup(s, r);
     } else if (op->kind == PL_OPTIMIZER) {
         /* the fifth step at rate 0.01; squared-gradient states non-negative */
         pl_store(s->in[0], op->in[0].dtype, 0, 0.01);
@@ -344,6 +502,8 @@ static inline void pl_kernel_nn(struct pl_state *s)
         pl_kernel_roi_align(s);
     else if (s->op->kind == PL_OPTIMIZER)
         pl_kernel_optimizer(s);
+    else if (s->op->kind == PL_TFIDF)
+        pl_kernel_tfidf(s);
     else if (s->op->kind == PL_MAX_UNPOOL)
         pl_kernel_max_unpool(s);
     else
@@ -383,6 +543,8 @@ static inline void pl_reference_nn(const struct pl_state *s, double *want, doubl
             want[i] = op->nn.mode ? acc : acc / (double)(cnt > 1 ? cnt : 1);
             mag[i] = m;
         }
+    } else if (op->kind == PL_TFIDF) {
+        pl_reference_tfidf(s, want, mag);
     } else if (op->kind == PL_OPTIMIZER) {
         /* the update rule as ONNX writes it, in long double */
         const struct pl_nn *nn = &op->nn;

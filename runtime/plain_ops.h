@@ -76,7 +76,10 @@ enum pl_kind {
     /* plain_nn.h: a training optimizer (flag 0 Adagrad, 1 Momentum, 2 Adam): in[0] R, in[1]
      * T (scalars), then X, G and the states (H; V; V and H), each the n tensors one after the
      * other; out the new X, then the new states, the same way */
-    PL_OPTIMIZER
+    PL_OPTIMIZER,
+    /* plain_nn.h: TfIdfVectorizer of an integer pool (in[0] [N] or [B, N] int64; op->nn the
+     * pool, its n-gram counts and output indexes, the weights, the gram lengths and skips) */
+    PL_TFIDF
 };
 
 /* PL_MAP: every output element reads one input element (or writes a constant): per dim, input
@@ -162,6 +165,13 @@ struct pl_nn {
     int has_score;         /* NonMaxSuppression: a score threshold was given */
     double decay, epsilon, norm, norm_post; /* optimizers (alpha, beta in the op) */
     int nesterov;          /* Momentum: the Nesterov form */
+    /* TfIdfVectorizer: the pool of n-grams (pool_int64s), where each size starts in it
+     * (ngram_counts), each n-gram's output index (ngram_indexes), the weights; mode 0 TF,
+     * 1 IDF, 2 TFIDF */
+    const int64_t *pool, *gram_start, *gram_index;
+    const float *weights;
+    int64_t npool, nstart, nindex, nweights;
+    int min_gram, max_gram, max_skip, tf_mode;
 };
 
 struct pl_tensor {
@@ -519,7 +529,7 @@ static inline int pl_kind_select(int kind)
 
 static inline int pl_kind_nn(int kind)
 {
-    return (kind >= PL_ROI_ALIGN && kind <= PL_LOSS) || kind == PL_OPTIMIZER;
+    return (kind >= PL_ROI_ALIGN && kind <= PL_LOSS) || kind == PL_OPTIMIZER || kind == PL_TFIDF;
 }
 
 /* Broadcast strides of input t against the output (numpy rules, aligned on the right). */

@@ -349,7 +349,8 @@ static void e2e_signal(void **state)
  * test/oracle/nn_models.py's models (a batch of matrices and double; RoiAlign averaged and
  * maxed, fixed and adaptive sampling, both offsets; MaxUnpool with disjoint and overlapping
  * windows and a larger output_shape; each reduction, class weights, an ignored class, SCE's
- * log-probabilities; Adagrad, Nesterov Momentum, Adam in double) and libonnx-testdata's:
+ * log-probabilities; Adagrad, Nesterov Momentum, Adam in double; TfIdfVectorizer in each mode)
+ * and libonnx-testdata's:
  * verified in the benchmarks, each kernel held against onnx's reference */
 static void e2e_nn(void **state)
 {
@@ -359,7 +360,8 @@ static void e2e_nn(void **state)
         "det_2d", "det_nd", "roialign_aligned_false", "roialign_aligned_true", "maxunpool_export_without_output_shape",
         "maxunpool_export_with_output_shape", "nllloss_NCd1d2_with_weight_reduction_mean", "nllloss_NCd1_ii",
         "sce_mean_weight_ii", "sce_NCd1d2d3_sum_weight_high_ii", "sce_mean_log_prob", "adagrad_multiple", "adam",
-        "momentum_multiple", "nesterov_momentum",
+        "momentum_multiple", "nesterov_momentum", "tfidfvectorizer_tf_batch_uniandbigrams_skip5",
+        "tfidfvectorizer_tf_onlybigrams_levelempty",
     };
     e2e_written_models("nn", "nn_models.py", node_models, BZ_ARRAY_LEN(node_models), true, "det_one",
                        "Det: ok\\|RoiAlign: ok\\|MaxUnpool: ok\\|LogLikelihoodLoss: ok\\|CrossEntropyLoss: ok\\|Adagrad: ok\\|Momentum: ok\\|Adam: ok",

@@ -216,6 +216,29 @@ static void canon_unique(const struct canon_ctx *c, struct json_t *attrs, struct
     canon_name_dims(name, x);
 }
 
+/* TfIdfVectorizer: float [max(ngram_indexes) + 1], or [B, that] for a batch of rows */
+static void infer_tfidf(struct infer_ctx *c)
+{
+    const struct ir_type *x = op_in(c, 0);
+    const int64_t *ix;
+    int n = op_attr_ints(c, "ngram_indexes", &ix);
+    int64_t size = 0;
+    for (int k = 0; k < n; k++)
+        size = ix[k] + 1 > size ? ix[k] + 1 : size;
+    if (!x) {
+        op_out_dtype_only(c, 0, IR_DTYPE_FLOAT);
+        return;
+    }
+    if (x->rank < 1 || x->rank > 2) {
+        op_fail(c, "TfIdfVectorizer needs [N] or [B, N], not rank %d", x->rank);
+        return;
+    }
+    struct ir_dim *d = op_out(c, 0, IR_DTYPE_FLOAT, x->rank);
+    if (x->rank == 2)
+        d[0] = x->dims[0];
+    d[x->rank - 1] = dim_of(size);
+}
+
 /* Det: [..., M, M] -> [...] */
 static void infer_det(struct infer_ctx *c)
 {
@@ -243,5 +266,6 @@ const struct op_def ops_nn[] = {
     {"NonMaxSuppression", infer_nms, OP_DATA_SIZED, canon_nms},
     {"Compress", infer_compress, OP_DATA_SIZED, canon_compress},
     {"Unique", infer_unique, OP_DATA_SIZED, canon_unique},
+    {"TfIdfVectorizer", infer_tfidf, 0, NULL},
     {NULL, NULL, 0, NULL},
 };

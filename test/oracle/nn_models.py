@@ -6,7 +6,8 @@ with adaptive sampling; MaxUnpool with disjoint windows, with overlapping padded
 into a larger output_shape; NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss with each
 reduction, class weights, an ignored class and SCE's log-probabilities; the training optimizers
 (Adagrad of two weights with decay, Momentum in the Nesterov form, Adam in double with the
-post-update norm). The regions, indices
+post-update norm); TfIdfVectorizer (TFIDF with weights on a batch, IDF of bigrams and trigrams
+with skips and weights on int32 tokens, TFIDF of unigrams without weights). The regions, indices
 and targets are graph inputs (data: the benchmark makes valid ones); output_shape is a
 constant. The e2e test benchmarks them and holds each plain C kernel against onnx.reference
 (plain_check.py).
@@ -77,6 +78,24 @@ def optimizer(name, op, shapes, attrs, dtype=F32):
     return m
 
 
+def tfidf(name, shape, mode, min_gram, max_gram, skip, grams, weights=None, dtype=I64):
+    """grams: the pool's n-grams by size (a list of lists of tuples); output indexes reversed,
+    so that they are not the ids"""
+    pool, counts = [], []
+    for size in grams:
+        counts.append(len(pool))
+        for g in size:
+            pool.extend(g)
+    total = sum(len(size) for size in grams)
+    attrs = {"mode": mode, "min_gram_length": min_gram, "max_gram_length": max_gram, "max_skip_count": skip,
+             "pool_int64s": pool, "ngram_counts": counts, "ngram_indexes": list(range(total))[::-1]}
+    if weights is not None:
+        attrs["weights"] = weights
+    node = helper.make_node("TfIdfVectorizer", ["x"], ["y"], **attrs)
+    out = shape[:-1] + [total]
+    return model(name, node, [("x", dtype, shape)], [("y", F32, out)], opset=9)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -100,6 +119,13 @@ def main():
         loss("sce_mean", sce, [3, 7], {}),
         loss("sce_none_weighted_log_prob", sce, [2, 4, 5], {"reduction": "none"}, weight=True, log_prob=True),
         loss("sce_weighted_ignore_mean", sce, [4, 5, 3], {"ignore_index": 1}, weight=True),
+        tfidf("tfidf_weighted_batch", [3, 40], "TFIDF", 1, 2, 2,
+              [[(t,) for t in range(1, 9)], [(1, 2), (3, 3), (2, 7), (5, 1)]],
+              weights=[0.5 + 0.25 * i for i in range(12)]),
+        tfidf("tfidf_idf_trigrams_int32", [200], "IDF", 2, 3, 1,
+              [[(4,), (9,)], [(2, 4), (4, 2), (6, 6)], [(1, 2, 3), (4, 4, 4), (2, 5, 2)]],
+              weights=[2.0, 0.5, 1.5, 3.0, 0.25, 1.25, 0.75, 4.0], dtype=TensorProto.INT32),
+        tfidf("tfidf_unweighted", [2, 30], "TFIDF", 1, 1, 3, [[(t,) for t in range(0, 12, 2)]]),
         optimizer("adagrad_two_weights", "Adagrad", [[64, 3], [17]],
                   {"decay_factor": 0.1, "epsilon": 1e-5, "norm_coefficient": 0.01}),
         optimizer("momentum_nesterov", "Momentum", [[5, 5, 4]],

@@ -46,7 +46,7 @@ SIGNAL = ("DFT", "STFT", "HannWindow", "HammingWindow", "BlackmanWindow")
 # Det (within 1e-5 of Hadamard's bound: numpy's LU runs in the input's type), RoiAlign and the
 # losses (within 1e-5 of the largest value), MaxUnpool (exactly)
 NN = ("Det", "RoiAlign", "MaxUnpool", "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "Adagrad", "Momentum",
-      "Adam")
+      "Adam", "TfIdfVectorizer")
 # outputs whose size depends on the data: the benchmark's buffer is the largest; the elements
 # it wrote (and their count) must be the reference's, exactly
 SELECT = ("NonZero", "Compress", "NonMaxSuppression", "Unique")
@@ -239,6 +239,11 @@ def reference(key, inputs):
         outs = run_node(op, attrs, {"x%d" % i: v for i, v in enumerate(ins)}, nout=n * (roles - 1),
                         domain="ai.onnx.preview.training")
         return [np.concatenate([o.ravel() for o in outs])]
+    if op == "TfIdfVectorizer":  # the tokens as the node's type
+        opset = 9
+        feeds["x0"] = inputs[0].astype(NP[TYPES[key["inputs"][0]["dtype"]]])
+        if "weights" not in attrs:  # all 1 (onnx.reference's IDF and TFIDF fail without them)
+            attrs["weights"] = [1.0] * key["outputs"][0]["shape"][-1]
     if op == "NonZero":
         opset = 13
     if op == "Unique":  # all four outputs
