@@ -442,7 +442,6 @@ static inline enum bh_status pl_nn_setup(struct pl_state *s, struct bh_result *r
         /* each index inside its own window (a random tap of it, clipped to the unpooled
          * shape), flat over the whole unpooled tensor as MaxPool's */
         const struct pl_tensor *x = &op->in[0];
-        int nsp = x->nd - 2;
         int64_t m = pl_count(x);
         for (int64_t i = 0; i < m; i++) {
             int64_t rem = i, c[8], flat = 0;
@@ -461,7 +460,6 @@ static inline enum bh_status pl_nn_setup(struct pl_state *s, struct bh_result *r
                 flat = flat * op->nn.inferred[k] + v;
             }
             ((int64_t *)s->in[1])[i] = flat;
-            (void)nsp;
         }
         return BH_OK;
     } else if (op->kind == PL_TFIDF) {
