@@ -102,6 +102,23 @@ static inline void pl_kernel_roi_align(struct pl_state *s)
                     }
                 }
         double count = (double)(per_bin > 1 ? per_bin : 1);
+        if (dt == PL_FLOAT && odt == PL_FLOAT && !max_mode) { /* the common case, with typed loads */
+            for (int64_t c = 0; c < C; c++) {
+                const float *in = (const float *)s->in[0] + (batch[r] * C + c) * H * W;
+                float *out = (float *)s->out + ((r * C + c) * oh) * ow;
+                t = 0;
+                for (int64_t b = 0; b < oh * ow; b++) {
+                    double acc = 0;
+                    for (int64_t q = 0; q < per_bin; q++, t++) {
+                        const int64_t *p = pos + 4 * t;
+                        const double *w = wt + 4 * t;
+                        acc += w[0] * in[p[0]] + w[1] * in[p[1]] + w[2] * in[p[2]] + w[3] * in[p[3]];
+                    }
+                    out[b] = (float)(acc / count);
+                }
+            }
+            continue;
+        }
         for (int64_t c = 0; c < C; c++) {
             int64_t base = (batch[r] * C + c) * H * W, o = ((r * C + c) * oh) * ow;
             t = 0;

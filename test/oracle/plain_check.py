@@ -82,14 +82,12 @@ int main(int argc, char **argv)
         put(argv[1], names[i], st.in[i], (size_t)pl_count(&OP.in[i]) * pl_esize(OP.in[i].dtype));
     put(argv[1], "out", st.out, (size_t)pl_count(&OP.out) * pl_esize(OP.out.dtype));
     put(argv[1], "selected", &st.selected, sizeof(st.selected));
-    if (st.aux) {
-        int64_t na = pl_count(&OP.out);
-        if (OP.kind == PL_UNIQUE) { /* first indices, inverse, counts: one per slice each */
-            int64_t outer, dim, inner;
-            pl_unique_geom(&OP, &outer, &dim, &inner);
-            na = 3 * dim;
-        }
-        put(argv[1], "aux", st.aux, (size_t)na * 8);
+    if (OP.kind == PL_TOPK) /* the indices */
+        put(argv[1], "aux", st.aux, (size_t)pl_count(&OP.out) * 8);
+    if (OP.kind == PL_UNIQUE) { /* first indices, inverse, counts: one per slice each */
+        int64_t outer, dim, inner;
+        pl_unique_geom(&OP, &outer, &dim, &inner);
+        put(argv[1], "aux", st.aux, (size_t)(3 * dim) * 8);
     }
     put(argv[1], "naux", &st.naux, sizeof(st.naux));
     pl_teardown(&st);
