@@ -224,6 +224,16 @@ void canon_window(const struct canon_ctx *c, json_t *attrs, const struct ir_type
     canon_set_ints(attrs, "pads", pads, 2 * nsp);
 }
 
+void canon_pool_window(const struct canon_ctx *c, json_t *attrs, const struct ir_type *x, int64_t *kernel,
+                       int64_t *strides, int64_t *dil, int64_t *pads)
+{
+    int nsp = x->rank - 2;
+    const struct ir_attr *a = ir_node_attr(c->n, "kernel_shape");
+    for (int i = 0; i < nsp && i < 8; i++)
+        kernel[i] = a && a->type == IR_ATTR_INTS && (int)a->count > i ? a->u.ints[i] : 1;
+    canon_window(c, attrs, x, kernel, nsp, strides, dil, pads);
+}
+
 /* ---- constness ---- */
 
 static bool op_is_random(const char *op)

@@ -200,15 +200,20 @@ void op_out_type(struct infer_ctx *c, int i, const struct ir_type *t)
         d[k] = t->dims[k];
 }
 
-void op_out_dtype_only(struct infer_ctx *c, int i, int dtype)
+void op_out_kind_only(struct infer_ctx *c, int i, enum ir_type_kind kind, int dtype)
 {
     if (i >= c->n->n_outputs || !c->n->outputs[i])
         return;
     struct ir_value *v = c->n->outputs[i];
-    v->type.kind = IR_TYPE_TENSOR;
+    v->type.kind = kind;
     v->type.dtype = dtype;
     v->type.rank = -1;
     v->type.dims = NULL;
+}
+
+void op_out_dtype_only(struct infer_ctx *c, int i, int dtype)
+{
+    op_out_kind_only(c, i, IR_TYPE_TENSOR, dtype);
 }
 
 void op_out_val(struct infer_ctx *c, int i, struct ir_tensor *t)

@@ -74,10 +74,7 @@ static void canon_max_unpool(const struct canon_ctx *c, struct json_t *attrs, st
     const struct ir_type *x = canon_in(c, 0);
     int nsp = x->rank - 2;
     int64_t k[8], s[8], d[8], p[16];
-    const struct ir_attr *a = ir_node_attr(c->n, "kernel_shape");
-    for (int i = 0; i < nsp && i < 8; i++)
-        k[i] = a && a->type == IR_ATTR_INTS && (int)a->count > i ? a->u.ints[i] : 1;
-    canon_window(c, attrs, x, k, nsp, s, d, p);
+    canon_pool_window(c, attrs, x, k, s, d, p);
     json_object_del(attrs, "dilations");
     bz_buf_printf(name, "maxunpool%dd_", nsp);
     canon_name_dims(name, x);

@@ -67,6 +67,8 @@ const int64_t *op_in_ints(const struct infer_ctx *c, int i, int64_t *n);
 struct ir_dim *op_out(struct infer_ctx *c, int i, int dtype, int rank);
 void op_out_type(struct infer_ctx *c, int i, const struct ir_type *t);
 void op_out_dtype_only(struct infer_ctx *c, int i, int dtype); /* rank unknown */
+/* Output i is a value of kind (a sequence's or optional's elements of dtype), shape unknown. */
+void op_out_kind_only(struct infer_ctx *c, int i, enum ir_type_kind kind, int dtype);
 /* Sets output i to a known value (and its type). */
 void op_out_val(struct infer_ctx *c, int i, struct ir_tensor *t);
 /* Output i holds the known int64 values v with the given dims. */
@@ -177,6 +179,9 @@ int64_t canon_default_i(const struct canon_ctx *c, struct json_t *attrs, const c
 /* conv/pool windows: explicit pads from auto_pad (SAME_* split as ONNX does) */
 void canon_window(const struct canon_ctx *c, struct json_t *attrs, const struct ir_type *x,
                   const int64_t *kernel, int nsp, int64_t *strides, int64_t *dil, int64_t *pads);
+/* the same with the kernel from the kernel_shape attribute (1 where absent) into kernel */
+void canon_pool_window(const struct canon_ctx *c, struct json_t *attrs, const struct ir_type *x, int64_t *kernel,
+                       int64_t *strides, int64_t *dil, int64_t *pads);
 
 /* shared shape and key helpers of some families (the quantized operators read their weight
  * or second operand at another input) */

@@ -72,10 +72,7 @@ static void canon_pool(const struct canon_ctx *c, struct json_t *attrs, struct b
     const struct ir_type *x = canon_in(c, 0);
     int nsp = x->rank - 2;
     int64_t k[8], s[8], d[8], p[16];
-    const struct ir_attr *a = ir_node_attr(c->n, "kernel_shape");
-    for (int i = 0; i < nsp && i < 8; i++)
-        k[i] = a && a->type == IR_ATTR_INTS && (int)a->count > i ? a->u.ints[i] : 1;
-    canon_window(c, attrs, x, k, nsp, s, d, p);
+    canon_pool_window(c, attrs, x, k, s, d, p);
     canon_default_i(c, attrs, "ceil_mode", 0);
     if (!strcmp(c->n->op_type, "AveragePool"))
         canon_default_i(c, attrs, "count_include_pad", 0);

@@ -10,18 +10,6 @@
 
 #include "ops.h"
 
-/* output i: a sequence (or optional) whose elements are tensors of dtype */
-static void out_container(struct infer_ctx *c, int i, enum ir_type_kind kind, int dtype)
-{
-    if (i >= c->n->n_outputs || !c->n->outputs[i])
-        return;
-    struct ir_value *v = c->n->outputs[i];
-    v->type.kind = kind;
-    v->type.dtype = dtype;
-    v->type.rank = -1;
-    v->type.dims = NULL;
-}
-
 /* the element type of input i (a tensor's, a sequence's or an optional's), or 0 */
 static int elem_dtype(const struct infer_ctx *c, int i)
 {
@@ -31,14 +19,14 @@ static int elem_dtype(const struct infer_ctx *c, int i)
 
 static void infer_sequence_empty(struct infer_ctx *c)
 {
-    out_container(c, 0, IR_TYPE_SEQUENCE, (int)op_attr_i(c, "dtype", IR_DTYPE_FLOAT));
+    op_out_kind_only(c, 0, IR_TYPE_SEQUENCE, (int)op_attr_i(c, "dtype", IR_DTYPE_FLOAT));
 }
 
 /* SequenceConstruct, SequenceInsert, SequenceErase, SplitToSequence: a sequence of input 0's
  * element type */
 static void infer_sequence_of_input(struct infer_ctx *c)
 {
-    out_container(c, 0, IR_TYPE_SEQUENCE, elem_dtype(c, 0));
+    op_out_kind_only(c, 0, IR_TYPE_SEQUENCE, elem_dtype(c, 0));
 }
 
 /* SequenceAt, ConcatFromSequence: a tensor of the element type, shape unknown */
@@ -56,7 +44,7 @@ static void infer_optional(struct infer_ctx *c)
 {
     const struct ir_value *v = op_in_value(c, 0);
     int dtype = v ? v->type.dtype : (int)op_attr_i(c, "type", 0);
-    out_container(c, 0, IR_TYPE_OPTIONAL, dtype);
+    op_out_kind_only(c, 0, IR_TYPE_OPTIONAL, dtype);
 }
 
 static void infer_optional_has(struct infer_ctx *c)
@@ -89,7 +77,7 @@ static void infer_sequence_map(struct infer_ctx *c)
     }
     c->infer_graph(c, body);
     for (int i = 0; i < c->n->n_outputs && i < body->n_outputs; i++)
-        out_container(c, i, IR_TYPE_SEQUENCE, body->outputs[i]->type.dtype);
+        op_out_kind_only(c, i, IR_TYPE_SEQUENCE, body->outputs[i]->type.dtype);
 }
 
 const struct op_def ops_sequence[] = {
