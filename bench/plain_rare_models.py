@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes single-layer models of real sizes for the plain C kernels of rare and data-dependent
 operators (docs/results/cpu/README.md measures them beside ONNX Runtime): a Whisper-sized STFT,
-a detector's NonMaxSuppression, Mask R-CNN's RoiAlign, Unique, a batch of Det, NonZero.
+a detector's NonMaxSuppression, Mask R-CNN's RoiAlign, Unique, a batch of Det, NonZero, and the
+string operators of a text pipeline (100k numbers to strings and back, StringNormalizer of 100k
+tokens).
 
 usage: plain_rare_models.py OUTDIR"""
 import os
@@ -42,3 +44,9 @@ save("roialign_maskrcnn", [helper.make_node("RoiAlign", ["x", "r", "i"], ["y"], 
 save("unique_100k", [helper.make_node("Unique", ["x"], ["y", "i", "v", "c"])], [("x", T.INT64, [100000])], [("y", T.INT64, ["n"])], [], opset=11)
 save("det_batch", [helper.make_node("Det", ["x"], ["y"])], [("x", T.FLOAT, [1000, 16, 16])], [("y", T.FLOAT, [1000])], [], opset=11)
 save("nonzero_1m", [helper.make_node("NonZero", ["x"], ["y"])], [("x", T.BOOL, [1000, 1000])], [("y", T.INT64, [2, "n"])], [], opset=13)
+# the string operators of a text pipeline: 100k numbers printed and parsed, 100k tokens cleaned
+save("cast_float_to_string_100k", [helper.make_node("Cast", ["x"], ["y"], to=T.STRING)], [("x", T.FLOAT, [100000])], [("y", T.STRING, [100000])], [], opset=13)
+save("cast_string_to_float_100k", [helper.make_node("Cast", ["x"], ["y"], to=T.FLOAT)], [("x", T.STRING, [100000])], [("y", T.FLOAT, [100000])], [], opset=13)
+save("strnorm_lower_100k", [helper.make_node("StringNormalizer", ["x"], ["y"], case_change_action="LOWER", locale="C.UTF-8",
+                                                       stopwords=["the", "and", "of", "is", "a"])],
+     [("x", T.STRING, [100000])], [("y", T.STRING, ["n"])], [], opset=10)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """ONNX Runtime's latency (median of 15 runs after 3, CPU provider, 1 and 2 threads) of the
 models bench/plain_rare_models.py writes, on data like the benchmarks' own (regions and boxes
-of the same sizes, uniform scores, tokens from sixteen values).
+of the same sizes, uniform scores, tokens from sixteen values; numbers over many magnitudes and
+words of up to twelve letters, a quarter of them stopwords, for the string operators).
 
 usage: plain_rare_ort.py DIR"""
 import glob
@@ -23,8 +24,19 @@ def feeds(path, sess):
             f[i.name] = rng.random(shape) < 0.5
         elif i.type == "tensor(int64)":
             f[i.name] = rng.integers(-8, 8, size=shape).astype(np.int64)
+        elif i.type == "tensor(string)":  # numbers over many magnitudes, or words (a quarter stopwords)
+            n = int(np.prod(shape))
+            if os.path.basename(path).startswith("cast"):
+                v = rng.uniform(-1, 1, n) * 10.0 ** rng.integers(-12, 31, n)
+                f[i.name] = np.array(["%.9g" % float(np.float32(x)) for x in v], dtype=object).reshape(shape)
+            else:
+                stops = ["the", "And", "OF", "is", "a"]
+                f[i.name] = np.array([stops[k % 5] if k % 4 == 0 else "".join(
+                    rng.choice(list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"), rng.integers(1, 13)))
+                    for k in range(n)], dtype=object).reshape(shape)
         else:
-            f[i.name] = rng.uniform(-1, 1, size=shape).astype(np.float32)
+            f[i.name] = (rng.uniform(-1, 1, size=shape) * (10.0 ** rng.integers(-12, 31, size=shape)
+                         if "string" in path else 1)).astype(np.float32)
     name = os.path.basename(path)
     if name.startswith("roialign"):  # regions a tenth to half of the 50x68 map, as the benchmark's
         r = rng.uniform(0, 1, size=(1000, 4)).astype(np.float32)

@@ -8,6 +8,9 @@
 #include <sys/stat.h>
 
 #include "../runtime/harness.h"
+/* the family bits only: no family's kernel is referenced here */
+#define PL_FAMILIES 0u
+#include "../runtime/plain_ops.h"
 #include "mustache.h"
 #include "version.h"
 
@@ -29,23 +32,39 @@ const char *emit_embedded(const char *path, size_t *len)
     return NULL;
 }
 
-void emit_plain_headers(json_t *data)
+void emit_plain_headers(json_t *data, unsigned families)
 {
-    static const char *const names[] = {"plain_ops", "plain_index", "plain_reduce", "plain_quant", "plain_sample",
-                                        "plain_linalg", "plain_signal", "plain_nn", "plain_random", "plain_select"};
-    for (size_t i = 0; i < BZ_ARRAY_LEN(names); i++) {
+    static const struct { const char *name; unsigned family; } headers[] = {
+        {"plain_ops", 0},
+        {"plain_index", PL_FAM_INDEX},
+        {"plain_reduce", PL_FAM_REDUCE},
+        {"plain_quant", PL_FAM_QUANT},
+        {"plain_sample", PL_FAM_SAMPLE},
+        {"plain_linalg", PL_FAM_LINALG},
+        {"plain_signal", PL_FAM_SIGNAL},
+        {"plain_string", PL_FAM_STRING},
+        {"plain_nn", PL_FAM_NN},
+        {"plain_random", PL_FAM_RANDOM},
+        {"plain_select", PL_FAM_SELECT},
+    };
+    for (size_t i = 0; i < BZ_ARRAY_LEN(headers); i++) {
         char path[64];
         size_t len = 0;
-        snprintf(path, sizeof(path), "runtime/%s.h", names[i]);
-        const char *text = emit_embedded(path, &len);
-        if (text)
-            json_object_set_new(data, names[i], json_stringn(text, len));
+        snprintf(path, sizeof(path), "runtime/%s.h", headers[i].name);
+        const char *text = headers[i].family && !(families & headers[i].family) ? NULL : emit_embedded(path, &len);
+        json_object_set_new(data, headers[i].name, text ? json_stringn(text, len) : json_string(""));
     }
+    char line[160];
+    snprintf(line, sizeof(line),
+             "/* the kernel family this benchmark needs (plain_ops.h): the others are left out */\n"
+             "#define PL_FAMILIES 0x%03xu",
+             families);
+    json_object_set_new(data, "plain_families", json_string(line));
 }
 
 /* {{x}} in a template lands inside a C string literal (or a shell single-quoted string
  * for run_all, whose values are all of the safe alphabet): escape for C. */
-static void escape_c_string(struct bz_buf *out, const char *s, size_t n)
+void emit_escape_c(struct bz_buf *out, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -198,7 +217,7 @@ int emit_render(struct emit_ctx *e, const char *tpl_path, json_t *data, const ch
         return -1;
     }
     json_object_set_new(data, "version", json_string(BENANZA_VERSION));
-    struct mustache_opts o = {.partial = partial_embedded, .escape = escape_c_string,
+    struct mustache_opts o = {.partial = partial_embedded, .escape = emit_escape_c,
                               .flags = MUSTACHE_STRICT_PARTIALS | MUSTACHE_STRICT_VARS};
     struct bz_buf out, err;
     bz_buf_init(&out);

@@ -32,8 +32,14 @@ struct emit_ctx {
 /* The text of an embedded file (templates/, runtime/), or NULL. */
 const char *emit_embedded(const char *path, size_t *len);
 /* Sets the plain C kernel headers (runtime/plain_*.h) in DATA under their template names
- * (plain_ops, plain_index, ...), for the templates that inline them. */
-void emit_plain_headers(struct json_t *data);
+ * (plain_ops, plain_index, ...), for the templates that inline them: the core and the
+ * FAMILIES named (PL_FAM_* bits, pl_family of the op's kind), the others empty; and
+ * plain_families, the line that tells plain_ops.h which are there. */
+void emit_plain_headers(struct json_t *data, unsigned families);
+
+/* Appends S[0..N) escaped for the inside of a C string literal (octal escapes: no trigraphs,
+ * no hex run-on). */
+void emit_escape_c(struct bz_buf *out, const char *s, size_t n);
 
 /* Renders template PATH with DATA into DIR/REL atomically; 0 or -1 after a diagnostic. */
 int emit_render(struct emit_ctx *e, const char *tpl_path, json_t *data, const char *rel);

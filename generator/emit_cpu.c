@@ -15,6 +15,7 @@
 #include "../runtime/plain_sample.h"
 #include "../runtime/plain_linalg.h"
 #include "../runtime/plain_signal.h"
+#include "../runtime/plain_string.h"
 #include "../runtime/plain_nn.h"
 #include "../runtime/plain_random.h"
 #include "../runtime/plain_select.h"
@@ -919,7 +920,7 @@ static int onnx_dtype(const json_t *t)
         {"FLOAT", PL_FLOAT},       {"DOUBLE", PL_DOUBLE},   {"INT64", PL_INT64},   {"INT32", PL_INT32},
         {"INT16", PL_INT16},       {"INT8", PL_INT8},       {"UINT8", PL_UINT8},   {"UINT16", PL_UINT16},
         {"UINT32", PL_UINT32},     {"UINT64", PL_UINT64},   {"BOOL", PL_BOOL},     {"FLOAT16", PL_FLOAT16},
-        {"BFLOAT16", PL_BFLOAT16},
+        {"BFLOAT16", PL_BFLOAT16}, {"STRING", PL_STRING},
     };
     for (size_t i = 0; n && i < sizeof(types) / sizeof(types[0]); i++)
         if (!strcmp(types[i].name, n))
@@ -1374,14 +1375,74 @@ static int plan_plain_optimizer(const char *name, const json_t *params, const js
     return 0;
 }
 
-/* TfIdfVectorizer of an integer pool: the sizes of the key's arrays (render_plain prints the
- * arrays themselves from the key); a string pool is refused (no string tensors here) */
+/* Cast to or from strings (numbers of every type but bfloat16, which numpy cannot print;
+ * from a string, not to bool: numpy calls any nonempty text true), StringNormalizer ([C] or
+ * [1, C]; the output the largest it can be: every element kept), StringConcat (the inputs
+ * broadcast) and StringSplit (the output [..., 8]: the benchmark's texts have at most eight
+ * parts; fewer with maxsplit) */
+static int plan_plain_string(const json_t *attrs, struct pl_op *op)
+{
+    const struct pl_tensor *x = &op->in[0];
+    struct pl_str *st = &op->str;
+    for (int i = 0; i < op->nin; i++)
+        if (op->in[i].dtype != PL_STRING && op->kind != PL_STR_CAST)
+            return -1;
+    if (op->kind == PL_STR_CONCAT) {
+        const struct pl_tensor *y = &op->out;
+        for (int i = 0; i < 2; i++)
+            for (int k = 0; k < op->in[i].nd; k++) {
+                int ko = k + y->nd - op->in[i].nd;
+                if (op->in[i].nd > y->nd || (op->in[i].d[k] != y->d[ko] && op->in[i].d[k] != 1))
+                    return -1;
+            }
+        return y->dtype == PL_STRING && y->nd <= 8 ? 0 : -1;
+    }
+    if (op->kind == PL_STR_SPLIT) {
+        const char *delim = emit_str_attr(attrs, "delimiter", "");
+        const json_t *most = json_object_get(attrs, "maxsplit");
+        st->delim = *delim ? delim : NULL;
+        st->maxsplit = json_is_integer(most) ? json_integer_value(most) : -1;
+        if (x->nd >= 8 || op->out.dtype != PL_STRING || (most && st->maxsplit < 0))
+            return -1;
+        op->out = *x;
+        op->out.dtype = PL_STRING;
+        op->out.nd = x->nd + 1;
+        op->out.d[x->nd] = st->maxsplit >= 0 && st->maxsplit < 7 ? st->maxsplit + 1 : 8;
+        return 0;
+    }
+    if (op->kind == PL_STR_CAST) {
+        int other = x->dtype == PL_STRING ? op->out.dtype : x->dtype;
+        return other != PL_STRING && other != PL_BFLOAT16 && !(other == PL_BOOL && x->dtype == PL_STRING) &&
+                       same_dims(x, &op->out)
+                   ? 0
+                   : -1;
+    }
+    static const char *const actions[] = {"NONE", "LOWER", "UPPER"};
+    const char *action = emit_str_attr(attrs, "case_change_action", "NONE");
+    st->case_change = -1;
+    for (int j = 0; j < 3; j++)
+        if (!strcmp(action, actions[j]))
+            st->case_change = j;
+    st->sensitive = emit_num_attr(attrs, "is_case_sensitive", 0) != 0;
+    st->nstop = (int64_t)json_array_size(json_object_get(attrs, "stopwords"));
+    if (st->case_change < 0 || x->nd < 1 || x->nd > 2 || (x->nd == 2 && x->d[0] != 1) || op->out.nd != x->nd ||
+        op->out.dtype != PL_STRING)
+        return -1;
+    op->out = *x;
+    return 0;
+}
+
+/* TfIdfVectorizer of an integer or a string pool: the sizes of the key's arrays (render_plain
+ * prints the arrays themselves from the key; a string pool as its texts and, as the pool, each
+ * text's first index among them) */
 static int plan_plain_tfidf(const json_t *attrs, struct pl_op *op)
 {
     struct pl_nn *nn = &op->nn;
     static const char *const modes[] = {"TF", "IDF", "TFIDF"};
     const char *mode = emit_str_attr(attrs, "mode", "");
-    const json_t *pool = json_object_get(attrs, "pool_int64s"), *start = json_object_get(attrs, "ngram_counts");
+    bool text = op->in[0].dtype == PL_STRING;
+    const json_t *pool = json_object_get(attrs, text ? "pool_strings" : "pool_int64s");
+    const json_t *start = json_object_get(attrs, "ngram_counts");
     const json_t *index = json_object_get(attrs, "ngram_indexes"), *w = json_object_get(attrs, "weights");
     nn->tf_mode = -1;
     for (int j = 0; j < 3; j++)
@@ -1396,10 +1457,11 @@ static int plan_plain_tfidf(const json_t *attrs, struct pl_op *op)
     nn->max_skip = (int)emit_num_attr(attrs, "max_skip_count", 0);
     const struct pl_tensor *x = &op->in[0], *y = &op->out;
     if (nn->tf_mode < 0 || !nn->npool || !nn->nstart || !nn->nindex || nn->min_gram < 1 || nn->max_gram < nn->min_gram ||
-        nn->max_gram > 16 || nn->max_skip < 0 || (x->dtype != PL_INT64 && x->dtype != PL_INT32) || x->nd < 1 ||
+        nn->max_gram > 16 || nn->max_skip < 0 || (x->dtype != PL_INT64 && x->dtype != PL_INT32 && !text) || x->nd < 1 ||
         x->nd > 2 || y->dtype != PL_FLOAT || y->nd != x->nd || (x->nd == 2 && y->d[0] != x->d[0]))
         return -1;
-    op->in[0].dtype = PL_INT64; /* int32 tokens are benchmarked as int64 */
+    if (!text)
+        op->in[0].dtype = PL_INT64; /* int32 tokens are benchmarked as int64 */
     return 0;
 }
 
@@ -1610,7 +1672,8 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         {"NonZero", PL_NONZERO, PL_IDENTITY}, {"Compress", PL_COMPRESS, PL_IDENTITY},
         {"NonMaxSuppression", PL_NMS, PL_IDENTITY}, {"Unique", PL_UNIQUE, PL_IDENTITY},
         {"Adagrad", PL_OPTIMIZER, PL_IDENTITY}, {"Momentum", PL_OPTIMIZER, PL_IDENTITY}, {"Adam", PL_OPTIMIZER, PL_IDENTITY},
-        {"TfIdfVectorizer", PL_TFIDF, PL_IDENTITY},
+        {"TfIdfVectorizer", PL_TFIDF, PL_IDENTITY}, {"StringNormalizer", PL_STR_NORMALIZE, PL_IDENTITY},
+        {"StringConcat", PL_STR_CONCAT, PL_IDENTITY}, {"StringSplit", PL_STR_SPLIT, PL_IDENTITY},
     };
     /* data inputs per kind (Expand's shape and CumSum's axis are data for gen, not for the kernel) */
     static const signed char nins[] = {
@@ -1622,9 +1685,9 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         [PL_RESIZE] = 1, [PL_GRID_SAMPLE] = 2, [PL_EINSUM] = 1, [PL_DFT] = 1, [PL_STFT] = 1, [PL_WINDOW] = 0,
         [PL_DET] = 1, [PL_ROI_ALIGN] = 3, [PL_MAX_UNPOOL] = 2, [PL_LOSS] = 2, [PL_RANDOM] = 0,
         [PL_NONZERO] = 1, [PL_COMPRESS] = 2, [PL_NMS] = 2, [PL_UNIQUE] = 1, [PL_OPTIMIZER] = 0,
-        [PL_TFIDF] = 1,
+        [PL_TFIDF] = 1, [PL_STR_CAST] = 1, [PL_STR_NORMALIZE] = 1, [PL_STR_CONCAT] = 2, [PL_STR_SPLIT] = 1,
     };
-    _Static_assert(BZ_ARRAY_LEN(nins) == PL_TFIDF + 1, "inputs of every kind");
+    _Static_assert(BZ_ARRAY_LEN(nins) == PL_STR_SPLIT + 1, "inputs of every kind");
     const char *name = json_string_value(json_object_get(params, "op"));
     const json_t *attrs = json_object_get(params, "attrs");
     memset(op, 0, sizeof(*op));
@@ -1660,6 +1723,16 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
     for (int i = 0; i < op->nin; i++)
         if (pl_tensor_of(emit_io(params, "inputs", (size_t)i), &op->in[i]))
             return -1;
+    /* strings: the string kinds only; a cast with a string on one side is one of them */
+    bool strings = op->out.dtype == PL_STRING;
+    for (int i = 0; i < op->nin; i++)
+        strings = strings || op->in[i].dtype == PL_STRING;
+    if (strings && op->kind == PL_CAST)
+        op->kind = PL_STR_CAST;
+    if (strings && !pl_kind_string(op->kind) && op->kind != PL_TFIDF) /* TfIdfVectorizer: string tokens */
+        return -1;
+    if (pl_kind_string(op->kind))
+        return plan_plain_string(attrs, op);
     if (op->kind == PL_MAP) {
         /* the map from the shapes and the node's known constant inputs, in the key */
         const struct pl_tensor *x = &op->in[0];
@@ -1871,6 +1944,24 @@ static void pl_tensor_init(struct bz_buf *b, const struct pl_tensor *t)
     bz_buf_puts(b, "}}");
 }
 
+/* a JSON string as a C string literal */
+static void put_c_string(struct bz_buf *b, const json_t *word)
+{
+    bz_buf_putc(b, '"');
+    emit_escape_c(b, json_string_value(word) ? json_string_value(word) : "", json_string_length(word));
+    bz_buf_putc(b, '"');
+}
+
+/* a JSON array of strings as a C compound literal of string literals */
+static void put_c_strings(struct bz_buf *b, const json_t *words)
+{
+    for (size_t w = 0; w < json_array_size(words); w++) {
+        bz_buf_puts(b, w ? ",\n        " : "(const char *const[]){\n        ");
+        put_c_string(b, json_array_get(words, w));
+    }
+    bz_buf_puts(b, "}");
+}
+
 static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
 {
     const struct layer *l = &e->p->layers.v[li];
@@ -1956,10 +2047,11 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
         if (op->kind == PL_TFIDF) {
             /* the pool and its tables, from the key, as arrays of static storage */
             const json_t *attrs = json_object_get(l->params, "attrs");
+            bool text = op->in[0].dtype == PL_STRING;
             static const char *const keys[] = {"pool_int64s", "ngram_counts", "ngram_indexes", "weights"};
             static const char *const fields[] = {"pool", "gram_start", "gram_index", "weights"};
             for (int j = 0; j < 4; j++) {
-                const json_t *a = json_object_get(attrs, keys[j]);
+                const json_t *a = json_object_get(attrs, j == 0 && text ? "pool_strings" : keys[j]);
                 bz_buf_printf(&init, "\n           .%s = ", fields[j]);
                 if (!json_array_size(a)) {
                     bz_buf_puts(&init, "NULL,");
@@ -1968,18 +2060,45 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
                 bz_buf_puts(&init, j == 3 ? "(const float[]){" : "(const int64_t[]){");
                 for (size_t k = 0; k < json_array_size(a); k++) {
                     const json_t *v = json_array_get(a, k);
+                    size_t first = k; /* a string pool: the index of this text's first occurrence */
+                    for (size_t q = 0; text && j == 0 && q < k && first == k; q++)
+                        first = json_equal(json_array_get(a, q), v) ? q : k;
                     if (j == 3)
                         bz_buf_printf(&init, "%s%.9ef", k ? ", " : "", json_number_value(v));
+                    else if (text && j == 0)
+                        bz_buf_printf(&init, "%s%zu", k ? ", " : "", first);
                     else
                         bz_buf_printf(&init, "%s%lld", k ? ", " : "", (long long)json_integer_value(v));
                 }
                 bz_buf_puts(&init, "},");
+            }
+            if (text) {
+                bz_buf_puts(&init, "\n           .pool_text = ");
+                put_c_strings(&init, json_object_get(attrs, "pool_strings"));
+                bz_buf_puts(&init, ",");
             }
             bz_buf_printf(&init, "\n           .npool = %lld, .nstart = %lld, .nindex = %lld, .nweights = %lld, .min_gram = %d, "
                           ".max_gram = %d, .max_skip = %d, .tf_mode = %d,",
                           (long long)nn->npool, (long long)nn->nstart, (long long)nn->nindex, (long long)nn->nweights,
                           nn->min_gram, nn->max_gram, nn->max_skip, nn->tf_mode);
         }
+        bz_buf_puts(&init, "},\n");
+    }
+    if (op->kind == PL_STR_NORMALIZE || op->kind == PL_STR_SPLIT) {
+        /* the stopwords and the delimiter from the key, as string literals */
+        const struct pl_str *st = &op->str;
+        const json_t *attrs = json_object_get(l->params, "attrs");
+        bz_buf_printf(&init, "    .str = {.case_change = %d, .sensitive = %d, .maxsplit = %lld, .nstop = %lld, .stop = ",
+                      st->case_change, st->sensitive, (long long)st->maxsplit, (long long)st->nstop);
+        if (st->nstop)
+            put_c_strings(&init, json_object_get(attrs, "stopwords"));
+        else
+            bz_buf_puts(&init, "NULL");
+        bz_buf_puts(&init, ", .delim = ");
+        if (st->delim)
+            put_c_string(&init, json_object_get(attrs, "delimiter"));
+        else
+            bz_buf_puts(&init, "NULL");
         bz_buf_puts(&init, "},\n");
     }
     if (op->nsplit) {
@@ -2076,7 +2195,7 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
                              "uses", emit_uses(e->p, li, 6), "op_init", init.data, "flops", fl, "bytes", by, "harness",
                              harness, hl);
     if (data)
-        emit_plain_headers(data);
+        emit_plain_headers(data, pl_families(op));
     struct bz_buf rel;
     bz_buf_init(&rel);
     bz_buf_printf(&rel, "bench/%s.c", file.data);

@@ -19,6 +19,7 @@
 #include "../runtime/plain_sample.h"
 #include "../runtime/plain_linalg.h"
 #include "../runtime/plain_signal.h"
+#include "../runtime/plain_string.h"
 #include "../runtime/plain_nn.h"
 #include "../runtime/plain_random.h"
 #include "../runtime/plain_select.h"
@@ -1038,7 +1039,7 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
                              "fields", kernel_fields(k), "flops", flops, "bytes", bytes, "harness", harness, hl,
                              "cuda_bench", cuda, cl, "cuda_kernels", kern, kl);
     if (data)
-        emit_plain_headers(data);
+        emit_plain_headers(data, pl_family(k->pl.kind));
     struct bz_buf rel;
     bz_buf_init(&rel);
     bz_buf_printf(&rel, "bench/%s.cu", file.data);

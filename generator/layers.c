@@ -36,6 +36,7 @@ const char *layer_dtype_suffix(int dtype)
     case IR_DTYPE_UINT32: return "u32";
     case IR_DTYPE_UINT64: return "u64";
     case IR_DTYPE_BOOL: return "b8";
+    case IR_DTYPE_STRING: return "str";
     default: return "x";
     }
 }

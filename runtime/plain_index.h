@@ -9,24 +9,6 @@
 #ifndef BENANZA_PLAIN_INDEX_H
 #define BENANZA_PLAIN_INDEX_H
 
-/* coordinates of flat index i in t (row-major) */
-static inline void pl_coords(const struct pl_tensor *t, int64_t i, int64_t *coord)
-{
-    for (int k = t->nd - 1; k >= 0; k--) {
-        coord[k] = t->d[k] ? i % t->d[k] : 0;
-        i = t->d[k] ? i / t->d[k] : 0;
-    }
-}
-
-/* flat index of coord in t */
-static inline int64_t pl_offset(const struct pl_tensor *t, const int64_t *coord)
-{
-    int64_t o = 0;
-    for (int k = 0; k < t->nd; k++)
-        o = o * t->d[k] + coord[k];
-    return o;
-}
-
 /* element strides of a row-major tensor */
 static inline void pl_strides(const struct pl_tensor *t, int64_t *st)
 {
@@ -41,18 +23,6 @@ static inline void pl_strides(const struct pl_tensor *t, int64_t *st)
 static inline int64_t pl_wrap(int64_t v, int64_t d)
 {
     return v < 0 ? v + d : v;
-}
-
-/* ScatterElements' and ScatterND's reductions (flag): 0 none, 1 add, 2 mul, 3 max, 4 min */
-static inline double pl_scatter_apply(int how, double old, double upd)
-{
-    switch (how) {
-    case 1: return old + upd;
-    case 2: return old * upd;
-    case 3: return upd > old ? upd : old;
-    case 4: return upd < old ? upd : old;
-    default: return upd;
-    }
 }
 
 /* The inputs that hold indices or counts get valid values (the others keep the uniform

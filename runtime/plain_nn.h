@@ -4,7 +4,8 @@
  * (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss: per element, summed or averaged with
  * class weights and an ignored class), the training domain's optimizers (Adagrad,
  * Momentum, Adam: element-wise updates of weights and their states) and TfIdfVectorizer of
- * integer tokens (the n-grams of a pool counted with skips, then weighted). Inlined after plain_ops.h, whose setup, kernel and
+ * integer or string tokens (the n-grams of a pool counted with skips, then weighted; strings
+ * are first looked up in a hash table of the pool, plain_string.h). Inlined after plain_ops.h, whose setup, kernel and
  * verification call into it for these kinds (op->nn holds their parameters).
  *
  * Their index inputs (regions and their images, MaxPool's indices, class targets) are data a
@@ -292,6 +293,15 @@ static inline int pl_tfidf_order(const void *a, const void *b)
     return 0;
 }
 
+/* the same, equal n-grams in pool order (a pool that repeats an n-gram counts it at the
+ * output index of its last occurrence, as ONNX Runtime and onnx's reference do) */
+static inline int pl_tfidf_sort(const void *a, const void *b)
+{
+    const struct pl_tfidf_gram *x = (const struct pl_tfidf_gram *)a, *y = (const struct pl_tfidf_gram *)b;
+    int c = pl_tfidf_order(a, b);
+    return c ? c : x->tok < y->tok ? -1 : x->tok > y->tok;
+}
+
 /* The pool's n-grams with a size in [min_gram, max_gram] into g (when not NULL), in pool order;
  * returns their count. Size n starts at gram_start[n - 1]; ids count the n-grams of every
  * size, and n-gram id's output index is gram_index[id]. */
@@ -340,6 +350,18 @@ static inline void pl_kernel_tfidf(struct pl_state *s)
     int64_t os = op->out.d[op->out.nd - 1];
     double *freq = (double *)s->aux;
     int64_t key[16];
+#if PL_FAMILIES & PL_FAM_STRING
+    if (op->in[0].dtype == PL_STRING) { /* strings: each token's number in the pool (-1: none) */
+        const int64_t *slot = (const int64_t *)s->table;
+        int64_t *ids = (int64_t *)s->table + pl_text_slots(nn->npool), m = pl_count(&op->in[0]);
+        char *const *text = (char *const *)s->in[0];
+        for (int64_t i = 0; i < m; i++) {
+            int64_t at = pl_text_find(slot, nn->pool_text, nn->npool, text[i], 0);
+            ids[i] = at < 0 ? -1 : nn->pool[at];
+        }
+        x = ids;
+    }
+#endif
     for (int64_t b = 0; b < rows; b++) {
         const int64_t *row = x + b * N;
         for (int64_t i = 0; i < os; i++)
@@ -370,7 +392,29 @@ static inline enum bh_status pl_tfidf_setup(struct pl_state *s, struct bh_result
     const struct pl_nn *nn = &op->nn;
     uint32_t seed = 99991u;
     int64_t m = pl_count(&op->in[0]), ng = pl_tfidf_grams(nn, NULL);
-    for (int64_t i = 0; i < m; i++)
+#if PL_FAMILIES & PL_FAM_STRING
+    if (op->in[0].dtype == PL_STRING) {
+        /* strings: the pool's, every fourth a word outside it; the pool's table, and room for
+         * the tokens' numbers after it */
+        char *arena = s->text[0] = (char *)malloc((size_t)(m ? m : 1) * 48);
+        int64_t slots = pl_text_slots(nn->npool);
+        s->table = malloc((size_t)(slots + m) * sizeof(int64_t));
+        if (!arena || !s->table) {
+            bh_note(r, "%s", "cannot allocate the tokens");
+            return BH_OOM;
+        }
+        for (int64_t i = 0; i < m; i++) {
+            char *t = ((char **)s->in[0])[i] = arena + i * 48;
+            uint32_t u = pl_rand_step(&seed);
+            if (u % 4 == 3 || !nn->npool)
+                snprintf(t, 48, "w%u", u % 1000u);
+            else
+                snprintf(t, 48, "%s", nn->pool_text[(u >> 2) % (uint32_t)nn->npool]);
+        }
+        pl_text_table((int64_t *)s->table, nn->pool_text, nn->npool, 0);
+    }
+#endif
+    for (int64_t i = 0; i < m && op->in[0].dtype != PL_STRING; i++)
         ((int64_t *)s->in[0])[i] = nn->npool ? nn->pool[pl_rand_step(&seed) % (uint32_t)nn->npool] : 0;
     s->work = (double *)malloc((size_t)(ng ? ng : 1) * sizeof(struct pl_tfidf_gram));
     s->aux = (int64_t *)malloc((size_t)(op->out.d[op->out.nd - 1] + 1) * sizeof(double));
@@ -379,8 +423,12 @@ static inline enum bh_status pl_tfidf_setup(struct pl_state *s, struct bh_result
         return BH_OOM;
     }
     pl_tfidf_grams(nn, (struct pl_tfidf_gram *)s->work);
-    qsort(s->work, (size_t)ng, sizeof(struct pl_tfidf_gram), pl_tfidf_order);
-    s->naux = ng;
+    struct pl_tfidf_gram *g = (struct pl_tfidf_gram *)s->work;
+    qsort(g, (size_t)ng, sizeof(*g), pl_tfidf_sort);
+    s->naux = 0;
+    for (int64_t j = 0; j < ng; j++) /* of equal n-grams, the last in the pool */
+        if (j + 1 == ng || pl_tfidf_order(&g[j], &g[j + 1]))
+            g[s->naux++] = g[j];
     return BH_OK;
 }
 
@@ -402,16 +450,32 @@ static inline void pl_reference_tfidf(const struct pl_state *s, double *want, do
     }
     pl_tfidf_grams(nn, g);
     for (int64_t b = 0; b < rows; b++) {
-        const int64_t *row = (const int64_t *)s->in[0] + b * N;
+        const int64_t *row = op->in[0].dtype == PL_STRING ? NULL : (const int64_t *)s->in[0] + b * N;
         for (int64_t i = 0; i < os; i++)
             freq[i] = 0;
         for (int64_t j = 0; j < ng; j++) {
+            int later = 0; /* an equal n-gram later in the pool takes the counts */
+            for (int64_t q = j + 1; q < ng && !later; q++) {
+                int64_t k = 0, a = g[j].tok - nn->pool, c = g[q].tok - nn->pool;
+                while (g[q].n == g[j].n && k < g[j].n &&
+                       (op->in[0].dtype == PL_STRING ? !strcmp(nn->pool_text[a + k], nn->pool_text[c + k])
+                                                     : nn->pool[a + k] == nn->pool[c + k]))
+                    k++;
+                later = g[q].n == g[j].n && k == g[j].n;
+            }
+            if (later)
+                continue;
             int64_t dmax = g[j].n == 1 ? 1 : nn->max_skip + 1;
             for (int64_t d = 1; d <= dmax; d++)
                 for (int64_t i = 0; i + d * (g[j].n - 1) < N; i++) {
                     int64_t k = 0;
-                    while (k < g[j].n && row[i + k * d] == g[j].tok[k])
-                        k++;
+                    if (op->in[0].dtype == PL_STRING) /* the texts themselves, compared */
+                        while (k < g[j].n && !strcmp(((char *const *)s->in[0])[b * N + i + k * d],
+                                                     nn->pool_text[g[j].tok - nn->pool + k]))
+                            k++;
+                    else
+                        while (k < g[j].n && row[i + k * d] == g[j].tok[k])
+                            k++;
                     freq[g[j].out] += k == g[j].n;
                 }
         }

@@ -12,10 +12,29 @@
 #ifndef BENANZA_PLAIN_OPS_H
 #define BENANZA_PLAIN_OPS_H
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The kernel families past the core (this header), each in a header of its own. A generated
+ * benchmark defines PL_FAMILIES as the family its layer needs and holds that header alone: the
+ * dispatch below names no other family's code, so the file compiles its own kernel only.
+ * Without it (the oracle's driver, gen itself), every family is in. */
+#define PL_FAM_INDEX 0x1u
+#define PL_FAM_REDUCE 0x2u
+#define PL_FAM_QUANT 0x4u
+#define PL_FAM_SAMPLE 0x8u
+#define PL_FAM_LINALG 0x10u
+#define PL_FAM_SIGNAL 0x20u
+#define PL_FAM_NN 0x40u
+#define PL_FAM_RANDOM 0x80u
+#define PL_FAM_SELECT 0x100u
+#define PL_FAM_STRING 0x200u
+#ifndef PL_FAMILIES
+#define PL_FAMILIES 0x3ffu
+#endif
 
 enum pl_kind {
     PL_UNARY, PL_BINARY, PL_WHERE, PL_CAST, PL_EXPAND, PL_GATHER, PL_MAP,
@@ -79,7 +98,14 @@ enum pl_kind {
     PL_OPTIMIZER,
     /* plain_nn.h: TfIdfVectorizer of an integer pool (in[0] [N] or [B, N] int64; op->nn the
      * pool, its n-gram counts and output indexes, the weights, the gram lengths and skips) */
-    PL_TFIDF
+    PL_TFIDF,
+    /* plain_string.h (op->str), tensors of strings (char *, each NUL-terminated): Cast and
+     * CastLike with a string on one side (numbers written as numpy prints them, read as it
+     * parses them); StringNormalizer (in[0] [C] or [1, C]; the out the largest: s->selected
+     * the strings kept); StringConcat (in[0] and in[1] broadcast); StringSplit (out [..., the
+     * most parts an element can have]: s->selected the elements of [..., the most it has],
+     * s->aux each element's count) */
+    PL_STR_CAST, PL_STR_NORMALIZE, PL_STR_CONCAT, PL_STR_SPLIT
 };
 
 /* PL_MAP: every output element reads one input element (or writes a constant): per dim, input
@@ -106,7 +132,7 @@ enum pl_fn {
 
 /* element types, numbered as ONNX's */
 enum {
-    PL_FLOAT = 1, PL_UINT8 = 2, PL_INT8 = 3, PL_UINT16 = 4, PL_INT16 = 5, PL_INT32 = 6, PL_INT64 = 7, PL_BOOL = 9,
+    PL_FLOAT = 1, PL_UINT8 = 2, PL_INT8 = 3, PL_UINT16 = 4, PL_INT16 = 5, PL_INT32 = 6, PL_INT64 = 7, PL_STRING = 8, PL_BOOL = 9,
     PL_FLOAT16 = 10, PL_DOUBLE = 11, PL_UINT32 = 12, PL_UINT64 = 13, PL_BFLOAT16 = 16
 };
 
@@ -170,8 +196,20 @@ struct pl_nn {
      * 1 IDF, 2 TFIDF */
     const int64_t *pool, *gram_start, *gram_index;
     const float *weights;
+    const char *const *pool_text; /* a pool of strings (pool_strings); pool[i] then numbers the
+                                     distinct strings (the index of text i's first occurrence) */
     int64_t npool, nstart, nindex, nweights;
     int min_gram, max_gram, max_skip, tf_mode;
+};
+
+/* the string operators' parameters (plain_string.h) */
+struct pl_str {
+    int case_change;          /* StringNormalizer: 0 none, 1 lower, 2 upper (ASCII letters) */
+    int sensitive;            /* StringNormalizer: stopwords matched case-sensitively */
+    const char *const *stop;  /* StringNormalizer: the stopwords */
+    int64_t nstop;
+    const char *delim;        /* StringSplit: the delimiter (NULL: runs of whitespace) */
+    int64_t maxsplit;         /* StringSplit: the most splits per element (-1: no limit) */
 };
 
 struct pl_tensor {
@@ -201,6 +239,7 @@ struct pl_op {
     struct pl_einsum es;      /* PL_EINSUM */
     struct pl_sg sg;          /* PL_DFT, PL_STFT, PL_WINDOW */
     struct pl_nn nn;          /* PL_ROI_ALIGN, PL_MAX_UNPOOL, PL_LOSS, PL_NMS, PL_OPTIMIZER */
+    struct pl_str str;        /* PL_STR_NORMALIZE, PL_STR_SPLIT */
 };
 
 /* the element-wise kinds: every input broadcasts against the output */
@@ -241,6 +280,7 @@ static inline size_t pl_esize(int dt)
 {
     switch (dt) {
     case PL_INT64: case PL_DOUBLE: case PL_UINT64: return 8;
+    case PL_STRING: return sizeof(char *);
     case PL_FLOAT: case PL_INT32: case PL_UINT32: return 4;
     case PL_FLOAT16: case PL_BFLOAT16: case PL_INT16: case PL_UINT16: return 2;
     default: return 1;
@@ -321,6 +361,56 @@ static inline int64_t pl_count(const struct pl_tensor *t)
     for (int k = 0; k < t->nd; k++)
         n *= t->d[k];
     return n;
+}
+
+/* coordinates of flat index i in t (row-major) */
+static inline void pl_coords(const struct pl_tensor *t, int64_t i, int64_t *coord)
+{
+    for (int k = t->nd - 1; k >= 0; k--) {
+        coord[k] = t->d[k] ? i % t->d[k] : 0;
+        i = t->d[k] ? i / t->d[k] : 0;
+    }
+}
+
+/* flat index of coord in t */
+static inline int64_t pl_offset(const struct pl_tensor *t, const int64_t *coord)
+{
+    int64_t o = 0;
+    for (int k = 0; k < t->nd; k++)
+        o = o * t->d[k] + coord[k];
+    return o;
+}
+
+/* the range of an integer element type */
+static inline void pl_int_range(int dt, double *lo, double *hi)
+{
+    switch (dt) {
+    case PL_UINT8: *lo = 0; *hi = 255; break;
+    case PL_INT8: *lo = -128; *hi = 127; break;
+    case PL_UINT16: *lo = 0; *hi = 65535; break;
+    case PL_INT16: *lo = -32768; *hi = 32767; break;
+    case PL_INT32: *lo = -2147483648.0; *hi = 2147483647.0; break;
+    default: *lo = -DBL_MAX; *hi = DBL_MAX; break;
+    }
+}
+
+static inline double pl_saturate(int dt, double v)
+{
+    double lo, hi;
+    pl_int_range(dt, &lo, &hi);
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* ScatterElements' and ScatterND's reductions (flag): 0 none, 1 add, 2 mul, 3 max, 4 min */
+static inline double pl_scatter_apply(int how, double old, double upd)
+{
+    switch (how) {
+    case 1: return old + upd;
+    case 2: return old * upd;
+    case 3: return upd > old ? upd : old;
+    case 4: return upd < old ? upd : old;
+    default: return upd;
+    }
 }
 
 static inline double pl_load(const void *p, int dt, int64_t i)
@@ -452,6 +542,8 @@ struct pl_state {
     void *sample;          /* PL_RESIZE, PL_GRID_SAMPLE: their tables (plain_sample.h) */
     int64_t selected;      /* plain_select.h: the output elements the kernel wrote */
     int64_t naux;          /* Unique: the unique slices (aux holds three arrays of the slices' count) */
+    char *text[PL_MAX_IN + 1]; /* string tensors: the characters of each input's strings, then the output's */
+    void *table;           /* plain_string.h: StringNormalizer's stopword table */
 };
 
 static inline uint32_t pl_rand_step(uint32_t *s)
@@ -460,13 +552,16 @@ static inline uint32_t pl_rand_step(uint32_t *s)
     return *s >> 8;
 }
 
-/* the kinds of plain_index.h and plain_reduce.h, defined there */
+/* each family's entry points, defined in its header (when PL_FAMILIES has it) */
+#if PL_FAMILIES & PL_FAM_INDEX
 static inline void pl_index_inputs(struct pl_state *s);
 static inline void pl_kernel_index(struct pl_state *s);
 static inline int64_t pl_reference_index(const struct pl_state *s, void *want);
+#endif
+#if PL_FAMILIES & PL_FAM_REDUCE
 static inline void pl_kernel_reduce(struct pl_state *s);
 static inline int64_t pl_reference_reduce(const struct pl_state *s, void *want);
-static inline double pl_scatter_apply(int how, double old, double upd);
+#endif
 
 static inline int pl_kind_index(int kind)
 {
@@ -478,58 +573,111 @@ static inline int pl_kind_reduce(int kind)
     return kind >= PL_REDUCE && kind <= PL_HARDMAX;
 }
 
+#if PL_FAMILIES & PL_FAM_QUANT
 static inline void pl_kernel_quant(struct pl_state *s);
 static inline int64_t pl_reference_quant(const struct pl_state *s, void *want);
+#endif
 
 static inline int pl_kind_quant(int kind)
 {
     return kind >= PL_QUANTIZE && kind <= PL_DYNQUANT;
 }
 
+#if PL_FAMILIES & PL_FAM_SAMPLE
 static inline enum bh_status pl_sample_setup(struct pl_state *s, struct bh_result *r);
 static inline void pl_kernel_sample(struct pl_state *s);
 static inline enum bh_status pl_verify_sample(struct pl_state *s, struct bh_result *r);
 static inline void pl_sample_free(struct pl_state *s);
+#endif
 
 static inline int pl_kind_sample(int kind)
 {
     return kind == PL_RESIZE || kind == PL_GRID_SAMPLE;
 }
 
+#if PL_FAMILIES & PL_FAM_LINALG
 static inline void pl_kernel_einsum(struct pl_state *s);
 static inline enum bh_status pl_verify_einsum(struct pl_state *s, struct bh_result *r);
+#endif
 
+#if PL_FAMILIES & PL_FAM_SIGNAL
 static inline enum bh_status pl_signal_setup(struct pl_state *s, struct bh_result *r);
 static inline void pl_kernel_signal(struct pl_state *s);
 static inline enum bh_status pl_verify_signal(struct pl_state *s, struct bh_result *r);
+#endif
 
 static inline int pl_kind_signal(int kind)
 {
     return kind >= PL_DFT && kind <= PL_WINDOW;
 }
 
+#if PL_FAMILIES & PL_FAM_LINALG
 static inline void pl_kernel_det(struct pl_state *s);
 static inline enum bh_status pl_verify_det(struct pl_state *s, struct bh_result *r);
+#endif
 
+#if PL_FAMILIES & PL_FAM_NN
 static inline enum bh_status pl_nn_setup(struct pl_state *s, struct bh_result *r);
 static inline void pl_kernel_nn(struct pl_state *s);
 static inline enum bh_status pl_verify_nn(struct pl_state *s, struct bh_result *r);
+#endif
 
+#if PL_FAMILIES & PL_FAM_RANDOM
 static inline void pl_kernel_random(struct pl_state *s);
 static inline enum bh_status pl_verify_random(struct pl_state *s, struct bh_result *r);
+#endif
 
+#if PL_FAMILIES & PL_FAM_SELECT
 static inline enum bh_status pl_select_setup(struct pl_state *s, struct bh_result *r);
 static inline void pl_kernel_select(struct pl_state *s);
 static inline enum bh_status pl_verify_select(struct pl_state *s, struct bh_result *r);
+#endif
 
 static inline int pl_kind_select(int kind)
 {
     return kind >= PL_NONZERO && kind <= PL_UNIQUE;
 }
 
+#if PL_FAMILIES & PL_FAM_STRING
+static inline enum bh_status pl_string_setup(struct pl_state *s, struct bh_result *r);
+static inline void pl_kernel_string(struct pl_state *s);
+static inline enum bh_status pl_verify_string(struct pl_state *s, struct bh_result *r);
+#endif
+
+static inline int pl_kind_string(int kind)
+{
+    return kind >= PL_STR_CAST && kind <= PL_STR_SPLIT;
+}
+
 static inline int pl_kind_nn(int kind)
 {
     return (kind >= PL_ROI_ALIGN && kind <= PL_LOSS) || kind == PL_OPTIMIZER || kind == PL_TFIDF;
+}
+
+/* the family whose header holds kind's kernel (0: the core here) */
+static inline unsigned pl_family(int kind)
+{
+    return pl_kind_index(kind)                      ? PL_FAM_INDEX
+           : pl_kind_reduce(kind)                   ? PL_FAM_REDUCE
+           : pl_kind_quant(kind)                    ? PL_FAM_QUANT
+           : pl_kind_sample(kind)                   ? PL_FAM_SAMPLE
+           : kind == PL_EINSUM || kind == PL_DET    ? PL_FAM_LINALG
+           : pl_kind_signal(kind)                   ? PL_FAM_SIGNAL
+           : pl_kind_nn(kind)                       ? PL_FAM_NN
+           : kind == PL_RANDOM                      ? PL_FAM_RANDOM
+           : pl_kind_select(kind)                   ? PL_FAM_SELECT
+           : pl_kind_string(kind)                   ? PL_FAM_STRING
+                                                    : 0u;
+}
+
+/* the families whose headers hold op's kernel (0: the core here): kind's, and the strings'
+ * when a tensor is one */
+static inline unsigned pl_families(const struct pl_op *op)
+{
+    unsigned f = pl_family(op->kind);
+    for (int i = 0; i < op->nin; i++)
+        f |= op->in[i].dtype == PL_STRING ? PL_FAM_STRING : 0u;
+    return f | (op->out.dtype == PL_STRING ? PL_FAM_STRING : 0u);
 }
 
 /* Broadcast strides of input t against the output (numpy rules, aligned on the right). */
@@ -570,7 +718,7 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
                        (op->kind == PL_REDUCE && op->fn == PL_LOGSUM);
         int above1 = op->kind == PL_UNARY && op->fn == PL_ACOSH;
         int special = op->kind == PL_UNARY && (op->fn == PL_ISINF || op->fn == PL_ISNAN);
-        for (int64_t k = 0; k < n; k++) {
+        for (int64_t k = 0; k < n && t->dtype != PL_STRING; k++) {
             double v = (double)pl_rand_step(&seed) / 16777216.0;
             if (op->kind == PL_GATHER && i == 1) {
                 int64_t dim = op->in[0].d[op->axis];
@@ -650,8 +798,10 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
             return BH_OOM;
         }
     }
+#if PL_FAMILIES & PL_FAM_INDEX
     if (pl_kind_index(op->kind))
         pl_index_inputs(s);
+#endif
     if (op->kind == PL_REDUCE || op->kind == PL_MVN) {
         /* one accumulator per output (MVN: a sum and a sum of squares per group) */
         int64_t groups = 1;
@@ -664,14 +814,26 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
             return BH_OOM;
         }
     }
+#if PL_FAMILIES & PL_FAM_SAMPLE
     if (pl_kind_sample(op->kind))
         return pl_sample_setup(s, r);
+#endif
+#if PL_FAMILIES & PL_FAM_SIGNAL
     if (pl_kind_signal(op->kind))
         return pl_signal_setup(s, r);
+#endif
+#if PL_FAMILIES & PL_FAM_NN
     if (pl_kind_nn(op->kind))
         return pl_nn_setup(s, r);
+#endif
+#if PL_FAMILIES & PL_FAM_SELECT
     if (pl_kind_select(op->kind))
         return pl_select_setup(s, r);
+#endif
+#if PL_FAMILIES & PL_FAM_STRING
+    if (pl_kind_string(op->kind))
+        return pl_string_setup(s, r);
+#endif
     if (op->kind == PL_RANDOM && op->nin == 1) {
         /* Bernoulli: probabilities in [0, 1], a third on average (so that p and 1 - p differ);
          * Multinomial: log-probabilities in (-3, 3] (classes from rare to common) and room for
@@ -777,46 +939,72 @@ static inline void pl_kernel(struct pl_state *s)
     const struct pl_op *op = s->op;
     int64_t n = pl_count(&op->out);
     int odt = op->out.dtype;
+#if PL_FAMILIES & PL_FAM_INDEX
     if (pl_kind_index(op->kind)) {
         pl_kernel_index(s);
         return;
     }
+#endif
+#if PL_FAMILIES & PL_FAM_REDUCE
     if (pl_kind_reduce(op->kind)) {
         pl_kernel_reduce(s);
         return;
     }
+#endif
+#if PL_FAMILIES & PL_FAM_QUANT
     if (pl_kind_quant(op->kind)) {
         pl_kernel_quant(s);
         return;
     }
+#endif
+#if PL_FAMILIES & PL_FAM_SAMPLE
     if (pl_kind_sample(op->kind)) {
         pl_kernel_sample(s);
         return;
     }
+#endif
+#if PL_FAMILIES & PL_FAM_LINALG
     if (op->kind == PL_EINSUM) {
         pl_kernel_einsum(s);
         return;
     }
+#endif
+#if PL_FAMILIES & PL_FAM_SIGNAL
     if (pl_kind_signal(op->kind)) {
         pl_kernel_signal(s);
         return;
     }
+#endif
+#if PL_FAMILIES & PL_FAM_NN
     if (pl_kind_nn(op->kind)) {
         pl_kernel_nn(s);
         return;
     }
+#endif
+#if PL_FAMILIES & PL_FAM_LINALG
     if (op->kind == PL_DET) {
         pl_kernel_det(s);
         return;
     }
+#endif
+#if PL_FAMILIES & PL_FAM_RANDOM
     if (op->kind == PL_RANDOM) {
         pl_kernel_random(s);
         return;
     }
+#endif
+#if PL_FAMILIES & PL_FAM_SELECT
     if (pl_kind_select(op->kind)) {
         pl_kernel_select(s);
         return;
     }
+#endif
+#if PL_FAMILIES & PL_FAM_STRING
+    if (pl_kind_string(op->kind)) {
+        pl_kernel_string(s);
+        return;
+    }
+#endif
     if (op->kind == PL_SCATTER_ND) {
         /* a copy of data, then each index row's slice of the updates in order */
         const struct pl_tensor *d = &op->in[0], *ix = &op->in[1];
@@ -1067,9 +1255,19 @@ static inline enum bh_status pl_verify_whole(struct pl_state *s, struct bh_resul
         bh_note(r, "%s", "cannot allocate the reference's output");
         return BH_OOM;
     }
-    int64_t done = pl_kind_index(op->kind)  ? pl_reference_index(s, want)
-                   : pl_kind_quant(op->kind) ? pl_reference_quant(s, want)
-                                             : pl_reference_reduce(s, want);
+    int64_t done = -1;
+#if PL_FAMILIES & PL_FAM_INDEX
+    if (pl_kind_index(op->kind))
+        done = pl_reference_index(s, want);
+#endif
+#if PL_FAMILIES & PL_FAM_QUANT
+    if (pl_kind_quant(op->kind))
+        done = pl_reference_quant(s, want);
+#endif
+#if PL_FAMILIES & PL_FAM_REDUCE
+    if (pl_kind_reduce(op->kind))
+        done = pl_reference_reduce(s, want);
+#endif
     if (done != n) {
         free(want);
         bh_note(r, "%s", done < 0 && op->kind == PL_RANGE ? "the inputs do not give the output's length"
@@ -1102,22 +1300,42 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
     pl_kernel(s);
     if (op->kind == PL_TOPK)
         return pl_verify_topk(s, r);
+#if PL_FAMILIES & PL_FAM_SAMPLE
     if (pl_kind_sample(op->kind))
         return pl_verify_sample(s, r);
+#endif
+#if PL_FAMILIES & PL_FAM_LINALG
     if (op->kind == PL_EINSUM)
         return pl_verify_einsum(s, r);
+#endif
+#if PL_FAMILIES & PL_FAM_SIGNAL
     if (pl_kind_signal(op->kind))
         return pl_verify_signal(s, r);
+#endif
+#if PL_FAMILIES & PL_FAM_NN
     if (pl_kind_nn(op->kind))
         return pl_verify_nn(s, r);
+#endif
+#if PL_FAMILIES & PL_FAM_LINALG
     if (op->kind == PL_DET)
         return pl_verify_det(s, r);
+#endif
+#if PL_FAMILIES & PL_FAM_RANDOM
     if (op->kind == PL_RANDOM)
         return pl_verify_random(s, r);
+#endif
+#if PL_FAMILIES & PL_FAM_SELECT
     if (pl_kind_select(op->kind))
         return pl_verify_select(s, r);
+#endif
+#if PL_FAMILIES & PL_FAM_STRING
+    if (pl_kind_string(op->kind))
+        return pl_verify_string(s, r);
+#endif
+#if PL_FAMILIES & (PL_FAM_INDEX | PL_FAM_REDUCE | PL_FAM_QUANT)
     if (pl_kind_index(op->kind) || pl_kind_reduce(op->kind) || pl_kind_quant(op->kind))
         return pl_verify_whole(s, r);
+#endif
     int64_t n = pl_count(&op->out);
     int odt = op->out.dtype;
     double worst = 0;
@@ -1287,8 +1505,13 @@ static inline void pl_teardown(void *state)
     free(s->check);
     free(s->aux);
     free(s->work);
+    free(s->table);
+    for (int i = 0; i <= PL_MAX_IN; i++)
+        free(s->text[i]);
+#if PL_FAMILIES & PL_FAM_SAMPLE
     if (pl_kind_sample(s->op->kind))
         pl_sample_free(s);
+#endif
 }
 
 #endif

@@ -11,26 +11,6 @@
 
 #include <float.h>
 
-/* the range of an integer element type */
-static inline void pl_int_range(int dt, double *lo, double *hi)
-{
-    switch (dt) {
-    case PL_UINT8: *lo = 0; *hi = 255; break;
-    case PL_INT8: *lo = -128; *hi = 127; break;
-    case PL_UINT16: *lo = 0; *hi = 65535; break;
-    case PL_INT16: *lo = -32768; *hi = 32767; break;
-    case PL_INT32: *lo = -2147483648.0; *hi = 2147483647.0; break;
-    default: *lo = -DBL_MAX; *hi = DBL_MAX; break;
-    }
-}
-
-static inline double pl_saturate(int dt, double v)
-{
-    double lo, hi;
-    pl_int_range(dt, &lo, &hi);
-    return v < lo ? lo : v > hi ? hi : v;
-}
-
 /* The scale (and zero point) element of output element i: per tensor, or along op->axis. */
 static inline int64_t pl_quant_index(const struct pl_op *op, int64_t i)
 {

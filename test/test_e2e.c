@@ -388,6 +388,24 @@ static void e2e_select(void **state)
                        "NonZero: ok\\|Compress: ok\\|NonMaxSuppression: ok\\|Unique: ok", 13);
 }
 
+/* The operators on tensors of strings in plain C: test/oracle/string_models.py's models (casts
+ * from and to every numeric type numpy prints, StringNormalizer in each mode, TfIdfVectorizer
+ * of a string pool with a repeated word) and libonnx-testdata's casts and StringNormalizers:
+ * verified in the benchmarks, each kernel held against onnx's reference */
+static void e2e_strings(void **state)
+{
+    (void)state;
+    KERNEL_SEMANTICS_TEST();
+    static const char *const node_models[] = {
+        "cast_FLOAT_to_STRING", "cast_STRING_to_FLOAT", "castlike_FLOAT_to_STRING", "castlike_STRING_to_FLOAT",
+        "strnormalizer_export_monday_casesensintive_lower", "strnormalizer_export_monday_casesensintive_nochangecase",
+        "strnormalizer_export_monday_casesensintive_upper", "strnormalizer_export_monday_empty_output",
+        "strnormalizer_export_monday_insensintive_upper_twodim", "strnormalizer_nostopwords_nochangecase",
+    };
+    e2e_written_models("strings", "string_models.py", node_models, BZ_ARRAY_LEN(node_models), false,
+                       "cast_float_to_string", "Cast: ok\\|CastLike: ok\\|StringNormalizer: ok\\|TfIdfVectorizer: ok", 24);
+}
+
 /* Scan's shapes (a control node, like Loop): the outputs that follow it must be known, so the
  * layers reading them are made; test/oracle/scan_check.py holds them against onnx's inference */
 static void e2e_scan_shapes(void **state)
@@ -623,6 +641,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test_setup(e2e_nn, e2e_reset),
         cmocka_unit_test_setup(e2e_random, e2e_reset),
         cmocka_unit_test_setup(e2e_select, e2e_reset),
+        cmocka_unit_test_setup(e2e_strings, e2e_reset),
         cmocka_unit_test_setup(e2e_scan_shapes, e2e_reset),
         cmocka_unit_test_setup(e2e_sequence_classes, e2e_reset),
         cmocka_unit_test_setup(e2e_permutations, e2e_reset),

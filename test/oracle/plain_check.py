@@ -6,7 +6,8 @@ Range), the reductions and normalisations oneDNN has not (Reduce*, MeanVarianceN
 Hardmax), casts and the maths that oneDNN has not (inverse and hyperbolic trigonometry,
 IsInf/IsNaN, Celu, Shrink, ThresholdedRelu, Mod, BitShift, the n-ary Sum/Mean/Min/Max),
 resampling (Resize, GridSample), Einsum, the transforms (DFT, STFT), Det, RoiAlign, MaxUnpool,
-the losses, the training optimizers, NonZero, Compress, Unique and NonMaxSuppression, in
+the losses, the training optimizers, NonZero, Compress, Unique and NonMaxSuppression, casts to
+and from strings, StringNormalizer, StringConcat and StringSplit, in
 every element type the plain kernels take. Each such benchmark file is compiled
 into a small driver (the file itself, its main renamed) that runs the benchmark's own setup
 and kernel once and writes the inputs it made and the outputs it computed; onnx's reference
@@ -50,8 +51,10 @@ NN = ("Det", "RoiAlign", "MaxUnpool", "NegativeLogLikelihoodLoss", "SoftmaxCross
 # outputs whose size depends on the data: the benchmark's buffer is the largest; the elements
 # it wrote (and their count) must be the reference's, exactly
 SELECT = ("NonZero", "Compress", "NonMaxSuppression", "Unique")
+# tensors of strings (Cast and CastLike to and from strings are in OPS): the strings, exactly
+STRINGS = ("StringNormalizer", "StringConcat", "StringSplit")
 NP = {1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16, 6: np.int32, 7: np.int64, 9: np.bool_,
-      10: np.float16, 11: np.float64, 12: np.uint32, 13: np.uint64, 16: ml_dtypes.bfloat16}
+      10: np.float16, 11: np.float64, 12: np.uint32, 13: np.uint64, 16: ml_dtypes.bfloat16, 8: object}
 
 DRIVER = r'''
 #define main benanza_bench_main
@@ -64,6 +67,20 @@ static void put(const char *dir, const char *name, const void *p, size_t n)
     snprintf(path, sizeof(path), "%%s/%%s", dir, name);
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(p, 1, n, f) != n || fclose(f))
+        exit(2);
+}
+/* a string tensor: each element's length (int64), then its bytes */
+static void put_text(const char *dir, const char *name, char *const *p, int64_t n)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%%s/%%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    for (int64_t i = 0; f && i < n; i++) {
+        int64_t len = (int64_t)strlen(p[i]);
+        if (fwrite(&len, sizeof(len), 1, f) != 1 || fwrite(p[i], 1, (size_t)len, f) != (size_t)len)
+            exit(2);
+    }
+    if (!f || fclose(f))
         exit(2);
 }
 int main(int argc, char **argv)
@@ -79,9 +96,18 @@ int main(int argc, char **argv)
     pl_kernel(&st);
     static const char *const names[] = {"in0", "in1", "in2", "in3", "in4", "in5", "in6", "in7"};
     for (int i = 0; i < OP.nin; i++)
-        put(argv[1], names[i], st.in[i], (size_t)pl_count(&OP.in[i]) * pl_esize(OP.in[i].dtype));
-    put(argv[1], "out", st.out, (size_t)pl_count(&OP.out) * pl_esize(OP.out.dtype));
+        if (OP.in[i].dtype == 8) /* strings */
+            put_text(argv[1], names[i], (char *const *)st.in[i], pl_count(&OP.in[i]));
+        else
+            put(argv[1], names[i], st.in[i], (size_t)pl_count(&OP.in[i]) * pl_esize(OP.in[i].dtype));
+    if (OP.out.dtype == 8)
+        put_text(argv[1], "out", (char *const *)st.out,
+                 OP.kind == PL_STR_CAST || OP.kind == PL_STR_CONCAT ? pl_count(&OP.out) : st.selected);
+    else
+        put(argv[1], "out", st.out, (size_t)pl_count(&OP.out) * pl_esize(OP.out.dtype));
     put(argv[1], "selected", &st.selected, sizeof(st.selected));
+    if (OP.kind == PL_STR_SPLIT) /* the counts */
+        put(argv[1], "aux", st.aux, (size_t)pl_count(&OP.in[0]) * 8);
     if (OP.kind == PL_TOPK) /* the indices */
         put(argv[1], "aux", st.aux, (size_t)pl_count(&OP.out) * 8);
     if (OP.kind == PL_UNIQUE) { /* first indices, inverse, counts: one per slice each */
@@ -174,6 +200,14 @@ def reference(key, inputs):
     if op == "CastLike":  # the second input only gives the type: the output's
         opset = 15
         feeds["x1"] = np.zeros((1,), dtype=NP[TYPES[key["outputs"][0]["dtype"]]])
+        if key["outputs"][0]["dtype"] == "STRING":
+            feeds["x1"] = np.array([""], dtype=object)
+    if op in ("StringConcat", "StringSplit"):
+        return run_node(op, attrs, feeds, nout=len(key["outputs"]), opset=20)
+    if op == "StringNormalizer":
+        if attrs.get("case_change_action", "NONE") == "NONE" and not attrs.get("is_case_sensitive", 0):
+            return [normalize_spec(inputs[0], attrs)]
+        opset = 10
     if op in ("Resize", "Upsample"):
         # every mode at opset 19 with the key's scales of every dim and roi: as the scales
         # input when they are float32 values that give the output's shape, else as the sizes
@@ -272,8 +306,31 @@ def reference(key, inputs):
     return run_node(op, attrs, feeds, inits, [n for n, _ in extra], len(key["outputs"]), opset=opset)
 
 
+def read_text(path):
+    """a string tensor as the driver writes it: each element's length (int64), then its bytes"""
+    data, out, at = open(path, "rb").read(), [], 0
+    while at < len(data):
+        n = int.from_bytes(data[at:at + 8], "little", signed=True)
+        out.append(data[at + 8:at + 8 + n].decode("utf-8"))
+        at += 8 + n
+    return out
+
+
+def normalize_spec(x, attrs):
+    """StringNormalizer as the ONNX specification says (onnx.reference compares the stopwords
+    case-sensitively when the case does not change, whatever is_case_sensitive says): the
+    elements equal to a stopword (case folded unless is_case_sensitive) removed, then the case
+    changed; one empty string when none is left"""
+    fold = not attrs.get("is_case_sensitive", 0)
+    stops = {w.lower() if fold else w for w in attrs.get("stopwords", [])}
+    action = attrs.get("case_change_action", "NONE")
+    kept = [w for w in x.ravel() if (w.lower() if fold else w) not in stops]
+    kept = [w.lower() if action == "LOWER" else w.upper() if action == "UPPER" else w for w in kept] or [""]
+    return np.array(kept, dtype=object).reshape((1, -1) if x.ndim == 2 else (-1,))
+
+
 TYPES = {"FLOAT": 1, "UINT8": 2, "INT8": 3, "UINT16": 4, "INT16": 5, "INT32": 6, "INT64": 7, "BOOL": 9, "FLOAT16": 10,
-         "DOUBLE": 11, "UINT32": 12, "UINT64": 13, "BFLOAT16": 16}
+         "DOUBLE": 11, "UINT32": 12, "UINT64": 13, "BFLOAT16": 16, "STRING": 8}
 
 
 def check(path, key, text, tmp):
@@ -286,10 +343,19 @@ def check(path, key, text, tmp):
     nin = int(re.search(r"\.nin = (\d+)", text).group(1))
     for i in range(nin):
         dt, shape = tensor_of(text, i)
-        inputs.append(np.fromfile(os.path.join(tmp, "in%d" % i), dtype=NP[dt]).reshape(shape))
+        path = os.path.join(tmp, "in%d" % i)
+        if dt == 8:
+            inputs.append(np.array(read_text(path), dtype=object).reshape(shape))
+        else:
+            inputs.append(np.fromfile(path, dtype=NP[dt]).reshape(shape))
     odt, oshape = tensor_of(text, "out")
-    got = np.fromfile(os.path.join(tmp, "out"), dtype=NP[odt])
     want = reference(key, inputs)
+    if odt == 8:  # strings: the kernel's (the ones it kept) and the reference's, exactly
+        same = read_text(os.path.join(tmp, "out")) == [str(w) for w in want[0].ravel()]
+        if key["op"] == "StringSplit":  # and the counts
+            same = same and np.array_equal(np.fromfile(os.path.join(tmp, "aux"), dtype=np.int64), want[1].ravel())
+        return same
+    got = np.fromfile(os.path.join(tmp, "out"), dtype=NP[odt])
     if key["op"] == "Split":  # the pieces one after the other
         return np.array_equal(got, np.concatenate([w.ravel() for w in want]))
     if key["op"] == "TopK":
@@ -355,7 +421,7 @@ def main():
             if not m:
                 continue
             key = json.loads(m.group(1))
-            if key["op"] not in OPS + MATHS + SAMPLING + SIGNAL + NN + SELECT:
+            if key["op"] not in OPS + MATHS + SAMPLING + SIGNAL + NN + SELECT + STRINGS:
                 continue
             if key["op"] in ("Cast", "CastLike") and all(t["dtype"] in ("FLOAT", "DOUBLE", "INT64", "INT32", "BOOL")
                                                          for t in [key["inputs"][0]] + key["outputs"][:1]):
