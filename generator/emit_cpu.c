@@ -20,6 +20,7 @@
 #include "../runtime/plain_random.h"
 #include "../runtime/plain_select.h"
 #include "emit.h"
+#include "re2posix.h"
 
 /* ---- reading a layer's canonical parameters ---- */
 
@@ -1397,6 +1398,16 @@ static int plan_plain_string(const json_t *attrs, struct pl_op *op)
             }
         return y->dtype == PL_STRING && y->nd <= 8 ? 0 : -1;
     }
+    if (op->kind == PL_STR_REGEX) { /* a pattern re2posix.c can translate */
+        const json_t *pattern = json_object_get(attrs, "pattern");
+        struct rx_result rx;
+        char why[160];
+        int bad = !json_is_string(pattern) ||
+                  rx_translate(json_string_value(pattern), json_string_length(pattern), &rx, why, sizeof(why));
+        if (json_is_string(pattern))
+            rx_free(&rx);
+        return bad || op->out.dtype != PL_BOOL || !same_dims(x, &op->out) ? -1 : 0;
+    }
     if (op->kind == PL_STR_SPLIT) {
         const char *delim = emit_str_attr(attrs, "delimiter", "");
         const json_t *most = json_object_get(attrs, "maxsplit");
@@ -1674,6 +1685,7 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         {"Adagrad", PL_OPTIMIZER, PL_IDENTITY}, {"Momentum", PL_OPTIMIZER, PL_IDENTITY}, {"Adam", PL_OPTIMIZER, PL_IDENTITY},
         {"TfIdfVectorizer", PL_TFIDF, PL_IDENTITY}, {"StringNormalizer", PL_STR_NORMALIZE, PL_IDENTITY},
         {"StringConcat", PL_STR_CONCAT, PL_IDENTITY}, {"StringSplit", PL_STR_SPLIT, PL_IDENTITY},
+        {"RegexFullMatch", PL_STR_REGEX, PL_IDENTITY},
     };
     /* data inputs per kind (Expand's shape and CumSum's axis are data for gen, not for the kernel) */
     static const signed char nins[] = {
@@ -1686,8 +1698,9 @@ int emit_plain_plan(const json_t *params, struct pl_op *op)
         [PL_DET] = 1, [PL_ROI_ALIGN] = 3, [PL_MAX_UNPOOL] = 2, [PL_LOSS] = 2, [PL_RANDOM] = 0,
         [PL_NONZERO] = 1, [PL_COMPRESS] = 2, [PL_NMS] = 2, [PL_UNIQUE] = 1, [PL_OPTIMIZER] = 0,
         [PL_TFIDF] = 1, [PL_STR_CAST] = 1, [PL_STR_NORMALIZE] = 1, [PL_STR_CONCAT] = 2, [PL_STR_SPLIT] = 1,
+        [PL_STR_REGEX] = 1,
     };
-    _Static_assert(BZ_ARRAY_LEN(nins) == PL_STR_SPLIT + 1, "inputs of every kind");
+    _Static_assert(BZ_ARRAY_LEN(nins) == PL_STR_REGEX + 1, "inputs of every kind");
     const char *name = json_string_value(json_object_get(params, "op"));
     const json_t *attrs = json_object_get(params, "attrs");
     memset(op, 0, sizeof(*op));
@@ -2101,6 +2114,25 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
             bz_buf_puts(&init, "NULL");
         bz_buf_puts(&init, "},\n");
     }
+    if (op->kind == PL_STR_REGEX) {
+        /* the pattern as gen translated it (the key holds the RE2 original) and its samples */
+        const json_t *pattern = json_object_get(json_object_get(l->params, "attrs"), "pattern");
+        struct rx_result rx;
+        char why[160];
+        if (rx_translate(json_string_value(pattern), json_string_length(pattern), &rx, why, sizeof(why)) == 0) {
+            json_t *ere = json_stringn(rx.ere.data, rx.ere.len), *samples = json_array();
+            for (int k = 0; k < rx.nsamples; k++)
+                json_array_append_new(samples, json_string(rx.samples[k]));
+            bz_buf_puts(&init, "    .str = {.regex = ");
+            put_c_string(&init, ere);
+            bz_buf_printf(&init, ",\n        .nsamples = %d, .samples = ", rx.nsamples);
+            put_c_strings(&init, samples);
+            bz_buf_puts(&init, "},\n");
+            json_decref(ere);
+            json_decref(samples);
+        }
+        rx_free(&rx);
+    }
     if (op->nsplit) {
         bz_buf_printf(&init, "    .nsplit = %d,\n    .split = {", op->nsplit);
         for (int j = 0; j < op->nsplit; j++)
@@ -2460,6 +2492,15 @@ void emit_cpu(struct emit_ctx *e)
                 continue;
         }
         if (ok != 0 && ip_ok != 0) {
+            const json_t *pattern = json_object_get(json_object_get(l->params, "attrs"), "pattern");
+            struct rx_result rx;
+            char why[160];
+            if (!l->fused && !strcmp(l->op, "RegexFullMatch") && json_is_string(pattern)) { /* say why */
+                if (rx_translate(json_string_value(pattern), json_string_length(pattern), &rx, why, sizeof(why)) < 0)
+                    bz_diag_warning(e->diag, "gen", "layer %s (RegexFullMatch): its pattern is not benchmarked: %s",
+                                    l->name, why);
+                rx_free(&rx);
+            }
             if (!l->fused) {
                 int k;
                 for (k = 0; k < n_skipped && strcmp(skipped[k].op, l->op); k++)

@@ -104,8 +104,8 @@ enum pl_kind {
      * parses them); StringNormalizer (in[0] [C] or [1, C]; the out the largest: s->selected
      * the strings kept); StringConcat (in[0] and in[1] broadcast); StringSplit (out [..., the
      * most parts an element can have]: s->selected the elements of [..., the most it has],
-     * s->aux each element's count) */
-    PL_STR_CAST, PL_STR_NORMALIZE, PL_STR_CONCAT, PL_STR_SPLIT
+     * s->aux each element's count); RegexFullMatch (op->str.regex, bool out) */
+    PL_STR_CAST, PL_STR_NORMALIZE, PL_STR_CONCAT, PL_STR_SPLIT, PL_STR_REGEX
 };
 
 /* PL_MAP: every output element reads one input element (or writes a constant): per dim, input
@@ -210,6 +210,9 @@ struct pl_str {
     int64_t nstop;
     const char *delim;        /* StringSplit: the delimiter (NULL: runs of whitespace) */
     int64_t maxsplit;         /* StringSplit: the most splits per element (-1: no limit) */
+    const char *regex;        /* RegexFullMatch: the pattern as a POSIX ERE, anchored (gen's) */
+    const char *const *samples; /* RegexFullMatch: strings that match it (gen's) */
+    int64_t nsamples;
 };
 
 struct pl_tensor {
@@ -239,7 +242,7 @@ struct pl_op {
     struct pl_einsum es;      /* PL_EINSUM */
     struct pl_sg sg;          /* PL_DFT, PL_STFT, PL_WINDOW */
     struct pl_nn nn;          /* PL_ROI_ALIGN, PL_MAX_UNPOOL, PL_LOSS, PL_NMS, PL_OPTIMIZER */
-    struct pl_str str;        /* PL_STR_NORMALIZE, PL_STR_SPLIT */
+    struct pl_str str;        /* PL_STR_NORMALIZE, PL_STR_SPLIT, PL_STR_REGEX */
 };
 
 /* the element-wise kinds: every input broadcasts against the output */
@@ -642,11 +645,12 @@ static inline int pl_kind_select(int kind)
 static inline enum bh_status pl_string_setup(struct pl_state *s, struct bh_result *r);
 static inline void pl_kernel_string(struct pl_state *s);
 static inline enum bh_status pl_verify_string(struct pl_state *s, struct bh_result *r);
+static inline void pl_string_free(struct pl_state *s);
 #endif
 
 static inline int pl_kind_string(int kind)
 {
-    return kind >= PL_STR_CAST && kind <= PL_STR_SPLIT;
+    return kind >= PL_STR_CAST && kind <= PL_STR_REGEX;
 }
 
 static inline int pl_kind_nn(int kind)
@@ -1505,6 +1509,10 @@ static inline void pl_teardown(void *state)
     free(s->check);
     free(s->aux);
     free(s->work);
+#if PL_FAMILIES & PL_FAM_STRING
+    if (pl_kind_string(s->op->kind))
+        pl_string_free(s);
+#endif
     free(s->table);
     for (int i = 0; i <= PL_MAX_IN; i++)
         free(s->text[i]);

@@ -1,6 +1,7 @@
 /* Plain C benchmarks for the operators on tensors of strings: Cast and CastLike to and from
- * strings, and StringNormalizer. Inlined after plain_ops.h, whose setup, kernel and
- * verification call into it for PL_STR_CAST and PL_STR_NORMALIZE.
+ * strings, StringNormalizer, StringConcat, StringSplit and RegexFullMatch (the PL_STR_* kinds),
+ * and the string table of TfIdfVectorizer (plain_nn.h). Inlined after plain_ops.h, whose
+ * setup, kernel and verification call into it.
  *
  * A string tensor is an array of char * (each NUL-terminated, UTF-8); the characters of each
  * tensor live in one arena (s->text), made at setup, so the timed kernel allocates nothing.
@@ -13,6 +14,11 @@
  * of the other side's type over many magnitudes, every ninth a special one (zero, negative
  * zero, infinities, NaN, as ONNX lists them in its text forms).
  *
+ * RegexFullMatch: gen translates the RE2 pattern into a POSIX extended regular expression that
+ * matches the same ASCII strings, anchored at both ends (generator/re2posix.c), and writes strings
+ * that match it; the inputs are those samples and, every other one, a sample with one byte
+ * changed; the kernel is the C library's regexec on each element.
+ *
  * StringNormalizer as ONNX defines it: the elements equal to a stopword (ASCII case folded
  * unless is_case_sensitive) are removed, then the rest change case (ASCII letters; other bytes
  * are copied); when nothing is left the output is one empty string. Its inputs are words of
@@ -22,6 +28,7 @@
 #ifndef BENANZA_PLAIN_STRING_H
 #define BENANZA_PLAIN_STRING_H
 
+#include <regex.h>
 #include <stdio.h>
 #include <strings.h>
 
@@ -464,6 +471,87 @@ static inline int64_t pl_verify_words(const struct pl_state *s)
     return s->selected == m * most ? -1 : 0;
 }
 
+/* ---- RegexFullMatch ---- */
+
+/* the inputs: gen's samples (strings that match the pattern) and, every other one, a sample
+ * with one byte changed (most of those no longer match); the pattern compiled (s->table) */
+static inline enum bh_status pl_regex_setup(struct pl_state *s, struct bh_result *r)
+{
+    const struct pl_op *op = s->op;
+    const struct pl_str *st = &op->str;
+    static const char abc[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .-_@";
+    int64_t n = pl_count(&op->in[0]), room = 2;
+    uint32_t seed = 161803u;
+    for (int64_t k = 0; k < st->nsamples; k++)
+        room = (int64_t)strlen(st->samples[k]) + 2 > room ? (int64_t)strlen(st->samples[k]) + 2 : room;
+    s->text[0] = (char *)malloc((size_t)(n ? n : 1) * (size_t)room);
+    s->table = malloc(sizeof(regex_t));
+    if (!s->text[0] || !s->table || !st->nsamples) {
+        bh_note(r, "%s", "cannot allocate the inputs");
+        return BH_OOM;
+    }
+    if (regcomp((regex_t *)s->table, st->regex, REG_EXTENDED | REG_NOSUB) != 0) {
+        free(s->table);
+        s->table = NULL;
+        bh_note(r, "%s", "the C library cannot compile the pattern's POSIX form");
+        return BH_UNSUPPORTED;
+    }
+    for (int64_t k = 0; k < n; k++) {
+        char *t = ((char **)s->in[0])[k] = s->text[0] + k * room;
+        strcpy(t, st->samples[(k / 2) % st->nsamples]);
+        size_t m = strlen(t);
+        if (k % 2 && m)
+            t[pl_rand_step(&seed) % m] = abc[pl_rand_step(&seed) % (sizeof(abc) - 1)];
+        else if (k % 2)
+            t[0] = abc[pl_rand_step(&seed) % (sizeof(abc) - 1)], t[1] = '\0';
+    }
+    return BH_OK;
+}
+
+static inline void pl_kernel_regex(struct pl_state *s)
+{
+    char *const *in = (char *const *)s->in[0];
+    int64_t n = pl_count(&s->op->in[0]);
+    for (int64_t i = 0; i < n; i++)
+        ((uint8_t *)s->out)[i] = regexec((const regex_t *)s->table, in[i], 0, NULL, 0) == 0;
+}
+
+/* the pattern without its anchors, compiled again: a full match is a leftmost-longest match
+ * from the first byte to the last; the first element that differs, or -1 (-2: no reference) */
+static inline int64_t pl_verify_regex(const struct pl_state *s)
+{
+    const struct pl_str *st = &s->op->str;
+    size_t len = strlen(st->regex);
+    char *bare = (char *)malloc(len + 1);
+    regex_t re;
+    if (!bare || len < 2) {
+        free(bare);
+        return -2;
+    }
+    memcpy(bare, st->regex + 1, len - 2); /* "^(...)$" -> "(...)" */
+    bare[len - 2] = '\0';
+    int bad = regcomp(&re, bare, REG_EXTENDED);
+    free(bare);
+    if (bad)
+        return -2;
+    int64_t n = pl_count(&s->op->in[0]), at = -1;
+    for (int64_t i = 0; i < n && at < 0; i++) {
+        const char *t = ((char *const *)s->in[0])[i];
+        regmatch_t m;
+        int full = regexec(&re, t, 1, &m, 0) == 0 && m.rm_so == 0 && (size_t)m.rm_eo == strlen(t);
+        if (((const uint8_t *)s->out)[i] != full)
+            at = i;
+    }
+    regfree(&re);
+    return at;
+}
+
+static inline void pl_string_free(struct pl_state *s)
+{
+    if (s->op->kind == PL_STR_REGEX && s->table)
+        regfree((regex_t *)s->table);
+}
+
 /* ---- setup, kernel, verification ---- */
 
 static inline enum bh_status pl_string_setup(struct pl_state *s, struct bh_result *r)
@@ -475,6 +563,8 @@ static inline enum bh_status pl_string_setup(struct pl_state *s, struct bh_resul
     char **in = (char **)s->in[0];
     if (op->kind == PL_STR_CONCAT || op->kind == PL_STR_SPLIT)
         return pl_words_setup(s, r);
+    if (op->kind == PL_STR_REGEX)
+        return pl_regex_setup(s, r);
     if (op->kind == PL_STR_CAST && x->dtype != PL_STRING) { /* numbers to print; room for each text */
         for (int64_t k = 0; k < n; k++)
             pl_store(s->in[0], x->dtype, k, pl_str_number(x->dtype, &seed, k));
@@ -556,6 +646,10 @@ static inline void pl_kernel_string(struct pl_state *s)
         pl_kernel_split(s);
         return;
     }
+    if (op->kind == PL_STR_REGEX) {
+        pl_kernel_regex(s);
+        return;
+    }
     if (op->kind == PL_STR_CAST) {
         if (x->dtype == PL_STRING) {
             char *const *in = (char *const *)s->in[0];
@@ -602,7 +696,12 @@ static inline enum bh_status pl_verify_string(struct pl_state *s, struct bh_resu
     const struct pl_tensor *x = &op->in[0];
     int64_t n = pl_count(x), bad = -1;
     char *const *out = (char *const *)s->out, *const *in = (char *const *)s->in[0];
-    if (op->kind == PL_STR_CONCAT || op->kind == PL_STR_SPLIT) {
+    if (op->kind == PL_STR_REGEX) {
+        if ((bad = pl_verify_regex(s)) == -2) {
+            bh_note(r, "%s", "cannot compile the reference's pattern");
+            return BH_OOM;
+        }
+    } else if (op->kind == PL_STR_CONCAT || op->kind == PL_STR_SPLIT) {
         bad = pl_verify_words(s);
     } else if (op->kind == PL_STR_CAST && x->dtype == PL_STRING) {
         int dt = op->out.dtype;
@@ -702,6 +801,8 @@ static inline enum bh_status pl_verify_string(struct pl_state *s, struct bh_resu
                          ? "verified against the reference: each element compared with each stopword, case changed by table (exact)"
                      : op->kind == PL_STR_CAST
                          ? "verified against the reference: every element read back or printed by another route (exact)"
+                     : op->kind == PL_STR_REGEX
+                         ? "verified against the reference: each element's leftmost-longest match of the unanchored pattern spans it (exact)"
                          : "verified against the reference: every element by another route (exact)");
     return BH_OK;
 }

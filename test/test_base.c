@@ -1,11 +1,14 @@
-/* Unit tests of the base module: arena, buffer, quoting, file reading and atomic writes. */
+/* Unit tests of the base module: arena, buffer, quoting, file reading and atomic writes; and
+ * re2posix (RegexFullMatch's RE2 patterns as POSIX EREs and sample strings). */
 #include <errno.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../generator/re2posix.h"
 #include "test.h"
 
 static void arena_alignment_and_zeroing(void **state)
@@ -141,6 +144,86 @@ static void write_atomic_leaves_no_temp(void **state)
     assert_int_equal(bz_write_file_atomic(path, "abc", 3), ENOENT);
 }
 
+/* whether RE2 pattern fully matches text, through the translation */
+static int rx_full(const char *pattern, const char *text)
+{
+    struct rx_result rx;
+    char why[160];
+    if (rx_translate(pattern, strlen(pattern), &rx, why, sizeof(why)) != 0)
+        fail_msg("%s: %s", pattern, why);
+    regex_t re;
+    assert_int_equal(regcomp(&re, rx.ere.data, REG_EXTENDED | REG_NOSUB), 0);
+    int hit = regexec(&re, text, 0, NULL, 0) == 0;
+    regfree(&re);
+    rx_free(&rx);
+    return hit;
+}
+
+/* RE2's own syntax that Python's re (onnx.reference, the e2e oracle) reads otherwise or not
+ * at all: POSIX class names, scoped and negated flags, named groups */
+static void re2_syntax_translates(void **state)
+{
+    (void)state;
+    assert_true(rx_full("[[:alpha:]]+", "abcXYZ"));
+    assert_false(rx_full("[[:alpha:]]+", "ab1"));
+    assert_true(rx_full("[^[:space:][:digit:]]*", "a-b_c"));
+    assert_false(rx_full("[^[:space:][:digit:]]*", "a b"));
+    assert_true(rx_full("(?i)a(?-i:b)c", "AbC"));
+    assert_false(rx_full("(?i)a(?-i:b)c", "ABC"));
+    assert_true(rx_full("(?i:x)y", "Xy"));
+    assert_false(rx_full("(?i:x)y", "XY"));
+    assert_true(rx_full("(?s)a.b", "a\nb"));
+    assert_false(rx_full("a.b", "a\nb"));
+    assert_true(rx_full("(?P<y>\\d{4})-(?<m>\\d\\d)", "2026-11"));
+    assert_true(rx_full("x{2,}", "xxxx"));
+    assert_false(rx_full("x{2,}", "x"));
+    assert_true(rx_full("a{,2}", "a{,2}")); /* not a repetition in RE2: literal braces */
+    assert_true(rx_full("[]^[-]+", "^]-["));
+    assert_true(rx_full("[\\d-]+", "1-2"));
+    assert_true(rx_full("\\W\\S\\D", "!a_"));
+    assert_false(rx_full("\\s", "\v")); /* RE2's \s has no vertical tab */
+    assert_true(rx_full("", ""));
+    assert_true(rx_full("a|", ""));
+}
+
+static void re2_refusals_say_why(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"(a)\\1", "\\bword", "(?m)^a$", "caf\xc3\xa9", "(a", "a)", "*a", "a**",
+                                      "x{3,2}", "\\pL", "[[:nosuch:]]", "[z-a]", "\\Qa\\E", "^*"};
+    for (size_t i = 0; i < BZ_ARRAY_LEN(bad); i++) {
+        struct rx_result rx;
+        char why[160] = "";
+        assert_int_equal(rx_translate(bad[i], strlen(bad[i]), &rx, why, sizeof(why)), -1);
+        assert_true(why[0] != '\0');
+        rx_free(&rx);
+    }
+}
+
+/* every sample is printable ASCII and matches; a pattern no printable string matches is refused */
+static void re2_samples_match(void **state)
+{
+    (void)state;
+    static const char *const patterns[] = {"[a-z]+@[a-z]+\\.(com|org)", "(ab|cd){2,5}e?", "\\d+(\\.\\d*)?", "(?i)yes|no"};
+    for (size_t i = 0; i < BZ_ARRAY_LEN(patterns); i++) {
+        struct rx_result rx;
+        char why[160];
+        assert_int_equal(rx_translate(patterns[i], strlen(patterns[i]), &rx, why, sizeof(why)), 0);
+        assert_int_equal(rx.nsamples, RX_SAMPLES);
+        for (int k = 0; k < rx.nsamples; k++) {
+            for (const char *c = rx.samples[k]; *c; c++)
+                assert_true(*c >= 0x20 && *c < 0x7f);
+            assert_true(rx_full(patterns[i], rx.samples[k]));
+        }
+        rx_free(&rx);
+    }
+    struct rx_result rx;
+    char why[160] = "";
+    assert_int_equal(rx_translate("\\n+", 3, &rx, why, sizeof(why)), -1);
+    assert_non_null(strstr(why, "printable"));
+    rx_free(&rx);
+}
+
 void test_base_group(struct test_totals *tot)
 {
     if (!mkdtemp(tmpdir)) {
@@ -155,6 +238,9 @@ void test_base_group(struct test_totals *tot)
         cmocka_unit_test(quote_escapes_untrusted_text),
         cmocka_unit_test(read_file_statuses),
         cmocka_unit_test(write_atomic_leaves_no_temp),
+        cmocka_unit_test(re2_syntax_translates),
+        cmocka_unit_test(re2_refusals_say_why),
+        cmocka_unit_test(re2_samples_match),
     };
     test_group_run(tot, "base", tests, BZ_ARRAY_LEN(tests));
     char cmd[600];

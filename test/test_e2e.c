@@ -390,8 +390,9 @@ static void e2e_select(void **state)
 
 /* The operators on tensors of strings in plain C: test/oracle/string_models.py's models (casts
  * from and to every numeric type numpy prints, StringNormalizer in each mode, TfIdfVectorizer
- * of a string pool with a repeated word) and libonnx-testdata's casts and StringNormalizers:
- * verified in the benchmarks, each kernel held against onnx's reference */
+ * of a string pool with a repeated word, StringConcat, StringSplit, RegexFullMatch) and
+ * libonnx-testdata's casts and StringNormalizers: verified in the benchmarks, each kernel held
+ * against onnx's reference */
 static void e2e_strings(void **state)
 {
     (void)state;
@@ -403,7 +404,8 @@ static void e2e_strings(void **state)
         "strnormalizer_export_monday_insensintive_upper_twodim", "strnormalizer_nostopwords_nochangecase",
     };
     e2e_written_models("strings", "string_models.py", node_models, BZ_ARRAY_LEN(node_models), false,
-                       "cast_float_to_string", "Cast: ok\\|CastLike: ok\\|StringNormalizer: ok\\|TfIdfVectorizer: ok", 24);
+                       "cast_float_to_string", "Cast: ok\\|CastLike: ok\\|StringNormalizer: ok\\|TfIdfVectorizer: ok\\|"
+                       "StringConcat: ok\\|StringSplit: ok\\|RegexFullMatch: ok", 35);
 }
 
 /* Scan's shapes (a control node, like Loop): the outputs that follow it must be known, so the

@@ -1,6 +1,7 @@
 /* Operators on tensors of strings that the CPU backend benchmarks in plain C
  * (runtime/plain_string.h): StringNormalizer and StringSplit, whose output sizes depend on
- * the data (the stopwords removed; the most parts an element has), and StringConcat. Cast to
+ * the data (the stopwords removed; the most parts an element has), StringConcat and
+ * RegexFullMatch (its pattern translated by generator/re2posix.c). Cast to
  * and from strings is an element-wise cast (elementwise.c). */
 #include "ops.h"
 
@@ -48,9 +49,23 @@ static void infer_string_split(struct infer_ctx *c)
         z[k] = x->dims[k];
 }
 
+/* RegexFullMatch: a bool per element */
+static void infer_regex_full_match(struct infer_ctx *c)
+{
+    const struct ir_type *x = op_in(c, 0);
+    if (!x) {
+        op_out_dtype_only(c, 0, IR_DTYPE_BOOL);
+        return;
+    }
+    struct ir_dim *d = op_out(c, 0, IR_DTYPE_BOOL, x->rank);
+    for (int k = 0; k < x->rank; k++)
+        d[k] = x->dims[k];
+}
+
 const struct op_def ops_text[] = {
     {"StringNormalizer", infer_string_normalizer, OP_DATA_SIZED, NULL},
     {"StringConcat", infer_string_concat, 0, NULL},
     {"StringSplit", infer_string_split, OP_DATA_SIZED, NULL},
+    {"RegexFullMatch", infer_regex_full_match, 0, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -7,7 +7,7 @@ Hardmax), casts and the maths that oneDNN has not (inverse and hyperbolic trigon
 IsInf/IsNaN, Celu, Shrink, ThresholdedRelu, Mod, BitShift, the n-ary Sum/Mean/Min/Max),
 resampling (Resize, GridSample), Einsum, the transforms (DFT, STFT), Det, RoiAlign, MaxUnpool,
 the losses, the training optimizers, NonZero, Compress, Unique and NonMaxSuppression, casts to
-and from strings, StringNormalizer, StringConcat and StringSplit, in
+and from strings, StringNormalizer, StringConcat, StringSplit and RegexFullMatch, in
 every element type the plain kernels take. Each such benchmark file is compiled
 into a small driver (the file itself, its main renamed) that runs the benchmark's own setup
 and kernel once and writes the inputs it made and the outputs it computed; onnx's reference
@@ -52,7 +52,7 @@ NN = ("Det", "RoiAlign", "MaxUnpool", "NegativeLogLikelihoodLoss", "SoftmaxCross
 # it wrote (and their count) must be the reference's, exactly
 SELECT = ("NonZero", "Compress", "NonMaxSuppression", "Unique")
 # tensors of strings (Cast and CastLike to and from strings are in OPS): the strings, exactly
-STRINGS = ("StringNormalizer", "StringConcat", "StringSplit")
+STRINGS = ("StringNormalizer", "StringConcat", "StringSplit", "RegexFullMatch")
 NP = {1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16, 6: np.int32, 7: np.int64, 9: np.bool_,
       10: np.float16, 11: np.float64, 12: np.uint32, 13: np.uint64, 16: ml_dtypes.bfloat16, 8: object}
 
@@ -202,7 +202,7 @@ def reference(key, inputs):
         feeds["x1"] = np.zeros((1,), dtype=NP[TYPES[key["outputs"][0]["dtype"]]])
         if key["outputs"][0]["dtype"] == "STRING":
             feeds["x1"] = np.array([""], dtype=object)
-    if op in ("StringConcat", "StringSplit"):
+    if op in ("StringConcat", "StringSplit", "RegexFullMatch"):
         return run_node(op, attrs, feeds, nout=len(key["outputs"]), opset=20)
     if op == "StringNormalizer":
         if attrs.get("case_change_action", "NONE") == "NONE" and not attrs.get("is_case_sensitive", 0):

@@ -4,7 +4,9 @@ print (float, double, float16, the integers, bool) to strings and from strings t
 CastLike both ways, and StringNormalizer in each case mode, case-sensitive or not, with and
 without stopwords (some of them capitalised, so that folding matters), on [C] and [1, C], and
 TfIdfVectorizer of a string pool (unigrams and bigrams, skips, the three modes), StringConcat
-(broadcast both ways) and StringSplit (on whitespace, on a character, on a word, with maxsplit).
+(broadcast both ways), StringSplit (on whitespace, on a character, on a word, with maxsplit)
+and RegexFullMatch (classes, counted and lazy repetition, alternation, groups, (?i); not RE2's
+POSIX class names, which onnx.reference, on Python's re, reads otherwise).
 The
 e2e test benchmarks them and holds each plain C kernel against onnx.reference
 (plain_check.py; StringNormalizer without a case change and not case-sensitive against the
@@ -63,6 +65,11 @@ def split(name, shape, **attrs):
     return m
 
 
+def regex(name, shape, pattern):
+    return model(name, helper.make_node("RegexFullMatch", ["x"], ["y"], pattern=pattern), [("x", T.STRING, shape)],
+                 ("y", T.BOOL, shape), opset=20)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -100,6 +107,11 @@ def main():
         split("split_comma", [10, 30], delimiter=","),
         split("split_word_max2", [200], delimiter="--", maxsplit=2),
         split("split_whitespace_max1", [4, 50], maxsplit=1),
+        regex("regex_email", [200], r"[a-z0-9._]+@[a-z]+\.(com|org|net)"),
+        regex("regex_phone", [10, 20], r"\d{3}-\d{4}( x\d{1,4})?"),
+        regex("regex_icase_words", [300], r"(?i)hello(,? (big|small) )?world!*"),
+        regex("regex_classes", [256], r"[^aeiou\s]+\d{2,}[]x-]?"),
+        regex("regex_alternation_lazy", [128], r"a|b+?|(?:cd){2,4}|.*z.*"),
         tfidf("tfidf_strings_idf_uni_bi", [4, 300], "IDF", 1, 2, 0, weights=True),
         tfidf("tfidf_strings_tfidf_skip1", [2, 500], "TFIDF", 1, 2, 1, weights=True),
     ]
