@@ -3,7 +3,8 @@
 operators (docs/results/cpu/README.md measures them beside ONNX Runtime): a Whisper-sized STFT,
 a detector's NonMaxSuppression, Mask R-CNN's RoiAlign, Unique, a batch of Det, NonZero, and the
 string operators of a text pipeline (100k numbers to strings and back, StringNormalizer of 100k
-tokens).
+tokens, StringSplit of 100k texts on whitespace, RegexFullMatch of 100k strings against an
+e-mail pattern).
 
 usage: plain_rare_models.py OUTDIR"""
 import os
@@ -50,3 +51,7 @@ save("cast_string_to_float_100k", [helper.make_node("Cast", ["x"], ["y"], to=T.F
 save("strnorm_lower_100k", [helper.make_node("StringNormalizer", ["x"], ["y"], case_change_action="LOWER", locale="C.UTF-8",
                                                        stopwords=["the", "and", "of", "is", "a"])],
      [("x", T.STRING, [100000])], [("y", T.STRING, ["n"])], [], opset=10)
+save("strsplit_whitespace_100k", [helper.make_node("StringSplit", ["x"], ["y", "n"])], [("x", T.STRING, [100000])],
+     [("y", T.STRING, [100000, "p"]), ("n", T.INT64, [100000])], [], opset=20)
+save("regex_email_100k", [helper.make_node("RegexFullMatch", ["x"], ["y"], pattern=r"[a-z0-9._]+@[a-z]+\.(com|org|net)")],
+     [("x", T.STRING, [100000])], [("y", T.BOOL, [100000])], [], opset=20)

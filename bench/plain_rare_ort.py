@@ -2,7 +2,8 @@
 """ONNX Runtime's latency (median of 15 runs after 3, CPU provider, 1 and 2 threads) of the
 models bench/plain_rare_models.py writes, on data like the benchmarks' own (regions and boxes
 of the same sizes, uniform scores, tokens from sixteen values; numbers over many magnitudes and
-words of up to twelve letters, a quarter of them stopwords, for the string operators).
+words of up to twelve letters, a quarter of them stopwords, texts of up to eight words and
+e-mail addresses, every other one with a byte changed, for the string operators).
 
 usage: plain_rare_ort.py DIR"""
 import glob
@@ -26,6 +27,23 @@ def feeds(path, sess):
             f[i.name] = rng.integers(-8, 8, size=shape).astype(np.int64)
         elif i.type == "tensor(string)":  # numbers over many magnitudes, or words (a quarter stopwords)
             n = int(np.prod(shape))
+            if os.path.basename(path).startswith("strsplit"):  # up to eight words, runs of spaces and tabs
+                f[i.name] = np.array(["".join(rng.choice([" ", "  ", "\t"]) + "".join(rng.choice(list("abcdefXYZ012"), rng.integers(1, 7)))
+                                              for _ in range(rng.integers(0, 9))) for _ in range(n)], dtype=object).reshape(shape)
+                continue
+            if os.path.basename(path).startswith("regex"):  # addresses, every other one with a byte changed
+                def addr():
+                    return "".join(rng.choice(list("abc123._"), rng.integers(1, 9))) + "@" + "".join(
+                        rng.choice(list("xyz"), rng.integers(1, 6))) + "." + str(rng.choice(["com", "org", "net"]))
+                vals = []
+                for k in range(n):
+                    a = addr()
+                    if k % 2:
+                        j = int(rng.integers(0, len(a)))
+                        a = a[:j] + str(rng.choice(list("aZ9 .-_@"))) + a[j + 1:]
+                    vals.append(a)
+                f[i.name] = np.array(vals, dtype=object).reshape(shape)
+                continue
             if os.path.basename(path).startswith("cast"):
                 v = rng.uniform(-1, 1, n) * 10.0 ** rng.integers(-12, 31, n)
                 f[i.name] = np.array(["%.9g" % float(np.float32(x)) for x in v], dtype=object).reshape(shape)

@@ -1376,8 +1376,8 @@ static int plan_plain_optimizer(const char *name, const json_t *params, const js
     return 0;
 }
 
-/* Cast to or from strings (numbers of every type but bfloat16, which numpy cannot print;
- * from a string, not to bool: numpy calls any nonempty text true), StringNormalizer ([C] or
+/* Cast to or from strings (numbers of every type but bfloat16, which neither oracle takes;
+ * from a string, not to bool: frameworks disagree on what text is true), StringNormalizer ([C] or
  * [1, C]; the output the largest it can be: every element kept), StringConcat (the inputs
  * broadcast) and StringSplit (the output [..., 8]: the benchmark's texts have at most eight
  * parts; fewer with maxsplit) */

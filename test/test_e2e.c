@@ -389,7 +389,7 @@ static void e2e_select(void **state)
 }
 
 /* The operators on tensors of strings in plain C: test/oracle/string_models.py's models (casts
- * from and to every numeric type numpy prints, StringNormalizer in each mode, TfIdfVectorizer
+ * from and to the numeric types, StringNormalizer in each mode, TfIdfVectorizer
  * of a string pool with a repeated word, StringConcat, StringSplit, RegexFullMatch) and
  * libonnx-testdata's casts and StringNormalizers: verified in the benchmarks, each kernel held
  * against onnx's reference */

@@ -7,7 +7,8 @@ Hardmax), casts and the maths that oneDNN has not (inverse and hyperbolic trigon
 IsInf/IsNaN, Celu, Shrink, ThresholdedRelu, Mod, BitShift, the n-ary Sum/Mean/Min/Max),
 resampling (Resize, GridSample), Einsum, the transforms (DFT, STFT), Det, RoiAlign, MaxUnpool,
 the losses, the training optimizers, NonZero, Compress, Unique and NonMaxSuppression, casts to
-and from strings, StringNormalizer, StringConcat, StringSplit and RegexFullMatch, in
+and from strings (to strings: against ONNX Runtime, whose form of a number the benchmark
+follows), StringNormalizer, StringConcat, StringSplit and RegexFullMatch, in
 every element type the plain kernels take. Each such benchmark file is compiled
 into a small driver (the file itself, its main renamed) that runs the benchmark's own setup
 and kernel once and writes the inputs it made and the outputs it computed; onnx's reference
@@ -26,7 +27,7 @@ import tempfile
 import ml_dtypes
 import numpy as np
 from onnx import numpy_helper
-from single_node import run_node
+from single_node import run_node, run_node_ort
 
 OPS = ("ScatterND", "Split", "ArgMax", "ArgMin", "TopK", "GatherElements", "GatherND", "ScatterElements", "Scatter",
        "CumSum", "Trilu", "OneHot", "ReverseSequence", "EyeLike", "Range", "Cast", "CastLike", "BitShift",
@@ -197,11 +198,14 @@ def reference(key, inputs):
     if op in ("QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear"):
         opset = 19  # onnx.reference's DequantizeLinear starts there
         attrs.pop("zero_point", None)  # gen's: the zero point's value, an input of the node
+    if op in ("Cast", "CastLike") and key["outputs"][0]["dtype"] == "STRING":
+        # numbers printed as ONNX Runtime prints them (onnx.reference prints as numpy does)
+        if op == "CastLike":
+            feeds["x1"] = np.array([""], dtype=object)
+        return run_node_ort(op, attrs, feeds, [8], opset=15 if op == "CastLike" else 13)
     if op == "CastLike":  # the second input only gives the type: the output's
         opset = 15
         feeds["x1"] = np.zeros((1,), dtype=NP[TYPES[key["outputs"][0]["dtype"]]])
-        if key["outputs"][0]["dtype"] == "STRING":
-            feeds["x1"] = np.array([""], dtype=object)
     if op in ("StringConcat", "StringSplit", "RegexFullMatch"):
         return run_node(op, attrs, feeds, nout=len(key["outputs"]), opset=20)
     if op == "StringNormalizer":

@@ -3,10 +3,8 @@ from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
 
-def run_node(op, attrs, feeds, inits=(), extra_inputs=(), nout=1, opset=13, domain=""):
-    """Runs `op` with attributes `attrs` on the arrays `feeds` (name -> array, in input order),
-    followed by the initializers `inits` named in `extra_inputs`; returns its `nout` outputs.
-    An op of another domain (version 1 of it) is run beside the default domain at `opset`."""
+def node_model(op, attrs, feeds, inits=(), extra_inputs=(), nout=1, opset=13, domain=""):
+    """The one-node model run_node and run_node_ort run"""
     outs = ["y%d" % i for i in range(nout)]
     node = helper.make_node(op, list(feeds) + list(extra_inputs), outs, domain=domain or None, **attrs)
     graph = helper.make_graph(
@@ -14,5 +12,26 @@ def run_node(op, attrs, feeds, inits=(), extra_inputs=(), nout=1, opset=13, doma
         [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape) for n, v in feeds.items()],
         [helper.make_tensor_value_info(n, TensorProto.UNDEFINED, None) for n in outs], initializer=list(inits))
     imports = [helper.make_opsetid("", opset)] + ([helper.make_opsetid(domain, 1)] if domain else [])
-    model = helper.make_model(graph, opset_imports=imports)
+    return helper.make_model(graph, opset_imports=imports)
+
+
+def run_node(op, attrs, feeds, inits=(), extra_inputs=(), nout=1, opset=13, domain=""):
+    """Runs `op` with attributes `attrs` on the arrays `feeds` (name -> array, in input order),
+    followed by the initializers `inits` named in `extra_inputs`; returns its `nout` outputs.
+    An op of another domain (version 1 of it) is run beside the default domain at `opset`."""
+    model = node_model(op, attrs, feeds, inits, extra_inputs, nout, opset, domain)
     return ReferenceEvaluator(model).run(None, feeds)
+
+
+def run_node_ort(op, attrs, feeds, out_types, opset=13):
+    """The same node run by ONNX Runtime (CPU, one thread), its outputs of the given element
+    types: the oracle where the benchmark follows ONNX Runtime rather than onnx's reference (a
+    number printed as a string)"""
+    import onnxruntime as ort
+    model = node_model(op, attrs, feeds, nout=len(out_types), opset=opset)
+    for v, t in zip(model.graph.output, out_types):
+        v.type.tensor_type.elem_type = t
+    model.ir_version = 8
+    o = ort.SessionOptions()
+    o.intra_op_num_threads = 1
+    return ort.InferenceSession(model.SerializeToString(), o, providers=["CPUExecutionProvider"]).run(None, feeds)

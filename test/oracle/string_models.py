@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Writes models of the operators on tensors of strings: Cast from every numeric type numpy can
-print (float, double, float16, the integers, bool) to strings and from strings to them,
+"""Writes models of the operators on tensors of strings: Cast from float, double, float16, the
+integers and bool to strings and from strings to them,
 CastLike both ways, and StringNormalizer in each case mode, case-sensitive or not, with and
 without stopwords (some of them capitalised, so that folding matters), on [C] and [1, C], and
 TfIdfVectorizer of a string pool (unigrams and bigrams, skips, the three modes), StringConcat
@@ -9,8 +9,9 @@ and RegexFullMatch (classes, counted and lazy repetition, alternation, groups, (
 POSIX class names, which onnx.reference, on Python's re, reads otherwise).
 The
 e2e test benchmarks them and holds each plain C kernel against onnx.reference
-(plain_check.py; StringNormalizer without a case change and not case-sensitive against the
-ONNX specification, which onnx.reference does not follow there).
+(plain_check.py; numbers cast to strings against ONNX Runtime, whose printed form the benchmark
+follows; StringNormalizer without a case change and not case-sensitive against the ONNX
+specification, which onnx.reference does not follow there).
 
 usage: string_models.py OUTDIR"""
 import os
