@@ -5,7 +5,8 @@
  * largest output; bool half true; integers one in sixteen zero); Compress with every other
  * condition true; Unique on the fill too (floats all distinct: the largest output; integers
  * from sixteen values); NonMaxSuppression on boxes a twentieth to a third of a unit frame per side,
- * spread over it, with uniform scores. s->selected holds what the kernel wrote (elements of
+ * spread over it, with uniform scores in steps of 1/256 (as a quantized detector gives them:
+ * equal scores are common, so the order among them, the lower index first, matters). s->selected holds what the kernel wrote (elements of
  * the output, which is laid out as for that count). --verify recomputes the output by another
  * route and compares exactly (NonZero: every element tested again, coordinates by division;
  * Compress: the kept positions listed first; Unique: a sorted list of the distinct slices
@@ -104,12 +105,6 @@ static inline int pl_unique_order(const void *pa, const void *pb)
     return c ? c : (a > b) - (a < b);
 }
 
-static inline int pl_int64_order(const void *pa, const void *pb)
-{
-    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-    return (a > b) - (a < b);
-}
-
 /* write unique slice u (by its first index f) as output slice j of k */
 static inline void pl_unique_put(const struct pl_state *s, void *out, int64_t f, int64_t j, int64_t k)
 {
@@ -121,40 +116,78 @@ static inline void pl_unique_put(const struct pl_state *s, void *out, int64_t f,
                (size_t)inner * es);
 }
 
-/* sort the slice indices (equal slices by index), group, then renumber by first occurrence
- * when unsorted; work: 2 dim int64 */
+/* the hash table's slots for dim slices: a power of two, at least twice as many */
+static inline int64_t pl_unique_slots(int64_t dim)
+{
+    int64_t n = 16;
+    while (n < 2 * dim)
+        n *= 2;
+    return n;
+}
+
+/* a slice's hash over its values as numbers (-0 as 0, so that equal values hash alike) */
+static inline uint64_t pl_unique_hash(const struct pl_state *s, int64_t t, int64_t outer, int64_t dim, int64_t inner)
+{
+    uint64_t h = 1469598103934665603ull;
+    int dt = s->op->in[0].dtype;
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t i = 0; i < inner; i++) {
+            double v = pl_load(s->in[0], dt, (o * dim + t) * inner + i);
+            uint64_t bits;
+            v = v == 0 ? 0 : v;
+            memcpy(&bits, &v, sizeof(bits));
+            h = (h ^ bits) * 1099511628211ull;
+        }
+    h ^= h >> 30; /* splitmix64's finalizer: every bit reaches the low ones the table uses */
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebull;
+    return h ^ (h >> 31);
+}
+
+/* A hash table of the distinct slices in order of first occurrence (their first indices, the
+ * inverse, the counts), as frameworks count them; when sorted, the k distinct slices sorted
+ * (qsort, k of them) and renumbered. work: dim + slots int64 */
 static inline void pl_kernel_unique(struct pl_state *s)
 {
     const struct pl_op *op = s->op;
     int64_t outer, dim, inner;
     pl_unique_geom(op, &outer, &dim, &inner);
-    int64_t *order = (int64_t *)s->work, *rank = order + dim;
+    int64_t slots = pl_unique_slots(dim), *rank = (int64_t *)s->work, *slot = rank + dim;
     int64_t *first = s->aux, *inverse = s->aux + dim, *counts = s->aux + 2 * dim, k = 0;
-    for (int64_t t = 0; t < dim; t++)
-        order[t] = t;
-    pl_unique_state = s;
-    qsort(order, (size_t)dim, sizeof(int64_t), pl_unique_order);
+    int dt = op->in[0].dtype;
+    for (int64_t j = 0; j < slots; j++)
+        slot[j] = -1;
     for (int64_t t = 0; t < dim; t++) {
-        if (t == 0 || pl_unique_cmp(s, order[t - 1], order[t]) != 0) {
-            first[k] = order[t];
+        int64_t at = (int64_t)(pl_unique_hash(s, t, outer, dim, inner) & (uint64_t)(slots - 1));
+        if (outer * inner == 1) /* elements: compared as they are loaded */
+            while (slot[at] >= 0 && pl_load(s->in[0], dt, first[slot[at]]) != pl_load(s->in[0], dt, t))
+                at = (at + 1) & (slots - 1);
+        else
+            while (slot[at] >= 0 && pl_unique_cmp(s, first[slot[at]], t) != 0)
+                at = (at + 1) & (slots - 1);
+        if (slot[at] < 0) {
+            slot[at] = k;
+            first[k] = t;
             counts[k++] = 0;
         }
-        inverse[order[t]] = k - 1;
-        counts[k - 1]++;
+        inverse[t] = slot[at];
+        counts[slot[at]]++;
     }
-    if (!op->flag) { /* unsorted: the unique ones by first occurrence */
+    if (op->flag) { /* sorted: the k distinct slices by value, then renumbered */
+        int64_t *order = slot; /* the table is done with: k slice indices, then k counts */
         for (int64_t j = 0; j < k; j++)
-            order[j] = first[j] * dim + j; /* (first index, sorted position), sortable as one */
-        qsort(order, (size_t)k, sizeof(int64_t), pl_int64_order);
+            order[j] = first[j];
+        pl_unique_state = s;
+        qsort(order, (size_t)k, sizeof(int64_t), pl_unique_order);
+        for (int64_t j = 0; j < k; j++) /* rank of each first-occurrence id */
+            rank[inverse[order[j]]] = j;
+        for (int64_t j = 0; j < k; j++)
+            order[k + rank[j]] = counts[j];
         for (int64_t j = 0; j < k; j++) {
-            int64_t at = order[j] % dim;
-            rank[at] = j;
-            first[j] = order[j] / dim;
+            first[j] = order[j];
+            counts[j] = order[k + j];
         }
-        for (int64_t j = 0; j < k; j++) /* counts followed their unique ones */
-            order[j] = counts[j];
-        for (int64_t j = 0; j < k; j++)
-            counts[rank[j]] = order[j];
         for (int64_t t = 0; t < dim; t++)
             inverse[t] = rank[inverse[t]];
     }
@@ -189,8 +222,33 @@ static inline double pl_nms_iou(const double *a, const double *b)
     return ua > 0 ? inter / ua : 0;
 }
 
-/* candidates of one (batch, class) above the threshold, best score first (equal scores: the
- * lower index), as (score, index) pairs in h; returns their count */
+/* (score, index) pair a comes before pair b: the higher score, of equal ones the lower index */
+static inline int pl_nms_better(const double *h, int64_t a, int64_t b)
+{
+    return h[2 * a] > h[2 * b] || (h[2 * a] == h[2 * b] && h[2 * a + 1] < h[2 * b + 1]);
+}
+
+/* a heap of n pairs whose root is the best: pair i sifted down */
+static inline void pl_nms_sift(double *h, int64_t n, int64_t i)
+{
+    for (;;) {
+        int64_t l = 2 * i + 1, best = i;
+        if (l < n && pl_nms_better(h, l, best))
+            best = l;
+        if (l + 1 < n && pl_nms_better(h, l + 1, best))
+            best = l + 1;
+        if (best == i)
+            return;
+        double t0 = h[2 * i], t1 = h[2 * i + 1];
+        h[2 * i] = h[2 * best], h[2 * i + 1] = h[2 * best + 1];
+        h[2 * best] = t0, h[2 * best + 1] = t1;
+        i = best;
+    }
+}
+
+/* candidates of one (batch, class) above the threshold as (score, index) pairs in h, made a
+ * heap with the best at the root (the greedy pass takes them in order until the class has its
+ * k: frameworks keep a priority queue, not a full sort); returns their count */
 static inline int64_t pl_nms_candidates(const struct pl_state *s, int64_t b, int64_t c, double *h)
 {
     const struct pl_op *op = s->op;
@@ -204,7 +262,8 @@ static inline int64_t pl_nms_candidates(const struct pl_state *s, int64_t b, int
         h[2 * n + 1] = (double)i;
         n++;
     }
-    qsort(h, (size_t)n, 2 * sizeof(double), pl_rank_largest);
+    for (int64_t i = n / 2 - 1; i >= 0; i--)
+        pl_nms_sift(h, n, i);
     return n;
 }
 
@@ -219,9 +278,12 @@ static inline void pl_kernel_nms(struct pl_state *s)
     for (int64_t b = 0; b < B; b++)
         for (int64_t c = 0; c < C; c++) {
             int64_t n = pl_nms_candidates(s, b, c, h), nk = 0;
-            for (int64_t j = 0; j < n && nk < op->k; j++) {
+            while (n > 0 && nk < op->k) {
+                int64_t best = (int64_t)h[1];
+                h[0] = h[2 * (n - 1)], h[1] = h[2 * (n - 1) + 1]; /* popped: the last to the root */
+                pl_nms_sift(h, --n, 0);
                 double box[4];
-                pl_nms_box(s, b, (int64_t)h[2 * j + 1], box);
+                pl_nms_box(s, b, best, box);
                 int keep = 1;
                 for (int64_t q = 0; q < nk && keep; q++)
                     keep = !(pl_nms_iou(box, kept + 4 * q) > op->alpha);
@@ -229,7 +291,7 @@ static inline void pl_kernel_nms(struct pl_state *s)
                     continue;
                 memcpy(kept + 4 * nk, box, sizeof(box));
                 nk++;
-                out[3 * rows] = b, out[3 * rows + 1] = c, out[3 * rows + 2] = (int64_t)h[2 * j + 1];
+                out[3 * rows] = b, out[3 * rows + 1] = c, out[3 * rows + 2] = best;
                 rows++;
             }
         }
@@ -248,7 +310,7 @@ static inline enum bh_status pl_select_setup(struct pl_state *s, struct bh_resul
     if (op->kind == PL_UNIQUE) {
         int64_t outer, dim, inner;
         pl_unique_geom(op, &outer, &dim, &inner);
-        s->work = (double *)malloc((size_t)(2 * (dim ? dim : 1)) * sizeof(int64_t));
+        s->work = (double *)malloc((size_t)((dim ? dim : 1) + pl_unique_slots(dim)) * sizeof(int64_t));
         s->aux = (int64_t *)malloc((size_t)(3 * (dim ? dim : 1)) * sizeof(int64_t));
         if (!s->work || !s->aux) {
             bh_note(r, "%s", "cannot allocate the work space");
@@ -273,7 +335,7 @@ static inline enum bh_status pl_select_setup(struct pl_state *s, struct bh_resul
     }
     int64_t n = pl_count(&op->in[1]);
     for (int64_t i = 0; i < n; i++)
-        pl_store(s->in[1], op->in[1].dtype, i, (double)pl_rand_step(&seed) / 16777216.0);
+        pl_store(s->in[1], op->in[1].dtype, i, (double)(pl_rand_step(&seed) % 256u) / 256.0);
     /* candidates (2N) and the kept boxes (4N) */
     s->work = (double *)malloc((size_t)(6 * (N ? N : 1)) * sizeof(double));
     if (!s->work) {
@@ -349,6 +411,7 @@ static inline int64_t pl_reference_select(const struct pl_state *s, void *want)
     for (int64_t b = 0; b < B; b++)
         for (int64_t c = 0; c < C; c++) {
             int64_t cand = pl_nms_candidates(s, b, c, h), nk = 0;
+            qsort(h, (size_t)cand, 2 * sizeof(double), pl_rank_largest); /* the heap, sorted */
             for (int64_t j = 0; j < cand && nk < op->k; j++) {
                 double box[4], other[4];
                 pl_nms_box(s, b, (int64_t)h[2 * j + 1], box);
