@@ -260,6 +260,25 @@ static void mark_const(struct ir_graph *g)
     }
 }
 
+/* the same for a subgraph: its initializers, and what its nodes compute from constants (the
+ * values of enclosing graphs it reads keep what their own graph said) */
+static void mark_const_body(struct ir_graph *g)
+{
+    for (int i = 0; i < g->n_values; i++)
+        if (g->values[i]->init)
+            g->values[i]->is_const = true;
+    for (int t = 0; t < g->n_nodes; t++) {
+        struct ir_node *n = &g->nodes[g->topo[t]];
+        bool all = n->n_captures == 0 && !op_is_random(n->op_type) && ir_domain_is_onnx(n->domain) &&
+                   (n->n_inputs > 0 || !strcmp(n->op_type, "Constant"));
+        for (int k = 0; k < n->n_inputs && all; k++)
+            all = !n->inputs[k] || n->inputs[k]->is_const;
+        for (int k = 0; k < n->n_outputs; k++)
+            if (n->outputs[k])
+                n->outputs[k]->is_const = all || (n->outputs[k]->val != NULL && !op_is_random(n->op_type));
+    }
+}
+
 /* ---- canonical JSON ---- */
 
 json_t *layer_type_json(const struct ir_type *t)
@@ -415,6 +434,51 @@ static json_t *layer_params(const struct ir_model *m, const struct ir_node *n, c
                      "inputs", inputs, "outputs", outputs);
 }
 
+static bool is_control(const char *op)
+{
+    return !strcmp(op, "If") || !strcmp(op, "Loop") || !strcmp(op, "Scan") || !strcmp(op, "SequenceMap");
+}
+
+/* The computing nodes inside a control node's bodies (If's branches, Loop's, Scan's and
+ * SequenceMap's body, nested ones too) become layers like top-level ones, with their shapes as
+ * gen inferred the bodies (a Loop's carried values as they enter the first iteration): they
+ * are benchmarked, but they are no nodes of the run, as how often a body runs is data. */
+static void intern_bodies(struct layer_set *s, struct model_run *run, const struct ir_node *n, int run_index,
+                          struct bz_buf *name, int depth)
+{
+    for (int a = 0; a < n->n_attrs && depth < 16; a++) {
+        const struct ir_attr *at = &n->attrs[a];
+        size_t count = at->type == IR_ATTR_GRAPH ? 1 : at->type == IR_ATTR_GRAPHS ? at->count : 0;
+        for (size_t j = 0; j < count; j++) {
+            struct ir_graph *g = at->type == IR_ATTR_GRAPH ? at->u.g : at->u.graphs[j];
+            if (!g)
+                continue;
+            mark_const_body(g);
+            for (int i = 0; i < g->n_nodes; i++) {
+                const struct ir_node *b = &g->nodes[i];
+                const struct op_def *def = op_find(b->domain, b->op_type);
+                bool all_const = b->n_outputs > 0;
+                for (int k = 0; k < b->n_outputs; k++)
+                    all_const = all_const && (!b->outputs[k] || b->outputs[k]->is_const);
+                if (!def || (def->flags & (OP_FOREIGN | OP_FREE)) || all_const)
+                    continue;
+                if (is_control(b->op_type)) {
+                    intern_bodies(s, run, b, run_index, name, depth + 1);
+                    continue;
+                }
+                const char *why;
+                json_t *p = layer_params(run->m, b, def, name, &why);
+                if (p) {
+                    layer_set_intern(s, p, b->op_type, name->data, false, run_index);
+                    run->body_layers++;
+                } else {
+                    run->body_unresolved++;
+                }
+            }
+        }
+    }
+}
+
 void layers_add_run(struct layer_set *s, struct model_run *run, int run_index)
 {
     struct ir_graph *g = run->m->graph;
@@ -439,8 +503,7 @@ void layers_add_run(struct layer_set *s, struct model_run *run, int run_index)
             c = NODE_UNSUPPORTED;
         else if ((def->flags & OP_FREE) || all_const)
             c = NODE_FREE;
-        else if (!strcmp(n->op_type, "If") || !strcmp(n->op_type, "Loop") || !strcmp(n->op_type, "Scan") ||
-                 !strcmp(n->op_type, "SequenceMap"))
+        else if (is_control(n->op_type))
             c = NODE_CONTROL;
         else
             c = NODE_COMPUTE;
@@ -457,6 +520,10 @@ void layers_add_run(struct layer_set *s, struct model_run *run, int run_index)
         run->cls[i] = c;
         run->counts[c]++;
     }
+    /* the layers inside control-flow bodies, once the top-level nodes are classified */
+    for (int i = 0; i < g->n_nodes; i++)
+        if (run->cls[i] == NODE_CONTROL)
+            intern_bodies(s, run, &g->nodes[i], run_index, &name, 0);
     bz_buf_free(&name);
     /* distinct layers of this run */
     int *seen = bz_calloc((size_t)s->n + 1, sizeof(int));

@@ -53,6 +53,9 @@ struct model_run {
     struct fusion_group *groups;
     int counts[NODE_CLASS_COUNT];
     int unique_layers;  /* distinct layers among this run's computing nodes */
+    int body_layers;    /* computing nodes inside control-flow bodies with a layer (benchmarked,
+                           not nodes of the run: how often a body runs is data) */
+    int body_unresolved;/* and those whose shapes gen does not know */
 };
 
 struct layer_set {

@@ -156,6 +156,18 @@ void pipeline_print_layers(FILE *out, const struct pipeline *p)
                 r->counts[NODE_COMPUTE], r->unique_layers, r->counts[NODE_FREE], r->counts[NODE_UNSUPPORTED],
                 r->counts[NODE_UNRESOLVED], r->counts[NODE_CONTROL], r->n_groups);
     }
+    bool bodies = false;
+    for (int i = 0; i < p->n_runs; i++) {
+        const struct model_run *r = &p->runs[i];
+        if (!r->body_layers && !r->body_unresolved)
+            continue;
+        if (!bodies)
+            fprintf(out, "\ninside control-flow bodies (benchmarked as layers; not in a model's bound, as how often a "
+                         "body runs is data):\n");
+        bodies = true;
+        fprintf(out, "%-52s %d computing nodes with a layer, %d with shapes gen does not know\n", r->name,
+                r->body_layers, r->body_unresolved);
+    }
 }
 
 /* names in the manifest: tab, newline, carriage return and backslash escaped */

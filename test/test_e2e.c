@@ -448,6 +448,34 @@ static void e2e_sequence_classes(void **state)
     assert_int_equal(test_sh("grep -q 'SequenceMap.control' '%s/manifest.tsv'", out), 0);
 }
 
+/* Control-flow bodies (libonnx-testdata's Scan, Loop and If): their computing nodes become
+ * layers and are benchmarked and verified (not nodes of the run: how often a body runs is
+ * data), and gen --layers counts them per model; a model with a top-level layer beside them
+ * gets its bound */
+static void e2e_control_bodies(void **state)
+{
+    (void)state;
+    const char *data = test_env("BENANZA_ONNX_TESTDATA", "/usr/share/libonnx-testdata/data");
+    const char *gen = test_env("BENANZA_GEN", "bin/gen");
+    static const char *const models[] = {"scan9_sum", "loop11", "if", "relu"};
+    char out[300], args[1600] = "";
+    snprintf(out, sizeof(out), "%s/bodies", dir);
+    for (size_t i = 0; i < BZ_ARRAY_LEN(models); i++) {
+        if (test_sh("test -r '%s/node/test_%s/model.onnx'", data, models[i]) != 0)
+            TEST_SKIP("skipped: %s/node/test_%s is not there (libonnx-testdata)\n", data, models[i]);
+        size_t at = strlen(args);
+        snprintf(args + at, sizeof(args) - at, " '%s/node/test_%s/model.onnx'", data, models[i]);
+    }
+    assert_int_equal(test_sh("%s --layers %s > '%s.layers' 2>&1", gen, args, out), 0);
+    assert_int_equal(test_sh("grep -q '^test_scan9_sum  *1 computing nodes with a layer, 0 with' '%s.layers'", out), 0);
+    assert_int_equal(test_sh("grep -q '^test_loop11  *1 computing nodes with a layer' '%s.layers'", out), 0);
+    run_folder(args, out);
+    /* the Scan body's Add is a layer of the manifest, though no node of a run is */
+    assert_int_equal(test_sh("grep -q '^layer.*Add.add_2_f32' '%s/manifest.tsv'", out), 0);
+    assert_int_equal(test_sh("grep -q '^node.*Add' '%s/manifest.tsv'", out), 1);
+    check_folder(out, "test_relu ");
+}
+
 /* The random generators in plain C: test/oracle/random_models.py's six models and libonnx-
  * testdata's Bernoulli models; no oracle draws the same numbers, so every benchmark's --verify
  * (the statistics: range, mean and variance, count of ones, chi-square of the class counts)
@@ -644,6 +672,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test_setup(e2e_random, e2e_reset),
         cmocka_unit_test_setup(e2e_select, e2e_reset),
         cmocka_unit_test_setup(e2e_strings, e2e_reset),
+        cmocka_unit_test_setup(e2e_control_bodies, e2e_reset),
         cmocka_unit_test_setup(e2e_scan_shapes, e2e_reset),
         cmocka_unit_test_setup(e2e_sequence_classes, e2e_reset),
         cmocka_unit_test_setup(e2e_permutations, e2e_reset),
