@@ -17,16 +17,27 @@
 
 /* ---- NonZero: int64 [rank, count], the coordinates of each nonzero element in order ---- */
 
+/* element i is nonzero: bytes (bool, int8, uint8) and floats read as they are, the other
+ * types through pl_load */
+static inline int pl_nonzero_at(const void *p, int dt, int64_t i)
+{
+    if (dt == PL_BOOL || dt == PL_UINT8 || dt == PL_INT8)
+        return ((const uint8_t *)p)[i] != 0;
+    if (dt == PL_FLOAT)
+        return ((const float *)p)[i] != 0;
+    return pl_load(p, dt, i) != 0;
+}
+
 static inline void pl_kernel_nonzero(struct pl_state *s)
 {
     const struct pl_tensor *x = &s->op->in[0];
     int64_t n = pl_count(x), count = 0;
-    int nd = x->nd;
+    int nd = x->nd, dt = x->dtype;
     for (int64_t i = 0; i < n; i++)
-        count += pl_load(s->in[0], x->dtype, i) != 0;
+        count += pl_nonzero_at(s->in[0], dt, i);
     int64_t *out = (int64_t *)s->out, c[8] = {0}, j = 0;
     for (int64_t i = 0; i < n; i++) {
-        if (pl_load(s->in[0], x->dtype, i) != 0) {
+        if (pl_nonzero_at(s->in[0], dt, i)) {
             for (int k = 0; k < nd; k++)
                 out[k * count + j] = c[k];
             j++;
