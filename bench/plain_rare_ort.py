@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ONNX Runtime's latency (median of 15 runs after 3, CPU provider, 1 and 2 threads) of the
 models bench/plain_rare_models.py writes, on data like the benchmarks' own (regions and boxes
-of the same sizes, uniform scores, tokens from sixteen values; numbers over many magnitudes and
+of the same sizes, uniform scores in steps of 1/256, tokens from sixteen values; numbers over many magnitudes and
 words of up to twelve letters, a quarter of them stopwords, texts of up to eight words and
 e-mail addresses, every other one with a byte changed, for the string operators).
 
@@ -67,7 +67,7 @@ def feeds(path, sess):
         h, w = 0.05 + 0.28 * u[..., 2], 0.05 + 0.28 * u[..., 3]
         y, x = (1 - h) * u[..., 0], (1 - w) * u[..., 1]
         f["b"] = np.stack([y, x, y + h, x + w], -1).astype(np.float32)
-        f["s"] = rng.uniform(0, 1, size=(1, 80, 1000)).astype(np.float32)
+        f["s"] = (np.floor(rng.uniform(0, 1, size=(1, 80, 1000)) * 256) / 256).astype(np.float32)  # steps of 1/256
     return f
 
 
