@@ -19,8 +19,9 @@
 #include <string.h>
 
 /* The kernel families past the core (this header), each in a header of its own. A generated
- * benchmark defines PL_FAMILIES as the family its layer needs and holds that header alone: the
- * dispatch below names no other family's code, so the file compiles its own kernel only.
+ * benchmark defines PL_FAMILIES as the families its layer needs (pl_families: one, or two for
+ * TfIdfVectorizer of strings) and holds those headers alone: the dispatch below names no
+ * other family's code, so the file compiles its own kernel only.
  * Without it (the oracle's driver, gen itself), every family is in. */
 #define PL_FAM_INDEX 0x1u
 #define PL_FAM_REDUCE 0x2u
@@ -100,8 +101,8 @@ enum pl_kind {
      * pool, its n-gram counts and output indexes, the weights, the gram lengths and skips) */
     PL_TFIDF,
     /* plain_string.h (op->str), tensors of strings (char *, each NUL-terminated): Cast and
-     * CastLike with a string on one side (numbers written as numpy prints them, read as it
-     * parses them); StringNormalizer (in[0] [C] or [1, C]; the out the largest: s->selected
+     * CastLike with a string on one side (numbers written as ONNX Runtime prints them, read by
+     * strtod/strtoll); StringNormalizer (in[0] [C] or [1, C]; the out the largest: s->selected
      * the strings kept); StringConcat (in[0] and in[1] broadcast); StringSplit (out [..., the
      * most parts an element can have]: s->selected the elements of [..., the most it has],
      * s->aux each element's count); RegexFullMatch (op->str.regex, bool out) */

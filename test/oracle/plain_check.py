@@ -97,11 +97,11 @@ int main(int argc, char **argv)
     pl_kernel(&st);
     static const char *const names[] = {"in0", "in1", "in2", "in3", "in4", "in5", "in6", "in7"};
     for (int i = 0; i < OP.nin; i++)
-        if (OP.in[i].dtype == 8) /* strings */
+        if (OP.in[i].dtype == PL_STRING)
             put_text(argv[1], names[i], (char *const *)st.in[i], pl_count(&OP.in[i]));
         else
             put(argv[1], names[i], st.in[i], (size_t)pl_count(&OP.in[i]) * pl_esize(OP.in[i].dtype));
-    if (OP.out.dtype == 8)
+    if (OP.out.dtype == PL_STRING)
         put_text(argv[1], "out", (char *const *)st.out,
                  OP.kind == PL_STR_CAST || OP.kind == PL_STR_CONCAT ? pl_count(&OP.out) : st.selected);
     else
