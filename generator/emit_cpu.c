@@ -1376,6 +1376,19 @@ static int plan_plain_optimizer(const char *name, const json_t *params, const js
     return 0;
 }
 
+/* RegexFullMatch's pattern (the key's attribute) translated by re2posix.c into rx (to be
+ * freed with rx_free whatever the outcome); 0, or -1 with the reason in why */
+static int layer_pattern(const json_t *attrs, struct rx_result *rx, char *why, size_t why_len)
+{
+    const json_t *pattern = json_object_get(attrs, "pattern");
+    if (!json_is_string(pattern)) {
+        memset(rx, 0, sizeof(*rx));
+        snprintf(why, why_len, "no pattern");
+        return -1;
+    }
+    return rx_translate(json_string_value(pattern), json_string_length(pattern), rx, why, why_len);
+}
+
 /* Cast to or from strings (numbers of every type but bfloat16, which neither oracle takes;
  * from a string, not to bool: frameworks disagree on what text is true), StringNormalizer ([C] or
  * [1, C]; the output the largest it can be: every element kept), StringConcat (the inputs
@@ -1399,13 +1412,10 @@ static int plan_plain_string(const json_t *attrs, struct pl_op *op)
         return y->dtype == PL_STRING && y->nd <= 8 ? 0 : -1;
     }
     if (op->kind == PL_STR_REGEX) { /* a pattern re2posix.c can translate */
-        const json_t *pattern = json_object_get(attrs, "pattern");
         struct rx_result rx;
         char why[160];
-        int bad = !json_is_string(pattern) ||
-                  rx_translate(json_string_value(pattern), json_string_length(pattern), &rx, why, sizeof(why));
-        if (json_is_string(pattern))
-            rx_free(&rx);
+        int bad = layer_pattern(attrs, &rx, why, sizeof(why));
+        rx_free(&rx);
         return bad || op->out.dtype != PL_BOOL || !same_dims(x, &op->out) ? -1 : 0;
     }
     if (op->kind == PL_STR_SPLIT) {
@@ -2116,10 +2126,9 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     }
     if (op->kind == PL_STR_REGEX) {
         /* the pattern as gen translated it (the key holds the RE2 original) and its samples */
-        const json_t *pattern = json_object_get(json_object_get(l->params, "attrs"), "pattern");
         struct rx_result rx;
         char why[160];
-        if (rx_translate(json_string_value(pattern), json_string_length(pattern), &rx, why, sizeof(why)) == 0) {
+        if (layer_pattern(json_object_get(l->params, "attrs"), &rx, why, sizeof(why)) == 0) {
             json_t *ere = json_stringn(rx.ere.data, rx.ere.len), *samples = json_array();
             for (int k = 0; k < rx.nsamples; k++)
                 json_array_append_new(samples, json_string(rx.samples[k]));
@@ -2492,11 +2501,10 @@ void emit_cpu(struct emit_ctx *e)
                 continue;
         }
         if (ok != 0 && ip_ok != 0) {
-            const json_t *pattern = json_object_get(json_object_get(l->params, "attrs"), "pattern");
             struct rx_result rx;
             char why[160];
-            if (!l->fused && !strcmp(l->op, "RegexFullMatch") && json_is_string(pattern)) { /* say why */
-                if (rx_translate(json_string_value(pattern), json_string_length(pattern), &rx, why, sizeof(why)) < 0)
+            if (!l->fused && !strcmp(l->op, "RegexFullMatch")) { /* say why */
+                if (layer_pattern(json_object_get(l->params, "attrs"), &rx, why, sizeof(why)) < 0)
                     bz_diag_warning(e->diag, "gen", "layer %s (RegexFullMatch): its pattern is not benchmarked: %s",
                                     l->name, why);
                 rx_free(&rx);

@@ -260,25 +260,6 @@ static void mark_const(struct ir_graph *g)
     }
 }
 
-/* the same for a subgraph: its initializers, and what its nodes compute from constants (the
- * values of enclosing graphs it reads keep what their own graph said) */
-static void mark_const_body(struct ir_graph *g)
-{
-    for (int i = 0; i < g->n_values; i++)
-        if (g->values[i]->init)
-            g->values[i]->is_const = true;
-    for (int t = 0; t < g->n_nodes; t++) {
-        struct ir_node *n = &g->nodes[g->topo[t]];
-        bool all = n->n_captures == 0 && !op_is_random(n->op_type) && ir_domain_is_onnx(n->domain) &&
-                   (n->n_inputs > 0 || !strcmp(n->op_type, "Constant"));
-        for (int k = 0; k < n->n_inputs && all; k++)
-            all = !n->inputs[k] || n->inputs[k]->is_const;
-        for (int k = 0; k < n->n_outputs; k++)
-            if (n->outputs[k])
-                n->outputs[k]->is_const = all || (n->outputs[k]->val != NULL && !op_is_random(n->op_type));
-    }
-}
-
 /* ---- canonical JSON ---- */
 
 json_t *layer_type_json(const struct ir_type *t)
@@ -453,7 +434,7 @@ static void intern_bodies(struct layer_set *s, struct model_run *run, const stru
             struct ir_graph *g = at->type == IR_ATTR_GRAPH ? at->u.g : at->u.graphs[j];
             if (!g)
                 continue;
-            mark_const_body(g);
+            mark_const(g); /* its own values only: those it reads from outside are their graph's */
             for (int i = 0; i < g->n_nodes; i++) {
                 const struct ir_node *b = &g->nodes[i];
                 const struct op_def *def = op_find(b->domain, b->op_type);

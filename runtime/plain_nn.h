@@ -353,7 +353,7 @@ static inline void pl_kernel_tfidf(struct pl_state *s)
 #if PL_FAMILIES & PL_FAM_STRING
     if (op->in[0].dtype == PL_STRING) { /* strings: each token's number in the pool (-1: none) */
         const int64_t *slot = (const int64_t *)s->table;
-        int64_t *ids = (int64_t *)s->table + pl_text_slots(nn->npool), m = pl_count(&op->in[0]);
+        int64_t *ids = (int64_t *)s->table + pl_hash_slots(nn->npool), m = pl_count(&op->in[0]);
         char *const *text = (char *const *)s->in[0];
         for (int64_t i = 0; i < m; i++) {
             int64_t at = pl_text_find(slot, nn->pool_text, nn->npool, text[i], 0);
@@ -397,7 +397,7 @@ static inline enum bh_status pl_tfidf_setup(struct pl_state *s, struct bh_result
         /* strings: the pool's, every fourth a word outside it; the pool's table, and room for
          * the tokens' numbers after it */
         char *arena = s->text[0] = (char *)malloc((size_t)(m ? m : 1) * 48);
-        int64_t slots = pl_text_slots(nn->npool);
+        int64_t slots = pl_hash_slots(nn->npool);
         s->table = malloc((size_t)(slots + m) * sizeof(int64_t));
         if (!arena || !s->table) {
             bh_note(r, "%s", "cannot allocate the tokens");

@@ -367,6 +367,16 @@ static inline int64_t pl_count(const struct pl_tensor *t)
     return n;
 }
 
+/* the slots of an open-addressing hash table for n entries (Unique's slices, the string
+ * tables): a power of two, at least twice as many */
+static inline int64_t pl_hash_slots(int64_t n)
+{
+    int64_t slots = 16;
+    while (slots < 2 * n)
+        slots *= 2;
+    return slots;
+}
+
 /* coordinates of flat index i in t (row-major) */
 static inline void pl_coords(const struct pl_tensor *t, int64_t i, int64_t *coord)
 {

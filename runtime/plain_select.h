@@ -91,12 +91,16 @@ static inline void pl_unique_geom(const struct pl_op *op, int64_t *outer, int64_
         pl_axis_split(&op->in[0], op->axis, outer, dim, inner);
 }
 
-/* slices a and b compared as numpy's unique compares rows: values in (outer, inner) order */
-static inline int pl_unique_cmp(const struct pl_state *s, int64_t a, int64_t b)
+/* slices a and b compared as numpy's unique compares rows: values in (outer, inner) order;
+ * the slices' geometry as pl_unique_geom gives it */
+static inline int pl_unique_cmp_at(const struct pl_state *s, int64_t a, int64_t b, int64_t outer, int64_t dim,
+                                   int64_t inner)
 {
-    int64_t outer, dim, inner;
-    pl_unique_geom(s->op, &outer, &dim, &inner);
     int dt = s->op->in[0].dtype;
+    if (outer * inner == 1) { /* elements (the flattened form) */
+        double x = pl_load(s->in[0], dt, a), y = pl_load(s->in[0], dt, b);
+        return x != y ? (x < y ? -1 : 1) : 0;
+    }
     for (int64_t o = 0; o < outer; o++)
         for (int64_t i = 0; i < inner; i++) {
             double x = pl_load(s->in[0], dt, (o * dim + a) * inner + i), y = pl_load(s->in[0], dt, (o * dim + b) * inner + i);
@@ -104,6 +108,13 @@ static inline int pl_unique_cmp(const struct pl_state *s, int64_t a, int64_t b)
                 return x < y ? -1 : 1;
         }
     return 0;
+}
+
+static inline int pl_unique_cmp(const struct pl_state *s, int64_t a, int64_t b)
+{
+    int64_t outer, dim, inner;
+    pl_unique_geom(s->op, &outer, &dim, &inner);
+    return pl_unique_cmp_at(s, a, b, outer, dim, inner);
 }
 
 /* qsort has no context: the state being sorted (one benchmark per process) */
@@ -125,15 +136,6 @@ static inline void pl_unique_put(const struct pl_state *s, void *out, int64_t f,
     for (int64_t o = 0; o < outer; o++)
         memcpy((char *)out + (size_t)((o * k + j) * inner) * es, (const char *)s->in[0] + (size_t)((o * dim + f) * inner) * es,
                (size_t)inner * es);
-}
-
-/* the hash table's slots for dim slices: a power of two, at least twice as many */
-static inline int64_t pl_unique_slots(int64_t dim)
-{
-    int64_t n = 16;
-    while (n < 2 * dim)
-        n *= 2;
-    return n;
 }
 
 /* a slice's hash over its values as numbers (-0 as 0, so that equal values hash alike) */
@@ -164,19 +166,14 @@ static inline void pl_kernel_unique(struct pl_state *s)
     const struct pl_op *op = s->op;
     int64_t outer, dim, inner;
     pl_unique_geom(op, &outer, &dim, &inner);
-    int64_t slots = pl_unique_slots(dim), *rank = (int64_t *)s->work, *slot = rank + dim;
+    int64_t slots = pl_hash_slots(dim), *rank = (int64_t *)s->work, *slot = rank + dim;
     int64_t *first = s->aux, *inverse = s->aux + dim, *counts = s->aux + 2 * dim, k = 0;
-    int dt = op->in[0].dtype;
     for (int64_t j = 0; j < slots; j++)
         slot[j] = -1;
     for (int64_t t = 0; t < dim; t++) {
         int64_t at = (int64_t)(pl_unique_hash(s, t, outer, dim, inner) & (uint64_t)(slots - 1));
-        if (outer * inner == 1) /* elements: compared as they are loaded */
-            while (slot[at] >= 0 && pl_load(s->in[0], dt, first[slot[at]]) != pl_load(s->in[0], dt, t))
-                at = (at + 1) & (slots - 1);
-        else
-            while (slot[at] >= 0 && pl_unique_cmp(s, first[slot[at]], t) != 0)
-                at = (at + 1) & (slots - 1);
+        while (slot[at] >= 0 && pl_unique_cmp_at(s, first[slot[at]], t, outer, dim, inner) != 0)
+            at = (at + 1) & (slots - 1);
         if (slot[at] < 0) {
             slot[at] = k;
             first[k] = t;
@@ -321,7 +318,7 @@ static inline enum bh_status pl_select_setup(struct pl_state *s, struct bh_resul
     if (op->kind == PL_UNIQUE) {
         int64_t outer, dim, inner;
         pl_unique_geom(op, &outer, &dim, &inner);
-        s->work = (double *)malloc((size_t)((dim ? dim : 1) + pl_unique_slots(dim)) * sizeof(int64_t));
+        s->work = (double *)malloc((size_t)((dim ? dim : 1) + pl_hash_slots(dim)) * sizeof(int64_t));
         s->aux = (int64_t *)malloc((size_t)(3 * (dim ? dim : 1)) * sizeof(int64_t));
         if (!s->work || !s->aux) {
             bh_note(r, "%s", "cannot allocate the work space");

@@ -122,19 +122,11 @@ static inline int pl_str_equal(const char *a, const char *b, int fold)
     return *a == *b;
 }
 
-/* A table of n words (StringNormalizer's stopwords, TfIdfVectorizer's pool): a power of two
- * of slots, at least twice the words; each slot a word's index, or -1 when empty */
-static inline int64_t pl_text_slots(int64_t n)
-{
-    int64_t slots = 8;
-    while (slots < 2 * n)
-        slots *= 2;
-    return slots;
-}
-
+/* A table of n words (StringNormalizer's stopwords, TfIdfVectorizer's pool) of
+ * pl_hash_slots(n) slots, each a word's index, or -1 when empty */
 static inline void pl_text_table(int64_t *slot, const char *const *words, int64_t n, int fold)
 {
-    int64_t mask = pl_text_slots(n) - 1;
+    int64_t mask = pl_hash_slots(n) - 1;
     for (int64_t j = 0; j <= mask; j++)
         slot[j] = -1;
     for (int64_t w = 0; w < n; w++) {
@@ -148,7 +140,7 @@ static inline void pl_text_table(int64_t *slot, const char *const *words, int64_
 /* the index of a word equal to t, or -1 */
 static inline int64_t pl_text_find(const int64_t *slot, const char *const *words, int64_t n, const char *t, int fold)
 {
-    int64_t mask = pl_text_slots(n) - 1;
+    int64_t mask = pl_hash_slots(n) - 1;
     for (int64_t at = (int64_t)(pl_str_hash(t, fold) & (uint64_t)mask);; at = (at + 1) & mask) {
         if (slot[at] < 0 || pl_str_equal(words[slot[at]], t, fold))
             return slot[at];
@@ -157,13 +149,14 @@ static inline int64_t pl_text_find(const int64_t *slot, const char *const *words
 
 /* ---- StringConcat and StringSplit ---- */
 
-/* a word of lo to hi letters and digits, none of them in avoid, into t; returns its length */
-static inline int pl_str_word(char *t, int lo, int hi, uint32_t *seed, const char *avoid)
+/* a word of lo to hi letters (and digits, unless letters), none of them in avoid, into t;
+ * returns its length */
+static inline int pl_str_word(char *t, int lo, int hi, uint32_t *seed, const char *avoid, int letters)
 {
     static const char abc[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     int m = lo + (int)(pl_rand_step(seed) % (uint32_t)(hi - lo + 1)), j = 0;
     for (int tries = 0; j < m && tries < 64 * m; tries++) {
-        char c = abc[pl_rand_step(seed) % 62];
+        char c = abc[pl_rand_step(seed) % (letters ? 52u : 62u)];
         if (!avoid || !strchr(avoid, c))
             t[j++] = c;
     }
@@ -240,7 +233,7 @@ static inline enum bh_status pl_words_setup(struct pl_state *s, struct bh_result
         for (int64_t k = 0; k < n; k++) {
             char *t = in[k] = s->text[i] + k * room;
             if (op->kind == PL_STR_CONCAT) {
-                pl_str_word(t, 0, 8, &seed, NULL);
+                pl_str_word(t, 0, 8, &seed, NULL, 0);
                 continue;
             }
             int words = (int)(pl_rand_step(&seed) % 9), m = 0; /* 0 to 8; none: an empty text */
@@ -250,13 +243,13 @@ static inline enum bh_status pl_words_setup(struct pl_state *s, struct bh_result
                     m += (int)dl;
                 }
                 if (st->delim) {
-                    m += pl_str_word(t + m, 0, 6, &seed, st->delim);
+                    m += pl_str_word(t + m, 0, 6, &seed, st->delim, 0);
                     continue;
                 }
                 int gap = w || pl_rand_step(&seed) % 4 == 0 ? 1 + (int)(pl_rand_step(&seed) % 3) : 0;
                 for (int g = 0; g < gap; g++)
                     t[m++] = pl_rand_step(&seed) % 3 ? ' ' : '\t';
-                m += pl_str_word(t + m, 1, 6, &seed, NULL);
+                m += pl_str_word(t + m, 1, 6, &seed, NULL, 0);
             }
             if (!st->delim && pl_rand_step(&seed) % 4 == 0)
                 t[m++] = ' ';
@@ -545,12 +538,7 @@ static inline enum bh_status pl_string_setup(struct pl_state *s, struct bh_resul
             }
             t[m] = '\0';
         } else {
-            int m = 1 + (int)(pl_rand_step(&seed) % 12);
-            for (int j = 0; j < m; j++) {
-                uint32_t c = pl_rand_step(&seed) % 52;
-                t[j] = (char)(c < 26 ? 'a' + c : 'A' + c - 26);
-            }
-            t[m] = '\0';
+            pl_str_word(t, 1, 12, &seed, NULL, 1);
         }
         used += (int64_t)strlen(t) + 1;
     }
@@ -560,7 +548,7 @@ static inline enum bh_status pl_string_setup(struct pl_state *s, struct bh_resul
      * stopword table */
     const struct pl_str *st = &op->str;
     s->text[PL_MAX_IN] = (char *)malloc((size_t)used + 1);
-    s->table = malloc((size_t)pl_text_slots(st->nstop) * sizeof(int64_t));
+    s->table = malloc((size_t)pl_hash_slots(st->nstop) * sizeof(int64_t));
     if (!s->text[PL_MAX_IN] || !s->table || no < 1) {
         bh_note(r, "%s", "cannot allocate the output's text");
         return BH_OOM;
@@ -624,9 +612,17 @@ static inline void pl_kernel_string(struct pl_state *s)
     s->selected = kept;
 }
 
-/* Cast: each element by another route (numbers printed with printf's %.17g and read back for
- * the value, the text compared with the kernel's as numbers and in form; text read by sscanf);
- * StringNormalizer: each element against each stopword in turn, case changed by a table */
+/* the decimal exponent of a >= 0 (0 for 0), log10's rounding near a power of ten mended */
+static inline int pl_exp10(double a)
+{
+    int x = a > 0 ? (int)floor(log10(a)) : 0;
+    return a > 0 && a >= pow(10.0, x + 1) ? x + 1 : x;
+}
+
+/* Cast: each element by another route (text read by sscanf; numbers printed: integers by
+ * printf of their own type, floats read back and their form checked); StringNormalizer: each
+ * element against each stopword in turn, case changed by a table; the others in their own
+ * functions above */
 static inline enum bh_status pl_verify_string(struct pl_state *s, struct bh_result *r)
 {
     const struct pl_op *op = s->op;
@@ -688,9 +684,7 @@ static inline enum bh_status pl_verify_string(struct pl_state *s, struct bh_resu
             }
             char *end = NULL;
             double back = strtod(t, &end), a = fabs(v);
-            int x10 = a > 0 ? (int)floor(log10(a)) : 0;
-            if (a > 0 && a >= pow(10.0, x10 + 1)) /* log10's rounding near a power of ten */
-                x10++;
+            int x10 = pl_exp10(a);
             const char *e = strchr(t, 'e'), *dot = strchr(t, '.');
             const char *mant_end = e ? e : t + strlen(t);
             int digits = 0, lead = 1;
@@ -701,9 +695,7 @@ static inline enum bh_status pl_verify_string(struct pl_state *s, struct bh_resu
             double unit = pow(10.0, x10 - 7);
             int rounded = a == 0 ? back == 0 && signbit(back) == signbit(v)
                                  : fabs(back - v) <= 0.5 * unit * (1 + 1e-6) && (back < 0) == (v < 0);
-            int xb = back != 0 ? (int)floor(log10(fabs(back))) : 0; /* the exponent after rounding decides */
-            if (back != 0 && fabs(back) >= pow(10.0, xb + 1))
-                xb++;
+            int xb = pl_exp10(fabs(back)); /* the exponent after rounding decides */
             int sci = back != 0 && (xb < -4 || xb >= 8);
             int form = *end == '\0' && digits <= 8 && (sci ? e && strlen(e) >= 4 : !e) &&
                        (!dot || (mant_end[-1] != '0' && mant_end[-1] != '.'));

@@ -58,7 +58,7 @@ static void infer_dropout(struct infer_ctx *c)
     }
 }
 
-static void infer_bool_unary(struct infer_ctx *c)
+void infer_bool_unary(struct infer_ctx *c)
 {
     const struct ir_type *t = op_in(c, 0);
     if (!t) {

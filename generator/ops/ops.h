@@ -198,5 +198,6 @@ int op_optimizer_states(const char *op);
 void infer_same_as_input(struct infer_ctx *c);   /* output 0 = input 0 */
 void infer_shape_as_input(struct infer_ctx *c, int dtype); /* output 0: input 0's shape, of dtype */
 void infer_unary_fold(struct infer_ctx *c);      /* same shape; folds known values */
+void infer_bool_unary(struct infer_ctx *c);      /* bool, same shape */
 
 #endif

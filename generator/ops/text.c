@@ -49,23 +49,10 @@ static void infer_string_split(struct infer_ctx *c)
         z[k] = x->dims[k];
 }
 
-/* RegexFullMatch: a bool per element */
-static void infer_regex_full_match(struct infer_ctx *c)
-{
-    const struct ir_type *x = op_in(c, 0);
-    if (!x) {
-        op_out_dtype_only(c, 0, IR_DTYPE_BOOL);
-        return;
-    }
-    struct ir_dim *d = op_out(c, 0, IR_DTYPE_BOOL, x->rank);
-    for (int k = 0; k < x->rank; k++)
-        d[k] = x->dims[k];
-}
-
 const struct op_def ops_text[] = {
     {"StringNormalizer", infer_string_normalizer, OP_DATA_SIZED, NULL},
     {"StringConcat", infer_string_concat, 0, NULL},
     {"StringSplit", infer_string_split, OP_DATA_SIZED, NULL},
-    {"RegexFullMatch", infer_regex_full_match, 0, NULL},
+    {"RegexFullMatch", infer_bool_unary, 0, NULL}, /* a bool per element */
     {NULL, NULL, 0, NULL},
 };
