@@ -154,8 +154,8 @@ void canon_name_list(struct bz_buf *name, const char *prefix, const int64_t *v, 
     bool same = true;
     for (int k = 1; k < n; k++)
         same = same && v[k] == v[0];
-    bz_buf_printf(name, "_%s", prefix);
-    for (int k = 0; k < (same ? 1 : n); k++)
+    bz_buf_printf(name, "_%s%s", prefix, n ? "" : "none");
+    for (int k = 0; k < (n && same ? 1 : n); k++)
         bz_buf_printf(name, "%s%lld", k ? "x" : "", (long long)v[k]);
 }
 
