@@ -30,7 +30,7 @@ AGG_HDRS     = runtime/agg/agg.h
 TEST_SRCS    = test/test_main.c test/test_base.c test/test_mustache_spec.c \
                test/test_mustache.c test/test_loader.c test/test_cli.c test/onnx_fixtures.c \
                test/test_util.c test/test_shapes.c test/test_layers.c test/test_zoo.c test/test_e2e.c \
-               test/test_agg.c test/test_cuda.c
+               test/test_agg.c test/test_runner.c test/test_cuda.c
 BENCH_SRCS   = bench/bench_load.c bench/bench_gen.c
 
 PB_C   = $(BUILD)/pb/onnx.pb-c.c
@@ -41,7 +41,7 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 # templates and the runtime headers gen inlines travel inside gen
 EMBED_FILES = runtime/harness.h runtime/dnnl_ops.h runtime/dnnl_bench.h \
               runtime/plain_ops.h runtime/plain_index.h runtime/plain_reduce.h runtime/plain_quant.h runtime/plain_sample.h runtime/plain_linalg.h runtime/plain_signal.h runtime/plain_nn.h runtime/plain_random.h runtime/plain_select.h runtime/plain_string.h templates/cpu/plain.c.mustache \
-              templates/cpu/dnnl.c.mustache templates/cuda/lib.c.mustache templates/cuda/kernel.cu.mustache runtime/cuda_kernels.cuh runtime/cuda_bench.h runtime/cudnn_ops.h runtime/cublas_ops.h templates/build.ninja.mustache templates/run_all.mustache \
+              templates/cpu/dnnl.c.mustache templates/cuda/lib.c.mustache templates/cuda/kernel.cu.mustache runtime/cuda_kernels.cuh runtime/cuda_bench.h runtime/cudnn_ops.h runtime/cuda_ref.h runtime/cublas_ops.h templates/build.ninja.mustache templates/run_all.mustache templates/folder_readme.mustache templates/gpu_check.mustache runtime/run_all.c \
               $(AGG_HDRS) $(AGG_SRCS)
 EMBED_OBJ = $(BUILD)/obj/embedded.o
 GEN_LIB_OBJS = $(call obj,$(GEN_LIB_SRCS)) $(PB_OBJ) $(EMBED_OBJ)

@@ -358,13 +358,26 @@ int emit_finish(struct emit_ctx *e)
     }
     rc |= emit_render(e, "templates/build.ninja.mustache", data, "build.ninja");
     json_decref(data);
-    data = json_pack("{s:s,s:s}", "csv_header", BH_CSV_HEADER, "schema", BH_SCHEMA);
+    /* the runner's source (built by ninja, or by ./run_all), the wrapper, a README */
+    size_t rl = 0;
+    const char *runner = emit_embedded("runtime/run_all.c", &rl);
+    rc |= runner ? emit_write(e, "runner/run_all.c", runner, rl) : -1;
+    data = json_object();
     rc |= emit_render(e, "templates/run_all.mustache", data, "run_all");
     json_decref(data);
+    data = json_object();
+    rc |= emit_render(e, "templates/folder_readme.mustache", data, "README.md");
+    json_decref(data);
+    /* the timing check against Nsight Compute, where there are GPU benchmarks */
+    if (cuda) {
+        data = json_object();
+        rc |= emit_render(e, "templates/gpu_check.mustache", data, "gpu_check");
+        json_decref(data);
+    }
     struct bz_buf path;
     bz_buf_init(&path);
-    const char *scripts[1] = {"run_all"};
-    for (int i = 0; i < 1 && !rc; i++) {
+    const char *scripts[2] = {"run_all", "gpu_check"};
+    for (int i = 0; i < (cuda ? 2 : 1) && !rc; i++) {
         bz_buf_clear(&path);
         bz_buf_printf(&path, "%s/%s", e->dir, scripts[i]);
         if (chmod(path.data, 0755) != 0) {

@@ -39,7 +39,8 @@ static int64_t nelem(const struct bd_tensor *t)
 {
     int64_t n = 1;
     for (int k = 0; k < t->nd; k++)
-        n *= t->d[k];
+        if (__builtin_mul_overflow(n, t->d[k], &n))
+            return INT64_MAX; /* shape inference keeps tensors far below this */
     return n;
 }
 

@@ -743,17 +743,18 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
     char flops[64], bytes[64];
     snprintf(flops, sizeof(flops), "%.17g", p->flops);
     snprintf(bytes, sizeof(bytes), "%.17g", p->elems * t->size);
-    size_t hl, cl, dl, bl;
+    size_t hl, cl, dl, bl, rl;
     const char *harness = emit_embedded("runtime/harness.h", &hl);
     const char *cuda = emit_embedded("runtime/cuda_bench.h", &cl);
     const char *dnn = emit_embedded("runtime/cudnn_ops.h", &dl);
+    const char *ref = emit_embedded("runtime/cuda_ref.h", &rl);
     const char *blas = emit_embedded("runtime/cublas_ops.h", &bl);
-    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s,s:s%,s:s%,s:s%,s:s%}", "title",
+    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%}", "title",
                              title.data, "layer", l->id, "layer_name", l->name, "op", l->op, "impl", algo_name, "what",
                              what.data, "dtype", t->dtype, "dtype_comment", dtc.data, "file", file.data, "key_comment",
                              key.data, "uses", emit_uses(e->p, li, 6), "notes", notes, "op_init", init, "flops", flops,
                              "bytes", bytes, "harness", harness, hl, "cuda_bench", cuda, cl, "cudnn_ops", dnn, dl,
-                             "cublas_ops", blas, bl);
+                             "cuda_ref", ref, rl, "cublas_ops", blas, bl);
     struct bz_buf rel;
     bz_buf_init(&rel);
     bz_buf_printf(&rel, "bench/%s.c", file.data);

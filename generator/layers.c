@@ -75,6 +75,14 @@ static void rehash(struct layer_set *s, size_t cap)
     s->hash_cap = cap;
 }
 
+static int cmp_layer_name(const void *a, const void *b, void *ctx)
+{
+    const struct layer_set *s = ctx;
+    const struct layer *x = &s->v[*(const int *)a], *y = &s->v[*(const int *)b];
+    int c = strcmp(x->name, y->name);
+    return c ? c : strcmp(x->id, y->id);
+}
+
 int layer_set_intern(struct layer_set *s, json_t *params, const char *op, const char *name,
                      bool fused, int run_index)
 {
@@ -324,21 +332,35 @@ void layer_name_dims(struct bz_buf *b, const struct ir_type *t)
         bz_buf_printf(b, "%s%lld", k ? "x" : "", (long long)t->dims[k].value);
 }
 
-/* The readable name of a layer without a canonicaliser: op and the distinct input shapes. */
+/* The readable name of a layer without a canonicaliser: op and the distinct input shapes,
+ * constant inputs marked c (a bias add is not a residual add); every input of a Concat and
+ * its axis; a recurrent layer's hidden size and direction. Names that still collide get the
+ * layer id's first digits (layers_unique_names). */
 static void generic_name(const struct ir_node *n, struct bz_buf *name)
 {
     lower_name(name, n->op_type);
+    bool concat = !strcmp(n->op_type, "Concat");
     const struct ir_type *prev = NULL;
-    for (int k = 0; k < n->n_inputs && k < 3; k++) {
+    bool prev_const = false;
+    for (int k = 0; k < n->n_inputs && (k < 3 || concat); k++) {
         const struct ir_value *v = n->inputs[k];
-        if (!v || v->is_const)
+        if (!v)
             continue;
-        if (prev && prev->rank == v->type.rank &&
+        if (!concat && prev && prev_const == v->is_const && prev->rank == v->type.rank &&
             !memcmp(prev->dims, v->type.dims, (size_t)prev->rank * sizeof(*prev->dims)))
             continue;
-        bz_buf_putc(name, '_');
+        bz_buf_puts(name, v->is_const ? "_c" : "_");
         layer_name_dims(name, &v->type);
         prev = &v->type;
+        prev_const = v->is_const;
+    }
+    if (concat)
+        bz_buf_printf(name, "_ax%lld", (long long)ir_node_attr_int(n, "axis", 0));
+    if (!strcmp(n->op_type, "LSTM") || !strcmp(n->op_type, "GRU") || !strcmp(n->op_type, "RNN")) {
+        const struct ir_attr *dir = ir_node_attr(n, "direction");
+        const char *d = dir && dir->type == IR_ATTR_STRING ? dir->u.s.data : "forward";
+        bz_buf_printf(name, "_h%lld_%s", (long long)ir_node_attr_int(n, "hidden_size", 0),
+                      !strcmp(d, "bidirectional") ? "bidi" : !strcmp(d, "reverse") ? "rev" : "fwd");
     }
 }
 
@@ -529,4 +551,29 @@ void model_run_free(struct model_run *run)
     free(run->name);
     ir_model_free(run->m);
     memset(run, 0, sizeof(*run));
+}
+
+void layers_unique_names(struct layer_set *s)
+{
+    /* layers whose keys differ but whose names are equal: each gets "_" and its id's first six
+     * digits (the id is a hash of the key: distinct keys, distinct ids) */
+    int *order = bz_malloc((size_t)(s->n + 1) * sizeof(int));
+    for (int i = 0; i < s->n; i++)
+        order[i] = i;
+    qsort_r(order, (size_t)s->n, sizeof(int), cmp_layer_name, s);
+    for (int i = 0; i < s->n;) {
+        int j = i + 1;
+        while (j < s->n && !strcmp(s->v[order[i]].name, s->v[order[j]].name))
+            j++;
+        for (int k = i; j - i > 1 && k < j; k++) {
+            struct layer *l = &s->v[order[k]];
+            struct bz_buf b;
+            bz_buf_init(&b);
+            bz_buf_printf(&b, "%s_%.6s", l->name, l->id);
+            free(l->name);
+            l->name = bz_buf_steal(&b);
+        }
+        i = j;
+    }
+    free(order);
 }

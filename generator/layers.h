@@ -81,4 +81,7 @@ int layer_set_intern(struct layer_set *s, json_t *params, const char *op, const 
 /* The dtype suffix of readable names: f32, f16, bf16, i64, ... */
 const char *layer_dtype_suffix(int dtype);
 
+/* Makes every layer's name unique: two layers with different keys never share one. */
+void layers_unique_names(struct layer_set *s);
+
 #endif

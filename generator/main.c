@@ -10,6 +10,7 @@
 #include "exitcodes.h"
 #include "mustache.h"
 #include "onnx_load.h"
+#include "ops/ops.h"
 #include "pipeline.h"
 #include "shape.h"
 #include "version.h"
@@ -25,6 +26,7 @@ static void usage(FILE *out)
           "       gen --zoo NAME[:PARAM=V] --write-onnx FILE.onnx\n"
           "       gen --shapes MODEL.onnx... [-b N] [--dim [MODEL:]NAME=V] [--input-shape ...]\n"
           "       gen --render TEMPLATE --data DATA.json [--partials DIR]\n"
+          "       gen --ops\n"
           "       gen --help | --version\n"
           "\n"
           "benanza's generator: reads ONNX models and writes standalone micro-benchmarks.\n"
@@ -42,6 +44,8 @@ static void usage(FILE *out)
           "  --write-onnx FILE    with one --zoo: write it as FILE (weights as external data in\n"
           "                       a sparse, zero-filled FILE.data) and stop\n"
           "  --render TEMPLATE    render a Mustache template against --data and print it\n"
+          "  --ops                print the operator table: op, domain, the inputs (count, the\n"
+          "                       required ones) and outputs a node must have, and its kind\n"
           "\n"
           "options:\n"
           "  -o, --output DIR     where outputs go (default: out): manifest.tsv, bench/*.c,\n"
@@ -111,7 +115,11 @@ static int cmd_shapes(int argc, char **argv, const struct onnx_load_opts *lo,
             continue;
         }
         struct shape_result res;
-        shape_infer(m, so, &diag, &res);
+        if (shape_infer(m, so, &diag, &res) != 0) {
+            free(res.unsupported);
+            ir_model_free(m);
+            continue; /* not valid: said, nothing printed for it */
+        }
         if (argc > 1)
             printf("# %s\n", argv[i]);
         shape_print(stdout, m);
@@ -136,6 +144,12 @@ static int cmd_process(int argc, char **argv, const struct onnx_load_opts *lo,
     struct pipeline p;
     pipeline_run(&p, argv, argc, batches, n_batches, so, lo, &diag, progress);
     int rc = BZ_EXIT_OK;
+    if (p.models_failed) {
+        /* every model was checked and each error said (located): nothing is written from a
+         * partial set, and no summary claims otherwise */
+        pipeline_free(&p);
+        return BZ_EXIT_MODEL;
+    }
     if (print_layers) {
         pipeline_print_layers(stdout, &p);
         fflush(stdout);
@@ -267,6 +281,37 @@ fail:
     return NULL;
 }
 
+static void print_op(const char *domain, const struct op_def *d, void *ud)
+{
+    (void)ud;
+    int min_in, max_in, min_out, max_out;
+    unsigned req = 0;
+    char in[32] = "?", out[32] = "?", reqs[100] = "";
+    if (op_schema_counts(domain, d->name, &min_in, &max_in, &min_out, &max_out, &req)) {
+        if (max_in < 0)
+            snprintf(in, sizeof(in), "%d+", min_in);
+        else
+            snprintf(in, sizeof(in), min_in == max_in ? "%d" : "%d-%d", min_in, max_in);
+        if (max_out < 0)
+            snprintf(out, sizeof(out), "%d+", min_out);
+        else
+            snprintf(out, sizeof(out), min_out == max_out ? "%d" : "%d-%d", min_out, max_out);
+    }
+    for (int i = 0; i < 32; i++)
+        if (req >> i & 1u)
+            snprintf(reqs + strlen(reqs), sizeof(reqs) - strlen(reqs), "%s%d", *reqs ? "," : "", i);
+    const char *kind = d->flags & OP_FREE ? "free" : d->flags & OP_FOREIGN ? "foreign" : d->flags & OP_DATA_SIZED ? "data-sized" : "compute";
+    printf("%s\t%s\t%s\t%s\t%s\t%s\n", d->name, *domain ? domain : "ai.onnx", in, *reqs ? reqs : "-", out, kind);
+}
+
+/* The operator table: what a node of each operator must have, and what gen makes of it */
+static int cmd_ops(void)
+{
+    printf("op\tdomain\tinputs\trequired\toutputs\tkind\n");
+    op_table_each(print_op, NULL);
+    return BZ_EXIT_OK;
+}
+
 static int cmd_render(const char *tpl_path, const char *data_path, const char *partials_dir)
 {
     char *src;
@@ -330,9 +375,10 @@ int main(int argc, char **argv)
 {
     enum { OPT_SHAPES = 300, OPT_DIM, OPT_INPUT_SHAPE, OPT_LAYERS, OPT_STRICT, OPT_PROGRESS, OPT_ZOO,
            OPT_WRITE_ONNX, OPT_BACKEND, OPT_CUDA_ARCH, OPT_REPRO };
-    enum { OPT_DUMP = 256, OPT_RENDER, OPT_DATA, OPT_PARTIALS, OPT_VERSION, OPT_MAX_SIZE };
+    enum { OPT_DUMP = 256, OPT_RENDER, OPT_DATA, OPT_PARTIALS, OPT_VERSION, OPT_MAX_SIZE, OPT_OPS };
     static const struct option longopts[] = {
         {"dump", no_argument, NULL, OPT_DUMP},
+        {"ops", no_argument, NULL, OPT_OPS},
         {"shapes", no_argument, NULL, OPT_SHAPES},
         {"layers", no_argument, NULL, OPT_LAYERS},
         {"strict", no_argument, NULL, OPT_STRICT},
@@ -473,6 +519,7 @@ int main(int argc, char **argv)
             break;
         }
         case 'h': usage(stdout); return BZ_EXIT_OK;
+        case OPT_OPS: return cmd_ops();
         case OPT_VERSION: printf("gen (benanza) %s\n", BENANZA_VERSION); return BZ_EXIT_OK;
         default:
             bz_diag_error(NULL, "gen", "unknown or incomplete option '%s' (see gen --help)",

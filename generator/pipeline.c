@@ -82,8 +82,14 @@ void pipeline_run(struct pipeline *p, char **models, int n_models, const int64_t
             struct shape_result res;
             if (progress)
                 fputc('\n', stderr);
-            shape_infer(m, &o, diag, &res);
+            int invalid = shape_infer(m, &o, diag, &res);
             free(res.unsupported);
+            if (invalid) {
+                /* nodes that break their operator's schema: said, the model is not used */
+                ir_model_free(m);
+                p->models_failed++;
+                break;
+            }
             struct model_run *r = &p->runs[p->n_runs];
             r->name = bz_model_name(models[i]);
             r->path = models[i];
@@ -97,6 +103,7 @@ void pipeline_run(struct pipeline *p, char **models, int n_models, const int64_t
         }
     }
     bz_buf_free(&err);
+    layers_unique_names(&p->layers);
 }
 
 void pipeline_free(struct pipeline *p)

@@ -10,7 +10,7 @@ struct pipeline {
     int n_runs;
     struct model_run *runs;
     struct layer_set layers;
-    int models_failed;          /* could not be loaded */
+    int models_failed;          /* could not be loaded, or not valid (a node breaks its schema) */
     int unsupported_nodes;      /* over all runs */
     int unresolved_nodes;
 };

@@ -235,7 +235,9 @@ struct ir_tensor *op_tensor_new(struct infer_ctx *c, int dtype, int rank, const 
     t->nelem = 1;
     for (int k = 0; k < rank; k++) {
         t->dims[k] = dims[k];
-        t->nelem *= dims[k];
+        /* a count that does not fit is no tensor to fold: kept without its values */
+        if (__builtin_mul_overflow(t->nelem, dims[k], &t->nelem))
+            t->nelem = INT64_MAX;
     }
     t->location = IR_DATA_INLINE;
     t->ext_offset = t->ext_length = -1;
@@ -339,8 +341,9 @@ bool dim_same(struct ir_dim a, struct ir_dim b)
 
 struct ir_dim dim_mul(struct ir_dim a, struct ir_dim b)
 {
+    int64_t p;
     if (dim_known(a) && dim_known(b))
-        return dim_of(a.value * b.value);
+        return __builtin_mul_overflow(a.value, b.value, &p) ? dim_unknown() : dim_of(p);
     if (dim_known(a) && a.value == 1)
         return b;
     if (dim_known(b) && b.value == 1)
@@ -515,6 +518,40 @@ static void merge_declared(struct ir_model *m, struct ir_value *v)
     t->dims = nd;
 }
 
+/* An output no machine could hold (a dim beyond 2^40, or more than 2^52 elements: shapes
+ * computed from absurd constants) is not kept: nothing downstream computes with it. */
+enum { SHAPE_DIM_MAX_LOG2 = 40, SHAPE_ELEMS_MAX_LOG2 = 52 };
+static void drop_oversized(struct driver *d, const struct ir_node *n, struct bz_diag *diag)
+{
+    for (int k = 0; k < n->n_outputs; k++) {
+        struct ir_value *v = n->outputs[k];
+        if (!v || v->type.kind != IR_TYPE_TENSOR || v->type.rank < 0)
+            continue;
+        double count = 1;
+        bool huge = false;
+        for (int a = 0; a < v->type.rank; a++) {
+            int64_t x = v->type.dims[a].value;
+            if (x > ((int64_t)1 << SHAPE_DIM_MAX_LOG2))
+                huge = true;
+            if (x > 0)
+                count *= (double)x;
+        }
+        if (!huge && count <= (double)((int64_t)1 << SHAPE_ELEMS_MAX_LOG2))
+            continue;
+        struct bz_buf w;
+        bz_buf_init(&w);
+        ir_node_where(&w, n);
+        bz_diag_warning(diag, d->m->path, "%s: output '%s' would have %.3g elements: too large to be a tensor, left "
+                        "unresolved", w.data, v->name, count);
+        bz_buf_free(&w);
+        v->type.rank = -1;
+        v->type.dims = NULL;
+        v->val = NULL;
+        v->sym = NULL;
+        v->sym_len = -1;
+    }
+}
+
 static void infer_node(struct driver *d, struct ir_graph *g, struct ir_node *n, struct bz_diag *diag,
                        int top_index)
 {
@@ -525,8 +562,31 @@ static void infer_node(struct driver *d, struct ir_graph *g, struct ir_node *n, 
     const struct op_def *def = op_find(n->domain, n->op_type);
     if (def && c.opset == 0 && ir_domain_is_onnx(n->domain))
         c.opset = 1;
+    /* the node against its operator's schema first: no operator code reads a node that
+     * breaks it (its outputs stay unknown) */
+    struct bz_buf why;
+    bz_buf_init(&why);
+    int bad = op_check_node(n, &why);
+    if (!bad && def)
+        bad = op_check_shapes(n, &why);
+    if (bad) {
+        struct bz_buf w;
+        bz_buf_init(&w);
+        ir_node_where(&w, n);
+        if (bad < 0) {
+            bz_diag_error(diag, d->m->path, "%s: %s", w.data, why.data);
+            d->res->n_invalid++;
+        } else {
+            bz_diag_warning(diag, d->m->path, "%s: %s: its outputs stay unresolved", w.data, why.data);
+        }
+        bz_buf_free(&w);
+        bz_buf_free(&why);
+        return;
+    }
+    bz_buf_free(&why);
     if (def)
         def->infer(&c);
+    drop_oversized(d, n, diag);
     if (!def || (def->flags & OP_FOREIGN))
         note_unsupported(d, n, top_index);
     /* What the exporter declared fills what inference cannot say (as onnx merges
@@ -765,7 +825,7 @@ int shape_infer(struct ir_model *m, const struct shape_opts *o, struct bz_diag *
     res->n_values = g->n_values;
     for (int i = 0; i < g->n_values; i++)
         res->n_resolved += type_concrete(&g->values[i]->type);
-    return 0;
+    return res->n_invalid ? -1 : 0;
 }
 
 static void print_value(struct bz_buf *b, const struct ir_value *v)

@@ -47,13 +47,15 @@ struct shape_result {
     struct shape_unsupported *unsupported;
     int n_unsupported_nodes;
     int n_conflicts;        /* inferred shapes that contradict a declared one */
+    int n_invalid;          /* nodes that break their operator's schema (errors, said) */
 };
 
 /* Infers every value's type in place (value->type), folding known values into
  * value->val. Declared types are the starting point for graph inputs only; for
  * node outputs they are used where inference cannot say (unsupported ops), unless
  * the batch was changed. Problems are reported through diag as warnings located by
- * node; the return value is 0, or -1 if the model could not be processed at all. */
+ * node; a node that breaks its operator's schema (ops/schema.c) is an error. The return
+ * value is 0, or -1 when the model is not valid (res->n_invalid nodes) and must not be used. */
 int shape_infer(struct ir_model *m, const struct shape_opts *o, struct bz_diag *diag,
                 struct shape_result *res);
 

@@ -1,6 +1,7 @@
 /* Library benchmarks on CUDA, part 2: the cuBLAS families (Gemm, MatMul, batched MatMul,
- * GEMV) and the dispatch every library benchmark calls (bc_lib_setup / _launch / _teardown).
- * Needs cudnn_ops.h before it; inlined into each generated library benchmark. */
+ * GEMV), the dispatch every library benchmark calls (bc_lib_setup / _launch / _teardown), and
+ * --verify against the host references of cuda_ref.h (bc_lib_verify). Needs cudnn_ops.h and
+ * cuda_ref.h before it; inlined into each generated library benchmark. */
 #ifndef BENANZA_CUBLAS_OPS_H
 #define BENANZA_CUBLAS_OPS_H
 
@@ -122,6 +123,176 @@ static enum bh_status bc_lib_launch(struct bc_state *s, struct bh_result *r)
     if (op->family == BC_GEMM || op->family == BC_GEMV)
         return bc_blas_launch(s, f, op, r);
     return bc_dnn_launch(s, f, op, r);
+}
+
+/* ---- --verify: one call on the device, the same inputs through the host reference ---- */
+
+static inline double bc_h2d(unsigned short h)
+{
+    int e = (h >> 10) & 31, m = h & 1023;
+    double v = e == 0 ? ldexp((double)m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp((double)(1024 + m), e - 25);
+    return h & 0x8000u ? -v : v;
+}
+
+static inline double bc_bf2d(unsigned short b)
+{
+    unsigned x = (unsigned)b << 16;
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+/* The host copy, in double, of one of this benchmark's device buffers (NULL after a note) */
+static double *bc_fetch(struct bc_state *s, const void *p, struct bh_result *r)
+{
+    const struct bc_buf *b = NULL;
+    for (int i = 0; i < s->nbuf && !b; i++)
+        if (s->buf[i].p == p)
+            b = &s->buf[i];
+    if (!p || !b) {
+        bh_note(r, "--verify: a buffer the call reads is not one of the benchmark's (a gen bug)");
+        return NULL;
+    }
+    size_t n = b->bytes / bc_dtype_size[b->dtype];
+    void *h = malloc(b->bytes);
+    double *d = (double *)malloc(sizeof(double) * (n ? n : 1));
+    cudaError_t e = h && d ? cudaMemcpy(h, b->p, b->bytes, cudaMemcpyDeviceToHost) : cudaErrorMemoryAllocation;
+    if (e != cudaSuccess) {
+        bh_note(r, "--verify: copying a buffer to the host: %s", cudaGetErrorString(e));
+        free(h);
+        free(d);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        switch (b->dtype) {
+        case BC_F32: d[i] = ((const float *)h)[i]; break;
+        case BC_F16: d[i] = bc_h2d(((const unsigned short *)h)[i]); break;
+        case BC_BF16: d[i] = bc_bf2d(((const unsigned short *)h)[i]); break;
+        case BC_I32: d[i] = ((const int *)h)[i]; break;
+        case BC_I64: d[i] = (double)((const long long *)h)[i]; break;
+        default: d[i] = ((const unsigned char *)h)[i]; break;
+        }
+    free(h);
+    return d;
+}
+
+/* Where cuDNN keeps each gate's matrix and bias in the RNN weight space: pointers into the
+ * host copy w of that space */
+static enum bh_status bc_rnn_weights(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
+                                     const double *w, struct br_io *io, struct bh_result *r)
+{
+    int lin = op->mode == CUDNN_LSTM ? 8 : op->mode == CUDNN_GRU ? 6 : 2;
+    cudnnTensorDescriptor_t md = NULL, bd = NULL;
+    enum bh_status st = BH_OK;
+    size_t es = bc_dtype_size[op->dt];
+    (void)s;
+    BC_DNN(r, cudnnCreateTensorDescriptor(&md));
+    BC_DNN(r, cudnnCreateTensorDescriptor(&bd));
+    for (int d = 0; d < (op->bidir ? 2 : 1) && st == BH_OK; d++)
+        for (int l = 0; l < lin && st == BH_OK; l++) {
+            void *ma = NULL, *ba = NULL;
+            cudnnStatus_t cs = cudnnGetRNNWeightParams(f->dnn, f->rnn, d, f->weight_bytes, f->w, l, md, &ma, bd, &ba);
+            cudnnDataType_t t;
+            int nd = 0, dims[3] = {0, 0, 0}, str[3] = {0, 0, 0};
+            if (cs == CUDNN_STATUS_SUCCESS)
+                cs = cudnnGetTensorNdDescriptor(md, 3, &t, &nd, dims, str);
+            if (cs != CUDNN_STATUS_SUCCESS) {
+                st = bc_cudnn_fail(r, "cudnnGetRNNWeightParams", cs);
+                break;
+            }
+            /* [1, rows, cols]: a gate's rows are the hidden units */
+            io->rw[d][l] = w + ((const char *)ma - (const char *)f->w) / es;
+            io->rb[d][l] = w + ((const char *)ba - (const char *)f->w) / es;
+            io->rw_ld[d][l] = nd == 3 ? str[1] : op->hidden;
+        }
+    cudnnDestroyTensorDescriptor(md);
+    cudnnDestroyTensorDescriptor(bd);
+    return st;
+}
+
+static enum bh_status bc_lib_verify(void *state, struct bh_result *r)
+{
+    struct bc_state *s = (struct bc_state *)state;
+    const struct bc_lib_op *op = (const struct bc_lib_op *)s->op;
+    struct bc_lib_state *f = (struct bc_lib_state *)s->family;
+    if (op->family == BC_ADVICE)
+        return BH_OK; /* a ranking: nothing computed */
+    struct br_io io;
+    memset(&io, 0, sizeof(io));
+    double *got = NULL, *got_h = NULL;
+    enum bh_status st = BH_ERROR;
+    int gemm = op->family == BC_GEMM || op->family == BC_GEMV;
+    if (bh_gpu_lock(r) != 0)
+        return BH_ERROR;
+    /* the inputs as the device has them (the same rounding), and the output before the call
+     * where the call adds to it */
+    if (!(io.x = bc_fetch(s, f->x, r)))
+        goto out;
+    if ((gemm || op->family == BC_CONV || op->family == BC_CONV_FUSED || op->family == BC_DECONV ||
+         op->family == BC_RNN) &&
+        !(io.w = bc_fetch(s, f->w, r)))
+        goto out;
+    if (op->family == BC_OPTENSOR && !(io.x2 = bc_fetch(s, f->x2, r)))
+        goto out;
+    if (op->family == BC_CONV_FUSED && (!(io.b = bc_fetch(s, f->b, r)) || (op->residual && !(io.z = bc_fetch(s, f->z, r)))))
+        goto out;
+    if (op->family == BC_BNORM && (!(io.scale = bc_fetch(s, f->scale, r)) || !(io.shift = bc_fetch(s, f->shift, r)) ||
+                                   !(io.mean = bc_fetch(s, f->mean, r)) || !(io.var = bc_fetch(s, f->var, r))))
+        goto out;
+    if (op->family == BC_RNN && (!(io.hx = bc_fetch(s, f->hx, r)) || (f->cx && !(io.cx = bc_fetch(s, f->cx, r)))))
+        goto out;
+    if (gemm && op->beta_one && !(io.y0 = bc_fetch(s, f->y, r)))
+        goto out;
+    if ((st = bc_lib_launch(s, r)) != BH_OK)
+        goto out;
+    st = BH_ERROR;
+    cudaError_t e = cudaStreamSynchronize(s->stream);
+    if (e != cudaSuccess) {
+        bh_note(r, "--verify: the call failed: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+        st = bc_cuda_status(e);
+        goto out;
+    }
+    if (!(got = bc_fetch(s, f->y, r)) || (op->family == BC_RNN && !(got_h = bc_fetch(s, f->hy, r))))
+        goto out;
+    if (op->family == BC_RNN && (st = bc_rnn_weights(s, f, op, io.w, &io, r)) != BH_OK)
+        goto out;
+    bh_gpu_unlock();
+    {
+        struct br_check c = br_compare(op, &io, got, got_h);
+        if (c.total < 0) {
+            bh_note(r, "--verify: out of host memory for the reference");
+            st = BH_OOM;
+        } else if (c.bad) {
+            bh_note(r,
+                    "output differs from the host reference (double): %lld of %lld elements checked beyond the "
+                    "tolerance, first at index %lld (got %.9g, want %.9g); max abs err %.3g, max rel err %.3g, worst "
+                    "%.3g x the tolerance",
+                    c.bad, c.checked, c.first_bad, c.first_got, c.first_want, c.max_abs, c.max_rel, c.worst_ratio);
+            st = BH_WRONG;
+        } else {
+            bh_note(r, "verified against the host reference (double): %lld of %lld elements, max abs err %.3g, max rel "
+                       "err %.3g, worst %.3g x the tolerance",
+                    c.checked, c.total, c.max_abs, c.max_rel, c.worst_ratio);
+            st = BH_OK;
+        }
+    }
+out:
+    bh_gpu_unlock();
+    free(io.x);
+    free(io.w);
+    free(io.x2);
+    free(io.b);
+    free(io.z);
+    free(io.y0);
+    free(io.scale);
+    free(io.shift);
+    free(io.mean);
+    free(io.var);
+    free(io.hx);
+    free(io.cx);
+    free(got);
+    free(got_h);
+    return st;
 }
 
 static void bc_lib_teardown(struct bc_state *s)

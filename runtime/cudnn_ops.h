@@ -131,6 +131,8 @@ static cudnnStatus_t bc_tensor_desc(cudnnTensorDescriptor_t *d, const struct bc_
 
 static const float bc_one = 1.0f, bc_zero = 0.0f;
 
+/* Descriptors first, then the library's word on the algorithm (its workspace size, or
+ * NOT_SUPPORTED), then the buffers: an algorithm cuDNN refuses costs no allocation. */
 static enum bh_status bc_conv_setup(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
                                     struct bh_result *r)
 {
@@ -149,26 +151,29 @@ static enum bh_status bc_conv_setup(struct bc_state *s, struct bc_lib_state *f, 
     BC_DNN(r, cudnnSetConvolutionMathType(f->cd, bc_dnn_math(op)));
     if (op->groups > 1)
         BC_DNN(r, cudnnSetConvolutionGroupCount(f->cd, op->groups));
+    size_t ws = 0;
+    if (op->family == BC_DECONV) {
+        /* x is the gradient side (dy: the ConvTranspose input), y the data side (dx) */
+        BC_DNN(r, cudnnGetConvolutionBackwardDataWorkspaceSize(f->dnn, f->wd, f->xd, f->cd, f->yd,
+                                                               (cudnnConvolutionBwdDataAlgo_t)op->algo, &ws));
+    } else {
+        /* the output shape gen computed must be cuDNN's */
+        int out[BC_MAX_ND], nd = op->x.nd < 4 ? 4 : op->x.nd;
+        BC_DNN(r, cudnnGetConvolutionNdForwardOutputDim(f->cd, f->xd, f->wd, nd, out));
+        for (int k = 0; k < op->y.nd; k++)
+            if (out[k] != op->y.d[k]) {
+                bh_note(r, "cuDNN's output dim %d is %d, the layer's %lld (a gen bug)", k, out[k], op->y.d[k]);
+                return BH_ERROR;
+            }
+        if (op->family != BC_ADVICE)
+            BC_DNN(r, cudnnGetConvolutionForwardWorkspaceSize(f->dnn, f->xd, f->wd, f->cd, f->yd,
+                                                              (cudnnConvolutionFwdAlgo_t)op->algo, &ws));
+    }
     enum bh_status st;
     if ((st = bc_buffer(s, r, bc_numel(&op->x), dt, BC_FILL_UNIFORM, 0, &f->x)) != BH_OK ||
         (st = bc_buffer(s, r, bc_numel(&op->w), dt, BC_FILL_UNIFORM, 0, &f->w)) != BH_OK ||
         (st = bc_buffer(s, r, bc_numel(&op->y), dt, BC_FILL_ZERO, 0, &f->y)) != BH_OK)
         return st;
-    if (op->family == BC_DECONV) {
-        /* x is the gradient side (dy: the ConvTranspose input), y the data side (dx) */
-        size_t bytes = 0;
-        BC_DNN(r, cudnnGetConvolutionBackwardDataWorkspaceSize(f->dnn, f->wd, f->xd, f->cd, f->yd,
-                                                               (cudnnConvolutionBwdDataAlgo_t)op->algo, &bytes));
-        return bc_workspace(s, bytes, r);
-    }
-    /* the output shape gen computed must be cuDNN's */
-    int out[BC_MAX_ND], nd = op->x.nd < 4 ? 4 : op->x.nd;
-    BC_DNN(r, cudnnGetConvolutionNdForwardOutputDim(f->cd, f->xd, f->wd, nd, out));
-    for (int k = 0; k < op->y.nd; k++)
-        if (out[k] != op->y.d[k]) {
-            bh_note(r, "cuDNN's output dim %d is %d, the layer's %lld (a gen bug)", k, out[k], op->y.d[k]);
-            return BH_ERROR;
-        }
     if (op->family == BC_CONV_FUSED) {
         struct bc_tensor bt = {op->y.nd, {1, op->y.d[1], 1, 1, 1, 1, 1, 1}};
         BC_DNN(r, bc_tensor_desc(&f->bd, &bt, dt));
@@ -181,10 +186,7 @@ static enum bh_status bc_conv_setup(struct bc_state *s, struct bc_lib_state *f, 
     }
     if (op->family == BC_ADVICE)
         return BH_OK;
-    size_t bytes = 0;
-    BC_DNN(r, cudnnGetConvolutionForwardWorkspaceSize(f->dnn, f->xd, f->wd, f->cd, f->yd,
-                                                      (cudnnConvolutionFwdAlgo_t)op->algo, &bytes));
-    return bc_workspace(s, bytes, r);
+    return bc_workspace(s, ws, r);
 }
 
 static const char *const bc_conv_algo_names[] = {"implicit_gemm", "implicit_precomp_gemm", "gemm", "direct",

@@ -8,21 +8,26 @@
 #ifndef BENANZA_HARNESS_H
 #define BENANZA_HARNESS_H
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
-#define BH_SCHEMA "1"
+/* Schema 2 added method, kernel_us and busy before the note (docs/formats.md). */
+#define BH_SCHEMA "2"
 #define BH_CSV_HEADER                                                                               \
     "schema,bench,layer,layer_name,op,backend,impl,dtype,math,status,iters,min_us,median_us,"      \
     "mean_us,p90_us,max_us,stddev_us,workspace_bytes,flops,bytes,threads,peak_rss_kb,device,cc,"   \
-    "sms,lib,host,time,note"
+    "sms,lib,host,time,method,kernel_us,busy,note"
 
 /* BH_ADVICE: a row recording a library's own ranking of algorithms (no timing) */
 enum bh_status { BH_OK = 0, BH_UNSUPPORTED, BH_OOM, BH_ERROR, BH_NODEVICE, BH_WRONG, BH_ADVICE, BH_STATUS_COUNT };
@@ -38,21 +43,30 @@ struct bh_opts {
     int threads;       /* --threads (CPU): 0 = all cores */
     int verify;        /* --verify: compare with the reference implementation */
     int header;        /* --header: print the CSV header line first */
-    int cold;          /* --cold (CUDA): flush L2 between iterations */
-    int graph;         /* --graph (CUDA): capture the call in a CUDA graph */
+    int cold;          /* --cold (CUDA): flush L2 before each single launch */
+    int graph;         /* --graph (CUDA): time a CUDA graph of the sample's launches */
+    int events;        /* --events (CUDA): one launch between two events (the host's enqueue time
+                          where that is longer: for comparison only) */
+    int no_cupti;      /* --no-cupti (CUDA): no kernel records */
+    int min_ms_given;  /* --min-ms was given (else the backend's default) */
+    const char *lock;  /* --lock FILE (else $BENANZA_GPU_LOCK): held while timing */
 };
 
 /* What a benchmark fills in; strings are static or owned by the benchmark. */
 struct bh_result {
     enum bh_status status;
     char note[512];    /* failing call and message, verification error, ... */
-    char tags[512];    /* key=value facts appended to an ok or advice row's note (choice=heuristic) */
+    char tags[1024];   /* key=value facts appended to an ok or advice row's note (choice=heuristic) */
     char device[128];
     char cc[32];
     char sms[32];
-    char lib[128];
+    char lib[192];
     char math[32];
+    char method[24];   /* how the time was taken: cpu, blocking, graph, graph-host, events, cold,
+                          cold-events (docs/formats.md) */
     double workspace_bytes;
+    double kernel_us;  /* CUDA: the GPU's own kernel time per iteration (CUPTI); < 0: none */
+    int busy;          /* CPU: other work competed for the cores (1), did not (0); -1: not known */
     int threads;       /* threads the benchmark ran with (0: not applicable) */
     double *times_us;  /* timed iterations */
     int n_times, cap_times;
@@ -73,9 +87,13 @@ struct bh_bench {
     enum bh_status (*setup)(void *state, const struct bh_opts *o, struct bh_result *r);
     /* one timed iteration: returns the elapsed microseconds, or < 0 after setting r */
     double (*run)(void *state, struct bh_result *r);
-    /* optional: compare with the reference; sets r->status = BH_WRONG and the note */
+    /* optional: compare with the reference; sets r->status = BH_WRONG and the note. Called
+     * before timing and outside the GPU lock (a CUDA verify takes it for its device part) */
     enum bh_status (*verify)(void *state, struct bh_result *r);
     void (*teardown)(void *state);
+    /* optional: the whole timing (warm-up, samples, r->times_us and r->method); without it
+     * bh_measure times one run() per sample */
+    void (*measure)(void *state, const struct bh_opts *o, struct bh_result *r);
 };
 
 static inline double bh_now_us(void)
@@ -91,6 +109,118 @@ static inline void bh_note(struct bh_result *r, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(r->note, sizeof(r->note), fmt, ap);
     va_end(ap);
+}
+
+/* "; key=value" appended to the facts of an ok or advice row */
+static inline void bh_tag(struct bh_result *r, const char *fmt, ...)
+{
+    size_t n = strlen(r->tags);
+    if (n + 3 >= sizeof(r->tags))
+        return;
+    if (n) {
+        memcpy(r->tags + n, "; ", 3);
+        n += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->tags + n, sizeof(r->tags) - n, fmt, ap);
+    va_end(ap);
+}
+
+/* The GPU lock: one benchmark at a time warms up and times (run_all -j starts several, whose
+ * set-up and tear-down overlap). An exclusive flock(2) on the file run_all names; nested
+ * takes count. Returns 0, or -1 after a note when the file cannot be locked. */
+static int bh_lock_fd = -1, bh_lock_depth;
+static const char *bh_lock_path;
+
+static inline int bh_gpu_lock(struct bh_result *r)
+{
+    if (!bh_lock_path || !*bh_lock_path)
+        return 0;
+    if (bh_lock_depth++ > 0)
+        return 0;
+    int fd = open(bh_lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        bh_lock_depth = 0;
+        bh_note(r, "cannot open the GPU lock %s: %s", bh_lock_path, strerror(errno));
+        return -1;
+    }
+    while (flock(fd, LOCK_EX) != 0) {
+        if (errno == EINTR)
+            continue;
+        bh_note(r, "cannot lock %s: %s", bh_lock_path, strerror(errno));
+        close(fd);
+        bh_lock_depth = 0;
+        return -1;
+    }
+    bh_lock_fd = fd;
+    return 0;
+}
+
+static inline void bh_gpu_unlock(void)
+{
+    if (bh_lock_depth == 0 || --bh_lock_depth > 0)
+        return;
+    if (bh_lock_fd >= 0) {
+        flock(bh_lock_fd, LOCK_UN);
+        close(bh_lock_fd);
+    }
+    bh_lock_fd = -1;
+}
+
+/* The load on the cores a CPU benchmark may run on: their busy time in /proc/stat, less the
+ * process's own CPU time, over the benchmark's set-up and timing. Other work that takes more
+ * than the cores the benchmark leaves free (plus a fifth of a core) makes the row `busy`. */
+struct bh_load {
+    double cpu_s;     /* busy seconds of the allowed cores */
+    double own_s;     /* this process's user + system seconds */
+    double wall_s;
+    int ncpu;         /* allowed cores found in /proc/stat */
+    int ok;
+};
+
+static inline void bh_load_take(struct bh_load *l)
+{
+    memset(l, 0, sizeof(*l));
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    int have_set = sched_getaffinity(0, sizeof(set), &set) == 0;
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f)
+        return;
+    double hz = (double)sysconf(_SC_CLK_TCK);
+    char line[512];
+    while (fgets(line, sizeof(line), f)) {
+        int cpu;
+        unsigned long long v[8] = {0};
+        if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9')
+            continue;
+        if (sscanf(line + 3, "%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1], &v[2], &v[3], &v[4],
+                   &v[5], &v[6], &v[7]) < 5)
+            continue;
+        if (have_set && (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &set)))
+            continue;
+        /* user nice system idle iowait irq softirq steal: busy is all but idle and iowait */
+        l->cpu_s += (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / hz;
+        l->ncpu++;
+    }
+    fclose(f);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    l->own_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+               ru.ru_stime.tv_usec * 1e-6;
+    l->wall_s = bh_now_us() * 1e-6;
+    l->ok = l->ncpu > 0;
+}
+
+/* other work between two readings, in cores; -1 when unknown */
+static inline double bh_load_others(const struct bh_load *a, const struct bh_load *b)
+{
+    double wall = b->wall_s - a->wall_s;
+    if (!a->ok || !b->ok || a->ncpu != b->ncpu || wall <= 0)
+        return -1;
+    double others = (b->cpu_s - a->cpu_s) - (b->own_s - a->own_s);
+    return others > 0 ? others / wall : 0;
 }
 
 /* The device column of a CPU benchmark: the CPU's model name, "cpu" where /proc/cpuinfo
@@ -227,6 +357,12 @@ static inline void bh_print_row(FILE *out, const struct bh_bench *b, const struc
     bh_csv_field(out, r->lib, 0);
     bh_csv_field(out, host, 0);
     bh_csv_field(out, when, 0);
+    bh_csv_field(out, have ? r->method : "", 0);
+    bh_csv_num(out, r->kernel_us, have && r->kernel_us >= 0);
+    if (r->busy >= 0)
+        fprintf(out, "%d,", r->busy);
+    else
+        fputc(',', out);
     char note[sizeof(r->note) + sizeof(r->tags) + 2];
     int facts = r->status == BH_OK || r->status == BH_ADVICE;
     snprintf(note, sizeof(note), "%s%s%s", r->note, facts && *r->tags && *r->note ? "; " : "", facts ? r->tags : "");
@@ -248,11 +384,17 @@ static inline void bh_usage(const char *prog, FILE *out)
 {
     fprintf(out,
             "usage: %s [--header] [--iters N] [--min-ms T] [--max-ms T] [--max-iters N] [--warmup N]\n"
-            "          [--threads N] [--verify] [--cold] [--graph]\n"
+            "          [--threads N] [--verify] [--cold] [--graph] [--events] [--no-cupti] [--lock FILE]\n"
             "Runs one benchmark and prints one CSV row (with --header, the header line first).\n"
-            "Timing: --warmup untimed iterations (default 3), then at least --iters timed\n"
-            "iterations (default 10) and --min-ms of timed time (default 100), at most --max-iters\n"
-            "(default 100000); --max-ms (default 5000) caps the timed time, even below --iters.\n",
+            "Timing: --warmup untimed iterations (default 3), then at least --iters timed samples\n"
+            "(default 10) and --min-ms of timed time (default 100 on CPUs, 30 on GPUs), at most\n"
+            "--max-iters (default 100000); --max-ms (default 5000) caps the timed time, even below\n"
+            "--iters. On a GPU a sample is a batch of launches queued behind a blocking kernel and\n"
+            "timed by the GPU (--graph: replayed from a CUDA graph; --events: one launch between two\n"
+            "events, which times the host where it enqueues slower than the GPU runs; --cold: one\n"
+            "launch after the L2 cache is flushed); CUPTI's kernel records give kernel_us (--no-cupti:\n"
+            "not collected). --lock FILE (or $BENANZA_GPU_LOCK): hold an exclusive lock on FILE while\n"
+            "timing, so that benchmarks started side by side (run_all -j) never time at once.\n",
             prog);
 }
 
@@ -265,7 +407,8 @@ static inline int bh_parse_args(int argc, char **argv, struct bh_opts *o)
     o->max_iters = 100000;
     o->warmup = 3;
     o->threads = 0;
-    o->verify = o->header = o->cold = o->graph = 0;
+    o->verify = o->header = o->cold = o->graph = o->events = o->no_cupti = o->min_ms_given = 0;
+    o->lock = getenv("BENANZA_GPU_LOCK");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int v;
@@ -277,6 +420,12 @@ static inline int bh_parse_args(int argc, char **argv, struct bh_opts *o)
             o->cold = 1;
         } else if (!strcmp(a, "--graph")) {
             o->graph = 1;
+        } else if (!strcmp(a, "--events")) {
+            o->events = 1;
+        } else if (!strcmp(a, "--no-cupti")) {
+            o->no_cupti = 1;
+        } else if (!strcmp(a, "--lock") && i + 1 < argc) {
+            o->lock = argv[++i];
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             bh_usage(argv[0], stdout);
             return 1;
@@ -287,7 +436,7 @@ static inline int bh_parse_args(int argc, char **argv, struct bh_opts *o)
             if (!strcmp(a, "--iters"))
                 o->min_iters = v > 0 ? v : 1;
             else if (!strcmp(a, "--min-ms"))
-                o->min_ms = v;
+                o->min_ms = v, o->min_ms_given = 1;
             else if (!strcmp(a, "--max-ms"))
                 o->max_ms = v;
             else if (!strcmp(a, "--max-iters"))
@@ -303,6 +452,10 @@ static inline int bh_parse_args(int argc, char **argv, struct bh_opts *o)
     }
     if (o->max_iters < o->min_iters)
         o->max_iters = o->min_iters;
+    if (o->graph + o->events + o->cold > 1) {
+        fprintf(stderr, "%s: error: --graph, --events and --cold are different methods: choose one\n", argv[0]);
+        return 2;
+    }
     return 0;
 }
 
@@ -342,16 +495,46 @@ static inline int bh_main(int argc, char **argv, struct bh_bench *b)
     int pa = bh_parse_args(argc, argv, &o);
     if (pa)
         return pa == 1 ? 0 : 2;
+    int cpu = b->backend && !strcmp(b->backend, "cpu");
+    if (!cpu && !o.min_ms_given)
+        o.min_ms = 30; /* a GPU sample is a batch of launches: fewer milliseconds suffice */
+    bh_lock_path = o.lock;
     struct bh_result r;
     memset(&r, 0, sizeof(r));
     snprintf(r.math, sizeof(r.math), "%s", "default");
+    snprintf(r.method, sizeof(r.method), "%s", cpu ? "cpu" : "");
+    r.kernel_us = -1;
+    r.busy = -1;
     if (o.header)
         printf("%s\n", BH_CSV_HEADER);
+    struct bh_load l0, l1;
+    if (cpu)
+        bh_load_take(&l0);
     r.status = b->setup(b->state, &o, &r);
     if (r.status == BH_OK && o.verify && b->verify)
         r.status = b->verify(b->state, &r);
-    if (r.status == BH_OK)
-        bh_measure(b, &o, &r);
+    if (r.status == BH_OK) {
+        if (bh_gpu_lock(&r) != 0) {
+            r.status = BH_ERROR;
+        } else {
+            if (b->measure)
+                b->measure(b->state, &o, &r);
+            else
+                bh_measure(b, &o, &r);
+            bh_gpu_unlock();
+        }
+    }
+    if (cpu && r.status == BH_OK) {
+        bh_load_take(&l1);
+        double others = bh_load_others(&l0, &l1);
+        if (others >= 0) {
+            int used = r.threads > 0 ? r.threads : o.threads > 0 ? o.threads : 1;
+            double free_cores = (double)l0.ncpu - used;
+            r.busy = others > (free_cores > 0 ? free_cores : 0) + 0.2;
+            if (r.busy)
+                bh_tag(&r, "busy_cores=%.2f", others);
+        }
+    }
     bh_print_row(stdout, b, &r, &o);
     if (b->teardown)
         b->teardown(b->state);

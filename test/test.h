@@ -40,6 +40,7 @@ void test_zoo_group(struct test_totals *tot);
 void test_e2e_group(struct test_totals *tot);
 void test_cuda_group(struct test_totals *tot);
 void test_agg_group(struct test_totals *tot);
+void test_runner_group(struct test_totals *tot);
 
 /* Every *.onnx under the folders, sorted; returns the count (paths malloc'd). */
 size_t test_find_models(const char *const *dirs, size_t n_dirs, char ***paths);

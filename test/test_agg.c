@@ -503,7 +503,7 @@ static void test_summary_tables(void **state)
         assert_string_equal(rows, "432|3|\n"); /* 3 files x 2 times x 9 layers x 4 algos x 2 devices */
         free(rows);
         static const char *const pairs[][2] = {
-            {"SELECT * FROM best ORDER BY target, run, layer, prec, algo",
+            {"SELECT target, run, layer, prec, algo, median_us FROM best ORDER BY target, run, layer, prec, algo",
              "SELECT target, run, layer, prec, algo, min(median_us) FROM result WHERE status='ok'"
              " GROUP BY target, run, layer, prec, algo ORDER BY target, run, layer, prec, algo"},
             {"SELECT * FROM pick ORDER BY target, run, layer, prec, choice",
@@ -521,6 +521,193 @@ static void test_summary_tables(void **state)
     }
 }
 
+/* Schema 2 rows from a GPU (method, kernel_us, busy, CUPTI's kernel names), beside schema 1
+ * rows in one file: the framework's f16 is held against the f16+tensor_op bound, a bound
+ * above the measured time says NOT A BOUND (and only then), the algorithm report names the
+ * kernels of the fastest and of the heuristic's algorithm, a bad method or busy value is a
+ * bad row, and run_all's own error rows (device unknown) make no report target. */
+static void test_gpu_rows(void **state)
+{
+    (void)state;
+    static const char *const layers[] = {"LA", "LB", "LAB", "LC", "LD", "LE", "LF", "LH", "LS"};
+    struct bz_buf b;
+    bz_buf_init(&b);
+    bz_buf_puts(&b, "schema,bench,layer,layer_name,op,backend,impl,dtype,math,status,iters,min_us,median_us,mean_us,"
+                    "p90_us,max_us,stddev_us,workspace_bytes,flops,bytes,threads,peak_rss_kb,device,cc,sms,lib,host,time,"
+                    "method,kernel_us,busy,note\n");
+    for (size_t i = 0; i < sizeof(layers) / sizeof(layers[0]); i++) {
+        double us = 10.0 * (double)(i + 1);
+        /* two algorithms: k1 the faster, k2 the heuristic's pick */
+        bz_buf_printf(&b, "2,%s-f16tc-k1,%s,n,op,cuda,k1,f16,tensor_op,ok,20,%g,%g,%g,%g,%g,0,0,1,1,0,100,GPU X,9.0,132,"
+                          "libG,h,2026-11-23T00:00:00Z,blocking,%g,,\"kernels=1; kernel_names=fast_kernel<half, 4>|x\"\n",
+                      layers[i], layers[i], us, us, us, us, us, us * 0.98);
+        bz_buf_printf(&b, "2,%s-f16tc-k2,%s,n,op,cuda,k2,f16,tensor_op,ok,20,%g,%g,%g,%g,%g,0,0,1,1,0,100,GPU X,9.0,132,"
+                          "libG,h,2026-11-23T00:00:00Z,graph-host,%g,,kernels=2; kernel_names=slow_kernel\n",
+                      layers[i], layers[i], 2 * us, 2 * us, 2 * us, 2 * us, 2 * us, 1.9 * us);
+    }
+    bz_buf_puts(&b, "2,LA-f16tc-heuristic,LA,n,Conv,cuda,heuristic,f16,tensor_op,advice,0,,,,,,,0,1,1,0,100,GPU X,9.0,132,"
+                    "libG,h,2026-11-23T00:00:00Z,,,,ranking=k2>k1\n");
+    /* run_all's own error row: every required column, device unknown */
+    bz_buf_puts(&b, "2,LB-f16-x,LB,,Relu,cuda,,f16,,error,0,,,,,,,0,0,0,0,0,unknown,,,,h,2026-11-23T00:00:00Z,,,,"
+                    "not built: run ninja first\n");
+    /* a schema 1 row in the same file */
+    bz_buf_puts(&b, "1,LA-f32-s1,LA,n,Conv,cuda,s1,f32,default,ok,5,7,7,7,7,7,0,0,1,1,0,100,GPU X,9.0,132,libG,h,"
+                    "2026-11-23T00:00:00Z,old\n");
+    /* bad: an unknown method, a busy of 2 */
+    bz_buf_puts(&b, "2,LA-f16tc-k9,LA,n,Conv,cuda,k9,f16,tensor_op,ok,20,1,1,1,1,1,0,0,1,1,0,100,GPU X,9.0,132,libG,h,"
+                    "2026-11-23T00:00:00Z,stopwatch,,,\n");
+    bz_buf_puts(&b, "2,LA-f16tc-k8,LA,n,Conv,cuda,k8,f16,tensor_op,ok,20,1,1,1,1,1,0,0,1,1,0,100,GPU X,9.0,132,libG,h,"
+                    "2026-11-23T00:00:00Z,blocking,,2,\n");
+    assert_int_equal(test_sh("mkdir -p '%s/gpu' && cp '%s/manifest.tsv' '%s/gpu/'", dir, dir, dir), 0);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/gpu/results.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(b.data, f);
+    fclose(f);
+    bz_buf_free(&b);
+    db_file = "gpu.db";
+    char out[512], err[512], args[600];
+    snprintf(out, sizeof(out), "%s/gpu.out", dir);
+    snprintf(err, sizeof(err), "%s/gpu.err", dir);
+    snprintf(args, sizeof(args), "ingest '%s/gpu'", dir);
+    assert_int_equal(run_agg(args, out, err), 3); /* the two bad rows */
+    char *e = slurp(err);
+    assert_non_null(strstr(e, "unknown method 'stopwatch'"));
+    assert_non_null(strstr(e, "column busy: '2'"));
+    assert_non_null(strstr(e, "0 already there, 2 bad"));
+    free(e);
+    json_t *j = report("--report bound,algo-layers,devices --type 'f16*'");
+    json_t *bound = find_row(table(j, "bound"), "type", "f16+tensor_op", NULL, NULL);
+    double fused = num(bound, "fused");
+    assert_true(fused > 0);
+    /* the algorithm report: the fastest k1 and its kernels, the heuristic's k2 and its kernels */
+    json_t *al = find_row(table(j, "algo-layers"), "layer", "LA", NULL, NULL);
+    assert_string_equal(json_string_value(json_object_get(al, "fastest")), "k1");
+    assert_string_equal(json_string_value(json_object_get(al, "fastest kernels")), "fast_kernel<half, 4>|x");
+    assert_string_equal(json_string_value(json_object_get(al, "heuristic kernels")), "slow_kernel");
+    /* one device only: the error row's "unknown" is no target (no devices report) */
+    size_t i;
+    json_t *t;
+    json_array_foreach(json_object_get(j, "reports"), i, t)
+        assert_string_not_equal(json_string_value(json_object_get(t, "name")), "devices");
+    json_decref(j);
+    /* a framework faster than the bound, and one slower, in f16 (held against f16+tensor_op) */
+    snprintf(path, sizeof(path), "%s/gpu/measured.csv", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "model,batch,dtype,device,framework,threads,latency_us,runs,note,node\n"
+               "toy,1,f16,GPU X,fw fast,1,%.3f,10,,\ntoy,1,f16,GPU X,fw slow,1,%.3f,10,,\n",
+            fused / 2, fused * 2);
+    fclose(f);
+    assert_int_equal(run_agg(args, out, err), 3);
+    j = report("--report framework");
+    json_t *fast = find_row(table(j, "framework"), "framework", "fw fast", NULL, NULL);
+    json_t *slow = find_row(table(j, "framework"), "framework", "fw slow", NULL, NULL);
+    assert_true(fabs(num(fast, "fused bound") - fused) < 1e-6);
+    assert_string_equal(json_string_value(json_object_get(fast, "check")), "NOT A BOUND: above measured");
+    assert_true(num(fast, "overhead") < 0);
+    assert_string_equal(json_string_value(json_object_get(slow, "check")), "ok");
+    assert_true(num(slow, "overhead") > 0);
+    json_decref(j);
+    db_file = "t.db";
+}
+
+/* The reliability issue's hostile inputs to agg: a manifest whose node index is beyond its run
+ * (and one that is malformed further down) is rejected whole and the database keeps the good
+ * one; an unclosed quote is one bad row and the rows after it are ingested; numbers in hex or
+ * with a leading space are bad; a NUL makes one bad row; control bytes from the file are
+ * escaped in messages; a byte-order mark is accepted; a missing file is one error and no
+ * database is created; reports work with no measured rows (UBSan: asan-test) */
+static void test_hostile_inputs(void **state)
+{
+    (void)state;
+    char out[512], err[512], args[900], path[600];
+    snprintf(out, sizeof(out), "%s/h.out", dir);
+    snprintf(err, sizeof(err), "%s/h.err", dir);
+    assert_int_equal(test_sh("mkdir -p '%s/h' && cp '%s/manifest.tsv' '%s/h/manifest.tsv'", dir, dir, dir), 0);
+    db_file = "hostile.db";
+    /* a missing file: one error, nothing created */
+    snprintf(args, sizeof(args), "ingest '%s/h/manifest.tsv' '%s/h/nothere.csv'", dir, dir);
+    assert_int_equal(run_agg(args, out, err), 3);
+    char *e = slurp(err);
+    assert_non_null(strstr(e, "nothere.csv: error: No such file or directory"));
+    assert_ptr_equal(strchr(e, '\n'), e + strlen(e) - 1);
+    free(e);
+    snprintf(path, sizeof(path), "%s/hostile.db", dir);
+    assert_int_not_equal(access(path, F_OK), 0);
+    /* the good manifest, then two bad ones that must change nothing */
+    snprintf(args, sizeof(args), "ingest '%s/h/manifest.tsv'", dir);
+    assert_int_equal(run_agg(args, out, err), 0);
+    static const char *const bad_manifests[] = {
+        "benanza-manifest\t1\nrun\t0\ttoy\t1\ttoy.onnx\t9\nnode\t0\t2147483648\tRelu\tcompute\tLB\t-\t-\tB\n",
+        "benanza-manifest\t1\nrun\t0\ttoy\t1\ttoy.onnx\t2\nnode\t0\t0\tConv\tcompute\tLA\t-\t-\tA\n"
+        "node\t0\t1\tRelu\tcompute\tLB\t-\t7\tB\n",
+        "benanza-manifest\t1\nrun\t0\ttoy\t1\ttoy.onnx\t2\nnode\t0\t0\tConv\tcompute\tLA\t-\t-\tA\nnode\t0\tx\n",
+    };
+    for (size_t i = 0; i < 3; i++) {
+        put_file("h/bad.tsv", bad_manifests[i]);
+        snprintf(args, sizeof(args), "ingest '%s/h/bad.tsv'", dir);
+        assert_int_equal(run_agg(args, out, err), 3);
+        e = slurp(err);
+        assert_non_null(strstr(e, "the manifest is not ingested"));
+        free(e);
+    }
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    char *nodes = query_text(db, "SELECT count(*), max(idx) FROM node");
+    assert_string_equal(nodes, "9|8|\n");
+    free(nodes);
+    sqlite3_close(db);
+    /* results: a BOM, hex, a leading space, a NUL, an escape sequence, an unclosed quote */
+    static const char hdr[] = "schema,bench,layer,layer_name,op,backend,impl,dtype,math,status,iters,min_us,median_us,"
+                              "mean_us,p90_us,max_us,stddev_us,workspace_bytes,flops,bytes,threads,peak_rss_kb,device,"
+                              "cc,sms,lib,host,time,method,kernel_us,busy,note\n";
+#define ROW(bench, us) "2," bench ",LA,n,Conv,cpu,a,f32,default,ok,3," us "," us "," us "," us "," us ",0,0,1,1,2,9,CPU,,2,lib,h,2026-11-23T00:00:00Z,cpu,,0,\n"
+    struct bz_buf b;
+    bz_buf_init(&b);
+    bz_buf_puts(&b, "\xef\xbb\xbf");
+    bz_buf_puts(&b, hdr);
+    bz_buf_puts(&b, ROW("LA-f32-good1", "5"));
+    bz_buf_puts(&b, ROW("LA-f32-hex", "0x10"));
+    bz_buf_puts(&b, ROW("LA-f32-space", " 5"));
+    bz_buf_puts(&b, ROW("LA-f32-inf", "inf"));
+    bz_buf_puts(&b, "2,LA-f32-esc,LA,n,Conv,cpu,a,f32,default,ok\x1b[31m,3,5,5,5,5,5,0,0,1,1,2,9,CPU,,2,lib,h,"
+                    "2026-11-23T00:00:00Z,cpu,,0,\n");
+    bz_buf_puts(&b, "2,LA-f32-nul,LA,n,Conv,cpu,a,f32,default,ok,3,5,5,5,5,5,0,0,1,1,2,9,CP");
+    bz_buf_append(&b, "\0", 1);
+    bz_buf_puts(&b, "U,,2,lib,h,2026-11-23T00:00:00Z,cpu,,0,\n");
+    bz_buf_puts(&b, "2,LA-f32-quote,LA,\"n,Conv,cpu,a,f32,default,ok,3,5,5,5,5,5,0,0,1,1,2,9,CPU,,2,lib,h,"
+                    "2026-11-23T00:00:00Z,cpu,,0,\n");
+    bz_buf_puts(&b, ROW("LA-f32-good2", "4"));
+    bz_buf_puts(&b, ROW("LA-f32-good3", "3"));
+    snprintf(path, sizeof(path), "%s/h/results.csv", dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fwrite(b.data, 1, b.len, f);
+    fclose(f);
+    bz_buf_free(&b);
+#undef ROW
+    snprintf(args, sizeof(args), "ingest '%s/h/results.csv'", dir);
+    assert_int_equal(run_agg(args, out, err), 3);
+    e = slurp(err);
+    assert_non_null(strstr(e, ":3: column min_us: '0x10' is not a number"));
+    assert_non_null(strstr(e, ":4: column min_us: ' 5' is not a number"));
+    assert_non_null(strstr(e, ":5: column min_us: 'inf' is not a number"));
+    assert_non_null(strstr(e, "\\x1b[31m"));
+    assert_null(strchr(e, '\x1b'));
+    assert_non_null(strstr(e, ":7: a NUL byte in the row"));
+    assert_non_null(strstr(e, ":8: a quote that is not closed on its line"));
+    assert_non_null(strstr(e, "3 rows added, 0 already there, 6 bad"));
+    free(e);
+    /* a report with no measured rows */
+    json_t *j = report("--report bound,framework");
+    json_t *bound = find_row(table(j, "bound"), "model", "toy", NULL, NULL);
+    (void)bound;
+    json_decref(j);
+    db_file = "t.db";
+}
+
 void test_agg_group(struct test_totals *tot)
 {
     struct CMUnitTest tests[] = {
@@ -530,6 +717,8 @@ void test_agg_group(struct test_totals *tot)
         cmocka_unit_test(test_broken_rows),
         cmocka_unit_test(test_formats_and_errors),
         cmocka_unit_test(test_summary_tables),
+        cmocka_unit_test(test_gpu_rows),
+        cmocka_unit_test(test_hostile_inputs),
     };
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
@@ -540,7 +729,7 @@ void test_agg_group(struct test_totals *tot)
     write_results();
     test_group_run(tot, "agg", tests, sizeof(tests) / sizeof(tests[0]));
     char cmd[600];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    snprintf(cmd, sizeof(cmd), getenv("BENANZA_KEEP") ? "true %s" : "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         print_message("could not remove %s\n", dir);
 }

@@ -2,6 +2,7 @@
  * ending in one located line and a distinct exit status, with nothing on stdout. */
 #include <fcntl.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -365,6 +366,62 @@ static void output_folder_parents(void **state)
 /* gen --layers over every shared model at batch 1 and 32: every node resolved except the
  * unsupported operators (gpt2's com.microsoft ops) and gtcrn at batch 32, a streaming
  * model whose ScatterND/Reshape constants fix its batch at 1 (gen must say so). */
+/* scripts/measure-torch where there is no GPU: its per-node rows name nodes of gen's zoo
+ * models, its model names are gen's, a bad flag is exit 2, no PyTorch exit 3
+ * (test/oracle/measure_torch_names.py) */
+static void measure_torch_names(void **state)
+{
+    (void)state;
+    const char *py = test_env("PYTHON", "python3");
+    const char *gen = test_env("BENANZA_GEN", "bin/gen");
+    assert_int_equal(test_sh("%s --zoo resnet50 --zoo bert_base -b 1 --backend none -o '%s/mt' > /dev/null 2>&1 && "
+                             "%s test/oracle/measure_torch_names.py '%s/mt/manifest.tsv'",
+                             gen, dir, py, dir),
+                     0);
+}
+
+/* The reliability issue's hostile models (test/oracle/hostile_models.py writes them): each
+ * ends with its exit status and a located message, never a crash (asan-test runs this under
+ * ASan/UBSan); after an error nothing is written and no summary printed; --layers and --shapes
+ * end the same way */
+static void hostile_models(void **state)
+{
+    (void)state;
+    const char *py = test_env("PYTHON", "python3");
+    if (test_sh("%s -c 'import onnx' 2>/dev/null", py) != 0) {
+        TEST_SKIP("%s has no onnx package (scripts/setup installs it): skipped\n", py);
+        return;
+    }
+    char gen[4096];
+    if (!realpath(test_env("BENANZA_GEN", "bin/gen"), gen))
+        fail_msg("no gen");
+    assert_int_equal(
+        test_sh("%s test/oracle/hostile_models.py '%s/hostile' > /dev/null && cd '%s/hostile' && bad=0 && "
+                "while IFS=$(printf '\\t') read -r n c fr; do "
+                "  '%s' -b 1 -o out_$n $n.onnx > $n.o 2> $n.e; rc=$?; "
+                "  if [ $rc != $c ] || ! grep -qF -- \"$fr\" $n.e; then echo \"$n: exit $rc (want $c)\"; cat $n.e; bad=1; fi; "
+                "  if [ $c = 3 ] && { [ -e out_$n ] || [ -s $n.o ] || grep -q 'benchmarks in' $n.e || "
+                "       [ $(grep -c 'error:' $n.e) != 1 ] || ! grep -q \"^$n.onnx: error: node\\[0\\]\" $n.e; }; then "
+                "    echo \"$n: not one located error, or something written\"; cat $n.e; bad=1; fi; "
+                "  for m in --layers --shapes; do '%s' $m -b 1 $n.onnx > $n.m.o 2> $n.m.e; rc=$?; "
+                "    if [ $rc != $c ]; then echo \"$n $m: exit $rc (want $c)\"; cat $n.m.e; bad=1; fi; done; "
+                "done < expect.tsv; exit $bad",
+                py, dir, dir, gen, gen),
+        0);
+}
+
+/* gen's operator schemas against onnx.defs (test/oracle/schema_check.py) */
+static void ops_table_against_onnx(void **state)
+{
+    (void)state;
+    const char *py = test_env("PYTHON", "python3");
+    if (test_sh("%s -c 'import onnx' 2>/dev/null", py) != 0) {
+        TEST_SKIP("%s has no onnx package (scripts/setup installs it): skipped\n", py);
+        return;
+    }
+    assert_int_equal(test_sh("%s test/oracle/schema_check.py '%s'", py, test_env("BENANZA_GEN", "bin/gen")), 0);
+}
+
 static void shared_models_at_two_batches(void **state)
 {
     (void)state;
@@ -413,6 +470,18 @@ static void shared_models_at_two_batches(void **state)
     }
     assert_int_equal(rows, 2 * (int)n);
     assert_int_equal(bad, 0);
+    /* two layers with different keys never share a name (the table lists each layer once) */
+    char tpath[600];
+    snprintf(tpath, sizeof(tpath), "%s/layers.txt", dir);
+    FILE *tf = fopen(tpath, "w");
+    assert_non_null(tf);
+    fputs(r.out, tf);
+    fclose(tf);
+    assert_int_equal(test_sh("awk '/^unique layers/ {go = 1; next} /^per model/ {go = 0} go && NF >= 4 && $1 != \"id\" "
+                             "{ print $4 }' '%s' | sort | uniq -d | head -5 | tee '%s.dup' | wc -l | grep -qx 0 || "
+                             "{ echo 'names shared by layers with different keys:'; cat '%s.dup'; exit 1; }",
+                             tpath, tpath, tpath),
+                     0);
     assert_non_null(strstr(r.err, "gtcrn-gru-speech-enh-simplified-opset11.onnx (batch 32): warning:"));
     assert_non_null(strstr(r.err, "after setting the batch to 32 some shapes do not fit"));
     assert_non_null(strstr(r.err, "operator com.microsoft:Attention is not supported: 5 nodes not benchmarked"));
@@ -438,6 +507,9 @@ void test_cli_group(struct test_totals *tot)
         cmocka_unit_test(unsupported_operators),
         cmocka_unit_test(output_folder_parents),
         cmocka_unit_test(shared_models_at_two_batches),
+        cmocka_unit_test(measure_torch_names),
+        cmocka_unit_test(hostile_models),
+        cmocka_unit_test(ops_table_against_onnx),
     };
     test_group_run(tot, "cli", tests, BZ_ARRAY_LEN(tests));
     char cmd[300];

@@ -123,6 +123,21 @@ static void cuda_half_conversions(void **state)
     assert_int_equal(test_sh("%s test/oracle/half_check.py '%s/convert'", py, dir), 0);
 }
 
+/* The host references that --verify holds every library benchmark to (runtime/cuda_ref.h),
+ * against oneDNN's reference implementations on the same inputs, every family; each must also
+ * reject an output moved past its tolerance (test/cuda_ref_check.c) */
+static void cuda_host_references(void **state)
+{
+    (void)state;
+    if (!have_cuda())
+        return;
+    assert_int_equal(test_sh("cc -std=c11 -O1 -Wall -Wextra -Werror -I'%s/include' test/cuda_ref_check.c -o '%s/refcheck' "
+                             "-L'%s/lib64' -Wl,-rpath,'%s/lib64' -ldnnl -lcudnn -lcublas -lcudart -ldl -lm && '%s/refcheck' > "
+                             "'%s/refcheck.log'; rc=$?; grep -v '^ok' '%s/refcheck.log'; exit $rc",
+                             cuda_home(), dir, cuda_home(), cuda_home(), dir, dir, dir),
+                     0);
+}
+
 /* gen --repro LAYER: just that layer's benchmarks, in a folder of their own; each builds with
  * the command in its header comment alone (CUDA_HOME set for the CUDA ones) */
 static void cuda_repro(void **state)
@@ -199,6 +214,7 @@ void test_cuda_group(struct test_totals *tot)
     }
     struct CMUnitTest tests[] = {
         cmocka_unit_test(cuda_half_conversions),
+        cmocka_unit_test(cuda_host_references),
         cmocka_unit_test(cuda_hostile_names),
         cmocka_unit_test(cuda_repro),
         cmocka_unit_test(cuda_shared_compile),

@@ -49,6 +49,7 @@ int main(void)
     test_zoo_group(&tot);
     test_cli_group(&tot);
     test_agg_group(&tot);
+    test_runner_group(&tot);
     test_e2e_group(&tot);
     test_cuda_group(&tot);
     int passed = tot.run - tot.failed - tot.skipped;

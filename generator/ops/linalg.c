@@ -75,6 +75,8 @@ static void infer_einsum(struct infer_ctx *c)
         return;
     }
     struct ir_dim label[128];
+    for (int l = 0; l < 128; l++)
+        label[l] = dim_unknown();
     int count[128] = {0};
     bool seen[128] = {0};
     struct ir_dim ell[16];

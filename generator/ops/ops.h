@@ -50,6 +50,20 @@ struct op_def {
 
 /* The table (ops/registry.c): one entry per ONNX operator we understand. */
 const struct op_def *op_find(const char *domain, const char *op_type);
+/* every entry, with its domain ("" for ONNX's) */
+void op_table_each(void (*fn)(const char *domain, const struct op_def *d, void *ud), void *ud);
+
+/* The schema check every node passes before its operator's code reads it (ops/schema.c):
+ * input and output counts, attribute ranges. 0; -1 with why (the node is not valid ONNX);
+ * 1 with why (valid, but beyond gen: its outputs stay unresolved). */
+int op_check_node(const struct ir_node *n, struct bz_buf *why);
+/* With the inputs' shapes known: -1 with why where an input cannot be a tensor (too many
+ * elements), 1 with why where the node is valid but beyond gen (9 spatial dims), else 0. */
+int op_check_shapes(const struct ir_node *n, struct bz_buf *why);
+/* An operator's input and output counts (-1: any number) and required inputs (bit i: input i);
+ * false when it has no schema here. */
+bool op_schema_counts(const char *domain, const char *name, int *min_in, int *max_in, int *min_out, int *max_out,
+                      unsigned *required);
 
 /* ---- inputs ---- */
 int op_nin(const struct infer_ctx *c);

@@ -34,3 +34,14 @@ const struct op_def *op_find(const char *domain, const char *op_type)
                 return d;
     return NULL;
 }
+
+void op_table_each(void (*fn)(const char *domain, const struct op_def *d, void *ud), void *ud)
+{
+    for (size_t f = 0; f < BZ_ARRAY_LEN(op_families); f++)
+        for (const struct op_def *d = op_families[f]; d->name; d++)
+            fn("", d, ud);
+    for (const struct op_def *d = ops_msft; d->name; d++)
+        fn("com.microsoft", d, ud);
+    for (const struct op_def *d = ops_training; d->name; d++)
+        fn("ai.onnx.preview.training", d, ud);
+}

@@ -723,7 +723,10 @@ static void infer_pad(struct infer_ctx *c)
         int a = op_axis(c, axes ? axes[k] : k, t->rank);
         if (a < 0)
             return;
-        d[a] = dim_known(t->dims[a]) ? dim_of(t->dims[a].value + pads[k] + pads[k + na]) : dim_unknown();
+        int64_t sum;
+        bool fits = !__builtin_add_overflow(t->dims[a].value, pads[k], &sum) &&
+                    !__builtin_add_overflow(sum, pads[k + na], &sum);
+        d[a] = dim_known(t->dims[a]) && fits ? dim_of(sum) : dim_unknown();
     }
 }
 

@@ -189,9 +189,10 @@ static int agg_do_ingest(struct agg_db *d, struct agg_opts *o, int beside)
         struct agg_ingest_stats before = st;
         if (agg_ingest_path(d, p, o->run, &st, stderr))
             rc = -1;
-        fprintf(stderr, "agg: %s: %ld rows added, %ld already there, %ld bad\n", p,
-                st.rows_added - before.rows_added, st.rows_same - before.rows_same,
-                st.rows_bad - before.rows_bad);
+        fputs("agg: ", stderr);
+        agg_fput_safe(stderr, p);
+        fprintf(stderr, ": %ld rows added, %ld already there, %ld bad\n", st.rows_added - before.rows_added,
+                st.rows_same - before.rows_same, st.rows_bad - before.rows_bad);
     }
     if (rc || st.rows_bad || st.files_bad)
         return AGG_EXIT_BADROWS;
@@ -265,6 +266,21 @@ int main(int argc, char **argv)
     }
     char *owned_db;
     agg_default_db(&o, &owned_db);
+    /* every input first: a missing one is one error, and no database is made for nothing */
+    int missing = 0;
+    for (int i = 0; o.mode != 2 && i < o.npaths; i++) {
+        struct stat sb;
+        if (stat(o.paths[i], &sb) != 0) {
+            agg_fput_safe(stderr, o.paths[i]);
+            fprintf(stderr, ": error: %s\n", strerror(errno));
+            missing++;
+        }
+    }
+    if (missing) {
+        free(owned_db);
+        free(o.paths);
+        return AGG_EXIT_BADROWS;
+    }
     struct agg_db d;
     if (agg_db_open(&d, o.db, o.mode != 2)) {
         free(owned_db);

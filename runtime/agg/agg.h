@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #define AGG_VERSION "0.1.0"
-#define AGG_DB_SCHEMA 1
+#define AGG_DB_SCHEMA 2
 
 /* exit statuses (docs/formats.md) */
 enum agg_exit {
@@ -57,7 +57,10 @@ void agg_map_put_id(struct agg_map *m, long long id, void *val);
 /* the length of the valid multi-byte UTF-8 sequence at p, 0 for ASCII or a stray byte */
 size_t agg_utf8_seq(const unsigned char *p);
 
-/* strict number parsing: the whole field, finite */
+/* text from input files in a message: control bytes escaped as \xNN */
+void agg_fput_safe(FILE *f, const char *s);
+
+/* strict number parsing: the whole field, finite, decimal (no spaces, hex, inf, nan) */
 int agg_parse_double(const char *s, double *out);
 int agg_parse_long(const char *s, long *out);
 
@@ -72,7 +75,14 @@ struct agg_reader {
     char **fields;
     int nfields, cap_fields;
     int truncated; /* the record ended at end of file without a line end, or inside quotes */
+    int unclosed;  /* it ended inside quotes */
+    int has_nul;   /* it holds a NUL byte */
+    int multiline; /* a quoted field held a line break */
+    long long restart; /* file offset of the record's second physical line (multiline) */
 };
+/* Drops the current record after its first physical line and goes on from the next line
+ * (a quote that was never closed swallowed the lines after it); -1 on a read error */
+int agg_reader_resync(struct agg_reader *r);
 int agg_reader_open(struct agg_reader *r, const char *path, char sep);
 /* 1: a record in r->fields, 0: end of file, -1: read error (errno) */
 int agg_reader_next(struct agg_reader *r);
@@ -136,6 +146,8 @@ struct agg_layer_info {
 struct agg_algo_time {
     char *algo;
     double us;
+    char *kernels; /* the kernels its fastest row ran (CUPTI's kernel_names), or NULL */
+    int busy;      /* that row was timed on a busy machine: 1; 0; -1 unknown */
 };
 /* per target x layer x precision: every algorithm's best median, and the library's picks */
 struct agg_cell {
@@ -168,6 +180,10 @@ int agg_best(const struct agg_data *x, long target, const char *layer, const cha
              double *us, const char **algo);
 double agg_algo_us(const struct agg_data *x, long target, const char *layer, const char *prec,
                    const char *algo); /* <0: not measured */
+/* the same, with the row's kernels and busy flag (NULL: none) */
+const struct agg_algo_time *agg_best_at(const struct agg_data *x, long target, const char *layer, const char *prec);
+const struct agg_algo_time *agg_algo_at(const struct agg_data *x, long target, const char *layer, const char *prec,
+                                        const char *algo);
 const struct agg_cell *agg_cell_get(const struct agg_data *x, long target, const char *layer,
                                     const char *prec);
 int agg_glob(const char *pattern, const char *s);

@@ -45,15 +45,38 @@ static inline void agg_rec_putc(struct agg_buf *b, char c)
         b->p[b->n++] = c;
 }
 
+int agg_reader_resync(struct agg_reader *r)
+{
+    if (fseeko(r->f, (off_t)r->restart, SEEK_SET) != 0)
+        return -1;
+    r->next_line = r->line + 1;
+    return 0;
+}
+
 int agg_reader_next(struct agg_reader *r)
 {
     FILE *f = r->f;
     int c = getc_unlocked(f);
     if (c == EOF)
         return ferror(f) ? -1 : 0;
+    if (r->next_line == 1 && c == 0xef) {
+        /* a UTF-8 byte-order mark before the first record */
+        int b = getc_unlocked(f), d = b == 0xbb ? getc_unlocked(f) : EOF;
+        if (b == 0xbb && d == 0xbf) {
+            c = getc_unlocked(f);
+            if (c == EOF)
+                return ferror(f) ? -1 : 0;
+        } else {
+            if (d != EOF)
+                ungetc(d, f);
+            if (b != EOF && b != 0xbb)
+                ungetc(b, f);
+        }
+    }
     r->rec.n = 0;
     r->nfields = 0;
-    r->truncated = 0;
+    r->truncated = r->unclosed = r->has_nul = r->multiline = 0;
+    r->restart = -1;
     r->line = r->next_line;
     agg_buf_put(&r->rec, "", 0);
     agg_reader_field_start(r, 0);
@@ -77,8 +100,15 @@ int agg_reader_next(struct agg_reader *r)
                     ungetc(d, f);
                 continue;
             }
-            if (c == '\n')
+            if (c == '\n') {
                 r->next_line++;
+                if (!r->multiline) {
+                    r->multiline = 1;
+                    r->restart = (long long)ftello(f);
+                }
+            }
+            if (c == 0)
+                r->has_nul = 1;
             agg_rec_putc(&r->rec, (char)c);
             continue;
         }
@@ -109,10 +139,12 @@ int agg_reader_next(struct agg_reader *r)
         }
         field_begin = 0;
         (void)quoted;
+        if (c == 0)
+            r->has_nul = 1;
         agg_rec_putc(&r->rec, (char)c);
     }
     if (in_quotes)
-        r->truncated = 1;
+        r->truncated = r->unclosed = 1;
     agg_rec_putc(&r->rec, '\0');
     for (int i = 0; i < r->nfields; i++)
         r->fields[i] = r->rec.p + (uintptr_t)r->fields[i];

@@ -21,13 +21,13 @@ static const char agg_schema_sql[] =
     " math TEXT NOT NULL, prec TEXT NOT NULL, status TEXT NOT NULL, iters INTEGER,"
     " min_us REAL, median_us REAL, mean_us REAL, p90_us REAL, max_us REAL, stddev_us REAL,"
     " workspace_bytes INTEGER, flops REAL, bytes REAL, peak_rss_kb INTEGER, note TEXT,"
-    " choice TEXT, chosen TEXT, src_ingest INTEGER, src_line INTEGER,"
-    " PRIMARY KEY(target, run, bench, host, time)) WITHOUT ROWID;"
+    " choice TEXT, chosen TEXT, src_ingest INTEGER, src_line INTEGER, method TEXT, kernel_us REAL,"
+    " busy INTEGER, PRIMARY KEY(target, run, bench, host, time)) WITHOUT ROWID;"
     /* the fastest median per algorithm, kept up to date by ingest: reports read this, not
      * the million rows behind it */
     "CREATE TABLE IF NOT EXISTS best(target INTEGER NOT NULL, run TEXT NOT NULL,"
     " layer TEXT NOT NULL, prec TEXT NOT NULL, algo TEXT NOT NULL, median_us REAL NOT NULL,"
-    " PRIMARY KEY(target, run, layer, prec, algo)) WITHOUT ROWID;"
+    " kernels TEXT, busy INTEGER, PRIMARY KEY(target, run, layer, prec, algo)) WITHOUT ROWID;"
     /* the library's latest pick per target x run x layer x precision x source (heuristic,
      * find), kept by ingest for the same reason */
     "CREATE TABLE IF NOT EXISTS pick(target INTEGER NOT NULL, run TEXT NOT NULL,"
@@ -82,24 +82,35 @@ int agg_db_open(struct agg_db *d, const char *path, int create)
         return -1;
     }
     sqlite3_stmt *s = NULL;
-    int ok = 0;
+    int ok = 0, have = -1;
     if (sqlite3_prepare_v2(d->db, "SELECT value FROM meta WHERE key='schema'", -1, &s, NULL) ==
         SQLITE_OK) {
-        if (sqlite3_step(s) == SQLITE_ROW) {
-            ok = sqlite3_column_int(s, 0) == AGG_DB_SCHEMA;
-            if (!ok)
-                fprintf(stderr, "%s: error: database schema %d, this agg reads %d\n", path,
-                        sqlite3_column_int(s, 0), AGG_DB_SCHEMA);
-        } else {
-            ok = sqlite3_exec(d->db, "INSERT INTO meta VALUES('schema','1')", NULL, NULL,
-                              NULL) == SQLITE_OK;
-        }
+        have = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
     }
     sqlite3_finalize(s);
+    if (have == AGG_DB_SCHEMA) {
+        ok = 1;
+    } else if (have == 0) {
+        ok = sqlite3_exec(d->db, "INSERT INTO meta VALUES('schema','2')", NULL, NULL, NULL) == SQLITE_OK;
+    } else if (have == 1) {
+        /* schema 1 lacked the method, kernel_us and busy columns: added, the rows kept */
+        ok = sqlite3_exec(d->db, "BEGIN; ALTER TABLE result ADD COLUMN method TEXT;"
+                                 " ALTER TABLE result ADD COLUMN kernel_us REAL; ALTER TABLE result ADD COLUMN busy INTEGER;"
+                                 " ALTER TABLE best ADD COLUMN kernels TEXT; ALTER TABLE best ADD COLUMN busy INTEGER;"
+                                 " UPDATE meta SET value='2' WHERE key='schema'; COMMIT;",
+                          NULL, NULL, &msg) == SQLITE_OK;
+        if (!ok) {
+            fprintf(stderr, "%s: error: cannot update the database from schema 1: %s\n", path, msg ? msg : "?");
+            sqlite3_free(msg);
+            sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+        }
+    } else if (have > 0) {
+        fprintf(stderr, "%s: error: database schema %d, this agg reads %d\n", path, have, AGG_DB_SCHEMA);
+    }
     /* a database written before the summary tables existed: fill them once from the
      * results (checked first: the fill scans every result row) */
     static const char *const fill[][2] = {
-        {"best", "INSERT INTO best SELECT target, run, layer, prec, algo, min(median_us) FROM result"
+        {"best", "INSERT INTO best(target, run, layer, prec, algo, median_us) SELECT target, run, layer, prec, algo, min(median_us) FROM result"
                  " WHERE status='ok' GROUP BY target, run, layer, prec, algo"},
         {"pick", "INSERT INTO pick SELECT target, run, layer, prec, choice, chosen, max(time) FROM result"
                  " WHERE choice IS NOT NULL GROUP BY target, run, layer, prec, choice"},
@@ -141,6 +152,8 @@ struct agg_ing {
     FILE *err;
     long bad_here;
     sqlite3_int64 ingest_id; /* tells rows of this file from rows an earlier ingest wrote */
+    int whole_file;          /* a bad line rejects the whole file (manifests) */
+    int cols1, cols2;        /* the column counts a record may have (0: any) */
 };
 
 static void agg_bad(struct agg_ing *g, long line, const char *fmt, ...)
@@ -148,12 +161,16 @@ static void agg_bad(struct agg_ing *g, long line, const char *fmt, ...)
 
 static void agg_bad(struct agg_ing *g, long line, const char *fmt, ...)
 {
+    char msg[600];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(g->err, "%s:%ld: ", g->path, line);
-    vfprintf(g->err, fmt, ap);
-    fputs(" (row skipped)\n", g->err);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    /* the message quotes the file: escaped, so that the file cannot drive the terminal */
+    agg_fput_safe(g->err, g->path);
+    fprintf(g->err, ":%ld: ", line);
+    agg_fput_safe(g->err, msg);
+    fputs(g->whole_file ? "\n" : " (row skipped)\n", g->err);
     g->st->rows_bad++;
     g->bad_here++;
 }
@@ -234,8 +251,24 @@ static int agg_next_row(struct agg_ing *g, struct agg_reader *r)
 {
     int k;
     while ((k = agg_reader_next(r)) == 1) {
+        /* a quote never closed swallows the lines after it: this record's first line is bad,
+         * the rest is read again as rows of their own */
+        int runaway = r->unclosed || (r->multiline && g->cols1 && r->nfields != g->cols1 && r->nfields != g->cols2);
+        if (runaway && r->multiline) {
+            agg_bad(g, r->line, "a quote that is not closed on its line");
+            if (agg_reader_resync(r) != 0) {
+                k = -1;
+                break;
+            }
+            continue;
+        }
+        if (r->has_nul) {
+            agg_bad(g, r->line, "a NUL byte in the row");
+            continue;
+        }
         if (r->truncated) {
-            agg_bad(g, r->line, "truncated row (the file ends inside it)");
+            agg_bad(g, r->line, r->unclosed ? "a quote that is not closed (the file ends inside it)"
+                                            : "truncated row (the file ends inside it)");
             continue;
         }
         if (r->line == 1 || (r->nfields == 1 && !*r->fields[0]))
@@ -249,17 +282,20 @@ static int agg_next_row(struct agg_ing *g, struct agg_reader *r)
 
 /* ---- results CSV ---- */
 
+/* schema 2's columns; a schema 1 row (no method, kernel_us, busy) is read into the same places */
 enum {
     RC_SCHEMA, RC_BENCH, RC_LAYER, RC_LAYER_NAME, RC_OP, RC_BACKEND, RC_IMPL, RC_DTYPE, RC_MATH,
     RC_STATUS, RC_ITERS, RC_MIN, RC_MEDIAN, RC_MEAN, RC_P90, RC_MAX, RC_STDDEV, RC_WORKSPACE,
     RC_FLOPS, RC_BYTES, RC_THREADS, RC_RSS, RC_DEVICE, RC_CC, RC_SMS, RC_LIB, RC_HOST, RC_TIME,
-    RC_NOTE, RC_COUNT
+    RC_METHOD, RC_KERNEL_US, RC_BUSY, RC_NOTE, RC_COUNT
 };
+enum { RC_COUNT_V1 = 29 };
 static const char *const agg_result_cols[RC_COUNT] = {
     "schema", "bench", "layer", "layer_name", "op", "backend", "impl", "dtype", "math",
     "status", "iters", "min_us", "median_us", "mean_us", "p90_us", "max_us", "stddev_us",
     "workspace_bytes", "flops", "bytes", "threads", "peak_rss_kb", "device", "cc", "sms", "lib",
-    "host", "time", "note"};
+    "host", "time", "method", "kernel_us", "busy", "note"};
+static const char *const agg_methods[] = {"cpu", "blocking", "graph", "graph-host", "events", "cold", "cold-events"};
 static const char *const agg_statuses[] = {"ok", "unsupported", "oom", "error", "nodevice",
                                            "wrong", "advice"};
 
@@ -350,7 +386,9 @@ out:
  * value keeps the lengths of its parts, since model text may contain any byte. */
 struct agg_pend {
     unsigned layer_len, prec_len;
-    double median;      /* best: the fastest median of the batch */
+    double median;      /* best: the fastest median of the batch, its row's kernels and busy */
+    char *kernels;
+    int busy;
     char time[24];      /* pick: the latest row's time and choice */
     char *chosen;
 };
@@ -396,6 +434,7 @@ static void agg_pend_free(void *v)
 {
     struct agg_pend *p = v;
     free(p->chosen);
+    free(p->kernels);
     free(p);
 }
 
@@ -410,7 +449,8 @@ static int agg_pend_flush(struct agg_ing *g, struct agg_map *m, sqlite3_stmt *st
     for (size_t i = 0; i < m->cap; i++)
         if (m->slots[i].key)
             v[n++] = m->slots[i];
-    qsort(v, n, sizeof(*v), agg_slot_cmp);
+    if (n > 1)
+        qsort(v, n, sizeof(*v), agg_slot_cmp);
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         const char *k = v[i].key;
@@ -427,6 +467,14 @@ static int agg_pend_flush(struct agg_ing *g, struct agg_map *m, sqlite3_stmt *st
             sqlite3_bind_text(stmt, 7, p->time, -1, SQLITE_STATIC);
         } else {
             sqlite3_bind_double(stmt, 6, p->median);
+            if (p->kernels)
+                sqlite3_bind_text(stmt, 7, p->kernels, -1, SQLITE_STATIC);
+            else
+                sqlite3_bind_null(stmt, 7);
+            if (p->busy >= 0)
+                sqlite3_bind_int(stmt, 8, p->busy);
+            else
+                sqlite3_bind_null(stmt, 8);
         }
         if (sqlite3_step(stmt) != SQLITE_DONE)
             rc = agg_sql_fail(g, "insert");
@@ -449,14 +497,20 @@ static int agg_summary_flush(struct agg_ing *g, struct agg_summary *sm, sqlite3_
 static int agg_result_row(struct agg_ing *g, struct agg_reader *r, sqlite3_stmt *ins,
                           sqlite3_stmt *same, struct agg_summary *sm, struct agg_map *targets)
 {
-    char **f = r->fields;
+    char **f = r->fields, *v1[RC_COUNT];
     long line = r->line;
-    if (r->nfields != RC_COUNT) {
-        agg_bad(g, line, "%d columns, expected %d", r->nfields, RC_COUNT);
+    static char empty[] = "";
+    if (r->nfields == RC_COUNT_V1 && !strcmp(f[RC_SCHEMA], "1")) {
+        for (int i = 0; i < RC_METHOD; i++)
+            v1[i] = f[i];
+        v1[RC_METHOD] = v1[RC_KERNEL_US] = v1[RC_BUSY] = empty;
+        v1[RC_NOTE] = f[RC_COUNT_V1 - 1];
+        f = v1;
+    } else if (r->nfields != RC_COUNT) {
+        agg_bad(g, line, "%d columns, expected %d (schema 2) or %d (schema 1)", r->nfields, RC_COUNT, RC_COUNT_V1);
         return -1;
-    }
-    if (strcmp(f[RC_SCHEMA], "1")) {
-        agg_bad(g, line, "schema '%.20s', this agg reads schema 1", f[RC_SCHEMA]);
+    } else if (strcmp(f[RC_SCHEMA], "2")) {
+        agg_bad(g, line, "schema '%.20s', this agg reads schemas 1 and 2", f[RC_SCHEMA]);
         return -1;
     }
     static const int required[] = {RC_BENCH, RC_LAYER, RC_BACKEND, RC_DTYPE, RC_STATUS,
@@ -482,20 +536,32 @@ static int agg_result_row(struct agg_ing *g, struct agg_reader *r, sqlite3_stmt 
         agg_bad(g, line, "column time: '%.30s' is not YYYY-MM-DDTHH:MM:SSZ", f[RC_TIME]);
         return -1;
     }
+    int method_ok = !*f[RC_METHOD];
+    for (size_t i = 0; i < sizeof(agg_methods) / sizeof(agg_methods[0]); i++)
+        method_ok |= !strcmp(f[RC_METHOD], agg_methods[i]);
+    if (!method_ok) {
+        agg_bad(g, line, "unknown method '%.20s'", f[RC_METHOD]);
+        return -1;
+    }
+    if (*f[RC_BUSY] && strcmp(f[RC_BUSY], "0") && strcmp(f[RC_BUSY], "1")) {
+        agg_bad(g, line, "column busy: '%.20s' is not 0, 1 or empty", f[RC_BUSY]);
+        return -1;
+    }
     sqlite3_reset(ins);
     sqlite3_clear_bindings(ins);
     double v[RC_COUNT];
     static const int nums[] = {RC_ITERS, RC_MIN, RC_MEDIAN, RC_MEAN, RC_P90, RC_MAX, RC_STDDEV,
-                               RC_WORKSPACE, RC_FLOPS, RC_BYTES, RC_THREADS, RC_RSS, RC_SMS};
+                               RC_WORKSPACE, RC_FLOPS, RC_BYTES, RC_THREADS, RC_RSS, RC_SMS,
+                               RC_KERNEL_US, RC_BUSY};
     /* parameter index of each column in the insert statement below; 0: not bound here */
     static const int param[RC_COUNT] = {
         [RC_ITERS] = 15, [RC_MIN] = 16, [RC_MEDIAN] = 17, [RC_MEAN] = 18, [RC_P90] = 19,
         [RC_MAX] = 20, [RC_STDDEV] = 21, [RC_WORKSPACE] = 22, [RC_FLOPS] = 23, [RC_BYTES] = 24,
-        [RC_RSS] = 25};
+        [RC_RSS] = 25, [RC_KERNEL_US] = 32, [RC_BUSY] = 33};
     for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
         int c = nums[i];
         int integer = c == RC_ITERS || c == RC_WORKSPACE || c == RC_THREADS || c == RC_RSS ||
-                      c == RC_SMS;
+                      c == RC_SMS || c == RC_BUSY;
         if (agg_bind_num(g, line, param[c] ? ins : NULL, param[c], agg_result_cols[c], f[c], integer, 1, &v[c]))
             return -1;
     }
@@ -566,6 +632,8 @@ static int agg_result_row(struct agg_ing *g, struct agg_reader *r, sqlite3_stmt 
     }
     sqlite3_bind_int64(ins, 29, g->ingest_id);
     sqlite3_bind_int64(ins, 30, line);
+    if (*f[RC_METHOD])
+        agg_bind_text(ins, 31, f[RC_METHOD]);
     if (sqlite3_step(ins) != SQLITE_DONE)
         return agg_sql_fail(g, "insert"), -2;
     if (sqlite3_changes(g->d->db) > 0) {
@@ -582,8 +650,13 @@ static int agg_result_row(struct agg_ing *g, struct agg_reader *r, sqlite3_stmt 
         if (strcmp(f[RC_STATUS], "ok"))
             return 0;
         struct agg_pend *p = agg_pend_at(&sm->best, tid, f[RC_LAYER], prec, algo, &fresh);
-        if (fresh || v[RC_MEDIAN] < p->median)
+        if (fresh || v[RC_MEDIAN] < p->median) {
+            char names[512];
             p->median = v[RC_MEDIAN];
+            free(p->kernels);
+            p->kernels = agg_note_token(f[RC_NOTE], "kernel_names", names, sizeof(names)) ? agg_xstrdup(names) : NULL;
+            p->busy = isnan(v[RC_BUSY]) ? -1 : (int)v[RC_BUSY];
+        }
         return 0;
     }
     /* already there: the same row again is fine, a different one under the same key is not */
@@ -627,18 +700,20 @@ static int agg_ingest_results(struct agg_ing *g, struct agg_reader *r)
     size_t pend_max = agg_pend_max();
     int rc = -1;
     if (agg_prepare(g, "INSERT OR IGNORE INTO result VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-                       "?,?,?,?,?,?,?,?,?,?,?,?)", &ins) ||
+                       "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &ins) ||
         agg_prepare(g, "SELECT status, median_us, note, src_ingest, src_line FROM result WHERE target=? AND run=? AND"
                        " bench=? AND host=? AND time=?", &same) ||
-        agg_prepare(g, "INSERT INTO best VALUES(?1,?2,?3,?4,?5,?6) ON CONFLICT DO UPDATE SET"
-                       " median_us=?6 WHERE ?6 < median_us", &best) ||
+        agg_prepare(g, "INSERT INTO best VALUES(?1,?2,?3,?4,?5,?6,?7,?8) ON CONFLICT DO UPDATE SET"
+                       " median_us=?6, kernels=?7, busy=?8 WHERE ?6 < median_us", &best) ||
         agg_prepare(g, "INSERT INTO pick VALUES(?1,?2,?3,?4,?5,?6,?7) ON CONFLICT DO UPDATE SET"
                        " chosen=?6, time=?7 WHERE ?7 > time", &pick))
         goto out;
     int k;
+    g->cols1 = RC_COUNT;
+    g->cols2 = RC_COUNT_V1;
     while ((k = agg_next_row(g, r)) == 1) {
-        if (r->nfields == RC_COUNT && !strcmp(r->fields[0], "schema"))
-            continue; /* a header again (files appended to each other) */
+        if (!strcmp(r->fields[0], "schema"))
+            continue; /* a header again (files appended to each other, or of another schema) */
         int x = agg_result_row(g, r, ins, same, &sm, &targets);
         if (x == -2)
             goto out;
@@ -697,12 +772,28 @@ struct agg_mrun {
     long id, nodes, groups;
 };
 
+/* every number of a "1,2,3" list (or "-") is below n */
+static int agg_list_below(const char *s, long n)
+{
+    if (!strcmp(s, "-"))
+        return 1;
+    while (*s) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 0 || v >= n)
+            return 0;
+        s = *end == ',' ? end + 1 : end;
+    }
+    return 1;
+}
+
 static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
 {
     sqlite3_stmt *layer = NULL, *run = NULL, *runid = NULL, *node = NULL, *grp = NULL,
                  *del_n = NULL, *del_g = NULL;
     struct agg_map runs = {0}; /* manifest RUN -> model_run id */
     int rc = -1, k;
+    g->whole_file = 1;
     /* upserts that change nothing leave sqlite3_changes() at 0: that is how a re-ingest of
      * the same manifest is told from a new one */
     if (agg_prepare(g, "INSERT INTO layer VALUES(?1,?2,?3,?4,?5) ON CONFLICT(id) DO UPDATE SET"
@@ -791,6 +882,12 @@ static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
                 agg_bad(g, line, "%s line for run %s, which no run line defined before", f[0], f[1]);
                 continue;
             }
+            /* indices within the run: a node (or group) index below its node count, and so
+             * every predecessor and member */
+            if (!agg_list_below(is_node ? f[7] : f[5], id->nodes) || a >= id->nodes) {
+                agg_bad(g, line, "%s line: an index beyond the run's %ld nodes", f[0], id->nodes);
+                continue;
+            }
             s = is_node ? node : grp;
             sqlite3_reset(s);
             sqlite3_bind_int64(s, 1, id->id);
@@ -825,6 +922,13 @@ static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
     }
     if (k < 0)
         goto out;
+    if (g->bad_here) {
+        /* half a manifest would mix this run's nodes with an older one's: none of it */
+        agg_fput_safe(g->err, g->path);
+        fprintf(g->err, ": error: %ld bad line%s: the manifest is not ingested\n", g->bad_here,
+                g->bad_here == 1 ? "" : "s");
+        goto out;
+    }
     /* a manifest describes its runs completely: drop what an older one had beyond them */
     for (size_t i = 0; i < runs.cap; i++) {
         struct agg_mrun *mr = runs.slots[i].key ? runs.slots[i].val : NULL;
@@ -861,6 +965,7 @@ static int agg_ingest_measured(struct agg_ing *g, struct agg_reader *r, int has_
     sqlite3_stmt *ins = NULL, *upd = NULL;
     int rc = -1, k;
     int ncols = has_node ? 10 : 9;
+    g->cols1 = g->cols2 = ncols;
     if (agg_prepare(g, "INSERT OR IGNORE INTO measured VALUES(?,?,?,?,?,?,?,?,?,?)", &ins) ||
         agg_prepare(g, "UPDATE measured SET latency_us=?8, runs=?9, note=?10 WHERE model=?1 AND"
                        " batch=?2 AND dtype=?3 AND device=?4 AND framework=?5 AND threads=?6 AND"
@@ -925,19 +1030,23 @@ static int agg_ingest_file(struct agg_db *d, const char *path, const char *run,
                            struct agg_ingest_stats *st, FILE *err)
 {
     static unsigned serial;
-    struct agg_ing g = {d, path, run ? run : "", st, err, 0,
-                        ((sqlite3_int64)time(NULL) << 24) ^ ((sqlite3_int64)getpid() << 8) ^ (sqlite3_int64)++serial};
+    struct agg_ing g = {.d = d, .path = path, .run = run ? run : "", .st = st, .err = err,
+                        .ingest_id = ((sqlite3_int64)time(NULL) << 24) ^ ((sqlite3_int64)getpid() << 8) ^
+                                     (sqlite3_int64)++serial};
     struct agg_reader r;
     char head[128] = "";
     FILE *f = fopen(path, "rb");
     if (!f) {
-        fprintf(err, "%s: error: cannot read: %s\n", path, strerror(errno));
+        agg_fput_safe(err, path);
+        fprintf(err, ": error: cannot read: %s\n", strerror(errno));
         st->files_bad++;
         return -1;
     }
     size_t n = fread(head, 1, sizeof(head) - 1, f);
     head[n] = '\0';
     fclose(f);
+    if (n >= 3 && !memcmp(head, "\xef\xbb\xbf", 3))
+        memmove(head, head + 3, n - 2); /* a UTF-8 byte-order mark */
     enum { K_RESULTS, K_MANIFEST, K_MEASURED, K_MEASURED_NODE, K_NONE } kind = K_NONE;
     if (!strncmp(head, "schema,bench,layer,", 19))
         kind = K_RESULTS;
@@ -946,11 +1055,11 @@ static int agg_ingest_file(struct agg_db *d, const char *path, const char *run,
     else if (!strncmp(head, "model,batch,dtype,device,framework,threads,latency_us,runs,note", 63))
         kind = !strncmp(head + 63, ",node", 5) ? K_MEASURED_NODE : K_MEASURED;
     if (kind == K_NONE) {
+        agg_fput_safe(err, path);
         if (!strncmp(head, "benanza-manifest\t", 17))
-            fprintf(err, "%s:1: error: manifest version is not 1\n", path);
+            fprintf(err, ":1: error: manifest version is not 1\n");
         else
-            fprintf(err, "%s:1: error: not a benanza results CSV, manifest or measured-latency file\n",
-                    path);
+            fprintf(err, ":1: error: not a benanza results CSV, manifest or measured-latency file\n");
         st->files_bad++;
         return -1;
     }
@@ -959,7 +1068,9 @@ static int agg_ingest_file(struct agg_db *d, const char *path, const char *run,
         st->files_bad++;
         return -1;
     }
-    /* one transaction per file: fast, and a failure leaves the database as it was */
+    /* one transaction per file: fast, and a failure leaves the database as it was (and its
+     * rows are not counted as added) */
+    struct agg_ingest_stats before = *st;
     int rc = -1;
     if (sqlite3_exec(d->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
         agg_sql_fail(&g, "begin");
@@ -973,8 +1084,11 @@ static int agg_ingest_file(struct agg_db *d, const char *path, const char *run,
         rc = agg_ingest_measured(&g, &r, kind == K_MEASURED_NODE);
     if (rc == 0 && sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         rc = agg_sql_fail(&g, "commit");
-    if (rc != 0)
+    if (rc != 0) {
         sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+        st->rows_added = before.rows_added;
+        st->rows_same = before.rows_same;
+    }
 out:
     agg_reader_close(&r);
     if (rc)
@@ -987,7 +1101,8 @@ int agg_ingest_path(struct agg_db *d, const char *path, const char *run,
 {
     struct stat sb;
     if (stat(path, &sb) != 0) {
-        fprintf(err, "%s: error: %s\n", path, strerror(errno));
+        agg_fput_safe(err, path);
+        fprintf(err, ": error: %s\n", strerror(errno));
         st->files_bad++;
         return -1;
     }

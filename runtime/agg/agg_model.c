@@ -69,8 +69,7 @@ static const char *agg_prec_fallback(const char *prec, char *buf, size_t n)
     return !strcmp(prec, "tf32") ? "f32" : NULL;
 }
 
-int agg_best(const struct agg_data *x, long target, const char *layer, const char *prec,
-             double *us, const char **algo)
+const struct agg_algo_time *agg_best_at(const struct agg_data *x, long target, const char *layer, const char *prec)
 {
     const struct agg_cell *a = agg_cell_get(x, target, layer, prec);
     char buf[64];
@@ -89,12 +88,30 @@ int agg_best(const struct agg_data *x, long target, const char *layer, const cha
         best = &a->algos[a->best];
     if (b && b->best >= 0 && (!best || b->algos[b->best].us < best->us))
         best = &b->algos[b->best];
+    return best;
+}
+
+int agg_best(const struct agg_data *x, long target, const char *layer, const char *prec,
+             double *us, const char **algo)
+{
+    const struct agg_algo_time *best = agg_best_at(x, target, layer, prec);
     if (!best)
         return -1;
     *us = best->us;
     if (algo)
         *algo = best->algo;
     return 0;
+}
+
+const struct agg_algo_time *agg_algo_at(const struct agg_data *x, long target, const char *layer, const char *prec,
+                                        const char *algo)
+{
+    const struct agg_cell *c = agg_cell_get(x, target, layer, prec);
+    for (int i = 0; c && i < c->nalgos; i++) {
+        if (!strcmp(c->algos[i].algo, algo))
+            return &c->algos[i];
+    }
+    return NULL;
 }
 
 double agg_algo_us(const struct agg_data *x, long target, const char *layer, const char *prec,
@@ -111,8 +128,10 @@ double agg_algo_us(const struct agg_data *x, long target, const char *layer, con
 static void agg_cell_free(void *p)
 {
     struct agg_cell *c = p;
-    for (int i = 0; i < c->nalgos; i++)
+    for (int i = 0; i < c->nalgos; i++) {
         free(c->algos[i].algo);
+        free(c->algos[i].kernels);
+    }
     free(c->algos);
     free(c->heuristic);
     free(c->find);
@@ -198,14 +217,20 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
     }
     sqlite3_finalize(s);
     s = NULL;
-    AGG_STEP(s, "SELECT run, idx, op, class, layer, grp, preds, name FROM node ORDER BY run, idx");
+    AGG_STEP(s, "SELECT run, idx, op, class, layer, grp, preds, name FROM node WHERE idx >= 0 AND idx <"
+                " (SELECT count(*) FROM node AS o WHERE o.run = node.run) ORDER BY run, idx");
     while (sqlite3_step(s) == SQLITE_ROW) {
         intptr_t i = (intptr_t)agg_map_get_id(&run_ix, sqlite3_column_int64(s, 0));
         if (!i)
             continue;
         struct agg_run *r = &x->runs[i - 1];
+        /* ingest keeps indices below the run's node count; a database written otherwise
+         * must not index past the arrays */
+        sqlite3_int64 idx = sqlite3_column_int64(s, 1);
+        if (!r->nodes || idx < 0 || idx > INT32_MAX - 1)
+            continue;
         struct agg_node *n = &r->nodes[r->nnodes++];
-        n->idx = sqlite3_column_int(s, 1);
+        n->idx = (int)idx;
         n->op = agg_col_dup(s, 2);
         n->cls = agg_col_dup(s, 3);
         n->layer = sqlite3_column_type(s, 4) == SQLITE_NULL ? NULL : agg_col_dup(s, 4);
@@ -265,8 +290,11 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
     /* targets: a device with a library version (and, on CPUs, a thread count). Benchmarks of
      * our own code (lib "benanza ...": plain C, our CUDA kernels) join every library target
      * of their device: they fill the layers the library has no primitive for */
+    /* (a target with no timed row and no library pick, such as run_all's own error rows with
+     * device "unknown", reports nothing and is left out) */
     AGG_STEP(s, "SELECT id, backend, device, lib, threads, cc, sms, lib LIKE 'benanza %' FROM target"
-                " ORDER BY id");
+                " WHERE EXISTS (SELECT 1 FROM best WHERE best.target = target.id)"
+                " OR EXISTS (SELECT 1 FROM pick WHERE pick.target = target.id) ORDER BY id");
     struct agg_target *all = NULL;
     int nall = 0, cap_all = 0;
     while (sqlite3_step(s) == SQLITE_ROW) {
@@ -341,7 +369,7 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
     /* every algorithm's fastest median per target x layer x precision (repeated runs: the
      * best one, from the table ingest keeps); --run restricts to one ingest label. Rows come
      * in key order, so consecutive rows mostly share a cell: the last one is kept at hand. */
-    AGG_STEP(s, "SELECT target, layer, prec, algo, median_us FROM best WHERE ?1 IS NULL OR run=?1");
+    AGG_STEP(s, "SELECT target, layer, prec, algo, median_us, kernels, busy FROM best WHERE ?1 IS NULL OR run=?1");
     if (flt->run)
         sqlite3_bind_text(s, 1, flt->run, -1, SQLITE_STATIC);
     long last_target = -1;
@@ -389,10 +417,16 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
                     c->algos = agg_xrealloc(c->algos, (size_t)c->cap * sizeof(*c->algos));
                 }
                 c->algos[i].algo = agg_xstrdup(algo);
-                c->algos[i].us = us;
+                c->algos[i].us = INFINITY;
+                c->algos[i].kernels = NULL;
                 c->nalgos++;
-            } else if (us < c->algos[i].us) {
+            }
+            if (us < c->algos[i].us) {
+                const char *kn = (const char *)sqlite3_column_text(s, 5);
                 c->algos[i].us = us;
+                free(c->algos[i].kernels);
+                c->algos[i].kernels = kn ? agg_xstrdup(kn) : NULL;
+                c->algos[i].busy = sqlite3_column_type(s, 6) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 6);
             }
             if (c->best < 0 || c->algos[i].us < c->algos[c->best].us)
                 c->best = i;
@@ -401,7 +435,8 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
     sqlite3_finalize(s);
     s = NULL;
     for (int i = 0; i < x->ntargets; i++)
-        qsort(x->targets[i].precs, (size_t)x->targets[i].nprecs, sizeof(char *), agg_prec_cmp);
+        if (x->targets[i].nprecs > 1)
+            qsort(x->targets[i].precs, (size_t)x->targets[i].nprecs, sizeof(char *), agg_prec_cmp);
 
     /* the library's picks: the latest row that says what it chose */
     AGG_STEP(s, "SELECT target, layer, prec, choice, chosen, max(time) FROM pick"

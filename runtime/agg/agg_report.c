@@ -293,7 +293,8 @@ static void agg_table_sort_desc(struct agg_table *t, int col)
 {
     /* rows are contiguous runs of ncols cells: sort them as fixed-size records */
     agg_sort_col = col;
-    qsort(t->cells, (size_t)t->nrows, (size_t)t->ncols * sizeof(struct agg_cellv), agg_cmp_rows_desc);
+    if (t->nrows > 1)
+        qsort(t->cells, (size_t)t->nrows, (size_t)t->ncols * sizeof(struct agg_cellv), agg_cmp_rows_desc);
 }
 
 /* one model's rows (from `first` on) of a where-the-time-goes table: largest total first,
@@ -316,9 +317,11 @@ static struct agg_table *agg_rep_algo_layers(struct agg_ctx *k)
 {
     struct agg_table *t = agg_new("algo-layers", "Algorithm selection per layer",
         "Per layer with a recorded library choice: the fastest algorithm vs the heuristic's and the "
-        "search's picks; loss = uses x (heuristic time - fastest time), largest first.",
-        "device|type|layer|op|name|uses|fastest|fastest time|heuristic|heuristic time|heuristic/fastest|find|find time|loss",
-        "tttttituturtuu");
+        "search's picks; loss = uses x (heuristic time - fastest time), largest first. kernels: what the "
+        "fastest and the heuristic's algorithm ran on the GPU (CUPTI), where recorded.",
+        "device|type|layer|op|name|uses|fastest|fastest time|heuristic|heuristic time|heuristic/fastest|find|find time|loss|"
+        "fastest kernels|heuristic kernels",
+        "tttttituturtuu" "tt");
     int n;
     struct agg_layer_use *u = agg_layer_uses(k, &n);
     for (int i = 0; i < n; i++) {
@@ -338,8 +341,14 @@ static struct agg_table *agg_rep_algo_layers(struct agg_ctx *k)
         agg_table_set_num(t, r, 5, u[i].uses);
         agg_table_set_text(t, r, 6, balgo);
         agg_table_set_num(t, r, 7, best);
+        const struct agg_algo_time *ba = agg_best_at(k->x, u[i].target, u[i].layer, u[i].prec);
+        if (ba && ba->kernels)
+            agg_table_set_text(t, r, 14, ba->kernels);
         if (c->heuristic) {
             double h = agg_algo_us(k->x, u[i].target, u[i].layer, u[i].prec, c->heuristic);
+            const struct agg_algo_time *ha = agg_algo_at(k->x, u[i].target, u[i].layer, u[i].prec, c->heuristic);
+            if (ha && ha->kernels)
+                agg_table_set_text(t, r, 15, ha->kernels);
             agg_table_set_text(t, r, 8, c->heuristic);
             if (h >= 0) {
                 agg_table_set_num(t, r, 9, h);
@@ -484,25 +493,42 @@ static struct agg_table *agg_rep_precision_layers(struct agg_ctx *k)
     return t;
 }
 
+/* The precision a framework's row is held against: on a GPU, f16 and bf16 in a framework run
+ * on Tensor Cores and tf32 is Tensor Core math by definition (f16+tensor_op, ...); a CPU's
+ * types are plain. */
+static void agg_measured_prec(const struct agg_target *t, const char *dtype, char *out, size_t n)
+{
+    int tc = !strcmp(t->backend, "cuda") && (!strcmp(dtype, "f16") || !strcmp(dtype, "bf16") || !strcmp(dtype, "tf32"));
+    snprintf(out, n, "%s%s", dtype, tc ? "+tensor_op" : "");
+}
+
 static const struct agg_combo *agg_combo_for_measured(struct agg_ctx *k, const struct agg_measured *m)
 {
     for (int i = 0; i < k->nc; i++) {
         const struct agg_combo *c = &k->c[i];
+        char prec[64];
+        agg_measured_prec(c->target, m->dtype, prec, sizeof(prec));
         if (!strcmp(c->run->model, m->model) && c->run->batch == m->batch &&
-            !strcmp(c->prec, m->dtype) && !strcmp(c->target->device, m->device) &&
+            !strcmp(c->prec, prec) && !strcmp(c->target->device, m->device) &&
             (strcmp(c->target->backend, "cpu") || c->target->threads == m->threads))
             return c;
     }
     return NULL;
 }
 
+/* The check of a bound against what a framework achieved: a bound above it is no bound */
+static const char agg_not_a_bound[] = "NOT A BOUND: above measured";
+
 static struct agg_table *agg_rep_framework(struct agg_ctx *k)
 {
     struct agg_table *t = agg_new("framework", "Framework vs lower bound",
         "A framework's measured end-to-end latency (measured.csv) beside the lower bound on the same "
-        "device, type, batch and threads; overhead = measured - fused bound: the time no layer explains.",
-        HEAD "framework|threads|measured|bound|fused bound|measured/fused bound|overhead|overhead share|note",
-        HK "tiuuurupt");
+        "device, type, batch and threads (on a GPU a framework's f16, bf16 and tf32 are held against the "
+        "Tensor Core precisions); overhead = measured - fused bound: the time no layer explains. check: "
+        "a fused bound above the measured time is no bound, and says so (a negative overhead never "
+        "stands without it).",
+        HEAD "framework|threads|measured|bound|fused bound|measured/fused bound|overhead|overhead share|note|check",
+        HK "tiuuurupt" "t");
     for (int i = 0; i < k->x->nmeasured; i++) {
         const struct agg_measured *m = &k->x->measured[i];
         if (*m->node)
@@ -527,6 +553,7 @@ static struct agg_table *agg_rep_framework(struct agg_ctx *k)
         agg_table_set_num(t, r, 11, 100 * (m->latency_us - c->b.fused_seq) / m->latency_us);
         if (c->b.covered < c->b.computing)
             agg_table_set_text(t, r, 12, "bound misses layers (see missing)");
+        agg_table_set_text(t, r, 13, c->b.fused_seq > m->latency_us ? agg_not_a_bound : "ok");
     }
     return t;
 }
@@ -534,8 +561,10 @@ static struct agg_table *agg_rep_framework(struct agg_ctx *k)
 static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
 {
     struct agg_table *t = agg_new("framework-layers", "Framework vs lower bound per layer",
-        "Per-node kernel times from measured.csv (its node column) beside the node's fastest benchmark.",
-        HEAD "framework|node|op|measured|bound|measured/bound|gap", HK "tttuuru");
+        "Per-node kernel times from measured.csv (its node column) beside the node's fastest benchmark. "
+        "check: a benchmark slower than the framework's own kernels for the node makes the model's bound "
+        "no bound.",
+        HEAD "framework|node|op|measured|bound|measured/bound|gap|check", HK "tttuuru" "t");
     for (int i = 0; i < k->x->nmeasured; i++) {
         const struct agg_measured *m = &k->x->measured[i];
         if (!*m->node)
@@ -560,8 +589,10 @@ static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
         double us = agg_node_us(k, c, n);
         agg_table_set_num(t, r, 8, us);
         agg_table_set_num(t, r, 9, agg_ratio(m->latency_us, us));
-        if (!isnan(us))
+        if (!isnan(us)) {
             agg_table_set_num(t, r, 10, m->latency_us - us);
+            agg_table_set_text(t, r, 11, us > m->latency_us ? agg_not_a_bound : "ok");
+        }
     }
     agg_table_sort_desc(t, 10);
     return t;

@@ -199,9 +199,38 @@ size_t agg_utf8_seq(const unsigned char *p)
     return len;
 }
 
+/* a decimal number as the benchmarks print it: [+-]digits[.digits][e[+-]digits] (or
+ * .digits): no spaces, no hex, no inf or nan */
+static int agg_decimal(const char *s)
+{
+    const char *p = s;
+    if (*p == '+' || *p == '-')
+        p++;
+    int digits = 0;
+    while (*p >= '0' && *p <= '9')
+        p++, digits++;
+    if (*p == '.') {
+        p++;
+        while (*p >= '0' && *p <= '9')
+            p++, digits++;
+    }
+    if (!digits)
+        return 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (!(*p >= '0' && *p <= '9'))
+            return 0;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    return *p == '\0';
+}
+
 int agg_parse_double(const char *s, double *out)
 {
-    if (!*s)
+    if (!*s || !agg_decimal(s))
         return -1;
     char *end;
     errno = 0;
@@ -214,8 +243,12 @@ int agg_parse_double(const char *s, double *out)
 
 int agg_parse_long(const char *s, long *out)
 {
-    if (!*s)
+    const char *p = s + (*s == '+' || *s == '-');
+    if (!*p)
         return -1;
+    for (const char *q = p; *q; q++)
+        if (*q < '0' || *q > '9')
+            return -1;
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
@@ -269,4 +302,16 @@ int agg_glob(const char *p, const char *s)
     while (*p == '*')
         p++;
     return !*p;
+}
+
+/* Text from an input file (or a path) in a message: control bytes and DEL as \xNN, so that a
+ * file cannot drive the terminal, and a message stays one line */
+void agg_fput_safe(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+    }
 }

@@ -1,0 +1,644 @@
+/* Host references of the cuDNN and cuBLAS families: what each library call computes, in plain C
+ * accumulating in double, for --verify of every library benchmark, and the tolerance each
+ * result is held to.
+ *
+ * Needs struct bc_lib_op (cudnn_ops.h) and cuDNN's enum names; no CUDA call. The benchmark
+ * copies the inputs the device used back to the host (struct br_io, converted to double),
+ * runs the call once, and compares its output element by element with these functions'
+ * (bc_lib_verify in cublas_ops.h). The unit tests hold these functions against oneDNN's
+ * reference implementations, the CPU backend's, on the same inputs (test/cuda_ref_check.c).
+ *
+ * Tolerances (docs/formats.md): an output element passes when
+ *     |got - ref| <= out * |ref| + (prod + K * acc) * mag [+ fn * |ref|]
+ * with `out` the rounding of the output type (2 units: f32 2^-23, f16 2^-10, bf16 2^-7),
+ * `prod` the rounding of the inputs to TF32 where Tensor Core math is allowed on f32 data
+ * (2^-10), `acc` float accumulation (2^-24 per term of a reduction of length K), `mag` the sum
+ * of the absolute values of the terms that made the element, and `fn` the error of the
+ * float transcendental functions (2^-20). FFT and Winograd algorithms transform whole tiles:
+ * their `mag` is the largest over the output, with 8 units of the data type more. */
+#ifndef BENANZA_CUDA_REF_H
+#define BENANZA_CUDA_REF_H
+
+#include <math.h>
+
+/* Host copies of a library benchmark's tensors, in double (NULL: not used by the family) */
+struct br_io {
+    double *x, *w, *x2, *b, *z, *y0;     /* y0: the output buffer before the call (beta 1) */
+    double *scale, *shift, *mean, *var;  /* batch norm */
+    double *hx, *cx;                     /* RNN initial states [dirs, batch, hidden] */
+    /* RNN weights per direction and cuDNN linear layer (LSTM 0-3 input, 4-7 recurrent:
+     * gates i f c o; GRU 0-2 and 3-5: gates r z h; RNN 0 and 1), row-major [hidden, cols] */
+    const double *rw[2][8], *rb[2][8];
+    long long rw_ld[2][8];               /* the row stride of each matrix */
+};
+
+enum { BR_MAX_CHECK_WORK = 50000000 }; /* multiply-adds checked in full; beyond, a sample */
+
+static const double br_acc = 5.9604644775390625e-08; /* 2^-24 */
+static const double br_fn = 9.5367431640625e-07;     /* 2^-20 */
+
+static inline double br_out_unit(int dt)
+{
+    return dt == BC_F16 ? 9.765625e-04 : dt == BC_BF16 ? 7.8125e-03 : 1.1920928955078125e-07;
+}
+
+/* the rounding of the inputs before they are multiplied */
+static inline double br_prod_unit(const struct bc_lib_op *op)
+{
+    return op->dt == BC_F32 && op->tensor_op ? 9.765625e-04 : 0.0;
+}
+
+/* tensor dims, nd and element count */
+static inline long long br_count(const struct bc_tensor *t)
+{
+    long long n = 1;
+    for (int k = 0; k < t->nd; k++)
+        n *= t->d[k];
+    return n;
+}
+
+/* the coordinates of flat index i in t (row-major) */
+static inline void br_coords(const struct bc_tensor *t, long long i, long long *c)
+{
+    for (int k = t->nd - 1; k >= 0; k--) {
+        c[k] = i % t->d[k];
+        i /= t->d[k];
+    }
+}
+
+static inline double br_sigmoid(double v)
+{
+    return 1.0 / (1.0 + exp(-v));
+}
+
+/* ---- convolution, its fused form, and its data gradient (ConvTranspose) ---- */
+
+/* the number of terms summed into one output element */
+static inline long long br_conv_terms(const struct bc_lib_op *op)
+{
+    long long k = op->w.d[1];
+    for (int s = 0; s < op->nsp; s++)
+        k *= op->w.d[2 + s];
+    return k;
+}
+
+/* y[n, k, o...] = sum over c in k's group and r... of x[n, c, o*stride - pad + r*dil] w[k, c', r];
+ * fused: act(that + bias[k] + z) */
+static inline double br_conv_at(const struct bc_lib_op *op, const struct br_io *io, long long i, double *mag)
+{
+    long long yc[BC_MAX_ND];
+    br_coords(&op->y, i, yc);
+    int nsp = op->nsp;
+    long long cg = op->w.d[1], kpg = op->y.d[1] / (op->groups > 1 ? op->groups : 1);
+    long long n = yc[0], k = yc[1], g = k / kpg;
+    long long rcount = 1;
+    for (int s = 0; s < nsp; s++)
+        rcount *= op->w.d[2 + s];
+    double acc = 0, m = 0;
+    for (long long c = 0; c < cg; c++) {
+        long long cin = g * cg + c;
+        for (long long rr = 0; rr < rcount; rr++) {
+            long long rem = rr, xoff = n * op->x.d[1] + cin, woff = k * cg + c;
+            int inside = 1;
+            long long r[3] = {0, 0, 0};
+            for (int s = nsp - 1; s >= 0; s--) {
+                r[s] = rem % op->w.d[2 + s];
+                rem /= op->w.d[2 + s];
+            }
+            for (int s = 0; s < nsp; s++) {
+                long long pos = yc[2 + s] * op->stride[s] - op->pad[s] + r[s] * op->dil[s];
+                if (pos < 0 || pos >= op->x.d[2 + s])
+                    inside = 0;
+                xoff = xoff * op->x.d[2 + s] + pos;
+                woff = woff * op->w.d[2 + s] + r[s];
+            }
+            if (!inside)
+                continue;
+            double t = io->x[xoff] * io->w[woff];
+            acc += t;
+            m += fabs(t);
+        }
+    }
+    if (op->family == BC_CONV_FUSED) {
+        acc += io->b[k];
+        m += fabs(io->b[k]);
+        if (op->residual) {
+            acc += io->z[i];
+            m += fabs(io->z[i]);
+        }
+        if (op->act == CUDNN_ACTIVATION_RELU)
+            acc = acc > 0 ? acc : 0;
+    }
+    *mag = m;
+    return acc;
+}
+
+/* ConvTranspose as cuDNN's backward data: x is the gradient side dy [N, K, out...], w the
+ * filter [K, C/g, r...], y the data side dx [N, C, in...]:
+ * dx[n, c, i] = sum over k in c's group and r with i = o*stride - pad + r*dil of dy[n, k, o] w[k, c', r] */
+static inline double br_deconv_at(const struct bc_lib_op *op, const struct br_io *io, long long i, double *mag)
+{
+    long long yc[BC_MAX_ND];
+    br_coords(&op->y, i, yc);
+    int nsp = op->nsp, G = op->groups > 1 ? op->groups : 1;
+    long long cg = op->w.d[1], kpg = op->w.d[0] / G;
+    long long n = yc[0], c = yc[1], g = c / cg, cc = c % cg;
+    long long rcount = 1;
+    for (int s = 0; s < nsp; s++)
+        rcount *= op->w.d[2 + s];
+    double acc = 0, m = 0;
+    for (long long kk = 0; kk < kpg; kk++) {
+        long long k = g * kpg + kk;
+        for (long long rr = 0; rr < rcount; rr++) {
+            long long rem = rr, r[3] = {0, 0, 0}, xoff = n * op->x.d[1] + k, woff = k * cg + cc;
+            int ok = 1;
+            for (int s = nsp - 1; s >= 0; s--) {
+                r[s] = rem % op->w.d[2 + s];
+                rem /= op->w.d[2 + s];
+            }
+            for (int s = 0; s < nsp && ok; s++) {
+                long long num = yc[2 + s] + op->pad[s] - r[s] * op->dil[s];
+                if (num < 0 || num % op->stride[s])
+                    ok = 0;
+                long long o = num / op->stride[s];
+                if (o >= op->x.d[2 + s])
+                    ok = 0;
+                xoff = xoff * op->x.d[2 + s] + o;
+                woff = woff * op->w.d[2 + s] + r[s];
+            }
+            if (!ok)
+                continue;
+            double t = io->x[xoff] * io->w[woff];
+            acc += t;
+            m += fabs(t);
+        }
+    }
+    *mag = m;
+    return acc;
+}
+
+/* ---- GEMM (row-major C[m,n] = op(A)[m,k] op(B)[k,n], batched by strides) and GEMV ---- */
+
+static inline double br_gemm_at(const struct bc_lib_op *op, const struct br_io *io, long long i, double *mag)
+{
+    long long M = op->m, N = op->n, K = op->k;
+    long long bt = i / (M * N), rem = i % (M * N), mi = rem / N, ni = rem % N;
+    const double *a = io->x + bt * op->stride_a, *b = io->w + bt * op->stride_b;
+    double acc = 0, m = 0;
+    for (long long kk = 0; kk < K; kk++) {
+        double av = op->ta ? a[kk * M + mi] : a[mi * K + kk];
+        double bv = op->tb ? b[ni * K + kk] : b[kk * N + ni];
+        double t = av * bv;
+        acc += t;
+        m += fabs(t);
+    }
+    if (op->beta_one) {
+        acc += io->y0[i];
+        m += fabs(io->y0[i]);
+    }
+    *mag = m;
+    return acc;
+}
+
+/* ---- pooling, activations, softmax, batch norm, LRN, op tensor, reductions ---- */
+
+static inline double br_pool_at(const struct bc_lib_op *op, const struct br_io *io, long long i, double *mag)
+{
+    long long yc[BC_MAX_ND];
+    br_coords(&op->y, i, yc);
+    int nsp = op->nsp;
+    long long wcount = 1;
+    for (int s = 0; s < nsp; s++)
+        wcount *= op->win[s];
+    int max = op->mode == CUDNN_POOLING_MAX || op->mode == CUDNN_POOLING_MAX_DETERMINISTIC;
+    double acc = max ? -INFINITY : 0, m = 0;
+    long long inside = 0;
+    for (long long rr = 0; rr < wcount; rr++) {
+        long long rem = rr, r[3] = {0, 0, 0}, off = yc[0] * op->x.d[1] + yc[1];
+        int ok = 1;
+        for (int s = nsp - 1; s >= 0; s--) {
+            r[s] = rem % op->win[s];
+            rem /= op->win[s];
+        }
+        for (int s = 0; s < nsp; s++) {
+            long long pos = yc[2 + s] * op->stride[s] - op->pad[s] + r[s];
+            if (pos < 0 || pos >= op->x.d[2 + s])
+                ok = 0;
+            off = off * op->x.d[2 + s] + pos;
+        }
+        if (!ok)
+            continue;
+        inside++;
+        double v = io->x[off];
+        if (max)
+            acc = v > acc ? v : acc;
+        else
+            acc += v;
+        m += fabs(v);
+    }
+    if (!max) {
+        double div = op->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING ? (double)wcount : (double)inside;
+        acc = div > 0 ? acc / div : 0;
+        m = div > 0 ? m / div : 0;
+    } else {
+        m = fabs(acc);
+    }
+    *mag = m;
+    return acc;
+}
+
+static inline double br_act(int mode, double coef, double v)
+{
+    switch (mode) {
+    case CUDNN_ACTIVATION_SIGMOID: return br_sigmoid(v);
+    case CUDNN_ACTIVATION_RELU: return v > 0 ? v : 0;
+    case CUDNN_ACTIVATION_TANH: return tanh(v);
+    case CUDNN_ACTIVATION_CLIPPED_RELU: return v < 0 ? 0 : v > coef ? coef : v;
+    case CUDNN_ACTIVATION_ELU: return v > 0 ? v : coef * (exp(v) - 1);
+    case CUDNN_ACTIVATION_SWISH: return v * br_sigmoid(coef * v);
+    default: return v;
+    }
+}
+
+/* the value of x2 (broadcast to y's dims) at y's flat index i */
+static inline double br_bcast(const struct bc_tensor *y, const struct bc_tensor *b, const double *v, long long i)
+{
+    long long c[BC_MAX_ND], off = 0;
+    br_coords(y, i, c);
+    for (int k = 0; k < y->nd; k++)
+        off = off * b->d[k] + (b->d[k] == 1 ? 0 : c[k]);
+    return v[off];
+}
+
+/* The whole output of the element-wise-like families into ref[] and each element's magnitude
+ * into mag[]; softmax and reductions work by rows */
+static inline void br_small_all(const struct bc_lib_op *op, const struct br_io *io, double *ref, double *mag)
+{
+    long long ny = br_count(&op->y);
+    switch (op->family) {
+    case BC_ACT:
+        for (long long i = 0; i < ny; i++) {
+            ref[i] = br_act(op->mode, op->coef, io->x[i]);
+            mag[i] = fabs(ref[i]) + fabs(io->x[i]);
+        }
+        return;
+    case BC_BNORM: {
+        long long c = op->x.d[1], inner = ny / (op->x.d[0] * c);
+        for (long long i = 0; i < ny; i++) {
+            long long ch = (i / inner) % c;
+            double sd = sqrt(io->var[ch] + op->eps), s = io->scale[ch] / sd;
+            ref[i] = s * (io->x[i] - io->mean[ch]) + io->shift[ch];
+            mag[i] = fabs(s * io->x[i]) + fabs(s * io->mean[ch]) + fabs(io->shift[ch]);
+        }
+        return;
+    }
+    case BC_LRN: {
+        long long C = op->x.d[1], inner = ny / (op->x.d[0] * C);
+        long long lo = (op->lrn_n - 1) / 2, hi = op->lrn_n / 2; /* ONNX's window (the same for odd sizes) */
+        for (long long i = 0; i < ny; i++) {
+            long long ch = (i / inner) % C, base = i - ch * inner;
+            double sq = 0;
+            for (long long j = ch - lo; j <= ch + hi; j++)
+                if (j >= 0 && j < C)
+                    sq += io->x[base + j * inner] * io->x[base + j * inner];
+            ref[i] = io->x[i] / pow(op->coef + op->alpha / op->lrn_n * sq, op->beta);
+            mag[i] = fabs(ref[i]) * (1 + op->beta) * (double)op->lrn_n;
+        }
+        return;
+    }
+    case BC_OPTENSOR:
+        for (long long i = 0; i < ny; i++) {
+            double a = io->x[i], b = (op->alpha < 0 ? -1 : 1) * br_bcast(&op->y, &op->x2, io->x2, i);
+            ref[i] = op->mode == CUDNN_OP_TENSOR_ADD   ? a + b
+                     : op->mode == CUDNN_OP_TENSOR_MUL ? a * b
+                     : op->mode == CUDNN_OP_TENSOR_MIN ? (a < b ? a : b)
+                                                       : (a > b ? a : b);
+            mag[i] = fabs(a) + fabs(b);
+        }
+        return;
+    case BC_SOFTMAX: {
+        /* over dim 1 of the (outer, mid, inner, 1) view */
+        long long outer = op->x.d[0], mid = op->x.d[1], inner = op->x.d[2] * (op->x.nd > 3 ? op->x.d[3] : 1);
+        for (long long o = 0; o < outer; o++)
+            for (long long in = 0; in < inner; in++) {
+                const double *x = io->x + o * mid * inner + in;
+                double mx = -INFINITY, sum = 0;
+                for (long long j = 0; j < mid; j++)
+                    mx = x[j * inner] > mx ? x[j * inner] : mx;
+                for (long long j = 0; j < mid; j++)
+                    sum += exp(x[j * inner] - mx);
+                for (long long j = 0; j < mid; j++) {
+                    long long at = o * mid * inner + j * inner + in;
+                    double d = x[j * inner] - mx;
+                    if (op->algo == CUDNN_SOFTMAX_LOG) {
+                        ref[at] = d - log(sum);
+                        mag[at] = fabs(d) + fabs(log(sum)) + (double)mid * fabs(ref[at]);
+                    } else {
+                        ref[at] = exp(d) / sum;
+                        mag[at] = (double)mid * ref[at];
+                    }
+                }
+            }
+        return;
+    }
+    case BC_REDUCE: {
+        /* every x element goes to the y element with its reduced coordinates set to 0 */
+        long long nx = br_count(&op->x), c[BC_MAX_ND];
+        long long terms = nx / (ny ? ny : 1);
+        int mode = op->mode;
+        for (long long i = 0; i < ny; i++) {
+            ref[i] = mode == CUDNN_REDUCE_TENSOR_MUL ? 1.0
+                     : mode == CUDNN_REDUCE_TENSOR_MIN ? INFINITY
+                     : mode == CUDNN_REDUCE_TENSOR_MAX ? -INFINITY
+                                                       : 0.0;
+            mag[i] = 0;
+        }
+        for (long long i = 0; i < nx; i++) {
+            br_coords(&op->x, i, c);
+            long long at = 0;
+            for (int k = 0; k < op->x.nd; k++)
+                at = at * op->y.d[k] + (op->y.d[k] == 1 ? 0 : c[k]);
+            double v = io->x[i];
+            switch (mode) {
+            case CUDNN_REDUCE_TENSOR_MUL: ref[at] *= v; break;
+            case CUDNN_REDUCE_TENSOR_MIN: ref[at] = v < ref[at] ? v : ref[at]; break;
+            case CUDNN_REDUCE_TENSOR_MAX: ref[at] = v > ref[at] ? v : ref[at]; break;
+            case CUDNN_REDUCE_TENSOR_AMAX: ref[at] = fabs(v) > ref[at] ? fabs(v) : ref[at]; break;
+            case CUDNN_REDUCE_TENSOR_NORM1: ref[at] += fabs(v); break;
+            case CUDNN_REDUCE_TENSOR_NORM2: ref[at] += v * v; break;
+            default: ref[at] += v; break; /* ADD, AVG */
+            }
+            mag[at] += fabs(v);
+        }
+        for (long long i = 0; i < ny; i++) {
+            if (mode == CUDNN_REDUCE_TENSOR_AVG) {
+                ref[i] /= (double)terms;
+                mag[i] /= (double)terms;
+            } else if (mode == CUDNN_REDUCE_TENSOR_NORM2) {
+                ref[i] = sqrt(ref[i]);
+                mag[i] = fabs(ref[i]);
+            } else if (mode == CUDNN_REDUCE_TENSOR_MUL || mode == CUDNN_REDUCE_TENSOR_MIN ||
+                       mode == CUDNN_REDUCE_TENSOR_MAX || mode == CUDNN_REDUCE_TENSOR_AMAX) {
+                mag[i] = fabs(ref[i]);
+            }
+        }
+        return;
+    }
+    default:
+        return;
+    }
+}
+
+/* ---- recurrent layers ---- */
+
+/* gate activations of one step, the cuDNN way: LSTM i f c o, GRU r z h (the recurrent part
+ * of h scaled by r after its bias: linear_before_reset), RNN one */
+static inline void br_rnn(const struct bc_lib_op *op, const struct br_io *io, double *y, double *hy, double *cy)
+{
+    int dirs = op->bidir ? 2 : 1, H = op->hidden, I = op->input, B = op->batch, T = op->seq;
+    int gates = op->mode == CUDNN_LSTM ? 4 : op->mode == CUDNN_GRU ? 3 : 1;
+    double *h = (double *)calloc((size_t)H, sizeof(double)), *c = (double *)calloc((size_t)H, sizeof(double));
+    double *a = (double *)calloc((size_t)gates * H, sizeof(double)), *rr = (double *)calloc((size_t)gates * H, sizeof(double));
+    if (!h || !c || !a || !rr)
+        goto out;
+    for (int d = 0; d < dirs; d++)
+        for (int b = 0; b < B; b++) {
+            for (int j = 0; j < H; j++) {
+                h[j] = io->hx[((long long)d * B + b) * H + j];
+                c[j] = io->cx ? io->cx[((long long)d * B + b) * H + j] : 0;
+            }
+            for (int step = 0; step < T; step++) {
+                int t = d == 0 ? step : T - 1 - step;
+                const double *x = io->x + ((long long)t * B + b) * I;
+                for (int g = 0; g < gates; g++) {
+                    const double *W = io->rw[d][g], *R = io->rw[d][gates + g];
+                    const double *bw = io->rb[d][g], *br = io->rb[d][gates + g];
+                    for (int j = 0; j < H; j++) {
+                        double s = bw[j], q = br[j];
+                        for (int k = 0; k < I; k++)
+                            s += W[j * io->rw_ld[d][g] + k] * x[k];
+                        for (int k = 0; k < H; k++)
+                            q += R[j * io->rw_ld[d][gates + g] + k] * h[k];
+                        a[g * H + j] = s;
+                        rr[g * H + j] = q;
+                    }
+                }
+                for (int j = 0; j < H; j++) {
+                    if (op->mode == CUDNN_LSTM) {
+                        double ig = br_sigmoid(a[j] + rr[j]), fg = br_sigmoid(a[H + j] + rr[H + j]);
+                        double cg = tanh(a[2 * H + j] + rr[2 * H + j]), og = br_sigmoid(a[3 * H + j] + rr[3 * H + j]);
+                        c[j] = fg * c[j] + ig * cg;
+                        h[j] = og * tanh(c[j]);
+                    } else if (op->mode == CUDNN_GRU) {
+                        double rg = br_sigmoid(a[j] + rr[j]), zg = br_sigmoid(a[H + j] + rr[H + j]);
+                        double ng = tanh(a[2 * H + j] + rg * rr[2 * H + j]);
+                        h[j] = (1 - zg) * ng + zg * h[j];
+                    } else {
+                        double v = a[j] + rr[j];
+                        h[j] = op->mode == CUDNN_RNN_RELU ? (v > 0 ? v : 0) : tanh(v);
+                    }
+                }
+                for (int j = 0; j < H; j++)
+                    y[((long long)t * B + b) * H * dirs + (long long)d * H + j] = h[j];
+            }
+            for (int j = 0; j < H; j++) {
+                hy[((long long)d * B + b) * H + j] = h[j];
+                if (cy)
+                    cy[((long long)d * B + b) * H + j] = c[j];
+            }
+        }
+out:
+    free(h);
+    free(c);
+    free(a);
+    free(rr);
+}
+
+/* ---- the comparison ---- */
+
+struct br_check {
+    long long checked, total, bad, first_bad;
+    double first_got, first_want;
+    double max_abs, max_rel, worst_ratio; /* worst |got - ref| / tolerance */
+};
+
+/* One element: got against ref with tolerance tol */
+static inline void br_check_one(struct br_check *c, long long i, double got, double ref, double tol)
+{
+    double err = fabs(got - ref);
+    if (got != got && ref == ref)
+        err = INFINITY;
+    if (got != got && ref != ref)
+        err = 0;
+    c->checked++;
+    if (err > c->max_abs)
+        c->max_abs = err;
+    if (fabs(ref) > 1e-30 && err / fabs(ref) > c->max_rel)
+        c->max_rel = err / fabs(ref);
+    double ratio = tol > 0 ? err / tol : (err > 0 ? INFINITY : 0);
+    if (ratio > c->worst_ratio)
+        c->worst_ratio = ratio;
+    if (!(err <= tol)) {
+        if (c->bad == 0) {
+            c->first_bad = i;
+            c->first_got = got;
+            c->first_want = ref;
+        }
+        c->bad++;
+    }
+}
+
+/* Which algorithms transform whole tiles (FFT, Winograd): their error scales with the tile */
+static inline int br_transform_algo(const struct bc_lib_op *op)
+{
+    if (op->family == BC_CONV || op->family == BC_CONV_FUSED)
+        return op->algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT || op->algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING ||
+               op->algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD ||
+               op->algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED;
+    if (op->family == BC_DECONV)
+        return op->algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT || op->algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING ||
+               op->algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD ||
+               op->algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED;
+    return 0;
+}
+
+/* The reduction length behind one output element */
+static inline long long br_terms(const struct bc_lib_op *op)
+{
+    switch (op->family) {
+    case BC_CONV:
+    case BC_CONV_FUSED:
+    case BC_DECONV:
+        return br_conv_terms(op) + 2;
+    case BC_GEMM:
+    case BC_GEMV:
+        return op->k + 1;
+    case BC_POOL: {
+        long long w = 1;
+        for (int s = 0; s < op->nsp; s++)
+            w *= op->win[s];
+        return w;
+    }
+    case BC_SOFTMAX:
+        return op->x.d[1];
+    case BC_REDUCE:
+        return br_count(&op->x) / (br_count(&op->y) ? br_count(&op->y) : 1);
+    case BC_LRN:
+        return op->lrn_n;
+    case BC_BNORM:
+        return 4; /* a subtraction, a product, a sum, and the rounding of scale / sqrt(var + eps) */
+    default:
+        return 1;
+    }
+}
+
+/* Compares the device's output (got, the family's y) with the reference; the RNN's hy is
+ * compared too (got_h). Returns the check; outputs larger than BR_MAX_CHECK_WORK terms are
+ * sampled (the first and last 512 elements and an even stride between). */
+static inline struct br_check br_compare(const struct bc_lib_op *op, const struct br_io *io, const double *got,
+                                         const double *got_h)
+{
+    struct br_check c;
+    memset(&c, 0, sizeof(c));
+    long long ny = op->family == BC_RNN ? (long long)op->seq * op->batch * op->hidden * (op->bidir ? 2 : 1)
+                                        : op->family == BC_GEMM || op->family == BC_GEMV
+                                              ? op->m * op->n * (op->batch_count > 1 ? op->batch_count : 1)
+                                              : br_count(&op->y);
+    c.total = ny;
+    double out = br_out_unit(op->dt), prod = br_prod_unit(op);
+    long long K = br_terms(op);
+    double acc_term = prod + (double)K * br_acc;
+    int tile = br_transform_algo(op);
+    if (tile)
+        acc_term += 8 * br_out_unit(op->dt) + 64 * br_acc;
+    int per_elem = op->family == BC_CONV || op->family == BC_CONV_FUSED || op->family == BC_DECONV ||
+                   op->family == BC_GEMM || op->family == BC_GEMV || op->family == BC_POOL;
+    if (per_elem) {
+        long long budget = BR_MAX_CHECK_WORK / (K > 0 ? K : 1);
+        long long step = ny <= budget || budget < 1024 ? 1 : (ny - 1024) / (budget - 1024) + 1;
+        double maxmag = 0;
+        double *refs = NULL, *mags = NULL;
+        long long *idx = NULL, cnt = 0, cap = ny < budget ? ny : budget + 2048;
+        refs = (double *)malloc(sizeof(double) * (size_t)cap);
+        mags = (double *)malloc(sizeof(double) * (size_t)cap);
+        idx = (long long *)malloc(sizeof(long long) * (size_t)cap);
+        if (!refs || !mags || !idx) {
+            free(refs);
+            free(mags);
+            free(idx);
+            c.total = -1;
+            return c;
+        }
+        for (long long i = 0; i < ny && cnt < cap;) {
+            double m = 0, v;
+            if (op->family == BC_DECONV)
+                v = br_deconv_at(op, io, i, &m);
+            else if (op->family == BC_GEMM || op->family == BC_GEMV)
+                v = br_gemm_at(op, io, i, &m);
+            else if (op->family == BC_POOL)
+                v = br_pool_at(op, io, i, &m);
+            else
+                v = br_conv_at(op, io, i, &m);
+            refs[cnt] = v;
+            mags[cnt] = m;
+            idx[cnt++] = i;
+            if (m > maxmag)
+                maxmag = m;
+            long long next = i + ((i < 512 || i >= ny - 512) ? 1 : step);
+            i = i < ny - 512 && next > ny - 512 ? ny - 512 : next;
+        }
+        for (long long j = 0; j < cnt; j++) {
+            double tol = out * fabs(refs[j]) + acc_term * (tile ? maxmag : mags[j]);
+            br_check_one(&c, idx[j], got[idx[j]], refs[j], tol);
+        }
+        free(refs);
+        free(mags);
+        free(idx);
+        return c;
+    }
+    if (op->family == BC_RNN) {
+        int dirs = op->bidir ? 2 : 1;
+        long long nh = (long long)dirs * op->batch * op->hidden;
+        double *ref = (double *)malloc(sizeof(double) * (size_t)ny), *rh = (double *)malloc(sizeof(double) * (size_t)nh);
+        if (!ref || !rh) {
+            free(ref);
+            free(rh);
+            c.total = -1;
+            return c;
+        }
+        br_rnn(op, io, ref, rh, NULL);
+        /* states bounded by 1: an absolute tolerance, growing with the steps an error
+         * travels through */
+        double step_err = out + prod + (double)(op->input + op->hidden + 2) * br_acc + br_fn;
+        double tol = out + 2.0 * (1.0 + sqrt((double)op->seq)) * step_err;
+        for (long long i = 0; i < ny; i++)
+            br_check_one(&c, i, got[i], ref[i], tol);
+        for (long long i = 0; got_h && i < nh; i++)
+            br_check_one(&c, ny + i, got_h[i], rh[i], tol);
+        c.total = ny + (got_h ? nh : 0);
+        free(ref);
+        free(rh);
+        return c;
+    }
+    double *ref = (double *)malloc(sizeof(double) * (size_t)ny), *mag = (double *)malloc(sizeof(double) * (size_t)ny);
+    if (!ref || !mag) {
+        free(ref);
+        free(mag);
+        c.total = -1;
+        return c;
+    }
+    br_small_all(op, io, ref, mag);
+    int fn = (op->family == BC_ACT && op->mode != CUDNN_ACTIVATION_RELU && op->mode != CUDNN_ACTIVATION_CLIPPED_RELU &&
+              op->mode != CUDNN_ACTIVATION_IDENTITY) ||
+             op->family == BC_SOFTMAX || op->family == BC_LRN ||
+             (op->family == BC_REDUCE && op->mode == CUDNN_REDUCE_TENSOR_NORM2);
+    for (long long i = 0; i < ny; i++) {
+        double tol = out * fabs(ref[i]) + acc_term * mag[i] + (fn ? br_fn * (fabs(ref[i]) + mag[i]) : 0) + 1e-30;
+        br_check_one(&c, i, got[i], ref[i], tol);
+    }
+    free(ref);
+    free(mag);
+    return c;
+}
+
+#endif

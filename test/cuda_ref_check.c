@@ -1,0 +1,627 @@
+/* The CUDA benchmarks' host references (runtime/cuda_ref.h) held against the CPU backend:
+ * oneDNN's reference implementations run on the same inputs (through the CPU backend's own
+ * runtime, dnnl_ops.h and dnnl_bench.h), for every family --verify covers. Each case must
+ * pass br_compare at f32's tolerance, and must fail it once one output element is moved by a
+ * few tolerances: a reference that agrees with anything proves nothing.
+ *
+ * Built and run by the cuda test group (no GPU: cuDNN's headers for the enum names only):
+ *     cc -std=c11 -I$CUDA_HOME/include test/cuda_ref_check.c -ldnnl -lcudnn -lcublas -lcudart -lm */
+#define _GNU_SOURCE
+#include "../runtime/harness.h"
+#include "../runtime/cuda_bench.h"
+#include "../runtime/cudnn_ops.h"
+#include "../runtime/cuda_ref.h"
+#include "../runtime/dnnl_ops.h"
+#include "../runtime/dnnl_bench.h"
+
+static int failures, cases;
+
+/* One oneDNN run through the reference implementation; every argument as plain f32 */
+struct dn_run {
+    struct bd_state b;
+    float *data[BD_MAX_ARGS];
+    long long count[BD_MAX_ARGS];
+    dnnl_memory_t plain[BD_MAX_ARGS];
+};
+
+static int dn_exec(struct dn_run *x, const struct bd_op *op, const struct bd_arg *args, int nargs)
+{
+    memset(x, 0, sizeof(*x));
+    struct bd_state *b = &x->b;
+    struct bh_result r;
+    memset(&r, 0, sizeof(r));
+    b->op = op;
+    b->impl = "any";
+    b->args = args;
+    b->nargs = nargs;
+    /* oneDNN's reference implementation, or its first where it has none (deconvolution) */
+    if (dnnl_engine_create(&b->eng, dnnl_cpu, 0) || dnnl_stream_create(&b->stream, b->eng, dnnl_stream_default_flags) ||
+        (bd_select(b, "any", 1, &b->pd, &r) != BH_OK && bd_select(b, "any", 0, &b->pd, &r) != BH_OK) || bd_alloc(b, b->pd, b->mem, b->exec, &b->nexec, &r) != BH_OK ||
+        dnnl_primitive_create(&b->prim, b->pd) ||
+        dnnl_primitive_execute(b->prim, b->stream, b->nexec, b->exec) || dnnl_stream_wait(b->stream)) {
+        fprintf(stderr, "oneDNN failed: %s\n", r.note);
+        return -1;
+    }
+    for (int i = 0; i < nargs; i++) {
+        const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(b->pd, dnnl_query_exec_arg_md, args[i].arg);
+        dnnl_status_t st = args[i].output
+                               ? bd_plain_copy(b->eng, b->stream, b->mem[i], md, &x->plain[i], &x->data[i])
+                               : bd_input_plain(b, i, &x->plain[i], &x->data[i]);
+        if (st != dnnl_success) {
+            fprintf(stderr, "oneDNN: argument %d: %s\n", i, dnnl_status2str(st));
+            return -1;
+        }
+        x->count[i] = 1;
+        for (int k = 0; k < md->ndims; k++)
+            x->count[i] *= md->dims[k];
+    }
+    return 0;
+}
+
+/* the residual of a sum post-op: dst as it was filled before the run */
+static float *dn_initial(struct dn_run *x, int i)
+{
+    dnnl_memory_t p;
+    float *d;
+    if (bd_input_plain(&x->b, i, &p, &d) != dnnl_success)
+        return NULL;
+    float *copy = (float *)malloc(sizeof(float) * (size_t)x->count[i]);
+    memcpy(copy, d, sizeof(float) * (size_t)x->count[i]);
+    dnnl_memory_destroy(p);
+    return copy;
+}
+
+static void dn_free(struct dn_run *x)
+{
+    for (int i = 0; i < BD_MAX_ARGS; i++)
+        if (x->plain[i])
+            dnnl_memory_destroy(x->plain[i]);
+    bd_teardown(&x->b);
+}
+
+static double *dbl(const float *f, long long n)
+{
+    double *d = (double *)malloc(sizeof(double) * (size_t)(n ? n : 1));
+    for (long long i = 0; i < n; i++)
+        d[i] = f[i];
+    return d;
+}
+
+/* br_compare on oneDNN's output must pass; moved by 4 tolerances at one element it must not */
+static void check(const char *name, const struct bc_lib_op *op, const struct br_io *io, const double *got,
+                  const double *got_h)
+{
+    cases++;
+    struct br_check c = br_compare(op, io, got, got_h);
+    if (c.bad || c.checked == 0) {
+        printf("FAIL %s: %lld of %lld beyond tolerance, first %lld (got %.9g want %.9g), max abs %.3g rel %.3g\n", name,
+               c.bad, c.checked, c.first_bad, c.first_got, c.first_want, c.max_abs, c.max_rel);
+        failures++;
+        return;
+    }
+    long long n = c.total - (got_h ? (long long)op->batch * op->hidden * (op->bidir ? 2 : 1) : 0);
+    double *moved = (double *)malloc(sizeof(double) * (size_t)n);
+    memcpy(moved, got, sizeof(double) * (size_t)n);
+    long long at = n / 2;
+    /* past the tolerance of any element (worst ratio seen, f32 units): a clear step */
+    moved[at] += 1e-3 * (1 + fabs(moved[at]));
+    struct br_check m = br_compare(op, io, moved, got_h);
+    free(moved);
+    if (m.bad == 0) {
+        printf("FAIL %s: an output moved by 1e-3 relative at %lld still passes\n", name, at);
+        failures++;
+        return;
+    }
+    printf("ok   %s: %lld elements, max abs err %.3g, worst %.3g x tolerance\n", name, c.checked, c.max_abs,
+           c.worst_ratio);
+}
+
+/* ---- the cases ---- */
+
+static struct bd_tensor bt(int nd, long long d0, long long d1, long long d2, long long d3, long long d4)
+{
+    struct bd_tensor t;
+    memset(&t, 0, sizeof(t));
+    t.nd = nd;
+    long long d[5] = {d0, d1, d2, d3, d4};
+    for (int i = 0; i < nd; i++)
+        t.d[i] = d[i];
+    return t;
+}
+
+static struct bc_tensor ct(const struct bd_tensor *t)
+{
+    struct bc_tensor c;
+    memset(&c, 0, sizeof(c));
+    c.nd = t->nd;
+    for (int i = 0; i < t->nd; i++)
+        c.d[i] = t->d[i];
+    return c;
+}
+
+/* Conv [+ bias + residual + relu] and its cuDNN description: N C spatial..., K, kernel, stride,
+ * pad, dilation, groups */
+static void case_conv(const char *name, int nsp, const long long *in, long long n, long long c, long long k,
+                      int kern, int stride, int pad, int dil, int groups, int fused, int residual)
+{
+    struct bd_op op;
+    memset(&op, 0, sizeof(op));
+    op.family = BD_CONV;
+    op.dt = dnnl_f32;
+    op.alg = dnnl_convolution_direct;
+    op.nsp = nsp;
+    long long out[3];
+    op.src.nd = op.dst.nd = 2 + nsp;
+    op.src.d[0] = op.dst.d[0] = n;
+    op.src.d[1] = c;
+    op.dst.d[1] = k;
+    for (int s = 0; s < nsp; s++) {
+        out[s] = (in[s] + 2 * pad - dil * (kern - 1) - 1) / stride + 1;
+        op.src.d[2 + s] = in[s];
+        op.dst.d[2 + s] = out[s];
+        op.strides[s] = stride;
+        op.dil[s] = dil;
+        op.kernel[s] = kern;
+        op.pl[s] = pad;
+        op.pr[s] = (out[s] - 1) * stride + dil * (kern - 1) + 1 - in[s] - pad;
+    }
+    /* grouped weights in oneDNN: [G, K/G, C/G, k...]; plain [K, C/G, k...] otherwise */
+    op.wei.nd = 2 + nsp + (groups > 1);
+    int o = groups > 1;
+    if (o)
+        op.wei.d[0] = groups;
+    op.wei.d[o] = k / groups;
+    op.wei.d[o + 1] = c / groups;
+    for (int s = 0; s < nsp; s++)
+        op.wei.d[o + 2 + s] = kern;
+    struct bd_arg args[5] = {{DNNL_ARG_SRC, 0, 0}, {DNNL_ARG_WEIGHTS, 0, 0}, {DNNL_ARG_DST, 1, 0}};
+    int nargs = 3;
+    if (fused) {
+        op.has_bias = 1;
+        op.bias = bt(1, k, 0, 0, 0, 0);
+        args[nargs++] = (struct bd_arg){DNNL_ARG_BIAS, 0, 0};
+        op.post_sum = residual;
+        op.post_alg = dnnl_eltwise_relu;
+    }
+    struct dn_run x;
+    if (dn_exec(&x, &op, args, nargs)) {
+        failures++;
+        return;
+    }
+    struct bc_lib_op cop;
+    memset(&cop, 0, sizeof(cop));
+    cop.family = fused ? BC_CONV_FUSED : BC_CONV;
+    cop.dt = BC_F32;
+    cop.algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+    cop.x = ct(&op.src);
+    cop.y = ct(&op.dst);
+    cop.w.nd = 2 + nsp;
+    cop.w.d[0] = k;
+    cop.w.d[1] = c / groups;
+    for (int s = 0; s < nsp; s++) {
+        cop.w.d[2 + s] = kern;
+        cop.pad[s] = pad;
+        cop.stride[s] = stride;
+        cop.dil[s] = dil;
+    }
+    cop.nsp = nsp;
+    cop.groups = groups;
+    cop.act = fused ? CUDNN_ACTIVATION_RELU : 0;
+    cop.residual = residual;
+    struct br_io io;
+    memset(&io, 0, sizeof(io));
+    io.x = dbl(x.data[0], x.count[0]);
+    io.w = dbl(x.data[1], x.count[1]); /* [G, K/G, ...] is [K, ...] in memory */
+    if (fused) {
+        io.b = dbl(x.data[3], x.count[3]);
+        if (residual) {
+            float *z = dn_initial(&x, 2);
+            io.z = dbl(z, x.count[2]);
+            free(z);
+        }
+    }
+    double *got = dbl(x.data[2], x.count[2]);
+    check(name, &cop, &io, got, NULL);
+    free(io.x), free(io.w), free(io.b), free(io.z), free(got);
+    dn_free(&x);
+}
+
+/* ConvTranspose: oneDNN's deconvolution; cuDNN's backward data with the filter [IC, OC/g, k] */
+static void case_deconv(const char *name, long long n, long long ic, long long oc, long long h, int kern, int stride,
+                        int pad)
+{
+    struct bd_op op;
+    memset(&op, 0, sizeof(op));
+    op.family = BD_DECONV;
+    op.dt = dnnl_f32;
+    op.alg = dnnl_deconvolution_direct;
+    op.nsp = 2;
+    long long out = (h - 1) * stride - 2 * pad + kern;
+    op.src = bt(4, n, ic, h, h, 0);
+    op.dst = bt(4, n, oc, out, out, 0);
+    op.wei = bt(4, oc, ic, kern, kern, 0);
+    for (int s = 0; s < 2; s++) {
+        op.strides[s] = stride;
+        op.dil[s] = 1;
+        op.kernel[s] = kern;
+        op.pl[s] = op.pr[s] = pad;
+    }
+    struct bd_arg args[3] = {{DNNL_ARG_SRC, 0, 0}, {DNNL_ARG_WEIGHTS, 0, 0}, {DNNL_ARG_DST, 1, 0}};
+    struct dn_run x;
+    if (dn_exec(&x, &op, args, 3)) {
+        failures++;
+        return;
+    }
+    struct bc_lib_op cop;
+    memset(&cop, 0, sizeof(cop));
+    cop.family = BC_DECONV;
+    cop.dt = BC_F32;
+    cop.x = ct(&op.src);
+    cop.y = ct(&op.dst);
+    cop.w.nd = 4;
+    cop.w.d[0] = ic;
+    cop.w.d[1] = oc;
+    cop.w.d[2] = cop.w.d[3] = kern;
+    cop.nsp = 2;
+    cop.groups = 1;
+    for (int s = 0; s < 2; s++) {
+        cop.pad[s] = pad;
+        cop.stride[s] = stride;
+        cop.dil[s] = 1;
+    }
+    struct br_io io;
+    memset(&io, 0, sizeof(io));
+    io.x = dbl(x.data[0], x.count[0]);
+    /* oneDNN's [OC, IC, k, k] as cuDNN's [IC, OC, k, k] */
+    io.w = (double *)malloc(sizeof(double) * (size_t)x.count[1]);
+    long long kk = (long long)kern * kern;
+    for (long long a = 0; a < oc; a++)
+        for (long long b = 0; b < ic; b++)
+            for (long long r = 0; r < kk; r++)
+                io.w[(b * oc + a) * kk + r] = x.data[1][(a * ic + b) * kk + r];
+    double *got = dbl(x.data[2], x.count[2]);
+    check(name, &cop, &io, got, NULL);
+    free(io.x), free(io.w), free(got);
+    dn_free(&x);
+}
+
+static void case_pool(const char *name, int alg, int mode, int kern, int stride, int pad)
+{
+    struct bd_op op;
+    memset(&op, 0, sizeof(op));
+    op.family = BD_POOL;
+    op.dt = dnnl_f32;
+    op.alg = alg;
+    op.nsp = 2;
+    long long h = 9, out = (h + 2 * pad - kern) / stride + 1;
+    op.src = bt(4, 2, 3, h, h, 0);
+    op.dst = bt(4, 2, 3, out, out, 0);
+    for (int s = 0; s < 2; s++) {
+        op.strides[s] = stride;
+        op.kernel[s] = kern;
+        op.dil[s] = 1;
+        op.pl[s] = pad;
+        op.pr[s] = (out - 1) * stride + kern - h - pad;
+    }
+    struct bd_arg args[2] = {{DNNL_ARG_SRC, 0, 0}, {DNNL_ARG_DST, 1, 0}};
+    struct dn_run x;
+    if (dn_exec(&x, &op, args, 2)) {
+        failures++;
+        return;
+    }
+    struct bc_lib_op cop;
+    memset(&cop, 0, sizeof(cop));
+    cop.family = BC_POOL;
+    cop.dt = BC_F32;
+    cop.mode = mode;
+    cop.x = ct(&op.src);
+    cop.y = ct(&op.dst);
+    cop.nsp = 2;
+    for (int s = 0; s < 2; s++) {
+        cop.win[s] = kern;
+        cop.stride[s] = stride;
+        cop.pad[s] = pad;
+        cop.dil[s] = 1;
+    }
+    struct br_io io;
+    memset(&io, 0, sizeof(io));
+    io.x = dbl(x.data[0], x.count[0]);
+    double *got = dbl(x.data[1], x.count[1]);
+    check(name, &cop, &io, got, NULL);
+    free(io.x), free(got);
+    dn_free(&x);
+}
+
+/* the element-wise-like families on one tensor shape (plus a second input where binary) */
+static void case_simple(const char *name, struct bd_op *op, struct bd_arg *args, int nargs, struct bc_lib_op *cop,
+                        int out_arg)
+{
+    struct dn_run x;
+    if (dn_exec(&x, op, args, nargs)) {
+        failures++;
+        return;
+    }
+    struct br_io io;
+    memset(&io, 0, sizeof(io));
+    io.x = dbl(x.data[0], x.count[0]);
+    for (int i = 1; i < nargs; i++) {
+        double *d = args[i].output ? NULL : dbl(x.data[i], x.count[i]);
+        switch (args[i].arg) {
+        case DNNL_ARG_SRC_1: io.x2 = d; break;
+        case DNNL_ARG_MEAN: io.mean = d; break;
+        case DNNL_ARG_VARIANCE: io.var = d; break;
+        case DNNL_ARG_SCALE: io.scale = d; break;
+        case DNNL_ARG_SHIFT: io.shift = d; break;
+        default: free(d); break;
+        }
+    }
+    double *got = dbl(x.data[out_arg], x.count[out_arg]);
+    check(name, cop, &io, got, NULL);
+    free(io.x), free(io.x2), free(io.mean), free(io.var), free(io.scale), free(io.shift), free(got);
+    dn_free(&x);
+}
+
+static void cases_simple(void)
+{
+    struct bd_tensor t = bt(4, 2, 3, 5, 4, 0);
+    struct bd_arg a2[2] = {{DNNL_ARG_SRC, 0, 0}, {DNNL_ARG_DST, 1, 0}};
+    static const struct { const char *name; int dalg, cmode; float alpha, beta; } acts[] = {
+        {"relu", dnnl_eltwise_relu, CUDNN_ACTIVATION_RELU, 0, 0},
+        {"sigmoid", dnnl_eltwise_logistic, CUDNN_ACTIVATION_SIGMOID, 0, 0},
+        {"tanh", dnnl_eltwise_tanh, CUDNN_ACTIVATION_TANH, 0, 0},
+        {"elu", dnnl_eltwise_elu, CUDNN_ACTIVATION_ELU, 0.7f, 0},
+        {"clipped relu", dnnl_eltwise_clip, CUDNN_ACTIVATION_CLIPPED_RELU, 0, 0.5f},
+    };
+    for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++) {
+        struct bd_op op;
+        memset(&op, 0, sizeof(op));
+        op.family = BD_ELTWISE, op.dt = dnnl_f32, op.alg = acts[i].dalg, op.src = op.dst = t;
+        op.alpha = acts[i].alpha, op.beta = acts[i].beta;
+        struct bc_lib_op c;
+        memset(&c, 0, sizeof(c));
+        c.family = BC_ACT, c.dt = BC_F32, c.mode = acts[i].cmode, c.x = c.y = ct(&t);
+        c.coef = acts[i].cmode == CUDNN_ACTIVATION_CLIPPED_RELU ? acts[i].beta : acts[i].alpha;
+        char nm[64];
+        snprintf(nm, sizeof(nm), "activation %s", acts[i].name);
+        case_simple(nm, &op, a2, 2, &c, 1);
+    }
+    /* softmax over dim 1 of (outer, mid, inner, 1), and log-softmax */
+    for (int log = 0; log < 2; log++) {
+        struct bd_tensor v = bt(4, 2, 7, 3, 1, 0);
+        struct bd_op op;
+        memset(&op, 0, sizeof(op));
+        op.family = BD_SOFTMAX, op.dt = dnnl_f32, op.alg = log ? dnnl_softmax_log : dnnl_softmax_accurate;
+        op.src = op.dst = v, op.axis = 1;
+        struct bc_lib_op c;
+        memset(&c, 0, sizeof(c));
+        c.family = BC_SOFTMAX, c.dt = BC_F32, c.algo = log ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE;
+        c.mode = CUDNN_SOFTMAX_MODE_CHANNEL, c.x = c.y = ct(&v);
+        case_simple(log ? "log-softmax" : "softmax", &op, a2, 2, &c, 1);
+    }
+    /* batch norm (inference): mean, variance (positive), scale, shift */
+    {
+        struct bd_op op;
+        memset(&op, 0, sizeof(op));
+        op.family = BD_BNORM, op.dt = dnnl_f32, op.src = op.dst = t, op.eps = 1e-3f;
+        op.flags = dnnl_use_global_stats | dnnl_use_scale | dnnl_use_shift;
+        struct bd_arg a[6] = {{DNNL_ARG_SRC, 0, 0},   {DNNL_ARG_MEAN, 0, 0},  {DNNL_ARG_VARIANCE, 0, 1},
+                              {DNNL_ARG_SCALE, 0, 0}, {DNNL_ARG_SHIFT, 0, 0}, {DNNL_ARG_DST, 1, 0}};
+        struct bc_lib_op c;
+        memset(&c, 0, sizeof(c));
+        c.family = BC_BNORM, c.dt = BC_F32, c.x = c.y = ct(&t), c.eps = 1e-3;
+        case_simple("batch norm", &op, a, 6, &c, 5);
+    }
+    /* LRN across channels */
+    {
+        struct bd_tensor l = bt(4, 1, 7, 5, 5, 0);
+        struct bd_op op;
+        memset(&op, 0, sizeof(op));
+        op.family = BD_LRN, op.dt = dnnl_f32, op.alg = dnnl_lrn_across_channels, op.src = op.dst = l;
+        op.local_size = 5, op.alpha = 0.01f, op.beta = 0.75f, op.eps = 2.0f;
+        struct bc_lib_op c;
+        memset(&c, 0, sizeof(c));
+        c.family = BC_LRN, c.dt = BC_F32, c.x = c.y = ct(&l), c.lrn_n = 5, c.alpha = 0.01, c.beta = 0.75, c.coef = 2.0;
+        case_simple("lrn", &op, a2, 2, &c, 1);
+    }
+    /* op tensor with a broadcast second operand */
+    static const struct { const char *name; int dalg, cmode; double alpha; } ops[] = {
+        {"op tensor add", dnnl_binary_add, CUDNN_OP_TENSOR_ADD, 1},
+        {"op tensor sub", dnnl_binary_sub, CUDNN_OP_TENSOR_ADD, -1},
+        {"op tensor mul", dnnl_binary_mul, CUDNN_OP_TENSOR_MUL, 1},
+        {"op tensor max", dnnl_binary_max, CUDNN_OP_TENSOR_MAX, 1},
+        {"op tensor min", dnnl_binary_min, CUDNN_OP_TENSOR_MIN, 1},
+    };
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+        struct bd_tensor b = bt(4, 1, 3, 1, 4, 0);
+        struct bd_op op;
+        memset(&op, 0, sizeof(op));
+        op.family = BD_BINARY, op.dt = dnnl_f32, op.alg = ops[i].dalg, op.src = op.dst = t, op.src1 = b;
+        struct bd_arg a[3] = {{DNNL_ARG_SRC, 0, 0}, {DNNL_ARG_SRC_1, 0, 0}, {DNNL_ARG_DST, 1, 0}};
+        struct bc_lib_op c;
+        memset(&c, 0, sizeof(c));
+        c.family = BC_OPTENSOR, c.dt = BC_F32, c.mode = ops[i].cmode, c.alpha = ops[i].alpha;
+        c.x = c.y = ct(&t), c.x2 = ct(&b);
+        case_simple(ops[i].name, &op, a, 3, &c, 2);
+    }
+    /* reductions: over the two last dims, or over dim 1 */
+    static const struct { const char *name; int dalg, cmode; float p; int last2; } reds[] = {
+        {"reduce sum", dnnl_reduction_sum, CUDNN_REDUCE_TENSOR_ADD, 0, 1},
+        {"reduce mean", dnnl_reduction_mean, CUDNN_REDUCE_TENSOR_AVG, 0, 0},
+        {"reduce max", dnnl_reduction_max, CUDNN_REDUCE_TENSOR_MAX, 0, 1},
+        {"reduce min", dnnl_reduction_min, CUDNN_REDUCE_TENSOR_MIN, 0, 0},
+        {"reduce prod", dnnl_reduction_mul, CUDNN_REDUCE_TENSOR_MUL, 0, 0},
+        {"reduce l1", dnnl_reduction_norm_lp_sum, CUDNN_REDUCE_TENSOR_NORM1, 1, 1},
+        {"reduce l2", dnnl_reduction_norm_lp_sum, CUDNN_REDUCE_TENSOR_NORM2, 2, 1},
+    };
+    for (size_t i = 0; i < sizeof(reds) / sizeof(reds[0]); i++) {
+        struct bd_tensor y = reds[i].last2 ? bt(4, 2, 3, 1, 1, 0) : bt(4, 2, 1, 5, 4, 0);
+        struct bd_op op;
+        memset(&op, 0, sizeof(op));
+        op.family = BD_REDUCTION, op.dt = dnnl_f32, op.alg = reds[i].dalg, op.src = t, op.dst = y, op.p = reds[i].p;
+        struct bc_lib_op c;
+        memset(&c, 0, sizeof(c));
+        c.family = BC_REDUCE, c.dt = BC_F32, c.mode = reds[i].cmode, c.x = ct(&t), c.y = ct(&y);
+        case_simple(reds[i].name, &op, a2, 2, &c, 1);
+    }
+}
+
+/* GEMM: row-major [B,] M x K times K x N, A or B transposed, B shared, C accumulated */
+static void case_gemm(const char *name, long long batch, long long m, long long k, long long n, int ta, int tb,
+                      int shared_a, int beta_one)
+{
+    struct bd_op op;
+    memset(&op, 0, sizeof(op));
+    op.family = BD_MATMUL;
+    op.dt = dnnl_f32;
+    op.src = batch > 1 ? bt(3, shared_a ? 1 : batch, m, k, 0, 0) : bt(2, m, k, 0, 0, 0);
+    op.wei = batch > 1 ? bt(3, batch, k, n, 0, 0) : bt(2, k, n, 0, 0, 0);
+    op.dst = batch > 1 ? bt(3, batch, m, n, 0, 0) : bt(2, m, n, 0, 0, 0);
+    op.src_transposed = ta;
+    op.wei_transposed = tb;
+    op.post_sum = beta_one;
+    struct bd_arg args[3] = {{DNNL_ARG_SRC, 0, 0}, {DNNL_ARG_WEIGHTS, 0, 0}, {DNNL_ARG_DST, 1, 0}};
+    struct dn_run x;
+    if (dn_exec(&x, &op, args, 3)) {
+        failures++;
+        return;
+    }
+    struct bc_lib_op cop;
+    memset(&cop, 0, sizeof(cop));
+    cop.family = n == 1 && batch == 1 && !ta && !tb ? BC_GEMV : BC_GEMM;
+    cop.dt = BC_F32;
+    cop.m = m, cop.n = n, cop.k = k, cop.ta = ta, cop.tb = tb, cop.beta_one = beta_one;
+    cop.batch_count = batch;
+    if (batch > 1) {
+        cop.stride_a = shared_a ? 0 : m * k;
+        cop.stride_b = k * n;
+        cop.stride_c = m * n;
+    }
+    struct br_io io;
+    memset(&io, 0, sizeof(io));
+    /* bd_input_plain gives the logical matrices; stored transposed, as the benchmark keeps them */
+    io.x = (double *)malloc(sizeof(double) * (size_t)x.count[0]);
+    io.w = (double *)malloc(sizeof(double) * (size_t)x.count[1]);
+    long long ba = shared_a ? 1 : batch;
+    for (long long b = 0; b < ba; b++)
+        for (long long i = 0; i < m; i++)
+            for (long long j = 0; j < k; j++)
+                io.x[b * m * k + (ta ? j * m + i : i * k + j)] = x.data[0][b * m * k + i * k + j];
+    for (long long b = 0; b < batch; b++)
+        for (long long i = 0; i < k; i++)
+            for (long long j = 0; j < n; j++)
+                io.w[b * k * n + (tb ? j * k + i : i * n + j)] = x.data[1][b * k * n + i * n + j];
+    if (beta_one) {
+        float *y0 = dn_initial(&x, 2);
+        io.y0 = dbl(y0, x.count[2]);
+        free(y0);
+    }
+    double *got = dbl(x.data[2], x.count[2]);
+    check(name, &cop, &io, got, NULL);
+    free(io.x), free(io.w), free(io.y0), free(got);
+    dn_free(&x);
+}
+
+/* Recurrent layers: oneDNN's weights [1, D, in, G, H] and [1, D, H, G, H], as cuDNN's per-gate
+ * [H, in] matrices, with the gates in cuDNN's order (GRU: oneDNN u r o, cuDNN r z h) */
+static void case_rnn(const char *name, int mode, int bidir)
+{
+    int T = 3, N = 2, I = 4, H = 5, D = bidir ? 2 : 1;
+    int G = mode == CUDNN_LSTM ? 4 : mode == CUDNN_GRU ? 3 : 1, GB = mode == CUDNN_GRU ? 4 : G;
+    struct bd_op op;
+    memset(&op, 0, sizeof(op));
+    op.family = BD_RNN;
+    op.dt = dnnl_f32;
+    op.alg = mode == CUDNN_LSTM ? dnnl_vanilla_lstm : mode == CUDNN_GRU ? dnnl_lbr_gru : dnnl_vanilla_rnn;
+    op.axis = bidir ? dnnl_bidirectional_concat : dnnl_unidirectional_left2right;
+    op.src = bt(3, T, N, I, 0, 0);
+    op.dst = bt(3, T, N, (long long)D * H, 0, 0);
+    op.wei = bt(5, 1, D, I, G, H);
+    op.src1 = bt(5, 1, D, H, G, H);
+    op.bias = bt(4, 1, D, GB, H, 0);
+    struct bd_arg args[9];
+    int na = 0;
+    args[na++] = (struct bd_arg){DNNL_ARG_SRC_LAYER, 0, 0};
+    args[na++] = (struct bd_arg){DNNL_ARG_SRC_ITER, 0, 0};
+    if (mode == CUDNN_LSTM)
+        args[na++] = (struct bd_arg){DNNL_ARG_SRC_ITER_C, 0, 0};
+    args[na++] = (struct bd_arg){DNNL_ARG_WEIGHTS_LAYER, 0, I};
+    args[na++] = (struct bd_arg){DNNL_ARG_WEIGHTS_ITER, 0, H};
+    args[na++] = (struct bd_arg){DNNL_ARG_BIAS, 0, 0};
+    int out_y = na;
+    args[na++] = (struct bd_arg){DNNL_ARG_DST_LAYER, 1, 0};
+    int out_h = na;
+    args[na++] = (struct bd_arg){DNNL_ARG_DST_ITER, 1, 0};
+    if (mode == CUDNN_LSTM)
+        args[na++] = (struct bd_arg){DNNL_ARG_DST_ITER_C, 1, 0};
+    struct dn_run x;
+    if (dn_exec(&x, &op, args, na)) {
+        failures++;
+        return;
+    }
+    int lstm = mode == CUDNN_LSTM, wl = lstm ? 3 : 2, wi = wl + 1, bi = wi + 1;
+    struct bc_lib_op cop;
+    memset(&cop, 0, sizeof(cop));
+    cop.family = BC_RNN, cop.dt = BC_F32, cop.mode = mode, cop.bidir = bidir;
+    cop.seq = T, cop.batch = N, cop.input = I, cop.hidden = H;
+    struct br_io io;
+    memset(&io, 0, sizeof(io));
+    io.x = dbl(x.data[0], x.count[0]);
+    io.hx = dbl(x.data[1], x.count[1]);
+    if (lstm)
+        io.cx = dbl(x.data[2], x.count[2]);
+    /* per direction and gate: W [H, I], R [H, H], bW and bR [H] */
+    double *store = (double *)calloc((size_t)D * 2 * G * (H * I + H * H + 2 * H), sizeof(double)), *p = store;
+    for (int d = 0; d < D; d++)
+        for (int cg = 0; cg < G; cg++) {
+            int dg = mode == CUDNN_GRU ? (cg == 0 ? 1 : cg == 1 ? 0 : 2) : cg; /* oneDNN's gate for cuDNN's */
+            double *W = p, *R = p + H * I, *bw = R + H * H, *br = bw + H;
+            p = br + H;
+            for (int h = 0; h < H; h++) {
+                for (int i = 0; i < I; i++)
+                    W[h * I + i] = x.data[wl][(((long long)d * I + i) * G + dg) * H + h];
+                for (int i = 0; i < H; i++)
+                    R[h * H + i] = x.data[wi][(((long long)d * H + i) * G + dg) * H + h];
+                bw[h] = x.data[bi][((long long)d * GB + dg) * H + h];
+                br[h] = mode == CUDNN_GRU && cg == 2 ? x.data[bi][((long long)d * GB + 3) * H + h] : 0;
+            }
+            io.rw[d][cg] = W, io.rw[d][G + cg] = R, io.rb[d][cg] = bw, io.rb[d][G + cg] = br;
+            io.rw_ld[d][cg] = I, io.rw_ld[d][G + cg] = H;
+        }
+    double *got = dbl(x.data[out_y], x.count[out_y]), *got_h = dbl(x.data[out_h], x.count[out_h]);
+    check(name, &cop, &io, got, got_h);
+    free(io.x), free(io.hx), free(io.cx), free(store), free(got), free(got_h);
+    dn_free(&x);
+}
+
+int main(void)
+{
+    long long in2[2] = {9, 9}, in2b[2] = {7, 8}, in3[3] = {4, 5, 6};
+    case_conv("conv 3x3 stride 2 pad 1", 2, in2, 2, 3, 4, 3, 2, 1, 1, 1, 0, 0);
+    case_conv("conv grouped dilated", 2, in2b, 1, 4, 6, 3, 1, 2, 2, 2, 0, 0);
+    case_conv("conv 1x1", 2, in2, 1, 8, 5, 1, 1, 0, 1, 1, 0, 0);
+    case_conv("conv 3-d", 3, in3, 1, 2, 3, 3, 1, 1, 1, 1, 0, 0);
+    case_conv("conv + bias + relu", 2, in2, 1, 3, 4, 3, 1, 1, 1, 1, 1, 0);
+    case_conv("conv + bias + residual + relu", 2, in2, 1, 3, 4, 3, 2, 1, 1, 1, 1, 1);
+    case_deconv("conv transpose stride 2", 1, 4, 3, 5, 3, 2, 1);
+    case_deconv("conv transpose stride 1", 2, 3, 2, 4, 2, 1, 0);
+    case_pool("max pool", dnnl_pooling_max, CUDNN_POOLING_MAX, 3, 2, 1);
+    case_pool("average pool with padding", dnnl_pooling_avg_include_padding,
+              CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, 3, 2, 1);
+    case_pool("average pool without padding", dnnl_pooling_avg_exclude_padding,
+              CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, 3, 2, 1);
+    case_pool("global average pool", dnnl_pooling_avg_exclude_padding, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, 9,
+              1, 0);
+    cases_simple();
+    case_gemm("gemm", 1, 5, 7, 3, 0, 0, 0, 0);
+    case_gemm("gemm transposed A", 1, 5, 7, 3, 1, 0, 0, 0);
+    case_gemm("gemm transposed B, C accumulated", 1, 6, 4, 5, 0, 1, 0, 1);
+    case_gemm("gemm batched", 3, 4, 6, 5, 0, 0, 0, 0);
+    case_gemm("gemm batched, A shared", 2, 4, 6, 5, 0, 0, 1, 0);
+    case_gemm("gemv", 1, 6, 9, 1, 0, 0, 0, 0);
+    case_rnn("lstm", CUDNN_LSTM, 0);
+    case_rnn("lstm bidirectional", CUDNN_LSTM, 1);
+    case_rnn("gru (linear before reset)", CUDNN_GRU, 0);
+    case_rnn("rnn tanh", CUDNN_RNN_TANH, 0);
+    printf("%d of %d host references agree with oneDNN's\n", cases - failures, cases);
+    return failures ? 1 : 0;
+}
