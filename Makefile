@@ -3,7 +3,8 @@ CC        ?= cc
 CUDA_HOME ?= /usr/local/cuda
 CUDA_ARCH ?= sm_90
 ONNX_PROTO ?= /usr/include/onnx/onnx.proto
-PYTHON    ?= python3
+# the tests' Python: the project's virtual environment, which scripts/setup makes
+TEST_PYTHON ?= $(CURDIR)/.venv/bin/python
 SHARED    ?= ../shared
 ONNX_TESTDATA ?= /usr/share/libonnx-testdata/data
 
@@ -46,7 +47,7 @@ EMBED_FILES = runtime/harness.h runtime/dnnl_ops.h runtime/dnnl_bench.h \
 EMBED_OBJ = $(BUILD)/obj/embedded.o
 GEN_LIB_OBJS = $(call obj,$(GEN_LIB_SRCS)) $(PB_OBJ) $(EMBED_OBJ)
 
-.PHONY: all test asan-test demo bench bench-cuda check-cuda setup clean help unit-test
+.PHONY: all test asan-test demo bench bench-cuda check-cuda setup clean help unit-test fuzz
 .DEFAULT_GOAL := all
 
 all: $(BINDIR)/gen $(BINDIR)/agg
@@ -56,6 +57,7 @@ help:
 	@echo "make demo       the main job on the built-in default model"
 	@echo "make test       all tests (installs what is missing first)"
 	@echo "make asan-test  the same tests under ASan/UBSan"
+	@echo "make fuzz       the libFuzzer targets (gen's loader to layers, agg's ingest), FUZZ_S s each"
 	@echo "make bench      benchmarks; results go to docs/bench/"
 	@echo "make bench-cuda CUDA benchmark file counts and build times -> docs/bench/cuda-build.md"
 	@echo "make check-cuda build every generated CUDA benchmark of the shared and zoo models alone"
@@ -110,13 +112,13 @@ $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(GEN_LIB_OBJS)
 ORACLE = $(BUILD)/test/onnx_summary.tsv
 $(ORACLE): test/oracle/onnx_summary.py
 	@mkdir -p $(dir $@)
-	$(PYTHON) test/oracle/onnx_summary.py $(SHARED)/models $(addprefix $(ONNX_TESTDATA)/,node pytorch-converted pytorch-operator simple) > $@.tmp
+	$(TEST_PYTHON) test/oracle/onnx_summary.py $(SHARED)/models $(addprefix $(ONNX_TESTDATA)/,node pytorch-converted pytorch-operator simple) > $@.tmp
 	@mv $@.tmp $@
 
 SHAPE_ORACLE = $(BUILD)/test/onnx_shapes.tsv
 $(SHAPE_ORACLE): test/oracle/shape_summary.py test/oracle/onnx_summary.py
 	@mkdir -p $(dir $@)
-	$(PYTHON) test/oracle/shape_summary.py $(SHARED)/models $(addprefix $(ONNX_TESTDATA)/,node pytorch-converted pytorch-operator simple) > $@.tmp
+	$(TEST_PYTHON) test/oracle/shape_summary.py $(SHARED)/models $(addprefix $(ONNX_TESTDATA)/,node pytorch-converted pytorch-operator simple) > $@.tmp
 	@mv $@.tmp $@
 
 # The zoo written by gen, read back by the onnx package: checker, shapes, parameters.
@@ -125,7 +127,7 @@ ZOO_SPECS = resnet50 vgg16 mobilenet_v2 inception_v3 bert_base gpt2
 $(ZOO_ORACLE): $(BINDIR)/gen test/oracle/zoo_check.py
 	@mkdir -p $(BUILD)/test/zoo
 	@for z in $(ZOO_SPECS); do $(BINDIR)/gen --zoo $$z -o $(BUILD)/test --layers >/dev/null || exit 1; done
-	$(PYTHON) test/oracle/zoo_check.py $(BUILD)/test/zoo > $@.tmp || true
+	$(TEST_PYTHON) test/oracle/zoo_check.py $(BUILD)/test/zoo > $@.tmp || true
 	@mv $@.tmp $@
 
 # BENANZA_CUDA_COMPILE=no: the compile check of all generated CUDA benchmarks is skipped (it
@@ -138,7 +140,7 @@ unit-test: $(BINDIR)/gen $(BINDIR)/agg $(BUILD)/test/unit $(ORACLE) $(SHAPE_ORAC
 	BENANZA_GEN=$(BINDIR)/gen BENANZA_AGG=$(BINDIR)/agg BENANZA_SHARED=$(SHARED) BENANZA_ONNX_TESTDATA=$(ONNX_TESTDATA) \
 	BENANZA_ORACLE=$(ORACLE) BENANZA_SHAPE_ORACLE=$(SHAPE_ORACLE) BENANZA_ZOO_ORACLE=$(ZOO_ORACLE) \
 	BENANZA_CUDA_COMPILE=$(BENANZA_CUDA_COMPILE) BENANZA_E2E_SEMANTICS=$(BENANZA_E2E_SEMANTICS) \
-	$(BUILD)/test/unit
+	PYTHON=$(TEST_PYTHON) BENANZA_PYTHON=$(TEST_PYTHON) $(BUILD)/test/unit
 
 test: setup
 	@$(MAKE) --no-print-directory unit-test
@@ -155,7 +157,8 @@ asan-test: setup
 # slow implementations, oneDNN's reference ones above all, at about 250 ms of timed runs), so
 # that the ~1340 benchmarks oneDNN offers on an AVX-512 machine build and run in 5 minutes.
 DEMO_RUN_FLAGS ?= --warmup 2 --iters 5 --min-ms 30 --max-ms 250
-demo: setup
+demo:
+	@scripts/setup --no-python
 	@$(MAKE) --no-print-directory all
 	@echo "== 1/4 gen: zoo resnet50, batch 1 -> out/"
 	$(BINDIR)/gen --zoo resnet50 -b 1 -o out
@@ -190,6 +193,21 @@ check-cuda: all
 	    --zoo mobilenet_v2 --zoo inception_v3 --zoo bert_base --zoo gpt2 $$(grep '^-' bench/shared_models.args) \
 	    -o $(BUILD)/check-cuda
 	scripts/check-cuda-build $(BUILD)/check-cuda --all
+
+# libFuzzer (clang) under ASan/UBSan: gen from ONNX bytes to layers, agg from any file to every
+# report; each runs its kept regression inputs, then FUZZ_S seconds (scripts/fuzz)
+FUZZ_S ?= 60
+FUZZ_SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+fuzz: setup
+	@$(MAKE) --no-print-directory BUILD=build/fuzz BINDIR=build/fuzz/bin CC=clang OPT="-O1 -g" \
+	    SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" build/fuzz/fuzz_gen build/fuzz/fuzz_agg
+	scripts/fuzz build/fuzz $(FUZZ_S) $(SHARED) $(ONNX_TESTDATA)
+
+$(BUILD)/fuzz_gen: $(BUILD)/obj/fuzz/fuzz_gen.o $(GEN_LIB_OBJS)
+	$(CC) $(OPT) $(SAN) -fsanitize=fuzzer $^ -o $@ $(LDLIBS_GEN)
+
+$(BUILD)/fuzz_agg: $(BUILD)/obj/fuzz/fuzz_agg.o $(call obj,$(filter-out runtime/agg/agg.c,$(AGG_SRCS)))
+	$(CC) $(OPT) $(SAN) -fsanitize=fuzzer $^ -o $@ -lsqlite3 -lm
 
 clean:
 	rm -rf build bin out

@@ -74,11 +74,8 @@ static void dump_graph(struct bz_buf *b, const struct ir_graph *g, int depth)
     indent[w] = '\0';
 
     int64_t params = 0;
-    int n_user_inputs = 0;
     for (int i = 0; i < g->n_initializers; i++)
         params += g->initializers[i]->init ? g->initializers[i]->init->nelem : 0;
-    for (int i = 0; i < g->n_inputs; i++)
-        n_user_inputs += g->inputs[i]->init == NULL;
 
     bz_buf_printf(b, "%sgraph '", indent);
     put_quoted(b, g->name);

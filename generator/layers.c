@@ -144,9 +144,61 @@ void canon_set_f(json_t *attrs, const char *name, double v)
     json_object_set_new(attrs, name, json_real((double)(float)v));
 }
 
+/* the length of the valid UTF-8 sequence at s (at most n bytes), 0 where none starts */
+static size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+    if (s[0] < 0x80)
+        return 1;
+    size_t len = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3 : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+    if (!len || len > n)
+        return 0;
+    for (size_t k = 1; k < len; k++)
+        if ((s[k] & 0xc0) != 0x80)
+            return 0;
+    /* overlong three-byte forms, surrogates, and beyond U+10FFFF */
+    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) || (s[0] == 0xf0 && s[1] < 0x90) ||
+        (s[0] == 0xf4 && s[1] >= 0x90))
+        return 0;
+    return len;
+}
+
+static bool utf8_valid(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t k = utf8_seq_len((const unsigned char *)s + i, n - i);
+        if (!k)
+            return false;
+        i += k;
+    }
+    return true;
+}
+
+/* A string from a model (attribute bytes: any bytes are valid ONNX) as a JSON string that a
+ * key can hold: valid UTF-8 as it is, every other byte as the text \xNN */
+static json_t *json_model_string(const char *s, size_t n)
+{
+    if (utf8_valid(s, n))
+        return json_stringn(s, n);
+    struct bz_buf b;
+    bz_buf_init(&b);
+    for (size_t i = 0; i < n;) {
+        size_t k = utf8_seq_len((const unsigned char *)s + i, n - i);
+        if (k) {
+            bz_buf_append(&b, s + i, k);
+            i += k;
+        } else {
+            bz_buf_printf(&b, "\\x%02x", (unsigned char)s[i]);
+            i++;
+        }
+    }
+    json_t *j = json_stringn(b.data ? b.data : "", b.len);
+    bz_buf_free(&b);
+    return j;
+}
+
 void canon_set_s(json_t *attrs, const char *name, const char *v)
 {
-    json_object_set_new(attrs, name, json_string(v));
+    json_object_set_new(attrs, name, json_model_string(v, strlen(v)));
 }
 
 void canon_set_ints(json_t *attrs, const char *name, const int64_t *v, int n)
@@ -284,7 +336,7 @@ static json_t *attr_json(const struct ir_attr *a)
     switch (a->type) {
     case IR_ATTR_FLOAT: return json_real(a->u.f);
     case IR_ATTR_INT: return json_integer(a->u.i);
-    case IR_ATTR_STRING: return json_stringn_nocheck(a->u.s.data, a->u.s.len);
+    case IR_ATTR_STRING: return json_model_string(a->u.s.data, a->u.s.len);
     case IR_ATTR_FLOATS: {
         json_t *arr = json_array();
         for (size_t k = 0; k < a->count; k++)
@@ -300,7 +352,7 @@ static json_t *attr_json(const struct ir_attr *a)
     case IR_ATTR_STRINGS: {
         json_t *arr = json_array();
         for (size_t k = 0; k < a->count; k++)
-            json_array_append_new(arr, json_stringn_nocheck(a->u.strings[k].data, a->u.strings[k].len));
+            json_array_append_new(arr, json_model_string(a->u.strings[k].data, a->u.strings[k].len));
         return arr;
     }
     case IR_ATTR_TENSOR: {

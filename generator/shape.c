@@ -586,6 +586,21 @@ static void infer_node(struct driver *d, struct ir_graph *g, struct ir_node *n, 
     bz_buf_free(&why);
     if (def)
         def->infer(&c);
+    if (c.failed) {
+        /* inference gave up on this node (said): what it set of its outputs is not to be
+         * trusted (a Reshape to a batch-1 constant after -b 2 would carry batch 1 onwards and
+         * mix batches); its outputs stay unknown, and the nodes after it unresolved */
+        for (int k = 0; k < n->n_outputs; k++) {
+            struct ir_value *v = n->outputs[k];
+            if (!v)
+                continue;
+            v->type.rank = -1;
+            v->type.dims = NULL;
+            v->val = NULL;
+            v->sym = NULL;
+            v->sym_len = -1;
+        }
+    }
     drop_oversized(d, n, diag);
     if (!def || (def->flags & OP_FOREIGN))
         note_unsupported(d, n, top_index);

@@ -700,10 +700,23 @@ static void test_hostile_inputs(void **state)
     assert_non_null(strstr(e, ":8: a quote that is not closed on its line"));
     assert_non_null(strstr(e, "3 rows added, 0 already there, 6 bad"));
     free(e);
-    /* a report with no measured rows */
+    /* a report with no measured rows; nothing busy yet */
     json_t *j = report("--report bound,framework");
     json_t *bound = find_row(table(j, "bound"), "model", "toy", NULL, NULL);
-    (void)bound;
+    assert_true(num(bound, "busy") == 0);
+    json_decref(j);
+    /* a faster LA row taken on a busy machine: the bound uses it, and says so in every table */
+    put_file("h/busy.csv", "schema,bench,layer,layer_name,op,backend,impl,dtype,math,status,iters,min_us,median_us,"
+                           "mean_us,p90_us,max_us,stddev_us,workspace_bytes,flops,bytes,threads,peak_rss_kb,device,"
+                           "cc,sms,lib,host,time,method,kernel_us,busy,note\n"
+                           "2,LA-f32-busy,LA,n,Conv,cpu,a,f32,default,ok,3,1,1,1,1,1,0,0,1,1,2,9,CPU,,2,lib,h,"
+                           "2026-11-23T00:00:01Z,cpu,,1,busy_cores=1.90\n");
+    snprintf(args, sizeof(args), "ingest '%s/h/busy.csv'", dir);
+    assert_int_equal(run_agg(args, out, err), 0);
+    j = report("--report bound,top-layers,path");
+    bound = find_row(table(j, "bound"), "model", "toy", NULL, NULL);
+    assert_true(num(bound, "busy") == 1);
+    assert_true(num(find_row(table(j, "top-layers"), "layer", "LA", NULL, NULL), "busy") == 1);
     json_decref(j);
     db_file = "t.db";
 }

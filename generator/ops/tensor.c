@@ -115,17 +115,15 @@ static void infer_reshape(struct infer_ctx *c)
             d[k] = dim_from_sym(x);
         }
         if (dim_known(d[k]))
-            known_prod = dim_of(known_prod.value * d[k].value);
-        else
+            known_prod = dim_mul(known_prod, d[k]);
+        if (!dim_known(d[k]) || !dim_known(known_prod))
             prod_ok = false;
     }
     int64_t in_total = 1;
     bool in_known = t != NULL;
     for (int k = 0; t && k < t->rank; k++) {
-        if (!dim_known(t->dims[k]))
+        if (!dim_known(t->dims[k]) || __builtin_mul_overflow(in_total, t->dims[k].value, &in_total))
             in_known = false;
-        else
-            in_total *= t->dims[k].value;
     }
     /* A target written for the model's own batch (caffe2 exports bake [1, -1] in):
      * after -b, its leading dim follows the new batch when that makes the sizes agree. */
@@ -137,15 +135,16 @@ static void infer_reshape(struct infer_ctx *c)
         for (int k = 1; k < n; k++) {
             if (k == minus)
                 continue;
-            if (!dim_known(d[k]))
+            if (!dim_known(d[k]) || __builtin_mul_overflow(rest, d[k].value, &rest))
                 rest_known = false;
-            else
-                rest *= d[k].value;
         }
-        bool agrees_old = rest_known && minus < 0 && rest * c->batch_from == in_total;
+        int64_t old_total = 0, new_total = 0;
+        rest_known = rest_known && !__builtin_mul_overflow(rest, c->batch_from, &old_total) &&
+                     !__builtin_mul_overflow(rest, c->batch_to, &new_total);
+        bool agrees_old = rest_known && minus < 0 && old_total == in_total;
         if (!agrees_old) {
             d[0] = dim_of(c->batch_to);
-            known_prod = dim_of(rest_known ? rest * c->batch_to : 0);
+            known_prod = dim_of(rest_known ? new_total : 0);
             prod_ok = rest_known;
         }
     }
@@ -155,10 +154,8 @@ static void infer_reshape(struct infer_ctx *c)
             int64_t total = 1;
             bool all = true;
             for (int k = 0; k < t->rank; k++) {
-                if (!dim_known(t->dims[k]))
+                if (!dim_known(t->dims[k]) || __builtin_mul_overflow(total, t->dims[k].value, &total))
                     all = false;
-                else
-                    total *= t->dims[k].value;
             }
             if (all && known_prod.value > 0)
                 d[minus] = dim_of(total / known_prod.value);
@@ -168,10 +165,8 @@ static void infer_reshape(struct infer_ctx *c)
         int64_t out_total = 1;
         bool out_known = true;
         for (int k = 0; k < n; k++) {
-            if (!dim_known(d[k]))
+            if (!dim_known(d[k]) || __builtin_mul_overflow(out_total, d[k].value, &out_total))
                 out_known = false;
-            else
-                out_total *= d[k].value;
         }
         if (out_known && out_total != in_total) {
             op_fail(c, "cannot reshape %lld elements into %lld", (long long)in_total, (long long)out_total);

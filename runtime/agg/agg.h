@@ -222,6 +222,8 @@ struct agg_bound {
     int heur_known, find_known;
     int *path, npath; /* node indices, in data-flow order */
     double *node_us;  /* per node: its layer's fastest time; NaN when free or without result */
+    char *node_busy;  /* per node: that time was taken on a busy machine (unreliable) */
+    int busy;         /* nodes whose time was taken on a busy machine (fused groups' too) */
 };
 int agg_bound_compute(const struct agg_data *x, const struct agg_run *r, const struct agg_target *t,
                       const char *prec, struct agg_bound *b);

@@ -644,6 +644,7 @@ int agg_bound_compute(const struct agg_data *x, const struct agg_run *r, const s
     double *wf = agg_xcalloc((size_t)n + 1, sizeof(double));
     char *known = agg_xcalloc((size_t)n + 1, 1);
     b->node_us = agg_xmalloc(((size_t)n + 1) * sizeof(double));
+    b->node_busy = agg_xcalloc((size_t)n + 1, 1);
     for (int i = 0; i < n; i++) {
         const struct agg_node *nd = &r->nodes[i];
         b->node_us[i] = NAN;
@@ -657,6 +658,11 @@ int agg_bound_compute(const struct agg_data *x, const struct agg_run *r, const s
             w[i] = us;
             b->node_us[i] = us;
             b->seq += us;
+            const struct agg_algo_time *at = agg_best_at(x, t->id, nd->layer, prec);
+            if (at && at->busy == 1) {
+                b->node_busy[i] = 1;
+                b->busy++;
+            }
             const struct agg_cell *c = agg_cell_get(x, t->id, nd->layer, prec);
             double h = c && c->heuristic ? agg_algo_us(x, t->id, nd->layer, prec, c->heuristic) : -1;
             double f = c && c->find ? agg_algo_us(x, t->id, nd->layer, prec, c->find) : -1;
@@ -684,8 +690,11 @@ int agg_bound_compute(const struct agg_data *x, const struct agg_run *r, const s
             last = m;
         }
         double cost = members;
-        if (agg_best(x, t->id, gr->layer, prec, &fused, NULL) == 0 && (!all || fused < members))
+        if (agg_best(x, t->id, gr->layer, prec, &fused, NULL) == 0 && (!all || fused < members)) {
             cost = fused;
+            const struct agg_algo_time *at = agg_best_at(x, t->id, gr->layer, prec);
+            b->busy += at && at->busy == 1;
+        }
         b->unfused_groups += members;
         b->fused_groups += cost;
         if (last >= 0)
@@ -708,6 +717,8 @@ void agg_bound_free(struct agg_bound *b)
 {
     free(b->path);
     free(b->node_us);
+    free(b->node_busy);
     b->path = NULL;
     b->node_us = NULL;
+    b->node_busy = NULL;
 }

@@ -106,6 +106,24 @@ static struct agg_table *agg_new(const char *name, const char *title, const char
     return t;
 }
 
+/* The busy column every timing report ends with: how many of the timings behind a row were
+ * taken while other work competed for the cores (run_all's busy rows) */
+static int agg_busy_col(struct agg_table *t)
+{
+    agg_table_add_col(t, "busy", AGG_COL_INT);
+    char *d = agg_xprintf("%s busy: timings behind the row taken while other work competed for the cores "
+                          "(rows marked busy): figures that use them are unreliable.", t->desc);
+    free(t->desc);
+    t->desc = d;
+    return t->ncols - 1;
+}
+
+static int agg_layer_busy(const struct agg_data *x, long target, const char *layer, const char *prec)
+{
+    const struct agg_algo_time *a = agg_best_at(x, target, layer, prec);
+    return a && a->busy == 1;
+}
+
 /* the first columns of most tables: model, batch, type, device */
 static int agg_row_head(struct agg_table *t, const struct agg_combo *c)
 {
@@ -139,9 +157,11 @@ static struct agg_table *agg_rep_bound(struct agg_ctx *k)
         "each fusion group at min(its fused benchmark, the sum of its members); covered: computing layers "
         "with a result (see the missing report for the others).",
         HEAD "computing|covered|sequential|parallel|fused|fused parallel|parallelism", HK "iiuuuur");
+    int bc = agg_busy_col(t);
     for (int i = 0; i < k->nc; i++) {
         const struct agg_combo *c = &k->c[i];
         int r = agg_row_head(t, c);
+        agg_table_set_num(t, r, bc, c->b.busy);
         agg_table_set_num(t, r, 4, c->b.computing);
         agg_table_set_num(t, r, 5, c->b.covered);
         agg_table_set_num(t, r, 6, c->b.seq);
@@ -159,6 +179,7 @@ static struct agg_table *agg_rep_path(struct agg_ctx *k)
         "The nodes on the longest path of each model's DAG (each layer at its fastest): what the "
         "parallel bound is made of. Nodes that compute nothing are left out.",
         HEAD "step|node|op|time|cumulative", HK "ittuu");
+    int bc = agg_busy_col(t);
     for (int i = 0; i < k->nc; i++) {
         const struct agg_combo *c = &k->c[i];
         double cum = 0;
@@ -175,6 +196,7 @@ static struct agg_table *agg_rep_path(struct agg_ctx *k)
             agg_table_set_text(t, r, 6, n->op);
             agg_table_set_num(t, r, 7, us);
             agg_table_set_num(t, r, 8, cum);
+            agg_table_set_num(t, r, bc, c->b.node_busy[c->b.path[j]]);
         }
     }
     return t;
@@ -210,11 +232,13 @@ static struct agg_table *agg_rep_algo(struct agg_ctx *k)
         "heuristic's choice (what a framework without autotuning gets) and at the measured search's "
         "choice (cudnnFind, with autotuning). Layers without a recorded choice count at their fastest.",
         HEAD "best|heuristic|heuristic loss|layers with choice|find|find loss", HK "uupiup");
+    int bc = agg_busy_col(t);
     for (int i = 0; i < k->nc; i++) {
         const struct agg_combo *c = &k->c[i];
         if (!c->b.heur_known && !c->b.find_known)
             continue;
         int r = agg_row_head(t, c);
+        agg_table_set_num(t, r, bc, c->b.busy);
         agg_table_set_num(t, r, 4, c->b.seq);
         if (c->b.heur_known) {
             agg_table_set_num(t, r, 5, c->b.heur_seq);
@@ -322,6 +346,7 @@ static struct agg_table *agg_rep_algo_layers(struct agg_ctx *k)
         "device|type|layer|op|name|uses|fastest|fastest time|heuristic|heuristic time|heuristic/fastest|find|find time|loss|"
         "fastest kernels|heuristic kernels",
         "tttttituturtuu" "tt");
+    int bc = agg_busy_col(t);
     int n;
     struct agg_layer_use *u = agg_layer_uses(k, &n);
     for (int i = 0; i < n; i++) {
@@ -344,11 +369,14 @@ static struct agg_table *agg_rep_algo_layers(struct agg_ctx *k)
         const struct agg_algo_time *ba = agg_best_at(k->x, u[i].target, u[i].layer, u[i].prec);
         if (ba && ba->kernels)
             agg_table_set_text(t, r, 14, ba->kernels);
+        agg_table_set_num(t, r, bc, ba && ba->busy == 1);
         if (c->heuristic) {
             double h = agg_algo_us(k->x, u[i].target, u[i].layer, u[i].prec, c->heuristic);
             const struct agg_algo_time *ha = agg_algo_at(k->x, u[i].target, u[i].layer, u[i].prec, c->heuristic);
             if (ha && ha->kernels)
                 agg_table_set_text(t, r, 15, ha->kernels);
+            if (ha && ha->busy == 1 && ha != ba)
+                agg_table_set_num(t, r, bc, t->cells[(size_t)r * (size_t)t->ncols + (size_t)bc].v + 1);
             agg_table_set_text(t, r, 8, c->heuristic);
             if (h >= 0) {
                 agg_table_set_num(t, r, 9, h);
@@ -374,11 +402,13 @@ static struct agg_table *agg_rep_fusion(struct agg_ctx *k)
         "Fusion groups (gen's manifest) at their fused benchmark vs as separate layers, and the "
         "model's sequential bound unfused vs fused.",
         HEAD "groups|groups unfused|groups fused|sequential|fused|speedup", HK "iuuuur");
+    int bc = agg_busy_col(t);
     for (int i = 0; i < k->nc; i++) {
         const struct agg_combo *c = &k->c[i];
         if (!c->run->ngroups)
             continue;
         int r = agg_row_head(t, c);
+        agg_table_set_num(t, r, bc, c->b.busy);
         agg_table_set_num(t, r, 4, c->run->ngroups);
         agg_table_set_num(t, r, 5, c->b.unfused_groups);
         agg_table_set_num(t, r, 6, c->b.fused_groups);
@@ -394,19 +424,21 @@ static struct agg_table *agg_rep_fusion_groups(struct agg_ctx *k)
     struct agg_table *t = agg_new("fusion-groups", "Fusion per group",
         "Each fusion group: the sum of its members' fastest times vs its fused benchmark's fastest.",
         HEAD "group|pattern|nodes|members|fused|speedup", HK "ittuur");
+    int bc = agg_busy_col(t);
     for (int i = 0; i < k->nc; i++) {
         const struct agg_combo *c = &k->c[i];
         for (int g = 0; g < c->run->ngroups; g++) {
             const struct agg_group *gr = &c->run->groups[g];
             struct agg_buf names = {0};
             double members = 0;
-            int all = 1;
+            int all = 1, busy = agg_layer_busy(k->x, c->target->id, gr->layer, c->prec);
             for (int m = 0; m < gr->nmembers; m++) {
                 int j = agg_node_pos(c->run, gr->members[m]);
                 if (j < 0)
                     continue;
                 const struct agg_node *n = &c->run->nodes[j];
                 double us = agg_node_us(k, c, n);
+                busy += c->b.node_busy[j];
                 if (!isnan(us))
                     members += us;
                 else if (!strcmp(n->cls, "compute"))
@@ -416,6 +448,7 @@ static struct agg_table *agg_rep_fusion_groups(struct agg_ctx *k)
             double fused;
             int r = agg_row_head(t, c);
             agg_table_set_num(t, r, 4, gr->id);
+            agg_table_set_num(t, r, bc, busy);
             agg_table_set_text(t, r, 5, gr->pattern);
             agg_table_set_text(t, r, 6, names.p ? names.p : "");
             if (all)
@@ -448,6 +481,7 @@ static struct agg_table *agg_rep_precision(struct agg_ctx *k)
         "speedup over fp32; compare coverage before reading a speedup: a type whose layers lack "
         "results has a smaller bound for that reason alone.",
         HEAD "covered|sequential|fused|speedup vs f32|fused speedup vs f32", HK "iuurr");
+    int bc = agg_busy_col(t);
     for (int i = 0; i < k->nc; i++) {
         const struct agg_combo *c = &k->c[i];
         int r = agg_row_head(t, c);
@@ -455,6 +489,7 @@ static struct agg_table *agg_rep_precision(struct agg_ctx *k)
         agg_table_set_num(t, r, 5, c->b.seq);
         agg_table_set_num(t, r, 6, c->b.fused_seq);
         const struct agg_combo *base = agg_find_combo(k, c->run, c->target, "f32");
+        agg_table_set_num(t, r, bc, c->b.busy + (base && base != c ? base->b.busy : 0));
         if (base) {
             agg_table_set_num(t, r, 7, agg_ratio(base->b.seq, c->b.seq));
             agg_table_set_num(t, r, 8, agg_ratio(base->b.fused_seq, c->b.fused_seq));
@@ -468,6 +503,7 @@ static struct agg_table *agg_rep_precision_layers(struct agg_ctx *k)
     struct agg_table *t = agg_new("precision-layers", "Precision per layer",
         "Each layer's fastest time per type and its speedup over fp32 (devices with more than one type).",
         "device|type|layer|op|name|uses|time|algorithm|speedup vs f32", "tttttiutr");
+    int bc = agg_busy_col(t);
     int n;
     struct agg_layer_use *u = agg_layer_uses(k, &n);
     for (int i = 0; i < n; i++) {
@@ -486,8 +522,12 @@ static struct agg_table *agg_rep_precision_layers(struct agg_ctx *k)
         agg_table_set_num(t, r, 5, u[i].uses);
         agg_table_set_num(t, r, 6, us);
         agg_table_set_text(t, r, 7, algo);
-        if (agg_best(k->x, u[i].target, u[i].layer, "f32", &base, NULL) == 0)
+        int busy = agg_layer_busy(k->x, u[i].target, u[i].layer, u[i].prec);
+        if (agg_best(k->x, u[i].target, u[i].layer, "f32", &base, NULL) == 0) {
             agg_table_set_num(t, r, 8, base / us);
+            busy += strcmp(u[i].prec, "f32") && agg_layer_busy(k->x, u[i].target, u[i].layer, "f32");
+        }
+        agg_table_set_num(t, r, bc, busy);
     }
     free(u);
     return t;
@@ -529,6 +569,7 @@ static struct agg_table *agg_rep_framework(struct agg_ctx *k)
         "stands without it).",
         HEAD "framework|threads|measured|bound|fused bound|measured/fused bound|overhead|overhead share|note|check",
         HK "tiuuurupt" "t");
+    int bc = agg_busy_col(t);
     for (int i = 0; i < k->x->nmeasured; i++) {
         const struct agg_measured *m = &k->x->measured[i];
         if (*m->node)
@@ -546,6 +587,7 @@ static struct agg_table *agg_rep_framework(struct agg_ctx *k)
             agg_table_set_text(t, r, 12, "no lower bound for this model, batch, type and device");
             continue;
         }
+        agg_table_set_num(t, r, bc, c->b.busy);
         agg_table_set_num(t, r, 7, c->b.seq);
         agg_table_set_num(t, r, 8, c->b.fused_seq);
         agg_table_set_num(t, r, 9, agg_ratio(m->latency_us, c->b.fused_seq));
@@ -565,6 +607,7 @@ static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
         "check: a benchmark slower than the framework's own kernels for the node makes the model's bound "
         "no bound.",
         HEAD "framework|node|op|measured|bound|measured/bound|gap|check", HK "tttuuru" "t");
+    int bc = agg_busy_col(t);
     for (int i = 0; i < k->x->nmeasured; i++) {
         const struct agg_measured *m = &k->x->measured[i];
         if (!*m->node)
@@ -587,6 +630,7 @@ static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
             continue;
         agg_table_set_text(t, r, 6, n->op);
         double us = agg_node_us(k, c, n);
+        agg_table_set_num(t, r, bc, c->b.node_busy[n - c->run->nodes]);
         agg_table_set_num(t, r, 8, us);
         agg_table_set_num(t, r, 9, agg_ratio(m->latency_us, us));
         if (!isnan(us)) {
@@ -616,6 +660,7 @@ static struct agg_table *agg_rep_devices(struct agg_ctx *k)
             free(c2);
         }
     }
+    int bc = agg_busy_col(t);
     /* one row per run x precision found on any device */
     for (int i = 0; i < k->nc; i++) {
         const struct agg_combo *c = &k->c[i];
@@ -629,9 +674,12 @@ static struct agg_table *agg_rep_devices(struct agg_ctx *k)
         agg_table_set_num(t, r, 1, (double)c->run->batch);
         agg_table_set_text(t, r, 2, c->prec);
         double first = NAN;
+        int busy = 0;
         for (int d = 0, col = 3; d < k->x->ntargets; d++) {
             const struct agg_combo *o = agg_find_combo(k, c->run, &k->x->targets[d], c->prec);
             double v = o ? o->b.fused_seq : NAN;
+            busy += o ? o->b.busy : 0;
+            agg_table_set_num(t, r, bc, busy);
             if (d == 0)
                 first = v;
             agg_table_set_num(t, r, col++, v);
@@ -646,7 +694,7 @@ static struct agg_table *agg_rep_devices(struct agg_ctx *k)
  * each row counting its nodes, ranked largest first with each row's share of the bound */
 static void agg_top_rows(struct agg_ctx *k, struct agg_table *t, int by_op)
 {
-    int count = by_op ? 5 : 8, total = by_op ? 6 : 10;
+    int count = by_op ? 5 : 8, total = by_op ? 6 : 10, bc = agg_busy_col(t);
     for (int i = 0; i < k->nc; i++) {
         const struct agg_combo *c = &k->c[i];
         struct agg_map seen = {0};
@@ -671,12 +719,14 @@ static void agg_top_rows(struct agg_ctx *k, struct agg_table *t, int by_op)
                 }
                 agg_table_set_num(t, r, count, 0);
                 agg_table_set_num(t, r, total, 0);
+                agg_table_set_num(t, r, bc, 0);
                 at = r + 1;
                 agg_map_put(&seen, key, (void *)at);
             }
             struct agg_cellv *row = &t->cells[(size_t)(at - 1) * (size_t)t->ncols];
             row[count].v += 1;
             row[total].v += us;
+            row[bc].v += c->b.node_busy[j];
         }
         agg_map_free(&seen, NULL);
         agg_rank_rows(t, first, total, total + 1, by_op ? -1 : 4, c->b.seq);

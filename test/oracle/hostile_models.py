@@ -103,6 +103,15 @@ save("huge_onehot", [helper.make_node("OneHot", ["i", "d", "v"], ["y"])],
      [helper.make_tensor("d", T.INT64, [], [big]), helper.make_tensor("v", T.FLOAT, [2], [0, 1])], code=0,
      frag="too large to be a tensor")
 
+# a Reshape whose constant target fixes batch 1 behind an input of symbolic batch: at -b 2 the
+# reshape cannot hold its input (the test checks that nothing after it is given batch 1)
+xs = helper.make_tensor_value_info("x", T.FLOAT, ["N", 3, 8, 8])
+w4 = helper.make_tensor("w4", T.FLOAT, [4, 4, 3, 3], np.zeros(144, np.float32))
+save("batch_fixed", [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+                     helper.make_node("Reshape", ["c", "s"], ["r"]),
+                     helper.make_node("Conv", ["r", "w4"], ["y"], pads=[1, 1, 1, 1])],
+     [xs], [X("y", None)], [w, w4, I64("s", [1, 4, 8, 8])], code=0, frag="")
+
 with open(os.path.join(out, "expect.tsv"), "w") as f:
     for name, code, frag in expect:
         f.write(f"{name}\t{code}\t{frag}\n")
