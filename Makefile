@@ -21,7 +21,8 @@ LDLIBS_GEN = -lprotobuf-c -ljansson -ldnnl -lm
 
 GEN_LIB_SRCS = generator/base.c generator/ir.c generator/onnx_load.c generator/dump.c \
                generator/mustache.c generator/shape.c generator/layers.c generator/fusion.c \
-               generator/pipeline.c generator/emit.c generator/emit_cpu.c generator/emit_cuda.c generator/re2posix.c $(wildcard generator/ops/*.c) \
+               generator/pipeline.c generator/emit.c generator/emit_cpu.c generator/emit_cuda.c generator/re2posix.c \
+               generator/desc.c generator/plan.c $(wildcard generator/ops/*.c) \
                generator/zoo/builder.c generator/zoo/models.c generator/zoo/zoo.c
 GEN_MAIN_SRC = generator/main.c
 # the aggregator: plain C and SQLite, no generator code (gen also copies it into out/agg/)
@@ -198,7 +199,8 @@ check-cuda: all
 # report; each runs its kept regression inputs, then FUZZ_S seconds (scripts/fuzz)
 FUZZ_S ?= 60
 FUZZ_SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-fuzz: setup
+fuzz:
+	@scripts/setup --fuzz
 	@$(MAKE) --no-print-directory BUILD=build/fuzz BINDIR=build/fuzz/bin CC=clang OPT="-O1 -g" \
 	    SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" build/fuzz/fuzz_gen build/fuzz/fuzz_agg
 	scripts/fuzz build/fuzz $(FUZZ_S) $(SHARED) $(ONNX_TESTDATA)

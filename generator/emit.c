@@ -105,55 +105,6 @@ void emit_c_array(struct bz_buf *b, const char *pre, const char *field, bool ndi
     bz_buf_printf(b, "%s%s", ndim ? "}}" : "}", post);
 }
 
-const json_t *emit_io(const json_t *params, const char *which, size_t i)
-{
-    const json_t *t = json_array_get(json_object_get(params, which), i);
-    return json_is_object(t) ? t : NULL;
-}
-
-double emit_num_attr(const json_t *attrs, const char *name, double dflt)
-{
-    const json_t *a = json_object_get(attrs, name);
-    return json_is_number(a) ? json_number_value(a) : dflt;
-}
-
-const char *emit_str_attr(const json_t *attrs, const char *name, const char *dflt)
-{
-    const json_t *a = json_object_get(attrs, name);
-    return json_is_string(a) ? json_string_value(a) : dflt;
-}
-
-int emit_shape(const json_t *t, int64_t *d)
-{
-    const json_t *shape = t ? json_object_get(t, "shape") : NULL;
-    if (!shape || json_array_size(shape) > 8)
-        return -1;
-    int nd = (int)json_array_size(shape);
-    for (int k = 0; k < nd; k++)
-        d[k] = json_integer_value(json_array_get(shape, (size_t)k));
-    return nd;
-}
-
-const json_t *emit_fused_act(const json_t *params)
-{
-    const char *pattern = json_string_value(json_object_get(params, "pattern"));
-    const json_t *members = json_object_get(params, "members");
-    size_t plen = pattern ? strlen(pattern) : 0;
-    if (plen <= 4 || strcmp(pattern + plen - 4, "_act") != 0 || json_array_size(members) == 0)
-        return NULL;
-    return json_array_get(members, json_array_size(members) - 1);
-}
-
-void emit_reduced_dims(const json_t *attrs, int64_t *dims, int n)
-{
-    const json_t *axes = json_object_get(attrs, "axes");
-    for (size_t k = 0; k < json_array_size(axes); k++) {
-        int64_t a = json_integer_value(json_array_get(axes, k));
-        if (a >= 0 && a < n)
-            dims[a] = 1;
-    }
-}
-
 static int partial_embedded(void *ud, const char *name, char **src, size_t *len)
 {
     (void)ud;

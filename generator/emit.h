@@ -57,30 +57,6 @@ json_t *emit_uses(const struct pipeline *p, int layer_index, int max);
 void emit_c_array(struct bz_buf *b, const char *pre, const char *field, bool ndim, const int64_t *v, int n,
                   const char *post);
 
-/* Reading a layer's canonical parameters: input/output I ("inputs"/"outputs") or NULL, a
- * number or string attribute with a default. */
-const json_t *emit_io(const json_t *params, const char *which, size_t i);
-double emit_num_attr(const json_t *attrs, const char *name, double dflt);
-const char *emit_str_attr(const json_t *attrs, const char *name, const char *dflt);
-
-/* A layer as a plain operation of runtime/plain_ops.h (element-wise maths, Where, Cast,
- * Expand, Gather, Slice/Pad/Tile): the plain C CPU benchmarks and the CUDA kernels of ours
- * share it. 0, or -1 when it is none of those. */
-struct pl_op;
-int emit_plain_plan(const json_t *params, struct pl_op *op);
-
-/* A canonical tensor's shape ({"shape": [...]}) into D (room for 8): its rank, or -1 when T
- * has none or more than 8 dims. */
-int emit_shape(const json_t *t, int64_t *d);
-
-/* A fusion group's activation: the last member's params when the pattern ends in "_act"
- * (conv_bn_act, gemm_bias_act, ...), else NULL. */
-const json_t *emit_fused_act(const json_t *params);
-
-/* A reduction's output dims: DIMS (N of them, the input's) with the layer's reduced axes
- * set to 1 (keepdims only changes the view; the canonical key lists the axes normalised). */
-void emit_reduced_dims(const json_t *attrs, int64_t *dims, int n);
-
 /* The CPU backend (oneDNN): one file per layer x implementation x data type. */
 void emit_cpu(struct emit_ctx *e);
 

@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/ops.h"
+#include "plan.h"
+
 struct fctx {
     struct model_run *run;
     const struct ir_graph *g;
@@ -331,3 +334,187 @@ void fusion_find(struct layer_set *s, struct model_run *run, int run_index)
     free(f.consumer);
     free(f.taken);
 }
+
+/* ---- backends: a fusion group as one benchmark ---- */
+
+/* the group's activation (its last member when the pattern ends in one), else NULL */
+static const struct layer_desc *fused_act(const struct layer_desc *d)
+{
+    return fusion_has_act(d->pattern) && d->nmembers > 0 ? &d->members[d->nmembers - 1] : NULL;
+}
+
+/* the plan of a member on its own (a Conv, or a Gemm or MatMul as a matmul) */
+static int member_dnnl(const struct layer_desc *m, struct cpu_plan *p)
+{
+    const struct op_plans *h = plan_hooks(m);
+    return h && h->dnnl ? h->dnnl(m, 0, p) : -1;
+}
+
+/* A fusion group as one oneDNN primitive: the first member's operation with the batch norm
+ * folded into the weights and bias, the residual as a sum post-op and the activation as an
+ * eltwise post-op; the decomposed GELU and LayerNorm as oneDNN's own; a QDQ group as the int8
+ * primitive frameworks run. */
+static int fusion_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
+{
+    memset(p, 0, sizeof(*p));
+    if (which || d->nmembers < 1)
+        return -1;
+    const struct layer_desc *first = &d->members[0];
+    if (d->pattern == FUSE_GELU || d->pattern == FUSE_LAYERNORM) {
+        /* the group's input is the first member's first input, its output the last member's */
+        struct bd_tensor x, y;
+        if (plan_bd_tensor(desc_in(first, 0), &x) || plan_bd_tensor(desc_out(&d->members[d->nmembers - 1], 0), &y))
+            return -1;
+        p->op.src = x;
+        p->op.dst = y;
+        p->n_algs = 1;
+        p->bytes = 4.0 * (double)(plan_bd_count(&x) + plan_bd_count(&y));
+        if (d->pattern == FUSE_GELU) {
+            p->op.family = BD_ELTWISE;
+            p->op.alg = p->algs[0] = dnnl_eltwise_gelu_erf;
+            p->flops = 8.0 * (double)plan_bd_count(&y);
+            plan_arg(p, "DNNL_ARG_SRC", 0, 0);
+            plan_arg(p, "DNNL_ARG_DST", 1, 0);
+            return 0;
+        }
+        /* decomposed LayerNorm over the last axis (what the pattern matched), with scale and
+         * shift when its Mul/Add are there; the epsilon does not change the time */
+        p->op.family = BD_LNORM;
+        p->op.eps = 1e-5f;
+        bool affine = d->nmembers >= 9;
+        p->op.flags = affine ? dnnl_use_scale | dnnl_use_shift : 0;
+        p->flops = 5.0 * (double)plan_bd_count(&y);
+        plan_arg(p, "DNNL_ARG_SRC", 0, 0);
+        if (affine) {
+            plan_arg(p, "DNNL_ARG_SCALE", 0, 0);
+            plan_arg(p, "DNNL_ARG_SHIFT", 0, 0);
+        }
+        plan_arg(p, "DNNL_ARG_DST", 1, 0);
+        return 0;
+    }
+    if (fusion_is_qdq(d->pattern)) {
+        /* DequantizeLinear -> Conv or MatMul [-> Relu] -> QuantizeLinear: one int8 primitive
+         * (the frameworks' QLinearConv / QLinearMatMul): the types and zero points of the two
+         * ends, per-tensor output scale, the activation as a post-op */
+        int n = d->nmembers;
+        if (n < 3)
+            return -1;
+        const struct layer_desc *core = &d->members[1], *q = &d->members[n - 1];
+        if (member_dnnl(core, p))
+            return -1;
+        struct bd_op *op = &p->op;
+        op->qsrc = plan_bd_quant(desc_in(first, 0));
+        op->qdst = plan_bd_quant(desc_out(q, 0));
+        op->qwei = dnnl_s8;
+        if ((op->qsrc != dnnl_u8 && op->qsrc != dnnl_s8) || (op->qdst != dnnl_u8 && op->qdst != dnnl_s8))
+            return -1;
+        op->dt = op->qsrc;
+        op->zp_src = plan_zero_point(first, DA_zero_point, first->a.zero_point, op->qsrc);
+        op->zp_dst = plan_zero_point(q, DA_zero_point, q->a.zero_point, op->qdst);
+        op->oscale = 1.0f / 64;
+        if (n == 4) {
+            float alpha, beta;
+            op->post_alg = plan_eltwise_dnnl(&d->members[2], &alpha, &beta);
+            op->post_alpha = alpha;
+            op->post_beta = beta;
+            if (!op->post_alg)
+                return -1;
+        }
+        p->quant = 1;
+        return 0;
+    }
+    bool conv = fusion_is_conv(d->pattern), gemm = fusion_is_gemm(d->pattern);
+    if (!conv && !gemm)
+        return -1;
+    if (member_dnnl(first, p))
+        return -1;
+    struct bd_op *op = &p->op;
+    if (fusion_has_bn(d->pattern) || d->pattern == FUSE_GEMM_BIAS || d->pattern == FUSE_GEMM_BIAS_ACT) {
+        if (!op->has_bias) {
+            /* a folded BN or the Add becomes the primitive's bias */
+            op->has_bias = 1;
+            if (conv) {
+                op->bias.nd = 1;
+                op->bias.d[0] = op->dst.d[1];
+            } else {
+                op->bias.nd = op->dst.nd;
+                for (int k = 0; k < op->dst.nd - 1; k++)
+                    op->bias.d[k] = 1;
+                op->bias.d[op->dst.nd - 1] = op->dst.d[op->dst.nd - 1];
+            }
+            /* the BIAS argument goes before DST */
+            p->args[p->nargs] = p->args[p->nargs - 1];
+            p->args[p->nargs - 1].arg = "DNNL_ARG_BIAS";
+            p->args[p->nargs - 1].output = 0;
+            p->args[p->nargs - 1].fill = 0;
+            p->nargs++;
+        }
+    }
+    op->post_sum = fusion_has_add(d->pattern);
+    const struct layer_desc *act = fused_act(d);
+    if (act) {
+        float alpha, beta;
+        op->post_alg = plan_eltwise_dnnl(act, &alpha, &beta);
+        if (!op->post_alg)
+            return -1;
+        op->post_alpha = alpha;
+        op->post_beta = beta;
+    }
+    return 0;
+}
+
+/* Conv[+BN folded][+Add residual][+Relu] through cudnnConvolutionBiasActivationForward
+ * (identity or Relu; a folded BN is the bias) */
+static int fusion_cudnn(const struct layer_desc *d, struct cu_plan *p)
+{
+    memset(p, 0, sizeof(*p));
+    if (d->nmembers < 1 || fusion_is_qdq(d->pattern) || !fusion_is_conv(d->pattern))
+        return -1;
+    const struct layer_desc *first = &d->members[0];
+    const struct op_plans *h = plan_hooks(first);
+    if (!h || !h->cudnn || h->cudnn(first, p) || p->family != CU_CONV)
+        return -1;
+    const struct layer_desc *act = fused_act(d);
+    p->act = "CUDNN_ACTIVATION_IDENTITY";
+    if (act) {
+        if (!act->def || !act->def->ids.cudnn || strcmp(act->def->ids.cudnn, "CUDNN_ACTIVATION_RELU") != 0)
+            return -1; /* cuDNN fuses Relu only */
+        p->act = "CUDNN_ACTIVATION_RELU";
+    }
+    p->residual = fusion_has_add(d->pattern);
+    p->family = CU_CONV_FUSED;
+    p->what = "cudnnConvolutionBiasActivationForward";
+    p->advice = false;
+    p->elems += (double)plan_cu_count(&p->y) * (p->residual ? 1 : 0) + (double)p->y.d[1];
+    return 0;
+}
+
+/* the decomposed GELU and LayerNorm groups: one kernel of ours from the group's input to its
+ * output */
+static int fusion_kernel(const struct layer_desc *d, struct cu_kernel *k)
+{
+    memset(k, 0, sizeof(*k));
+    if (d->nmembers < 1 || plan_ck_tensor(desc_in(&d->members[0], 0), &k->pl.in[0]) ||
+        plan_ck_tensor(desc_out(&d->members[d->nmembers - 1], 0), &k->pl.out))
+        return -1;
+    if (d->pattern == FUSE_GELU) {
+        k->kind = CK_PLAIN;
+        k->pl.kind = PL_UNARY;
+        k->pl.fn = PL_GELU;
+        k->pl.nin = 1;
+        k->what = "GELU (erf), the group's nodes in one kernel";
+        k->flops = 8.0 * plan_pl_bytes(&k->pl.out) / 4;
+    } else if (d->pattern == FUSE_LAYERNORM) {
+        k->kind = CK_LAYERNORM;
+        k->affine = d->nmembers >= 9;
+        k->eps = 1e-5;
+        k->what = "LayerNorm over the last axis, the group's nodes in one kernel";
+        k->flops = 5.0 * plan_pl_bytes(&k->pl.out) / 4;
+    } else {
+        return -1;
+    }
+    k->bytes = plan_pl_bytes(&k->pl.in[0]) + plan_pl_bytes(&k->pl.out);
+    return 0;
+}
+
+const struct op_plans fusion_plans = {fusion_dnnl, NULL, fusion_cudnn, fusion_kernel, NULL, 0};

@@ -44,6 +44,7 @@ const char *layer_dtype_suffix(int dtype)
 void layer_set_init(struct layer_set *s)
 {
     memset(s, 0, sizeof(*s));
+    bz_arena_init(&s->arena);
 }
 
 void layer_set_free(struct layer_set *s)
@@ -57,6 +58,7 @@ void layer_set_free(struct layer_set *s)
     }
     free(s->v);
     free(s->hash);
+    bz_arena_free(&s->arena);
     memset(s, 0, sizeof(*s));
 }
 
@@ -118,6 +120,8 @@ int layer_set_intern(struct layer_set *s, json_t *params, const char *op, const 
         l->op = bz_strdup(op);
         l->fused = fused;
         l->params = params;
+        l->desc = bz_arena_alloc(&s->arena, sizeof(*l->desc));
+        desc_build(&s->arena, params, l->desc);
         s->hash[k] = found + 1;
         if ((size_t)s->n * 2 > s->hash_cap)
             rehash(s, s->hash_cap * 2);
@@ -132,6 +136,43 @@ int layer_set_intern(struct layer_set *s, json_t *params, const char *op, const 
 }
 
 /* ---- canonicalisation helpers for op files ---- */
+
+/* Constant inputs that change what a layer computes are put in its key as attributes: a
+ * value gen does not know is null there, and the CPU backend then refuses the layer rather
+ * than guess it. */
+const struct ir_tensor *canon_const_input(const struct canon_ctx *c, int i)
+{
+    const struct ir_value *v = i < c->n->n_inputs ? c->n->inputs[i] : NULL;
+    return v && v->val && v->val->data_kept && v->val->nelem >= 1 ? v->val : NULL;
+}
+
+void canon_const_scalar(const struct canon_ctx *c, struct json_t *attrs, const char *name, int i, bool integer,
+                        const double *dflt)
+{
+    if (i >= c->n->n_inputs || !c->n->inputs[i]) {
+        if (dflt && integer)
+            canon_set_i(attrs, name, (int64_t)*dflt);
+        else if (dflt)
+            canon_set_f(attrs, name, *dflt);
+        return;
+    }
+    const struct ir_tensor *t = canon_const_input(c, i);
+    if (!t || t->nelem != 1)
+        json_object_set_new(attrs, name, json_null());
+    else if (integer)
+        canon_set_i(attrs, name, tensor_get_i(t, 0));
+    else
+        canon_set_f(attrs, name, tensor_get_f(t, 0));
+}
+
+void canon_name_op(const struct canon_ctx *c, struct bz_buf *name)
+{
+    for (const char *p = c->n->op_type; *p; p++)
+        bz_buf_putc(name, (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p));
+    bz_buf_putc(name, '_');
+    canon_name_dims(name, canon_in(c, 0));
+}
+
 
 void canon_set_i(json_t *attrs, const char *name, int64_t v)
 {

@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 
+#include "desc.h"
 #include "ir.h"
 
 /* What a top-level node is, for benchmarks and statistics. */
@@ -27,6 +28,7 @@ struct layer {
     int n_models;
     int *models;        /* indices of the runs using it */
     json_t *params;     /* the canonical object the key was made from (owned) */
+    struct layer_desc *desc; /* the same, typed, as the backends read it (in the set's arena) */
 };
 
 struct fusion_group {
@@ -63,6 +65,7 @@ struct layer_set {
     struct layer *v;
     size_t hash_cap;
     int *hash;          /* open addressing: layer index + 1, 0 empty */
+    struct bz_arena arena; /* the layers' descriptions */
 };
 
 void layer_set_init(struct layer_set *s);

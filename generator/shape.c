@@ -190,6 +190,13 @@ struct ir_dim *op_out(struct infer_ctx *c, int i, int dtype, int rank)
     return v->type.dims;
 }
 
+void op_out_dims(struct infer_ctx *c, int i, int dtype, const struct ir_dim *d, int rank)
+{
+    struct ir_dim *o = op_out(c, i, dtype, rank);
+    for (int k = 0; k < rank; k++)
+        o[k] = d[k];
+}
+
 void op_out_type(struct infer_ctx *c, int i, const struct ir_type *t)
 {
     if (!t) {

@@ -143,8 +143,8 @@ static void infer_scan(struct infer_ctx *c)
 }
 
 const struct op_def ops_control[] = {
-    {"If", infer_if, 0, NULL},
-    {"Loop", infer_loop, 0, NULL},
-    {"Scan", infer_scan, 0, NULL},
-    {NULL, NULL, 0, NULL},
+    {"If", infer_if, 0, NULL, NULL, NULL, {0}},
+    {"Loop", infer_loop, 0, NULL, NULL, NULL, {0}},
+    {"Scan", infer_scan, 0, NULL, NULL, NULL, {0}},
+    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
 };

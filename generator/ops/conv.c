@@ -1,6 +1,7 @@
 /* Convolutions: Conv and ConvTranspose output shapes, with every auto_pad mode. */
 #include <string.h>
 
+#include "../plan.h"
 #include "ops.h"
 
 /* kernel_shape from the attribute or from the weight's spatial dims */
@@ -169,8 +170,165 @@ static void canon_conv(const struct canon_ctx *c, struct json_t *attrs, struct b
     canon_conv_with(c, attrs, name, 1, NULL);
 }
 
+/* ---- backends ---- */
+
+int plan_conv_dnnl(const struct layer_desc *d, bool transposed, struct cpu_plan *p)
+{
+    struct bd_tensor x, w, y;
+    memset(p, 0, sizeof(*p));
+    if (plan_bd_tensor(desc_in(d, 0), &x) || plan_bd_tensor(desc_in(d, 1), &w) || plan_bd_tensor(desc_out(d, 0), &y) ||
+        x.nd < 3 || x.nd > 5)
+        return -1;
+    struct bd_op *op = &p->op;
+    op->family = transposed ? BD_DECONV : BD_CONV;
+    op->nsp = x.nd - 2;
+    op->src = x;
+    op->dst = y;
+    int64_t g = d->a.group;
+    /* ONNX weights: conv [OC, IC/g, k..], transposed [IC, OC/g, k..]; oneDNN wants
+     * [OC, IC, k..] or, grouped, [g, OC/g, IC/g, k..] */
+    int64_t oc = y.d[1], ic = x.d[1];
+    op->wei.nd = g > 1 ? w.nd + 1 : w.nd;
+    int o = 0;
+    if (g > 1)
+        op->wei.d[o++] = g;
+    op->wei.d[o++] = oc / g;
+    op->wei.d[o++] = ic / g;
+    for (int k = 2; k < w.nd; k++)
+        op->wei.d[o++] = w.d[k];
+    if (desc_in(d, 2)) {
+        op->has_bias = 1;
+        plan_bd_tensor(desc_in(d, 2), &op->bias);
+    }
+    int64_t pads[16];
+    plan_ints(&d->a.strides, op->strides, op->nsp, 1);
+    plan_ints(&d->a.dilations, op->dil, op->nsp, 1);
+    plan_ints(&d->a.pads, pads, 2 * op->nsp, 0);
+    for (int k = 0; k < op->nsp; k++) {
+        op->pl[k] = pads[k];
+        op->pr[k] = pads[k + op->nsp];
+        op->kernel[k] = w.d[2 + k];
+    }
+    if (transposed) {
+        /* oneDNN wants the right padding that yields the output size (output_padding is in it) */
+        for (int k = 0; k < op->nsp; k++) {
+            int64_t ek = (w.d[2 + k] - 1) * op->dil[k] + 1;
+            op->pr[k] = op->strides[k] * (x.d[2 + k] - 1) + ek - op->pl[k] - y.d[2 + k];
+        }
+    }
+    p->algs[0] = transposed ? dnnl_deconvolution_direct : dnnl_convolution_direct;
+    p->algs[1] = transposed ? dnnl_deconvolution_winograd : dnnl_convolution_winograd;
+    p->n_algs = 2;
+    plan_arg(p, "DNNL_ARG_SRC", 0, 0);
+    plan_arg(p, "DNNL_ARG_WEIGHTS", 0, 0);
+    if (op->has_bias)
+        plan_arg(p, "DNNL_ARG_BIAS", 0, 0);
+    plan_arg(p, "DNNL_ARG_DST", 1, 0);
+    int64_t kvol = 1;
+    for (int k = 0; k < op->nsp; k++)
+        kvol *= w.d[2 + k];
+    p->flops = 2.0 * (double)plan_bd_count(transposed ? &x : &y) * (double)(transposed ? oc / g : ic / g) * (double)kvol;
+    p->bytes = 4.0 * (double)(plan_bd_count(&x) + plan_bd_count(&w) + plan_bd_count(&y));
+    return 0;
+}
+
+static int conv_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
+{
+    return which ? -1 : plan_conv_dnnl(d, d->def->ids.variant != 0, p);
+}
+
+static const struct cu_algo conv_algos[] = {
+    {"implicit_gemm", "CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM", 0},
+    {"implicit_precomp_gemm", "CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM", 0},
+    {"gemm", "CUDNN_CONVOLUTION_FWD_ALGO_GEMM", 0},
+    {"direct", "CUDNN_CONVOLUTION_FWD_ALGO_DIRECT", 0},
+    {"fft", "CUDNN_CONVOLUTION_FWD_ALGO_FFT", 0},
+    {"fft_tiling", "CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING", 0},
+    {"winograd", "CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD", 0},
+    {"winograd_nonfused", "CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED", 0},
+};
+static const struct cu_algo deconv_algos[] = {
+    {"algo0", "CUDNN_CONVOLUTION_BWD_DATA_ALGO_0", 0},
+    {"algo1", "CUDNN_CONVOLUTION_BWD_DATA_ALGO_1", 0},
+    {"fft", "CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT", 0},
+    {"fft_tiling", "CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING", 0},
+    {"winograd", "CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD", 0},
+    {"winograd_nonfused", "CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED", 0},
+};
+
+static int conv_cudnn(const struct layer_desc *d, struct cu_plan *p)
+{
+    bool transposed = d->def->ids.variant != 0;
+    plan_cu_single(p);
+    if (plan_cu_tensor(desc_in(d, 0), &p->x) || plan_cu_tensor(desc_in(d, 1), &p->w) ||
+        plan_cu_tensor(desc_out(d, 0), &p->y) || p->x.nd < 3 || p->x.nd > 5 || p->w.nd != p->x.nd)
+        return -1;
+    p->nsp = p->x.nd - 2;
+    p->groups = (int)d->a.group;
+    int pads[6], kernel[3];
+    int64_t stride[3], dil[3], pad64[6];
+    plan_ints(&d->a.strides, stride, p->nsp, 1);
+    plan_ints(&d->a.dilations, dil, p->nsp, 1);
+    plan_ints(&d->a.pads, pad64, 2 * p->nsp, 0);
+    for (int k = 0; k < p->nsp; k++) {
+        p->stride[k] = (int)stride[k];
+        p->dil[k] = (int)dil[k];
+        kernel[k] = (int)p->w.d[2 + k];
+    }
+    for (int k = 0; k < 2 * p->nsp; k++)
+        pads[k] = (int)pad64[k];
+    int64_t oc = p->y.d[1], ic = p->x.d[1], kvol = 1;
+    for (int k = 0; k < p->nsp; k++)
+        kvol *= kernel[k];
+    p->flops = 2.0 * (double)plan_cu_count(transposed ? &p->x : &p->y) *
+               (double)(transposed ? oc / p->groups : ic / p->groups) * (double)kvol;
+    p->elems = (double)(plan_cu_count(&p->x) + plan_cu_count(&p->w) + plan_cu_count(&p->y));
+    if (!transposed) {
+        /* ONNX weights [OC, IC/g, k...] are cuDNN's filter [K, C, k...] */
+        plan_cu_window(p, pads, kernel);
+        p->family = CU_CONV;
+        p->what = "cudnnConvolutionForward";
+        p->algos = conv_algos;
+        p->nalgos = (int)BZ_ARRAY_LEN(conv_algos);
+        p->advice = true;
+    } else {
+        /* the data gradient of the convolution from y to x: ONNX weights [IC, OC/g, k...] are
+         * that convolution's filter [K, C, k...]; output_padding is in y's size */
+        for (int k = 0; k < p->nsp; k++) {
+            /* cuDNN pads both sides alike: the smaller pad, or the larger where the smaller
+             * cannot give y's size (an odd SAME padding) */
+            int pb = pads[k], pe = pads[k + p->nsp];
+            int64_t ek = (int64_t)(kernel[k] - 1) * p->dil[k] + 1, need = 0;
+            for (int larger = 0; larger < 2; larger++) {
+                p->pad[k] = (pb < pe) != larger ? pb : pe;
+                need = (p->x.d[2 + k] - 1) * p->stride[k] + ek - 2 * p->pad[k];
+                if (p->y.d[2 + k] >= need && p->y.d[2 + k] <= need + p->stride[k] - 1)
+                    break;
+            }
+            if (p->y.d[2 + k] < need || p->y.d[2 + k] > need + p->stride[k] - 1) {
+                plan_cu_note(p, "output dim %d run as %lld (from %lld) for padding %d+%d", 2 + k, (long long)need,
+                             (long long)p->y.d[2 + k], pb, pe);
+                p->y.d[2 + k] = need;
+            }
+        }
+        p->family = CU_DECONV;
+        p->what = "cudnnConvolutionBackwardData (ConvTranspose is the data gradient of a convolution)";
+        p->algos = deconv_algos;
+        p->nalgos = (int)BZ_ARRAY_LEN(deconv_algos);
+    }
+    if (p->nsp == 1)
+        plan_cu_lift_1d(p, true);
+    p->types = CU_ALL_TYPES;
+    return 0;
+}
+
+static const struct op_plans conv_plans = {conv_dnnl, NULL, conv_cudnn, NULL, NULL, 0};
+
+static const struct op_attr conv_attrs[] = {ATTR(group, 1), ATTR(strides, 0), ATTR(dilations, 0), ATTR(pads, 0),
+                                            ATTR_END};
+
 const struct op_def ops_conv[] = {
-    {"Conv", infer_conv, 0, canon_conv},
-    {"ConvTranspose", infer_conv_transpose, 0, canon_conv},
-    {NULL, NULL, 0, NULL},
+    {"Conv", infer_conv, 0, canon_conv, conv_attrs, &conv_plans, {0}},
+    {"ConvTranspose", infer_conv_transpose, 0, canon_conv, conv_attrs, &conv_plans, {.variant = 1}},
+    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
 };

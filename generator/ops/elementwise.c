@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../plan.h"
 #include "ops.h"
 
 static double eval_unary(const char *op, double x, const struct infer_ctx *c)
@@ -284,36 +285,390 @@ static void canon_activation(const struct canon_ctx *c, struct json_t *attrs, st
     canon_name_dims(name, canon_in(c, 0));
 }
 
-#define ELEMENTWISE_OPS(X)                                                                         \
-    X(Relu, infer_unary_fold, NULL) X(LeakyRelu, infer_same_as_input, canon_activation) X(Elu, infer_same_as_input, canon_activation)         \
-    X(Selu, infer_same_as_input, canon_activation) X(Celu, infer_same_as_input, canon_activation) X(Sigmoid, infer_unary_fold, NULL)          \
-    X(HardSigmoid, infer_same_as_input, canon_activation) X(HardSwish, infer_same_as_input, NULL) X(Tanh, infer_unary_fold, NULL) \
-    X(Softplus, infer_same_as_input, NULL) X(Softsign, infer_same_as_input, NULL) X(Gelu, infer_same_as_input, canon_activation) \
-    X(Mish, infer_same_as_input, NULL) X(ThresholdedRelu, infer_same_as_input, canon_activation)                            \
-    X(Erf, infer_unary_fold, NULL) X(Sqrt, infer_unary_fold, NULL) X(Exp, infer_unary_fold, NULL)                      \
-    X(Log, infer_unary_fold, NULL) X(Neg, infer_unary_fold, NULL) X(Abs, infer_unary_fold, NULL)                       \
-    X(Reciprocal, infer_unary_fold, NULL) X(Floor, infer_unary_fold, NULL) X(Ceil, infer_unary_fold, NULL)             \
-    X(Round, infer_unary_fold, NULL) X(Sign, infer_unary_fold, NULL) X(Not, infer_unary_fold, NULL)                    \
-    X(Sin, infer_same_as_input, NULL) X(Cos, infer_same_as_input, NULL) X(Tan, infer_same_as_input, NULL)             \
-    X(Asin, infer_same_as_input, NULL) X(Acos, infer_same_as_input, NULL) X(Atan, infer_same_as_input, NULL)          \
-    X(Sinh, infer_same_as_input, NULL) X(Cosh, infer_same_as_input, NULL) X(Asinh, infer_same_as_input, NULL)         \
-    X(Acosh, infer_same_as_input, NULL) X(Atanh, infer_same_as_input, NULL) X(BitwiseNot, infer_same_as_input, NULL)  \
-    X(Clip, infer_same_as_input, canon_activation) X(Shrink, infer_same_as_input, NULL)       \
-    X(IsNaN, infer_bool_unary, NULL) X(IsInf, infer_bool_unary, NULL)                                           \
-    X(PRelu, infer_prelu, NULL) X(Add, infer_arith, NULL) X(Sub, infer_arith, NULL) X(Mul, infer_arith, NULL)               \
-    X(Div, infer_arith, NULL) X(Pow, infer_arith, NULL) X(Max, infer_arith, NULL) X(Min, infer_arith, NULL)                 \
-    X(Sum, infer_arith, NULL) X(Mean, infer_arith, NULL) X(Mod, infer_arith, NULL) X(BitShift, infer_arith, NULL)           \
-    X(BitwiseAnd, infer_arith, NULL) X(BitwiseOr, infer_arith, NULL) X(BitwiseXor, infer_arith, NULL)                 \
-    X(And, infer_compare, NULL) X(Or, infer_compare, NULL) X(Xor, infer_compare, NULL) X(Equal, infer_compare, NULL)        \
-    X(Less, infer_compare, NULL) X(Greater, infer_compare, NULL) X(LessOrEqual, infer_compare, NULL)                  \
-    X(GreaterOrEqual, infer_compare, NULL) X(Where, infer_where, NULL) X(Cast, infer_cast, NULL)                      \
-    X(CastLike, infer_castlike, NULL)
+/* ---- backends ---- */
 
-#define AS_DEF(name, fn, canon) {#name, fn, 0, canon},
+/* variant bits of the binary family */
+enum { BIN_NARY = 1, BIN_MEAN = 2, BIN_SUB = 4 };
+
+static const struct op_plans unary_plans;
+
+int plan_eltwise_dnnl(const struct layer_desc *d, float *alpha, float *beta)
+{
+    const struct op_ids *id = d->def ? &d->def->ids : NULL;
+    *alpha = *beta = 0;
+    if (!id || d->def->plans != &unary_plans || !id->dnnl)
+        return 0;
+    *alpha = id->dnnl_alpha;
+    *beta = id->dnnl_beta;
+    switch (id->dnnl) {
+    case dnnl_eltwise_gelu_erf:
+        return !strcmp(d->a.approximate, "tanh") ? dnnl_eltwise_gelu_tanh : dnnl_eltwise_gelu_erf;
+    case dnnl_eltwise_clip_v2:
+        *alpha = (float)d->a.min;
+        *beta = (float)d->a.max;
+        return dnnl_eltwise_clip_v2;
+    case dnnl_eltwise_elu:
+        *alpha = (float)d->a.alpha;
+        return dnnl_eltwise_elu;
+    case dnnl_eltwise_relu:
+        if (d->def->attrs)
+            *alpha = (float)d->a.alpha; /* LeakyRelu */
+        return dnnl_eltwise_relu;
+    default:
+        return id->dnnl;
+    }
+}
+
+static int unary_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
+{
+    struct bd_tensor x, y;
+    float alpha, beta;
+    memset(p, 0, sizeof(*p));
+    int alg = plan_eltwise_dnnl(d, &alpha, &beta);
+    if (which || !alg || plan_bd_tensor(desc_in(d, 0), &x) || plan_bd_tensor(desc_out(d, 0), &y))
+        return -1;
+    p->op.src = x;
+    p->op.dst = y;
+    p->n_algs = 1;
+    p->bytes = 4.0 * (double)(plan_bd_count(&x) + plan_bd_count(&y));
+    p->flops = (double)plan_bd_count(&y);
+    p->layouts = BD_LAYOUT_COUNT;
+    p->op.family = BD_ELTWISE;
+    p->op.alg = p->algs[0] = alg;
+    p->op.alpha = alpha;
+    p->op.beta = beta;
+    plan_arg(p, "DNNL_ARG_SRC", 0, d->def->ids.dnnl_fill);
+    plan_arg(p, "DNNL_ARG_DST", 1, 0);
+    return 0;
+}
+
+static int unary_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    const struct op_ids *id = &d->def->ids;
+    if (id->pl_kind == PLAN_NO_PL || plan_pl_start(d, id->pl_kind, id->pl_fn, -1, op))
+        return -1;
+    switch (op->fn) {
+    case PL_GELU:
+        return strcmp(d->a.approximate, "none") != 0 ? -1 : 0; /* the tanh approximation is another function */
+    case PL_LEAKYRELU:
+    case PL_CELU:
+    case PL_THRESHOLDED_RELU:
+        op->alpha = (float)d->a.alpha;
+        return 0;
+    case PL_CLIP:
+        /* the bounds as gen knows them (attributes, or constant inputs folded into them) */
+        if (d->nin > 1 && !desc_present(d, DA_min) && !desc_present(d, DA_max))
+            return -1;
+        op->alpha = desc_present(d, DA_min) ? (float)d->a.min : -3.4e38f;
+        op->beta = desc_present(d, DA_max) ? (float)d->a.max : 3.4e38f;
+        return 0;
+    case PL_ISINF:
+        op->flag = (d->a.detect_positive != 0) | (d->a.detect_negative != 0) << 1;
+        return 0;
+    case PL_SHRINK:
+        op->alpha = (float)d->a.bias;
+        op->beta = (float)d->a.lambd;
+        return 0;
+    case PL_HARDSIGMOID:
+        op->alpha = (float)d->a.alpha;
+        op->beta = (float)d->a.beta;
+        return 0;
+    case PL_SELU:
+        op->alpha = (float)d->a.alpha;
+        op->beta = (float)d->a.gamma;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* an activation cuDNN has: its mode and coefficient */
+static int unary_cudnn(const struct layer_desc *d, struct cu_plan *p)
+{
+    plan_cu_single(p);
+    const char *mode = d->def->ids.cudnn;
+    if (!mode || plan_cu_tensor(desc_in(d, 0), &p->x) || plan_cu_tensor(desc_out(d, 0), &p->y) || p->x.nd > 5)
+        return -1;
+    if (!strcmp(mode, "CUDNN_ACTIVATION_CLIPPED_RELU")) {
+        /* Relu6 and friends: a Clip from 0 */
+        if (!desc_present(d, DA_min) || !desc_known(d, DA_min) || d->a.min != 0.0 || !desc_present(d, DA_max) ||
+            !desc_known(d, DA_max))
+            return -1;
+        p->coef = d->a.max;
+    } else if (!strcmp(mode, "CUDNN_ACTIVATION_ELU")) {
+        p->coef = d->a.alpha;
+    }
+    p->mode = mode;
+    p->family = CU_ACT;
+    p->what = "cudnnActivationForward";
+    p->elems = (double)(plan_cu_count(&p->x) + plan_cu_count(&p->y));
+    p->flops = (double)plan_cu_count(&p->y);
+    return 0;
+}
+
+static const struct op_plans unary_plans = {unary_dnnl, unary_plain, unary_cudnn, NULL, NULL, 0};
+
+/* Binary ops as oneDNN's binary primitive: the broadcast operand second */
+static int binary_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
+{
+    struct bd_tensor a, b, y;
+    memset(p, 0, sizeof(*p));
+    int alg = d->def->ids.dnnl;
+    if (which || !alg || d->nin != 2 || plan_bd_tensor(desc_in(d, 0), &a) || plan_bd_tensor(desc_in(d, 1), &b) ||
+        plan_bd_tensor(desc_out(d, 0), &y))
+        return -1;
+    bool commutes = alg != dnnl_binary_sub && alg != dnnl_binary_div;
+    /* oneDNN broadcasts the second source only: the first must have the output's shape */
+    bool a_full = a.nd == y.nd && !memcmp(a.d, y.d, sizeof(dnnl_dim_t) * (size_t)y.nd);
+    bool b_full = b.nd == y.nd && !memcmp(b.d, y.d, sizeof(dnnl_dim_t) * (size_t)y.nd);
+    if (!a_full) {
+        if (!b_full || !commutes)
+            return -1;
+        struct bd_tensor t = a;
+        a = b;
+        b = t;
+    }
+    int pad = y.nd - b.nd;
+    for (int k = b.nd - 1; k >= 0; k--)
+        b.d[k + pad] = b.d[k];
+    for (int k = 0; k < pad; k++)
+        b.d[k] = 1;
+    b.nd = y.nd;
+    struct bd_op *op = &p->op;
+    p->layouts = BD_LAYOUT_COUNT;
+    op->family = BD_BINARY;
+    op->src = a;
+    op->src1 = b;
+    op->dst = y;
+    op->alg = alg;
+    p->algs[0] = alg;
+    p->n_algs = 1;
+    plan_arg(p, "DNNL_ARG_SRC_0", 0, 0);
+    plan_arg(p, "DNNL_ARG_SRC_1", 0, 0);
+    plan_arg(p, "DNNL_ARG_DST", 1, 0);
+    p->flops = (double)plan_bd_count(&y);
+    p->bytes = 4.0 * (double)(plan_bd_count(&a) + plan_bd_count(&b) + plan_bd_count(&y));
+    return 0;
+}
+
+static int binary_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    /* Sum, Min, Max and Mean take one to PL_MAX_IN inputs here (a fold; Mean divides), the
+     * others two; one input is a copy */
+    const struct op_ids *id = &d->def->ids;
+    int n = d->nin;
+    if (id->pl_kind == PLAN_NO_PL || n < 1 || n > PL_MAX_IN || (n != 2 && !(id->variant & BIN_NARY)))
+        return -1;
+    if (plan_pl_start(d, n == 1 ? PL_CAST : id->pl_kind, id->pl_fn, n, op))
+        return -1;
+    op->flag = (id->variant & BIN_MEAN) && n > 1;
+    if (op->kind == PL_STR_CAST)
+        return plan_pl_string(d, op);
+    if (op->fn == PL_MOD) {
+        op->flag = d->a.fmod != 0;
+        if (!op->flag && pl_is_float(op->out.dtype))
+            return -1; /* ONNX wants fmod 1 for floating point */
+    }
+    if (op->fn == PL_BITSHIFT) {
+        if (!pl_is_unsigned(op->out.dtype) || op->out.dtype == PL_BOOL)
+            return -1; /* ONNX shifts unsigned integers only */
+        op->flag = !strcmp(d->a.direction, "RIGHT");
+    }
+    return 0;
+}
+
+/* b broadcast to y's rank, right-aligned: every dim equal or 1 */
+static bool broadcasts_to(const struct cu_tensor *b, const struct cu_tensor *y)
+{
+    if (b->nd > y->nd)
+        return false;
+    for (int k = 0; k < b->nd; k++) {
+        int64_t v = b->d[b->nd - 1 - k];
+        if (v != 1 && v != y->d[y->nd - 1 - k])
+            return false;
+    }
+    return true;
+}
+
+static bool cu_same_shape(const struct cu_tensor *a, const struct cu_tensor *b)
+{
+    return a->nd == b->nd && !memcmp(a->d, b->d, sizeof(a->d[0]) * (size_t)a->nd);
+}
+
+/* cudnnOpTensor: the first operand has the output's shape, the second broadcasts (swapped when
+ * the op commutes) */
+static int binary_cudnn(const struct layer_desc *d, struct cu_plan *p)
+{
+    plan_cu_single(p);
+    const struct op_ids *id = &d->def->ids;
+    struct cu_tensor b;
+    if (!id->cudnn || plan_cu_tensor(desc_in(d, 0), &p->x) || plan_cu_tensor(desc_out(d, 0), &p->y) || p->x.nd > 5)
+        return -1;
+    if (d->nin != 2 || plan_cu_tensor(desc_in(d, 1), &b) || b.nd > 5 || p->y.nd > 5)
+        return -1;
+    bool sub = (id->variant & BIN_SUB) != 0;
+    p->elems = (double)(plan_cu_count(&p->x) + plan_cu_count(&p->y));
+    if (!cu_same_shape(&p->x, &p->y)) {
+        if (!cu_same_shape(&b, &p->y) || sub || !broadcasts_to(&p->x, &p->y))
+            return -1;
+        struct cu_tensor t = p->x;
+        p->x = b;
+        b = t;
+    } else if (!broadcasts_to(&b, &p->y)) {
+        return -1;
+    }
+    int pad = p->y.nd - b.nd;
+    for (int k = b.nd - 1; k >= 0; k--)
+        b.d[k + pad] = b.d[k];
+    for (int k = 0; k < pad; k++)
+        b.d[k] = 1;
+    b.nd = p->y.nd;
+    p->x2 = b;
+    p->family = CU_OPTENSOR;
+    p->what = "cudnnOpTensor";
+    p->mode = id->cudnn;
+    p->alpha = sub ? -1 : 1;
+    p->elems += (double)plan_cu_count(&b);
+    p->flops = (double)plan_cu_count(&p->y);
+    return 0;
+}
+
+static const struct op_plans binary_plans = {binary_dnnl, binary_plain, binary_cudnn, NULL, NULL, PLAN_KERNEL_TOO};
+static const struct op_plans binary_plain_plans = {NULL, binary_plain, NULL, NULL, NULL, 0};
+
+/* PRelu: oneDNN's primitive, the slope broadcast to the input's rank; plain C beside it */
+static int prelu_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
+{
+    struct bd_tensor x, y, slope;
+    memset(p, 0, sizeof(*p));
+    if (which || plan_bd_tensor(desc_in(d, 0), &x) || plan_bd_tensor(desc_out(d, 0), &y) ||
+        plan_bd_tensor(desc_in(d, 1), &slope) || slope.nd > x.nd)
+        return -1;
+    struct bd_op *op = &p->op;
+    op->src = x;
+    op->dst = y;
+    p->n_algs = 1;
+    p->bytes = 4.0 * (double)(plan_bd_count(&x) + plan_bd_count(&y));
+    p->flops = (double)plan_bd_count(&y);
+    op->wei.nd = x.nd;
+    for (int k = 0; k < x.nd; k++)
+        op->wei.d[k] = k < x.nd - slope.nd ? 1 : slope.d[k - (x.nd - slope.nd)];
+    op->family = BD_PRELU;
+    p->layouts = BD_LAYOUT_COUNT;
+    plan_arg(p, "DNNL_ARG_SRC", 0, 0);
+    plan_arg(p, "DNNL_ARG_WEIGHTS", 0, 0);
+    plan_arg(p, "DNNL_ARG_DST", 1, 0);
+    return 0;
+}
+
+static const struct op_plans prelu_plans = {prelu_dnnl, binary_plain, NULL, NULL, NULL, 0};
+
+/* Where and Cast: plain C (a cast with a string on one side is a string kind) */
+static int select_cast_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    if (plan_pl_start(d, d->def->ids.pl_kind, PL_IDENTITY, -1, op))
+        return -1;
+    return op->kind == PL_STR_CAST ? plan_pl_string(d, op) : 0;
+}
+
+static const struct op_plans select_cast_plans = {NULL, select_cast_plain, NULL, NULL, NULL, 0};
+
+static const struct op_attr alpha_001[] = {ATTR(alpha, 0.01), ATTR_END};
+static const struct op_attr alpha_1[] = {ATTR(alpha, 1.0), ATTR_END};
+static const struct op_attr selu_attrs[] = {ATTR(alpha, 1.67326319217681884765625),
+                                            ATTR(gamma, 1.05070102214813232421875), ATTR_END};
+static const struct op_attr hardsigmoid_attrs[] = {ATTR(alpha, 0.2), ATTR(beta, 0.5), ATTR_END};
+static const struct op_attr gelu_attrs[] = {ATTR_S(approximate, "none"), ATTR_END};
+static const struct op_attr clip_attrs[] = {ATTR(min, -3.4e38), ATTR(max, 3.4e38), ATTR_END};
+static const struct op_attr shrink_attrs[] = {ATTR(bias, 0.0), ATTR(lambd, 0.5), ATTR_END};
+static const struct op_attr isinf_attrs[] = {ATTR(detect_positive, 1), ATTR(detect_negative, 1), ATTR_END};
+static const struct op_attr mod_attrs[] = {ATTR(fmod, 0), ATTR_END};
+static const struct op_attr bitshift_attrs[] = {ATTR_S(direction, ""), ATTR_END};
+
+/* One line per operator: name, shape inference, key, attributes; then for the unary ones
+ * oneDNN's eltwise algorithm (alpha, beta, 1: positive inputs), the plain C function, cuDNN's
+ * activation mode; for the binary ones oneDNN's binary algorithm, the plain function, cuDNN's
+ * op-tensor mode and the family's variant bits */
+#define UNARY(name, infer, canon, attrs, dnnl, alpha, beta, fill, fn, cudnn) \
+    {#name, infer, 0, canon, attrs, &unary_plans, {dnnl, alpha, beta, fill, PL_UNARY, fn, cudnn, 0}},
+#define UNARY_ONLY(name, infer, canon, attrs, dnnl, alpha, beta, fill, cudnn) \
+    {#name, infer, 0, canon, attrs, &unary_plans, {dnnl, alpha, beta, fill, PLAN_NO_PL, 0, cudnn, 0}},
+#define BINARY(name, infer, attrs, dnnl, fn, cudnn, variant) \
+    {#name, infer, 0, NULL, attrs, &binary_plans, {dnnl, 0, 0, 0, PL_BINARY, fn, cudnn, variant}},
+#define BINARY_PLAIN(name, infer, attrs, fn) \
+    {#name, infer, 0, NULL, attrs, &binary_plain_plans, {0, 0, 0, 0, PL_BINARY, fn, NULL, 0}},
+
 const struct op_def ops_elementwise[] = {
-    ELEMENTWISE_OPS(AS_DEF)
-    {"Identity", infer_unary_fold, OP_FREE, NULL},
-    {"Dropout", infer_dropout, OP_FREE, NULL},
-    {NULL, NULL, 0, NULL},
+    UNARY_ONLY(Relu, infer_unary_fold, NULL, NULL, dnnl_eltwise_relu, 0, 0, 0, "CUDNN_ACTIVATION_RELU")
+    UNARY(LeakyRelu, infer_same_as_input, canon_activation, alpha_001, dnnl_eltwise_relu, 0, 0, 0, PL_LEAKYRELU, NULL)
+    UNARY_ONLY(Elu, infer_same_as_input, canon_activation, alpha_1, dnnl_eltwise_elu, 0, 0, 0, "CUDNN_ACTIVATION_ELU")
+    UNARY(Selu, infer_same_as_input, canon_activation, selu_attrs, 0, 0, 0, 0, PL_SELU, NULL)
+    UNARY(Celu, infer_same_as_input, canon_activation, alpha_1, 0, 0, 0, 0, PL_CELU, NULL)
+    UNARY(Sigmoid, infer_unary_fold, NULL, NULL, dnnl_eltwise_logistic, 0, 0, 0, PL_SIGMOID, "CUDNN_ACTIVATION_SIGMOID")
+    UNARY(HardSigmoid, infer_same_as_input, canon_activation, hardsigmoid_attrs, 0, 0, 0, 0, PL_HARDSIGMOID, NULL)
+    UNARY(HardSwish, infer_same_as_input, NULL, NULL, dnnl_eltwise_hardswish, 0, 0, 0, PL_HARDSWISH, NULL)
+    UNARY(Tanh, infer_unary_fold, NULL, NULL, dnnl_eltwise_tanh, 0, 0, 0, PL_TANH, "CUDNN_ACTIVATION_TANH")
+    UNARY(Softplus, infer_same_as_input, NULL, NULL, dnnl_eltwise_soft_relu, 0, 0, 0, PL_SOFTPLUS, NULL)
+    UNARY(Softsign, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_SOFTSIGN, NULL)
+    UNARY(Gelu, infer_same_as_input, canon_activation, gelu_attrs, dnnl_eltwise_gelu_erf, 0, 0, 0, PL_GELU, NULL)
+    UNARY_ONLY(Mish, infer_same_as_input, NULL, NULL, dnnl_eltwise_mish, 0, 0, 0, NULL)
+    UNARY(ThresholdedRelu, infer_same_as_input, canon_activation, alpha_1, 0, 0, 0, 0, PL_THRESHOLDED_RELU, NULL)
+    UNARY(Erf, infer_unary_fold, NULL, NULL, 0, 0, 0, 0, PL_ERF, NULL)
+    UNARY(Sqrt, infer_unary_fold, NULL, NULL, dnnl_eltwise_sqrt, 0, 0, 1, PL_SQRT, NULL)
+    UNARY(Exp, infer_unary_fold, NULL, NULL, dnnl_eltwise_exp, 0, 0, 0, PL_EXP, NULL)
+    UNARY(Log, infer_unary_fold, NULL, NULL, dnnl_eltwise_log, 0, 0, 1, PL_LOG, NULL)
+    UNARY(Neg, infer_unary_fold, NULL, NULL, dnnl_eltwise_linear, -1, 0, 0, PL_NEG, NULL)
+    UNARY(Abs, infer_unary_fold, NULL, NULL, dnnl_eltwise_abs, 0, 0, 0, PL_ABS, NULL)
+    UNARY(Reciprocal, infer_unary_fold, NULL, NULL, dnnl_eltwise_pow, 1, -1, 1, PL_RECIPROCAL, NULL) /* 1 * x^-1 */
+    UNARY(Floor, infer_unary_fold, NULL, NULL, 0, 0, 0, 0, PL_FLOOR, NULL)
+    UNARY(Ceil, infer_unary_fold, NULL, NULL, 0, 0, 0, 0, PL_CEIL, NULL)
+    UNARY(Round, infer_unary_fold, NULL, NULL, dnnl_eltwise_round, 0, 0, 0, PL_ROUND, NULL)
+    UNARY(Sign, infer_unary_fold, NULL, NULL, 0, 0, 0, 0, PL_SIGN, NULL)
+    UNARY(Not, infer_unary_fold, NULL, NULL, 0, 0, 0, 0, PL_NOT, NULL)
+    UNARY(Sin, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_SIN, NULL)
+    UNARY(Cos, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_COS, NULL)
+    UNARY(Tan, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_TAN, NULL)
+    UNARY(Asin, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_ASIN, NULL)
+    UNARY(Acos, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_ACOS, NULL)
+    UNARY(Atan, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_ATAN, NULL)
+    UNARY(Sinh, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_SINH, NULL)
+    UNARY(Cosh, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_COSH, NULL)
+    UNARY(Asinh, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_ASINH, NULL)
+    UNARY(Acosh, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_ACOSH, NULL)
+    UNARY(Atanh, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_ATANH, NULL)
+    {"BitwiseNot", infer_same_as_input, 0, NULL, NULL, NULL, {0}},
+    UNARY(Clip, infer_same_as_input, canon_activation, clip_attrs, dnnl_eltwise_clip_v2, 0, 0, 0, PL_CLIP,
+          "CUDNN_ACTIVATION_CLIPPED_RELU")
+    UNARY(Shrink, infer_same_as_input, NULL, shrink_attrs, 0, 0, 0, 0, PL_SHRINK, NULL)
+    UNARY(IsNaN, infer_bool_unary, NULL, NULL, 0, 0, 0, 0, PL_ISNAN, NULL)
+    UNARY(IsInf, infer_bool_unary, NULL, isinf_attrs, 0, 0, 0, 0, PL_ISINF, NULL)
+    {"PRelu", infer_prelu, 0, NULL, NULL, &prelu_plans, {0, 0, 0, 0, PL_BINARY, PL_PRELU, NULL, 0}},
+    BINARY(Add, infer_arith, NULL, dnnl_binary_add, PL_ADD, "CUDNN_OP_TENSOR_ADD", 0)
+    BINARY(Sub, infer_arith, NULL, dnnl_binary_sub, PL_SUB, "CUDNN_OP_TENSOR_ADD", BIN_SUB)
+    BINARY(Mul, infer_arith, NULL, dnnl_binary_mul, PL_MUL, "CUDNN_OP_TENSOR_MUL", 0)
+    BINARY(Div, infer_arith, NULL, dnnl_binary_div, PL_DIV, NULL, 0)
+    BINARY_PLAIN(Pow, infer_arith, NULL, PL_POW)
+    BINARY(Max, infer_arith, NULL, dnnl_binary_max, PL_MAX, "CUDNN_OP_TENSOR_MAX", BIN_NARY)
+    BINARY(Min, infer_arith, NULL, dnnl_binary_min, PL_MIN, "CUDNN_OP_TENSOR_MIN", BIN_NARY)
+    BINARY(Sum, infer_arith, NULL, dnnl_binary_add, PL_ADD, "CUDNN_OP_TENSOR_ADD", BIN_NARY)
+    {"Mean", infer_arith, 0, NULL, NULL, &binary_plain_plans, {0, 0, 0, 0, PL_BINARY, PL_ADD, NULL, BIN_NARY | BIN_MEAN}},
+    BINARY_PLAIN(Mod, infer_arith, mod_attrs, PL_MOD)
+    BINARY_PLAIN(BitShift, infer_arith, bitshift_attrs, PL_BITSHIFT)
+    {"BitwiseAnd", infer_arith, 0, NULL, NULL, NULL, {0}},
+    {"BitwiseOr", infer_arith, 0, NULL, NULL, NULL, {0}},
+    {"BitwiseXor", infer_arith, 0, NULL, NULL, NULL, {0}},
+    BINARY_PLAIN(And, infer_compare, NULL, PL_AND)
+    BINARY_PLAIN(Or, infer_compare, NULL, PL_OR)
+    BINARY_PLAIN(Xor, infer_compare, NULL, PL_XOR)
+    BINARY_PLAIN(Equal, infer_compare, NULL, PL_EQUAL)
+    BINARY_PLAIN(Less, infer_compare, NULL, PL_LESS)
+    BINARY_PLAIN(Greater, infer_compare, NULL, PL_GREATER)
+    BINARY_PLAIN(LessOrEqual, infer_compare, NULL, PL_LESS_EQUAL)
+    BINARY_PLAIN(GreaterOrEqual, infer_compare, NULL, PL_GREATER_EQUAL)
+    {"Where", infer_where, 0, NULL, NULL, &select_cast_plans, {0, 0, 0, 0, PL_WHERE, PL_IDENTITY, NULL, 0}},
+    {"Cast", infer_cast, 0, NULL, NULL, &select_cast_plans, {0, 0, 0, 0, PL_CAST, PL_IDENTITY, NULL, 0}},
+    {"CastLike", infer_castlike, 0, NULL, NULL, &select_cast_plans, {0, 0, 0, 0, PL_CAST, PL_IDENTITY, NULL, 0}},
+    {"Identity", infer_unary_fold, OP_FREE, NULL, NULL, NULL, {0}},
+    {"Dropout", infer_dropout, OP_FREE, NULL, NULL, NULL, {0}},
+    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
 };
-

@@ -53,10 +53,10 @@ static void infer_embed_layernorm(struct infer_ctx *c)
 }
 
 const struct op_def ops_msft[] = {
-    {"Attention", infer_attention, OP_FOREIGN, NULL},
-    {"SkipLayerNormalization", infer_skip_layernorm, OP_FOREIGN, NULL},
-    {"EmbedLayerNormalization", infer_embed_layernorm, OP_FOREIGN, NULL},
-    {"FastGelu", infer_same_as_input, OP_FOREIGN, NULL},
-    {"BiasGelu", infer_same_as_input, OP_FOREIGN, NULL},
-    {NULL, NULL, 0, NULL},
+    {"Attention", infer_attention, OP_FOREIGN, NULL, NULL, NULL, {0}},
+    {"SkipLayerNormalization", infer_skip_layernorm, OP_FOREIGN, NULL, NULL, NULL, {0}},
+    {"EmbedLayerNormalization", infer_embed_layernorm, OP_FOREIGN, NULL, NULL, NULL, {0}},
+    {"FastGelu", infer_same_as_input, OP_FOREIGN, NULL, NULL, NULL, {0}},
+    {"BiasGelu", infer_same_as_input, OP_FOREIGN, NULL, NULL, NULL, {0}},
+    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
 };

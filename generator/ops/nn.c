@@ -1,9 +1,9 @@
 /* Layers of detection, segmentation and training graphs that oneDNN has not (the CPU backend
  * benchmarks them in plain C, runtime/plain_nn.h): RoiAlign, MaxUnpool and the losses
- * NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss; Det; and two whose output size
- * depends on the data (runtime/plain_select.h): NonMaxSuppression and Compress. */
+ * NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss; Det; TfIdfVectorizer. */
 #include <string.h>
 
+#include "../plan.h"
 #include "ops.h"
 
 /* RoiAlign: [regions, C, output_height, output_width] */
@@ -119,100 +119,6 @@ static void canon_loss(const struct canon_ctx *c, struct json_t *attrs, struct b
     canon_name_dims(name, canon_in(c, 0));
 }
 
-/* NonMaxSuppression: int64 [selected, 3], the count known only when it runs */
-static void infer_nms(struct infer_ctx *c)
-{
-    struct ir_dim *d = op_out(c, 0, IR_DTYPE_INT64, 2);
-    d[1] = dim_of(3);
-}
-
-/* the boxes per class (default 0: none), the IoU threshold (default 0), the score threshold
- * (none by default) and the box format */
-static void canon_nms(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
-{
-    static const double zero = 0;
-    canon_const_scalar(c, attrs, "max_output_boxes_per_class", 2, true, &zero);
-    canon_const_scalar(c, attrs, "iou_threshold", 3, false, &zero);
-    canon_const_scalar(c, attrs, "score_threshold", 4, false, NULL);
-    canon_default_i(c, attrs, "center_point_box", 0);
-    bz_buf_puts(name, "nms_");
-    canon_name_dims(name, canon_in(c, 1));
-}
-
-/* Compress: the input with the axis (or, without one, the flattened input) as long as the
- * count of true conditions, known only when it runs */
-static void infer_compress(struct infer_ctx *c)
-{
-    const struct ir_type *x = op_in(c, 0);
-    int dtype = op_in_dtype(c, 0);
-    const struct ir_attr *a = ir_node_attr(c->n, "axis");
-    if (!a) {
-        op_out(c, 0, dtype, 1);
-        return;
-    }
-    if (!x) {
-        op_out_dtype_only(c, 0, dtype);
-        return;
-    }
-    int axis = op_axis(c, op_attr_i(c, "axis", 0), x->rank);
-    if (axis < 0)
-        return;
-    struct ir_dim *d = op_out(c, 0, dtype, x->rank);
-    for (int k = 0; k < x->rank; k++)
-        d[k] = k == axis ? dim_unknown() : x->dims[k];
-}
-
-static void canon_compress(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
-{
-    const struct ir_attr *a = ir_node_attr(c->n, "axis");
-    const struct ir_type *x = canon_in(c, 0);
-    if (a && a->type == IR_ATTR_INT)
-        canon_set_i(attrs, "axis", a->u.i < 0 ? a->u.i + x->rank : a->u.i);
-    bz_buf_puts(name, "compress_");
-    canon_name_dims(name, x);
-}
-
-/* Unique: Y the unique slices along axis (flattened: elements), the first indices and the
- * counts as many as the unique ones (known only when it runs), the inverse one per slice */
-static void infer_unique(struct infer_ctx *c)
-{
-    const struct ir_type *x = op_in(c, 0);
-    int dtype = op_in_dtype(c, 0);
-    if (!x) {
-        op_out_dtype_only(c, 0, dtype);
-        return;
-    }
-    const struct ir_attr *a = ir_node_attr(c->n, "axis");
-    int axis = a ? op_axis(c, op_attr_i(c, "axis", 0), x->rank) : -1;
-    if (a && axis < 0)
-        return;
-    struct ir_dim slices = dim_of(1);
-    if (axis < 0) {
-        op_out(c, 0, dtype, 1);
-        for (int k = 0; k < x->rank; k++)
-            slices = dim_mul(slices, x->dims[k]);
-    } else {
-        struct ir_dim *d = op_out(c, 0, dtype, x->rank);
-        for (int k = 0; k < x->rank; k++)
-            d[k] = k == axis ? dim_unknown() : x->dims[k];
-        slices = x->dims[axis];
-    }
-    for (int i = 1; i < 4 && i < c->n->n_outputs; i++)
-        if (c->n->outputs[i])
-            op_out(c, i, IR_DTYPE_INT64, 1)[0] = i == 2 ? slices : dim_unknown();
-}
-
-static void canon_unique(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name)
-{
-    const struct ir_attr *a = ir_node_attr(c->n, "axis");
-    const struct ir_type *x = canon_in(c, 0);
-    if (a && a->type == IR_ATTR_INT)
-        canon_set_i(attrs, "axis", a->u.i < 0 ? a->u.i + x->rank : a->u.i);
-    canon_default_i(c, attrs, "sorted", 1);
-    bz_buf_puts(name, "unique_");
-    canon_name_dims(name, x);
-}
-
 /* TfIdfVectorizer: float [max(ngram_indexes) + 1], or [B, that] for a batch of rows */
 static void infer_tfidf(struct infer_ctx *c)
 {
@@ -254,15 +160,175 @@ static void infer_det(struct infer_ctx *c)
         d[k] = x->dims[k];
 }
 
+/* ---- backends: plain C (runtime/plain_nn.h, Det in plain_linalg.h) ---- */
+
+enum { NN_SCE = 1 }; /* SoftmaxCrossEntropyLoss */
+
+/* a float kind whose output has the input's type */
+static int nn_start(const struct layer_desc *d, int kind, struct pl_op *op)
+{
+    if (plan_pl_start(d, kind, PL_IDENTITY, -1, op))
+        return -1;
+    return pl_is_float(op->in[0].dtype) && op->out.dtype == op->in[0].dtype ? 0 : -1;
+}
+
+static int det_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    if (nn_start(d, PL_DET, op))
+        return -1;
+    const struct pl_tensor *x = &op->in[0], *y = &op->out;
+    return x->nd < 2 || x->d[x->nd - 1] != x->d[x->nd - 2] || y->nd != x->nd - 2 ? -1 : 0;
+}
+
+static int roi_align_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    if (nn_start(d, PL_ROI_ALIGN, op))
+        return -1;
+    struct pl_nn *nn = &op->nn;
+    const struct pl_tensor *x = &op->in[0], *y = &op->out, *r = &op->in[1];
+    const char *mode = d->a.mode, *ctm = d->a.coordinate_transformation_mode;
+    if ((strcmp(mode, "avg") && strcmp(mode, "max")) || (strcmp(ctm, "half_pixel") && strcmp(ctm, "output_half_pixel")))
+        return -1;
+    nn->mode = !strcmp(mode, "max");
+    nn->half_pixel = !strcmp(ctm, "half_pixel");
+    nn->sampling = d->a.sampling_ratio;
+    nn->scale = d->a.spatial_scale;
+    op->in[2].dtype = PL_INT64;
+    return x->nd == 4 && r->nd == 2 && r->d[1] == 4 && pl_is_float(r->dtype) && op->in[2].nd == 1 &&
+                   op->in[2].d[0] == r->d[0] && y->nd == 4 && y->d[0] == r->d[0] && y->d[1] == x->d[1] &&
+                   nn->sampling >= 0 && nn->scale > 0 && x->d[0] > 0
+               ? 0
+               : -1;
+}
+
+/* an int list of the key into v (n values); -1 when it is not that */
+static int key_ints(const struct desc_ints *l, bool known, int64_t *v, int n)
+{
+    if (!known || l->n != n)
+        return -1;
+    for (int k = 0; k < n; k++)
+        v[k] = l->v[k];
+    return 0;
+}
+
+static int max_unpool_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    if (nn_start(d, PL_MAX_UNPOOL, op))
+        return -1;
+    struct pl_nn *nn = &op->nn;
+    const struct pl_tensor *x = &op->in[0], *y = &op->out;
+    int nsp = x->nd - 2;
+    int64_t pads[12];
+    if (nsp < 1 || nsp > 6 || y->nd != x->nd ||
+        key_ints(&d->a.kernel_shape, desc_known(d, DA_kernel_shape) && desc_present(d, DA_kernel_shape), nn->kernel, nsp) ||
+        key_ints(&d->a.strides, desc_known(d, DA_strides) && desc_present(d, DA_strides), nn->stride, nsp) ||
+        key_ints(&d->a.pads, desc_known(d, DA_pads) && desc_present(d, DA_pads), pads, 2 * nsp) ||
+        op->in[1].nd != x->nd)
+        return -1;
+    op->in[1].dtype = PL_INT64;
+    nn->inferred[0] = x->d[0];
+    nn->inferred[1] = x->d[1];
+    nn->same_shape = 1;
+    for (int k = 0; k < nsp; k++) {
+        nn->pad[k] = pads[k];
+        nn->inferred[2 + k] = (x->d[2 + k] - 1) * nn->stride[k] - pads[k] - pads[k + nsp] + nn->kernel[k];
+        if (nn->kernel[k] < 1 || nn->inferred[2 + k] < 1)
+            return -1;
+    }
+    for (int k = 0; k < x->nd; k++) {
+        if (op->in[1].d[k] != x->d[k] || y->d[k] < nn->inferred[k])
+            return -1; /* an output smaller than the unpooled shape cannot hold it */
+        nn->same_shape &= y->d[k] == nn->inferred[k];
+    }
+    return 0;
+}
+
+/* the losses: x [N, C, D...], target [N, D...], weights [C] */
+static int loss_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    if (nn_start(d, PL_LOSS, op))
+        return -1;
+    static const char *const reductions[] = {"none", "sum", "mean"};
+    struct pl_nn *nn = &op->nn;
+    const struct pl_tensor *x = &op->in[0], *y = &op->out, *t = &op->in[1];
+    nn->reduction = -1;
+    for (int j = 0; j < 3; j++)
+        if (!strcmp(d->a.reduction, reductions[j]))
+            nn->reduction = j;
+    nn->has_ignore = desc_present(d, DA_ignore_index) && desc_known(d, DA_ignore_index);
+    nn->ignore = nn->has_ignore ? d->a.ignore_index : 0;
+    nn->log_prob = d->a.log_prob != 0;
+    op->flag = d->def->ids.variant == NN_SCE;
+    if (nn->reduction < 0 || x->nd < 2 || t->nd != x->nd - 1 || t->d[0] != x->d[0] || x->d[1] < 1 ||
+        (t->dtype != PL_INT64 && t->dtype != PL_INT32) || (nn->log_prob && !op->flag))
+        return -1;
+    op->in[1].dtype = PL_INT64;
+    for (int k = 1; k < t->nd; k++)
+        if (t->d[k] != x->d[k + 1])
+            return -1;
+    if (desc_in(d, 2)) {
+        op->nin = 3;
+        if (plan_pl_tensor(desc_in(d, 2), &op->in[2]) || op->in[2].nd != 1 || op->in[2].d[0] != x->d[1] ||
+            !pl_is_float(op->in[2].dtype))
+            return -1;
+    }
+    if (nn->reduction == 0 ? (y->nd != t->nd || pl_count(y) != pl_count(t)) : y->nd != 0)
+        return -1;
+    return 0;
+}
+
+/* TfIdfVectorizer of an integer or a string pool: the sizes of the key's lists (the backend
+ * prints the lists themselves; a string pool as its texts and, as the pool, each text's first
+ * index among them) */
+static int tfidf_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    if (plan_pl_start(d, PL_TFIDF, PL_IDENTITY, -1, op))
+        return -1;
+    struct pl_nn *nn = &op->nn;
+    static const char *const modes[] = {"TF", "IDF", "TFIDF"};
+    bool text = op->in[0].dtype == PL_STRING;
+    nn->tf_mode = -1;
+    for (int j = 0; j < 3; j++)
+        if (!strcmp(d->a.mode, modes[j]))
+            nn->tf_mode = j;
+    nn->npool = text ? d->a.pool_strings.n : d->a.pool_int64s.n;
+    nn->nstart = d->a.ngram_counts.n;
+    nn->nindex = d->a.ngram_indexes.n;
+    nn->nweights = d->a.weights.n;
+    nn->min_gram = (int)d->a.min_gram_length;
+    nn->max_gram = (int)d->a.max_gram_length;
+    nn->max_skip = (int)d->a.max_skip_count;
+    const struct pl_tensor *x = &op->in[0], *y = &op->out;
+    if (nn->tf_mode < 0 || !nn->npool || !nn->nstart || !nn->nindex || nn->min_gram < 1 || nn->max_gram < nn->min_gram ||
+        nn->max_gram > 16 || nn->max_skip < 0 || (x->dtype != PL_INT64 && x->dtype != PL_INT32 && !text) || x->nd < 1 ||
+        x->nd > 2 || y->dtype != PL_FLOAT || y->nd != x->nd || (x->nd == 2 && y->d[0] != x->d[0]))
+        return -1;
+    if (!text)
+        op->in[0].dtype = PL_INT64; /* int32 tokens are benchmarked as int64 */
+    return 0;
+}
+
+static const struct op_plans det_plans = {NULL, det_plain, NULL, NULL, NULL, 0};
+static const struct op_plans roi_align_plans = {NULL, roi_align_plain, NULL, NULL, NULL, 0};
+static const struct op_plans max_unpool_plans = {NULL, max_unpool_plain, NULL, NULL, NULL, 0};
+static const struct op_plans loss_plans = {NULL, loss_plain, NULL, NULL, NULL, 0};
+static const struct op_plans tfidf_plans = {NULL, tfidf_plain, NULL, NULL, NULL, 0};
+
+static const struct op_attr roi_align_attrs[] = {ATTR_S(mode, "avg"), ATTR_S(coordinate_transformation_mode, "half_pixel"),
+                                                 ATTR(sampling_ratio, 0), ATTR(spatial_scale, 1.0), ATTR_END};
+static const struct op_attr max_unpool_attrs[] = {ATTR(kernel_shape, 0), ATTR(strides, 0), ATTR(pads, 0), ATTR_END};
+static const struct op_attr loss_attrs[] = {ATTR_S(reduction, "mean"), ATTR(ignore_index, 0), ATTR(log_prob, 0), ATTR_END};
+static const struct op_attr tfidf_attrs[] = {ATTR_S(mode, ""), ATTR(pool_int64s, 0), ATTR(pool_strings, 0),
+                                             ATTR(ngram_counts, 0), ATTR(ngram_indexes, 0), ATTR(weights, 0),
+                                             ATTR(min_gram_length, 0), ATTR(max_gram_length, 0),
+                                             ATTR(max_skip_count, 0), ATTR_END};
+
 const struct op_def ops_nn[] = {
-    {"RoiAlign", infer_roi_align, 0, canon_roi_align},
-    {"MaxUnpool", infer_max_unpool, 0, canon_max_unpool},
-    {"NegativeLogLikelihoodLoss", infer_loss, 0, canon_loss},
-    {"SoftmaxCrossEntropyLoss", infer_loss, 0, canon_loss},
-    {"Det", infer_det, 0, NULL},
-    {"NonMaxSuppression", infer_nms, OP_DATA_SIZED, canon_nms},
-    {"Compress", infer_compress, OP_DATA_SIZED, canon_compress},
-    {"Unique", infer_unique, OP_DATA_SIZED, canon_unique},
-    {"TfIdfVectorizer", infer_tfidf, 0, NULL},
-    {NULL, NULL, 0, NULL},
+    {"RoiAlign", infer_roi_align, 0, canon_roi_align, roi_align_attrs, &roi_align_plans, {0}},
+    {"MaxUnpool", infer_max_unpool, 0, canon_max_unpool, max_unpool_attrs, &max_unpool_plans, {0}},
+    {"NegativeLogLikelihoodLoss", infer_loss, 0, canon_loss, loss_attrs, &loss_plans, {0}},
+    {"SoftmaxCrossEntropyLoss", infer_loss, 0, canon_loss, loss_attrs, &loss_plans, {.variant = NN_SCE}},
+    {"Det", infer_det, 0, NULL, NULL, &det_plans, {0}},
+    {"TfIdfVectorizer", infer_tfidf, 0, NULL, tfidf_attrs, &tfidf_plans, {0}},
+    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
 };

@@ -1,6 +1,7 @@
 /* Normalisations: batch (inference), instance, layer, group, mean-variance. */
 #include <string.h>
 
+#include "../plan.h"
 #include "ops.h"
 
 static void infer_batchnorm(struct infer_ctx *c)
@@ -56,12 +57,152 @@ static void canon_norm(const struct canon_ctx *c, struct json_t *attrs, struct b
     canon_name_dims(name, x);
 }
 
+/* ---- backends ---- */
+
+/* input 0 and output 0 as oneDNN's, one algorithm, the bytes moved (f32) */
+static int norm_dnnl_start(const struct layer_desc *d, struct cpu_plan *p)
+{
+    memset(p, 0, sizeof(*p));
+    if (plan_bd_tensor(desc_in(d, 0), &p->op.src) || plan_bd_tensor(desc_out(d, 0), &p->op.dst))
+        return -1;
+    p->n_algs = 1;
+    p->bytes = 4.0 * (double)(plan_bd_count(&p->op.src) + plan_bd_count(&p->op.dst));
+    return 0;
+}
+
+/* a normalisation with its own statistics and a scale and shift (InstanceNormalization as
+ * batch norm, LayerNormalization): epsilon, flags and arguments */
+static void scale_shift_norm(const struct layer_desc *d, struct cpu_plan *p)
+{
+    p->op.eps = (float)d->a.epsilon;
+    p->op.flags = dnnl_use_scale | dnnl_use_shift;
+    plan_arg(p, "DNNL_ARG_SRC", 0, 0);
+    plan_arg(p, "DNNL_ARG_SCALE", 0, 0);
+    plan_arg(p, "DNNL_ARG_SHIFT", 0, 0);
+    plan_arg(p, "DNNL_ARG_DST", 1, 0);
+}
+
+/* BatchNormalization at inference: the model's statistics (global stats) */
+static int batchnorm_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
+{
+    if (which || norm_dnnl_start(d, p) || p->op.src.nd < 2)
+        return -1;
+    p->layouts = BD_LAYOUT_COUNT;
+    p->op.family = BD_BNORM;
+    p->op.eps = (float)d->a.epsilon;
+    p->op.flags = dnnl_use_global_stats | dnnl_use_scale | dnnl_use_shift;
+    plan_arg(p, "DNNL_ARG_SRC", 0, 0);
+    plan_arg(p, "DNNL_ARG_MEAN", 0, 0);
+    plan_arg(p, "DNNL_ARG_VARIANCE", 0, 1);
+    plan_arg(p, "DNNL_ARG_SCALE", 0, 0);
+    plan_arg(p, "DNNL_ARG_SHIFT", 0, 0);
+    plan_arg(p, "DNNL_ARG_DST", 1, 0);
+    p->flops = 2.0 * (double)plan_bd_count(&p->op.dst);
+    return 0;
+}
+
+static int batchnorm_cudnn(const struct layer_desc *d, struct cu_plan *p)
+{
+    plan_cu_single(p);
+    if (plan_cu_tensor(desc_in(d, 0), &p->x) || plan_cu_tensor(desc_out(d, 0), &p->y) || p->x.nd > 5 ||
+        p->x.nd < 2 || d->nout > 1)
+        return -1;
+    p->elems = (double)(plan_cu_count(&p->x) + plan_cu_count(&p->y));
+    p->family = CU_BNORM;
+    p->what = "cudnnBatchNormalizationForwardInference (spatial)";
+    p->eps = d->a.epsilon;
+    p->flops = 2.0 * (double)plan_cu_count(&p->y);
+    return 0;
+}
+
+/* per (image, channel) statistics over the spatial dims: oneDNN's batch norm computing its own
+ * statistics over the view [1, N*C, spatial...] (scale and shift repeated per image), in the
+ * plain layout only (a blocked layout of N*C is not one of the model's) */
+static int instancenorm_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
+{
+    if (which || norm_dnnl_start(d, p) || p->op.src.nd < 3)
+        return -1;
+    p->op.src.d[1] = p->op.src.d[0] * p->op.src.d[1];
+    p->op.src.d[0] = 1;
+    p->op.dst = p->op.src;
+    p->op.family = BD_BNORM;
+    scale_shift_norm(d, p);
+    p->flops = 5.0 * (double)plan_bd_count(&p->op.dst); /* mean, variance, normalise */
+    return 0;
+}
+
+static int layernorm_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
+{
+    if (which || norm_dnnl_start(d, p))
+        return -1;
+    int axis = (int)d->a.axis;
+    if (axis != p->op.src.nd - 1) {
+        plan_bd_flatten(&p->op.src, axis);
+        plan_bd_flatten(&p->op.dst, axis);
+    }
+    p->op.family = BD_LNORM;
+    scale_shift_norm(d, p);
+    p->flops = 5.0 * (double)plan_bd_count(&p->op.dst);
+    return 0;
+}
+
+/* LayerNormalization over dims axis..: rows of their product, one block per row */
+static int layernorm_kernel(const struct layer_desc *d, struct cu_kernel *k)
+{
+    memset(k, 0, sizeof(*k));
+    if (plan_ck_tensor(desc_in(d, 0), &k->pl.in[0]) || plan_ck_tensor(desc_out(d, 0), &k->pl.out))
+        return -1;
+    int axis = (int)d->a.axis;
+    if (axis < 0)
+        axis += k->pl.out.nd;
+    int64_t cols = 1;
+    for (int j = axis; j < k->pl.out.nd; j++)
+        cols *= k->pl.out.d[j];
+    k->pl.out.d[axis] = cols;
+    k->pl.out.nd = axis + 1;
+    k->pl.in[0] = k->pl.out;
+    k->affine = 1;
+    k->eps = d->a.epsilon;
+    k->kind = CK_LAYERNORM;
+    k->what = "LayerNormalization";
+    plan_ck_finish(k);
+    return 0;
+}
+
+/* MeanVarianceNormalization: (x - mean) / (sqrt(E[x^2] - mean^2) + 1e-9) over the axes
+ * (default [0, 2, 3]) */
+static int mvn_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    static const int64_t mvn[3] = {0, 2, 3};
+    if (plan_pl_start(d, PL_MVN, PL_IDENTITY, -1, op))
+        return -1;
+    bool given = desc_present(d, DA_axes);
+    int na = given ? d->a.axes.n : 3;
+    op->axes = 0;
+    for (int j = 0; j < na; j++) {
+        int a = plan_axis(given ? d->a.axes.v[j] : mvn[j], op->in[0].nd);
+        if (a < 0)
+            return -1;
+        op->axes |= 1u << a;
+    }
+    return plan_pl_same(&op->out, &op->in[0]) ? 0 : -1;
+}
+
+static const struct op_plans batchnorm_plans = {batchnorm_dnnl, NULL, batchnorm_cudnn, NULL, NULL, 0};
+static const struct op_plans instancenorm_plans = {instancenorm_dnnl, NULL, NULL, NULL, NULL, 0};
+static const struct op_plans layernorm_plans = {layernorm_dnnl, NULL, NULL, layernorm_kernel, NULL, 0};
+static const struct op_plans mvn_plans = {NULL, mvn_plain, NULL, NULL, NULL, 0};
+
+static const struct op_attr norm_attrs[] = {ATTR(epsilon, 1e-5), ATTR_END};
+static const struct op_attr layernorm_attrs[] = {ATTR(epsilon, 1e-5), ATTR(axis, -1), ATTR_END};
+static const struct op_attr mvn_attrs[] = {ATTR(axes, 0), ATTR_END};
+
 const struct op_def ops_norm[] = {
-    {"BatchNormalization", infer_batchnorm, 0, canon_norm},
-    {"InstanceNormalization", infer_same_as_input, 0, canon_norm},
-    {"LayerNormalization", infer_layernorm, 0, canon_norm},
-    {"GroupNormalization", infer_same_as_input, 0, canon_norm},
-    {"MeanVarianceNormalization", infer_same_as_input, 0, NULL},
-    {"LpNormalization", infer_same_as_input, 0, NULL},
-    {NULL, NULL, 0, NULL},
+    {"BatchNormalization", infer_batchnorm, 0, canon_norm, norm_attrs, &batchnorm_plans, {0}},
+    {"InstanceNormalization", infer_same_as_input, 0, canon_norm, norm_attrs, &instancenorm_plans, {0}},
+    {"LayerNormalization", infer_layernorm, 0, canon_norm, layernorm_attrs, &layernorm_plans, {0}},
+    {"GroupNormalization", infer_same_as_input, 0, canon_norm, norm_attrs, NULL, {0}},
+    {"MeanVarianceNormalization", infer_same_as_input, 0, NULL, mvn_attrs, &mvn_plans, {0}},
+    {"LpNormalization", infer_same_as_input, 0, NULL, NULL, NULL, {0}},
+    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
 };

@@ -41,11 +41,31 @@ enum op_flags {
                                NonMaxSuppression): a layer with those dims unknown (-1) */
 };
 
+/* The backends' own names for an operator, where its family's hooks read them from its table
+ * line (0 / NULL: none): oneDNN's algorithm kind (eltwise, binary, reduction) with the alpha and
+ * beta it takes and how its input is filled (1: positive values), runtime/plain_ops.h's kind
+ * (PLAN_NO_PL: none) and function, a cuDNN mode's enum name, and what else the family's hooks
+ * tell apart (their own bits). */
+struct op_ids {
+    int dnnl;
+    float dnnl_alpha, dnnl_beta;
+    int dnnl_fill;
+    int pl_kind, pl_fn;
+    const char *cudnn;
+    int variant;
+};
+
+struct op_attr;   /* desc.h */
+struct op_plans;  /* plan.h */
+
 struct op_def {
     const char *name;
     op_infer_fn infer;
     unsigned flags;
     op_canon_fn canon;  /* NULL: every attribute as given, name from the op and input shape */
+    const struct op_attr *attrs;   /* what its layer description holds (desc.h), with defaults */
+    const struct op_plans *plans;  /* how each backend benchmarks it (plan.h); NULL: none does */
+    struct op_ids ids;
 };
 
 /* The table (ops/registry.c): one entry per ONNX operator we understand. */
@@ -80,6 +100,8 @@ const int64_t *op_in_ints(const struct infer_ctx *c, int i, int64_t *n);
 /* Sets output i to a tensor of dtype and rank; returns its dims (all unknown). */
 struct ir_dim *op_out(struct infer_ctx *c, int i, int dtype, int rank);
 void op_out_type(struct infer_ctx *c, int i, const struct ir_type *t);
+/* output i: a tensor of dtype with these dims */
+void op_out_dims(struct infer_ctx *c, int i, int dtype, const struct ir_dim *d, int rank);
 void op_out_dtype_only(struct infer_ctx *c, int i, int dtype); /* rank unknown */
 /* Output i is a value of kind (a sequence's or optional's elements of dtype), shape unknown. */
 void op_out_kind_only(struct infer_ctx *c, int i, enum ir_type_kind kind, int dtype);
@@ -187,6 +209,8 @@ const struct ir_tensor *canon_const_input(const struct canon_ctx *c, int i);
 void canon_const_scalar(const struct canon_ctx *c, struct json_t *attrs, const char *name, int i, bool integer,
                         const double *dflt);
 void canon_name_dims(struct bz_buf *name, const struct ir_type *t);
+/* the op in lower case, then input 0's dims: "cumsum_1x128" */
+void canon_name_op(const struct canon_ctx *c, struct bz_buf *name);
 /* an attribute that defaults: float/int, set in attrs with the default filled in */
 double canon_default_f(const struct canon_ctx *c, struct json_t *attrs, const char *name, double dflt);
 int64_t canon_default_i(const struct canon_ctx *c, struct json_t *attrs, const char *name, int64_t dflt);
@@ -213,5 +237,6 @@ void infer_same_as_input(struct infer_ctx *c);   /* output 0 = input 0 */
 void infer_shape_as_input(struct infer_ctx *c, int dtype); /* output 0: input 0's shape, of dtype */
 void infer_unary_fold(struct infer_ctx *c);      /* same shape; folds known values */
 void infer_bool_unary(struct infer_ctx *c);      /* bool, same shape */
+void infer_like_with_dtype(struct infer_ctx *c); /* input 0's shape, the dtype attribute's type */
 
 #endif

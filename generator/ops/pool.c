@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../plan.h"
 #include "ops.h"
 
 static void infer_pool(struct infer_ctx *c)
@@ -110,13 +111,177 @@ static void canon_lrn(const struct canon_ctx *c, struct json_t *attrs, struct bz
     canon_name_dims(name, canon_in(c, 0));
 }
 
+/* ---- backends ---- */
+
+enum { POOL_MAX = 1, POOL_GLOBAL = 2 };
+
+static int pool_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
+{
+    struct bd_tensor x, y;
+    memset(p, 0, sizeof(*p));
+    /* a float layer, or MaxPool of a quantized one (u8, s8) */
+    int t = plan_layer_dtype(d);
+    if (which || (t != IR_DTYPE_FLOAT && t != IR_DTYPE_UINT8 && t != IR_DTYPE_INT8) ||
+        plan_bd_tensor(desc_in(d, 0), &x) || plan_bd_tensor(desc_out(d, 0), &y) || x.nd < 3 || x.nd > 5)
+        return -1;
+    struct bd_op *op = &p->op;
+    op->family = BD_POOL;
+    op->nsp = x.nd - 2;
+    op->src = x;
+    op->dst = y;
+    bool max = d->def->ids.variant & POOL_MAX;
+    if (d->def->ids.variant & POOL_GLOBAL) {
+        for (int k = 0; k < op->nsp; k++) {
+            op->kernel[k] = x.d[2 + k];
+            op->strides[k] = 1;
+            op->dil[k] = 1;
+        }
+    } else {
+        int64_t pads[16];
+        plan_ints(&d->a.kernel_shape, op->kernel, op->nsp, 1);
+        plan_ints(&d->a.strides, op->strides, op->nsp, 1);
+        plan_ints(&d->a.dilations, op->dil, op->nsp, 1);
+        plan_ints(&d->a.pads, pads, 2 * op->nsp, 0);
+        for (int k = 0; k < op->nsp; k++) {
+            op->pl[k] = pads[k];
+            /* ceil_mode: the right padding that gives the output size */
+            int64_t ek = (op->kernel[k] - 1) * op->dil[k] + 1;
+            op->pr[k] = (y.d[2 + k] - 1) * op->strides[k] + ek - x.d[2 + k] - op->pl[k];
+            if (op->pr[k] < 0)
+                op->pr[k] = 0;
+        }
+    }
+    p->layouts = BD_LAYOUT_COUNT;
+    op->alg = max ? dnnl_pooling_max : d->a.count_include_pad ? dnnl_pooling_avg_include_padding
+                                                              : dnnl_pooling_avg_exclude_padding;
+    p->algs[0] = op->alg;
+    p->n_algs = 1;
+    plan_arg(p, "DNNL_ARG_SRC", 0, 0);
+    plan_arg(p, "DNNL_ARG_DST", 1, 0);
+    int64_t kvol = 1;
+    for (int k = 0; k < op->nsp; k++)
+        kvol *= op->kernel[k];
+    p->flops = (double)plan_bd_count(&y) * (double)kvol;
+    p->bytes = 4.0 * (double)(plan_bd_count(&x) + plan_bd_count(&y));
+    /* MaxPool of a quantized tensor (QOperator models pool u8/s8): oneDNN's int8 pooling, in
+     * the tensor's one type */
+    dnnl_data_type_t q = plan_bd_quant(desc_in(d, 0));
+    if (q == dnnl_u8 || q == dnnl_s8) {
+        if (!max || plan_bd_quant(desc_out(d, 0)) != q)
+            return -1;
+        op->qsrc = op->qdst = op->dt = q;
+        p->quant = 1;
+        p->bytes /= 4;
+    }
+    return 0;
+}
+
+static int pool_cudnn(const struct layer_desc *d, struct cu_plan *p)
+{
+    plan_cu_single(p);
+    if (plan_cu_tensor(desc_in(d, 0), &p->x) || plan_cu_tensor(desc_out(d, 0), &p->y) || p->x.nd < 3 ||
+        p->x.nd > 5 || d->nout > 1)
+        return -1;
+    p->nsp = p->x.nd - 2;
+    bool global = d->def->ids.variant & POOL_GLOBAL, max = d->def->ids.variant & POOL_MAX;
+    int pads[6] = {0};
+    int64_t dil[3], win[3], stride[3], pad64[6];
+    plan_ints(&d->a.dilations, dil, p->nsp, 1);
+    for (int k = 0; k < p->nsp; k++) {
+        if (dil[k] != 1)
+            return -1; /* cuDNN pooling has no dilation */
+        p->dil[k] = 1;
+    }
+    if (global) {
+        for (int k = 0; k < p->nsp; k++) {
+            p->win[k] = (int)p->x.d[2 + k];
+            p->stride[k] = 1;
+        }
+    } else {
+        plan_ints(&d->a.kernel_shape, win, p->nsp, 1);
+        plan_ints(&d->a.strides, stride, p->nsp, 1);
+        plan_ints(&d->a.pads, pad64, 2 * p->nsp, 0);
+        for (int k = 0; k < p->nsp; k++) {
+            p->win[k] = (int)win[k];
+            p->stride[k] = (int)stride[k];
+        }
+        for (int k = 0; k < 2 * p->nsp; k++)
+            pads[k] = (int)pad64[k];
+        plan_cu_window(p, pads, p->win);
+    }
+    p->mode = max ? "CUDNN_POOLING_MAX"
+                  : d->a.count_include_pad ? "CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"
+                                           : "CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING";
+    if (p->nsp == 1)
+        plan_cu_lift_1d(p, false);
+    p->family = CU_POOL;
+    p->what = "cudnnPoolingForward";
+    int64_t wvol = 1;
+    for (int k = 0; k < p->nsp; k++)
+        wvol *= p->win[k];
+    p->flops = (double)plan_cu_count(&p->y) * (double)wvol;
+    p->elems = (double)(plan_cu_count(&p->x) + plan_cu_count(&p->y));
+    return 0;
+}
+
+/* LRN across channels: oneDNN's k is ONNX's bias */
+static int lrn_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
+{
+    struct bd_tensor x, y;
+    memset(p, 0, sizeof(*p));
+    if (which || plan_bd_tensor(desc_in(d, 0), &x) || plan_bd_tensor(desc_out(d, 0), &y))
+        return -1;
+    struct bd_op *op = &p->op;
+    op->src = x;
+    op->dst = y;
+    p->n_algs = 1;
+    p->bytes = 4.0 * (double)(plan_bd_count(&x) + plan_bd_count(&y));
+    p->layouts = BD_LAYOUT_COUNT;
+    op->family = BD_LRN;
+    op->alg = p->algs[0] = dnnl_lrn_across_channels;
+    op->local_size = (dnnl_dim_t)d->a.size;
+    op->alpha = (float)d->a.alpha;
+    op->beta = (float)d->a.beta;
+    op->eps = (float)d->a.bias;
+    plan_arg(p, "DNNL_ARG_SRC", 0, 0);
+    plan_arg(p, "DNNL_ARG_DST", 1, 0);
+    p->flops = (double)plan_bd_count(&y) * (double)(op->local_size + 3);
+    return 0;
+}
+
+static int lrn_cudnn(const struct layer_desc *d, struct cu_plan *p)
+{
+    plan_cu_single(p);
+    if (plan_cu_tensor(desc_in(d, 0), &p->x) || plan_cu_tensor(desc_out(d, 0), &p->y) || p->x.nd > 5)
+        return -1;
+    p->lrn_n = (int)d->a.size;
+    if (p->lrn_n < 1 || p->lrn_n > 16 || p->x.nd != 4)
+        return -1;
+    p->elems = (double)(plan_cu_count(&p->x) + plan_cu_count(&p->y));
+    p->family = CU_LRN;
+    p->what = "cudnnLRNCrossChannelForward";
+    p->alpha = d->a.alpha;
+    p->beta = d->a.beta;
+    p->coef = d->a.bias;
+    p->flops = (double)plan_cu_count(&p->y) * (p->lrn_n + 3);
+    return 0;
+}
+
+static const struct op_plans pool_plans = {pool_dnnl, NULL, pool_cudnn, NULL, NULL, 0};
+static const struct op_plans maxpool_plans = {pool_dnnl, NULL, pool_cudnn, NULL, NULL, PLAN_DNNL_INT8};
+static const struct op_plans lrn_plans = {lrn_dnnl, NULL, lrn_cudnn, NULL, NULL, 0};
+
+static const struct op_attr pool_attrs[] = {ATTR(kernel_shape, 0), ATTR(strides, 0), ATTR(dilations, 0), ATTR(pads, 0),
+                                            ATTR(count_include_pad, 0), ATTR_END};
+static const struct op_attr lrn_attrs[] = {ATTR(size, 5), ATTR(alpha, 1e-4), ATTR(beta, 0.75), ATTR(bias, 1.0), ATTR_END};
+
 const struct op_def ops_pool[] = {
-    {"MaxPool", infer_pool, 0, canon_pool},
-    {"AveragePool", infer_pool, 0, canon_pool},
-    {"LpPool", infer_pool, 0, canon_pool},
-    {"GlobalAveragePool", infer_global_pool, 0, canon_global_pool},
-    {"GlobalMaxPool", infer_global_pool, 0, canon_global_pool},
-    {"GlobalLpPool", infer_global_pool, 0, canon_global_pool},
-    {"LRN", infer_same_as_input, 0, canon_lrn},
-    {NULL, NULL, 0, NULL},
+    {"MaxPool", infer_pool, 0, canon_pool, pool_attrs, &maxpool_plans, {.variant = POOL_MAX}},
+    {"AveragePool", infer_pool, 0, canon_pool, pool_attrs, &pool_plans, {0}},
+    {"LpPool", infer_pool, 0, canon_pool, NULL, NULL, {0}},
+    {"GlobalAveragePool", infer_global_pool, 0, canon_global_pool, NULL, &pool_plans, {.variant = POOL_GLOBAL}},
+    {"GlobalMaxPool", infer_global_pool, 0, canon_global_pool, NULL, &pool_plans, {.variant = POOL_GLOBAL | POOL_MAX}},
+    {"GlobalLpPool", infer_global_pool, 0, canon_global_pool, NULL, NULL, {0}},
+    {"LRN", infer_same_as_input, 0, canon_lrn, lrn_attrs, &lrn_plans, {0}},
+    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
 };

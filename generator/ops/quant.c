@@ -5,6 +5,7 @@
  * it), so a layer with zero points and one without are different benchmarks. */
 #include <string.h>
 
+#include "../plan.h"
 #include "ops.h"
 
 static void infer_quantize(struct infer_ctx *c)
@@ -121,13 +122,117 @@ static void canon_matmul_integer(const struct canon_ctx *c, struct json_t *attrs
     canon_zero_point(c, attrs, "b_zero_point", 3);
 }
 
+/* ---- backends ---- */
+
+enum { Q_CONV = 1, Q_LINEAR = 2 }; /* QLinearConv: both; ConvInteger: Q_CONV; QLinearMatMul: Q_LINEAR */
+
+/* A zero point of the key as a static oneDNN zero point: 0 when there is none; its value when
+ * the key has one; when present but not known to gen (null), a nonzero one (u8: 128, s8: 1),
+ * so that the benchmark takes the compensating path such a zero point needs. */
+int plan_zero_point(const struct layer_desc *d, enum desc_attr id, int64_t value, dnnl_data_type_t dt)
+{
+    if (desc_present(d, id) && desc_known(d, id))
+        return (int)value;
+    return desc_present(d, id) ? (dt == dnnl_u8 ? 128 : 1) : 0;
+}
+
+/* QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger as oneDNN int8 primitives: the float
+ * plan of the same operation (its weight or B read where the node has it), with the types
+ * (oneDNN takes s8 weights: u8 ones are benchmarked as s8), the output scale of a QLinear layer
+ * (per output channel when the weight's scale is) and the key's zero points. oneDNN's
+ * convolutions take no weight zero point: a layer with a known nonzero one is refused, an
+ * unknown one is taken as 0 (quantizers make int8 weights symmetric). */
+static int qlinear_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
+{
+    int v = d->def->ids.variant;
+    bool conv = v & Q_CONV, qlinear = v & Q_LINEAR;
+    if (which || d->nin < 1)
+        return -1;
+    /* the float operation's view: the data, the weight (B), the bias of a QLinearConv */
+    struct desc_tensor ins[3] = {d->in[0]};
+    struct layer_desc view = *d;
+    view.in = ins;
+    view.nin = 2;
+    if (desc_in(d, qlinear ? 3 : 1))
+        ins[1] = *desc_in(d, qlinear ? 3 : 1);
+    if (conv && qlinear && desc_in(d, 8)) {
+        ins[2] = *desc_in(d, 8);
+        view.nin = 3;
+    }
+    if (conv ? plan_conv_dnnl(&view, false, p) : plan_matmul_dnnl(&view, false, false, p))
+        return -1;
+    struct bd_op *op = &p->op;
+    op->qsrc = plan_bd_quant(desc_in(d, 0));
+    op->qdst = plan_bd_quant(desc_out(d, 0));
+    op->qwei = dnnl_s8;
+    if (op->has_bias)
+        op->qbias = dnnl_s32;
+    if ((op->qsrc != dnnl_u8 && op->qsrc != dnnl_s8) || !op->qdst || (qlinear && op->qdst == dnnl_s32) ||
+        (!qlinear && op->qdst != dnnl_s32))
+        return -1;
+    op->dt = op->qsrc;
+    op->zp_src = conv ? plan_zero_point(d, DA_x_zero_point, d->a.x_zero_point, op->qsrc)
+                      : plan_zero_point(d, DA_a_zero_point, d->a.a_zero_point, op->qsrc);
+    if (conv && desc_present(d, DA_w_zero_point) && desc_known(d, DA_w_zero_point) && d->a.w_zero_point != 0)
+        return -1;
+    if (!conv)
+        op->zp_wei = plan_zero_point(d, DA_b_zero_point, d->a.b_zero_point, dnnl_s8);
+    if (qlinear) {
+        op->zp_dst = plan_zero_point(d, DA_y_zero_point, d->a.y_zero_point, op->qdst);
+        op->oscale = 1.0f / 64;
+        struct bd_tensor ws;
+        if (!plan_bd_tensor(desc_in(d, 4), &ws) && plan_bd_count(&ws) > 1) {
+            op->oscale_n = (int)op->dst.d[conv ? 1 : op->dst.nd - 1];
+            op->oscale_mask = 1 << (conv ? 1 : op->dst.nd - 1);
+        }
+    }
+    p->quant = 1;
+    return 0;
+}
+
+/* QuantizeLinear, DequantizeLinear: a per-tensor scale, or one per element of the axis (the
+ * zero point alike); plain C in float as ONNX defines them */
+static int quantize_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    int kind = d->def->ids.pl_kind;
+    if (plan_pl_start(d, kind, PL_IDENTITY, desc_in(d, 2) ? 3 : 2, op))
+        return -1;
+    const struct pl_tensor *x = &op->in[0], *y = &op->out;
+    int64_t ns = pl_count(&op->in[1]);
+    if (!plan_pl_same(y, x) || !pl_is_float(kind == PL_QUANTIZE ? x->dtype : y->dtype) ||
+        pl_is_float(kind == PL_QUANTIZE ? y->dtype : x->dtype) || !pl_is_float(op->in[1].dtype) ||
+        (op->nin > 2 && (pl_count(&op->in[2]) != ns || pl_is_float(op->in[2].dtype))))
+        return -1;
+    if (ns > 1 && ((op->axis = plan_axis(d->a.axis, x->nd)) < 0 || x->d[op->axis] != ns))
+        return -1;
+    return 0;
+}
+
+static int dynamic_quantize_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    if (plan_pl_start(d, PL_DYNQUANT, PL_IDENTITY, -1, op))
+        return -1;
+    return plan_pl_same(&op->out, &op->in[0]) && op->in[0].dtype == PL_FLOAT && op->out.dtype == PL_UINT8 ? 0 : -1;
+}
+
+static const struct op_plans qlinear_plans = {qlinear_dnnl, NULL, NULL, NULL, NULL, PLAN_DNNL_INT8};
+static const struct op_plans quantize_plans = {NULL, quantize_plain, NULL, NULL, NULL, 0};
+static const struct op_plans dynamic_quantize_plans = {NULL, dynamic_quantize_plain, NULL, NULL, NULL, 0};
+
+static const struct op_attr quantize_attrs[] = {ATTR(axis, 1), ATTR(zero_point, 0), ATTR_END};
+static const struct op_attr qconv_attrs[] = {ATTR(group, 1), ATTR(strides, 0), ATTR(dilations, 0), ATTR(pads, 0),
+                                             ATTR(x_zero_point, 0), ATTR(w_zero_point, 0), ATTR(y_zero_point, 0),
+                                             ATTR_END};
+static const struct op_attr qmatmul_attrs[] = {ATTR(a_zero_point, 0), ATTR(b_zero_point, 0), ATTR(y_zero_point, 0),
+                                               ATTR_END};
+
 const struct op_def ops_quant[] = {
-    {"QuantizeLinear", infer_quantize, 0, canon_quantize},
-    {"DequantizeLinear", infer_dequantize, 0, canon_quantize},
-    {"DynamicQuantizeLinear", infer_dynamic_quantize, 0, NULL},
-    {"QLinearConv", infer_qlinear_conv, 0, canon_qlinear_conv},
-    {"ConvInteger", infer_conv_integer, 0, canon_conv_integer},
-    {"QLinearMatMul", infer_qlinear_matmul, 0, canon_qlinear_matmul},
-    {"MatMulInteger", infer_matmul_integer, 0, canon_matmul_integer},
-    {NULL, NULL, 0, NULL},
+    {"QuantizeLinear", infer_quantize, 0, canon_quantize, quantize_attrs, &quantize_plans, {.pl_kind = PL_QUANTIZE}},
+    {"DequantizeLinear", infer_dequantize, 0, canon_quantize, quantize_attrs, &quantize_plans, {.pl_kind = PL_DEQUANTIZE}},
+    {"DynamicQuantizeLinear", infer_dynamic_quantize, 0, NULL, NULL, &dynamic_quantize_plans, {0}},
+    {"QLinearConv", infer_qlinear_conv, 0, canon_qlinear_conv, qconv_attrs, &qlinear_plans, {.variant = Q_CONV | Q_LINEAR}},
+    {"ConvInteger", infer_conv_integer, 0, canon_conv_integer, qconv_attrs, &qlinear_plans, {.variant = Q_CONV}},
+    {"QLinearMatMul", infer_qlinear_matmul, 0, canon_qlinear_matmul, qmatmul_attrs, &qlinear_plans, {.variant = Q_LINEAR}},
+    {"MatMulInteger", infer_matmul_integer, 0, canon_matmul_integer, qmatmul_attrs, &qlinear_plans, {0}},
+    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
 };

@@ -1,6 +1,7 @@
 /* Reductions, softmax-like ops, ArgMax/ArgMin and TopK. */
 #include <string.h>
 
+#include "../plan.h"
 #include "ops.h"
 
 static void reduce_to(struct infer_ctx *c, int dtype, const int64_t *axes, int na, bool keep, int out)
@@ -170,22 +171,208 @@ static void canon_reduce(const struct canon_ctx *c, struct json_t *attrs, struct
     canon_name_list(name, "ax", axes, n);
 }
 
+/* ---- backends ---- */
+
+/* the reduced dims of a rank-n input, from the key's axes (positive, sorted) */
+static unsigned reduced_axes(const struct layer_desc *d, int n)
+{
+    unsigned m = 0;
+    for (int k = 0; k < d->a.axes.n; k++)
+        if (d->a.axes.v[k] >= 0 && d->a.axes.v[k] < n)
+            m |= 1u << d->a.axes.v[k];
+    return m;
+}
+
+/* oneDNN's reduction: the output with the reduced dims kept as 1 (keepdims only changes the view) */
+static int reduce_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
+{
+    struct bd_tensor x, y;
+    memset(p, 0, sizeof(*p));
+    if (which || !d->def->ids.dnnl || plan_bd_tensor(desc_in(d, 0), &x) || plan_bd_tensor(desc_out(d, 0), &y))
+        return -1;
+    struct bd_op *op = &p->op;
+    op->src = x;
+    op->dst = x;
+    unsigned axes = reduced_axes(d, x.nd);
+    for (int k = 0; k < x.nd; k++)
+        if (axes >> k & 1u)
+            op->dst.d[k] = 1;
+    p->n_algs = 1;
+    p->bytes = 4.0 * (double)(plan_bd_count(&x) + plan_bd_count(&y));
+    op->family = BD_REDUCTION;
+    op->alg = p->algs[0] = d->def->ids.dnnl;
+    op->p = d->def->ids.dnnl_alpha;
+    plan_arg(p, "DNNL_ARG_SRC", 0, 0);
+    plan_arg(p, "DNNL_ARG_DST", 1, 0);
+    p->flops = (double)plan_bd_count(&x);
+    return 0;
+}
+
+/* plain C reductions (plain_reduce.h): every type, one double accumulator per output */
+static int reduce_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    if (plan_pl_start(d, PL_REDUCE, d->def->ids.pl_fn, -1, op))
+        return -1;
+    const struct pl_tensor *x = &op->in[0];
+    op->axes = 0;
+    for (int j = 0; j < d->a.axes.n; j++) {
+        int a = plan_axis(d->a.axes.v[j], x->nd);
+        if (a < 0)
+            return -1;
+        op->axes |= 1u << a;
+    }
+    int64_t groups = 1;
+    for (int k = 0; k < x->nd; k++)
+        if (!(op->axes >> k & 1u))
+            groups *= x->d[k];
+    return pl_count(&op->out) != groups ? -1 : 0;
+}
+
+static int reduce_cudnn(const struct layer_desc *d, struct cu_plan *p)
+{
+    plan_cu_single(p);
+    if (!d->def->ids.cudnn || plan_cu_tensor(desc_in(d, 0), &p->x) || plan_cu_tensor(desc_out(d, 0), &p->y) ||
+        p->x.nd > 5)
+        return -1;
+    p->elems = (double)(plan_cu_count(&p->x) + plan_cu_count(&p->y));
+    p->y = p->x;
+    unsigned axes = reduced_axes(d, p->x.nd);
+    for (int k = 0; k < p->x.nd; k++)
+        if (axes >> k & 1u)
+            p->y.d[k] = 1;
+    p->family = CU_REDUCE;
+    p->what = "cudnnReduceTensor";
+    p->mode = d->def->ids.cudnn;
+    p->flops = (double)plan_cu_count(&p->x);
+    return 0;
+}
+
+/* Softmax and LogSoftmax: along the key's axis, or over the 2-D view before opset 13 */
+static int softmax_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
+{
+    struct bd_tensor x, y;
+    memset(p, 0, sizeof(*p));
+    if (which || plan_bd_tensor(desc_in(d, 0), &x) || plan_bd_tensor(desc_out(d, 0), &y))
+        return -1;
+    struct bd_op *op = &p->op;
+    op->src = x;
+    op->dst = y;
+    p->n_algs = 1;
+    p->bytes = 4.0 * (double)(plan_bd_count(&x) + plan_bd_count(&y));
+    int axis = (int)d->a.axis;
+    if (d->a.coerce_2d) {
+        plan_bd_flatten(&op->src, axis);
+        plan_bd_flatten(&op->dst, axis);
+        axis = 1;
+    }
+    op->family = BD_SOFTMAX;
+    op->axis = axis;
+    op->alg = p->algs[0] = d->def->ids.dnnl;
+    plan_arg(p, "DNNL_ARG_SRC", 0, 0);
+    plan_arg(p, "DNNL_ARG_DST", 1, 0);
+    p->flops = 4.0 * (double)plan_bd_count(&y);
+    return 0;
+}
+
+static int softmax_cudnn(const struct layer_desc *d, struct cu_plan *p)
+{
+    static const struct cu_algo softmax_algos[] = {
+        {"fast", "CUDNN_SOFTMAX_FAST", 0},
+        {"accurate", "CUDNN_SOFTMAX_ACCURATE", 0},
+    };
+    static const struct cu_algo logsoftmax_algos[] = {{"log", "CUDNN_SOFTMAX_LOG", 0}};
+    plan_cu_single(p);
+    if (plan_cu_tensor(desc_in(d, 0), &p->x) || plan_cu_tensor(desc_out(d, 0), &p->y) || p->x.nd > 5)
+        return -1;
+    p->elems = (double)(plan_cu_count(&p->x) + plan_cu_count(&p->y));
+    int axis = (int)d->a.axis;
+    if (axis < 0)
+        axis += p->x.nd;
+    /* the sizes as (outer, axis, inner, 1) */
+    int64_t outer = 1, mid = 1, inner = 1;
+    for (int k = 0; k < p->x.nd; k++) {
+        if (k < axis)
+            outer *= p->x.d[k];
+        else if (k == axis || d->a.coerce_2d)
+            mid *= p->x.d[k];
+        else
+            inner *= p->x.d[k];
+    }
+    p->x = (struct cu_tensor){4, {outer, mid, inner, 1}};
+    p->y = p->x;
+    p->family = CU_SOFTMAX;
+    p->what = "cudnnSoftmaxForward";
+    p->mode = "CUDNN_SOFTMAX_MODE_CHANNEL";
+    bool log = d->def->ids.dnnl == dnnl_softmax_log;
+    p->algos = log ? logsoftmax_algos : softmax_algos;
+    p->nalgos = log ? 1 : 2;
+    p->flops = 4.0 * (double)plan_cu_count(&p->y);
+    return 0;
+}
+
+/* Hardmax: 1 at each row's first largest (the axis and the pre-13 2-D view as the key has them) */
+static int hardmax_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    if (plan_pl_start(d, PL_HARDMAX, PL_IDENTITY, -1, op) || (op->axis = plan_axis(d->a.axis, op->in[0].nd)) < 0 ||
+        !plan_pl_same(&op->out, &op->in[0]))
+        return -1;
+    op->flag = d->a.coerce_2d != 0;
+    return 0;
+}
+
+/* ArgMax/ArgMin (row by row along the axis) and TopK (a heap of the k best per slice) */
+static int arg_topk_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    int kind = d->def->ids.pl_kind;
+    if (plan_pl_start(d, kind, d->def->ids.pl_fn, -1, op))
+        return -1;
+    int64_t axis = d->a.axis < 0 ? d->a.axis + op->in[0].nd : d->a.axis;
+    if (axis < 0 || axis >= op->in[0].nd)
+        return -1;
+    op->axis = (int)axis;
+    if (kind == PL_ARG) {
+        if (op->out.dtype != PL_INT64)
+            return -1;
+        op->flag = d->a.select_last_index != 0;
+        return 0;
+    }
+    if (op->out.nd != op->in[0].nd)
+        return -1;
+    op->k = op->out.d[op->axis];
+    op->flag = d->a.largest != 0;
+    return 0;
+}
+
+static const struct op_plans reduce_plans = {reduce_dnnl, reduce_plain, reduce_cudnn, NULL, NULL, 0};
+static const struct op_plans softmax_plans = {softmax_dnnl, NULL, softmax_cudnn, NULL, NULL, 0};
+static const struct op_plans hardmax_plans = {NULL, hardmax_plain, NULL, NULL, NULL, 0};
+static const struct op_plans arg_topk_plans = {NULL, arg_topk_plain, NULL, NULL, NULL, 0};
+
+static const struct op_attr reduce_attrs[] = {ATTR(axes, 0), ATTR(keepdims, 1), ATTR_END};
+static const struct op_attr softmax_attrs[] = {ATTR(axis, -1), ATTR(coerce_2d, 0), ATTR_END};
+static const struct op_attr arg_attrs[] = {ATTR(axis, 0), ATTR(keepdims, 1), ATTR(select_last_index, 0), ATTR_END};
+static const struct op_attr topk_attrs[] = {ATTR(axis, -1), ATTR(largest, 1), ATTR(sorted, 1), ATTR_END};
+
+/* name; oneDNN's reduction (and its p), plain C's function, cuDNN's reduce op */
+#define REDUCE(name, dnnl, p, fn, cudnn) \
+    {#name, infer_reduce, 0, canon_reduce, reduce_attrs, &reduce_plans, {dnnl, p, 0, 0, PL_REDUCE, fn, cudnn, 0}},
+
 const struct op_def ops_reduce[] = {
-    {"ReduceMean", infer_reduce, 0, canon_reduce},
-    {"ReduceSum", infer_reduce, 0, canon_reduce},
-    {"ReduceMax", infer_reduce, 0, canon_reduce},
-    {"ReduceMin", infer_reduce, 0, canon_reduce},
-    {"ReduceProd", infer_reduce, 0, canon_reduce},
-    {"ReduceL1", infer_reduce, 0, canon_reduce},
-    {"ReduceL2", infer_reduce, 0, canon_reduce},
-    {"ReduceLogSum", infer_reduce, 0, canon_reduce},
-    {"ReduceLogSumExp", infer_reduce, 0, canon_reduce},
-    {"ReduceSumSquare", infer_reduce, 0, canon_reduce},
-    {"ArgMax", infer_argmax, 0, NULL},
-    {"ArgMin", infer_argmax, 0, NULL},
-    {"TopK", infer_topk, 0, NULL},
-    {"Softmax", infer_same_as_input, 0, canon_softmax},
-    {"LogSoftmax", infer_same_as_input, 0, canon_softmax},
-    {"Hardmax", infer_same_as_input, 0, canon_softmax},
-    {NULL, NULL, 0, NULL},
+    REDUCE(ReduceMean, dnnl_reduction_mean, 0, PL_MEAN, "CUDNN_REDUCE_TENSOR_AVG")
+    REDUCE(ReduceSum, dnnl_reduction_sum, 0, PL_ADD, "CUDNN_REDUCE_TENSOR_ADD")
+    REDUCE(ReduceMax, dnnl_reduction_max, 0, PL_MAX, "CUDNN_REDUCE_TENSOR_MAX")
+    REDUCE(ReduceMin, dnnl_reduction_min, 0, PL_MIN, "CUDNN_REDUCE_TENSOR_MIN")
+    REDUCE(ReduceProd, dnnl_reduction_mul, 0, PL_MUL, "CUDNN_REDUCE_TENSOR_MUL")
+    REDUCE(ReduceL1, dnnl_reduction_norm_lp_sum, 1, PL_L1, "CUDNN_REDUCE_TENSOR_NORM1")
+    REDUCE(ReduceL2, dnnl_reduction_norm_lp_sum, 2, PL_L2, "CUDNN_REDUCE_TENSOR_NORM2")
+    REDUCE(ReduceLogSum, 0, 0, PL_LOGSUM, NULL)
+    REDUCE(ReduceLogSumExp, 0, 0, PL_LOGSUMEXP, NULL)
+    REDUCE(ReduceSumSquare, 0, 0, PL_SUMSQUARE, NULL)
+    {"ArgMax", infer_argmax, 0, NULL, arg_attrs, &arg_topk_plans, {.pl_kind = PL_ARG, .pl_fn = PL_MAX}},
+    {"ArgMin", infer_argmax, 0, NULL, arg_attrs, &arg_topk_plans, {.pl_kind = PL_ARG, .pl_fn = PL_MIN}},
+    {"TopK", infer_topk, 0, NULL, topk_attrs, &arg_topk_plans, {.pl_kind = PL_TOPK, .pl_fn = PL_IDENTITY}},
+    {"Softmax", infer_same_as_input, 0, canon_softmax, softmax_attrs, &softmax_plans, {.dnnl = dnnl_softmax_accurate}},
+    {"LogSoftmax", infer_same_as_input, 0, canon_softmax, softmax_attrs, &softmax_plans, {.dnnl = dnnl_softmax_log}},
+    {"Hardmax", infer_same_as_input, 0, canon_softmax, softmax_attrs, &hardmax_plans, {0}},
+    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
 };

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../plan.h"
 #include "ops.h"
 
 static void scale_dims(struct infer_ctx *c, const struct ir_type *x, const double *sc, int n,
@@ -241,9 +242,140 @@ static void canon_grid_sample(const struct canon_ctx *c, struct json_t *attrs, s
     bz_buf_printf(name, "_%s", mode);
 }
 
+/* ---- backends ---- */
+
+/* index of s in list (n names), or -1 */
+static int name_index(const char *s, const char *const *list, int n)
+{
+    for (int i = 0; s && i < n; i++)
+        if (!strcmp(s, list[i]))
+            return i;
+    return -1;
+}
+
+/* oneDNN resamples the spatial dims at half-pixel positions, nearest and linear: other ONNX
+ * coordinate modes are the same work at shifted positions (the plain C benchmark beside it
+ * computes the layer's own values) */
+static int resize_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
+{
+    struct bd_tensor x, y;
+    memset(p, 0, sizeof(*p));
+    if (which || plan_bd_tensor(desc_in(d, 0), &x) || plan_bd_tensor(desc_out(d, 0), &y))
+        return -1;
+    struct bd_op *op = &p->op;
+    op->src = x;
+    op->dst = y;
+    p->n_algs = 1;
+    p->bytes = 4.0 * (double)(plan_bd_count(&x) + plan_bd_count(&y));
+    const char *mode = d->a.mode;
+    if (x.nd < 3 || x.nd > 5)
+        return -1;
+    if (!strcmp(mode, "nearest"))
+        op->alg = dnnl_resampling_nearest;
+    else if (!strcmp(mode, "linear") || !strcmp(mode, "bilinear"))
+        op->alg = dnnl_resampling_linear;
+    else
+        return -1; /* cubic: oneDNN has none */
+    if (x.d[0] != y.d[0] || x.d[1] != y.d[1])
+        return -1;
+    op->family = BD_RESAMPLING;
+    p->algs[0] = op->alg;
+    p->layouts = BD_LAYOUT_COUNT;
+    plan_arg(p, "DNNL_ARG_SRC", 0, 0);
+    plan_arg(p, "DNNL_ARG_DST", 1, 0);
+    p->flops = (double)plan_bd_count(&y) * (op->alg == dnnl_resampling_linear ? 8.0 : 1.0);
+    return 0;
+}
+
+/* Resize/Upsample and GridSample in plain C: the modes, scales and roi from the key; refused
+ * where the key does not say them */
+static int sample_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    static const char *const modes[] = {"nearest", "linear", "cubic"};
+    if (plan_pl_start(d, d->def->ids.pl_kind, PL_IDENTITY, -1, op))
+        return -1;
+    const struct pl_tensor *x = &op->in[0];
+    struct pl_sample *rs = &op->rs;
+    const char *mode = d->a.mode;
+    rs->mode = name_index(!strcmp(mode, "bilinear") ? "linear" : !strcmp(mode, "bicubic") ? "cubic" : mode, modes, 3);
+    if (rs->mode < 0 || x->dtype == PL_BOOL || op->out.dtype != x->dtype)
+        return -1;
+    if (op->kind == PL_GRID_SAMPLE) {
+        /* X [N, C, D1..Dr], grid [N, H1..Hr, r] -> [N, C, H1..Hr] */
+        static const char *const pads[] = {"zeros", "border", "reflection"};
+        const struct pl_tensor *g = &op->in[1];
+        int r = x->nd - 2;
+        rs->nearest = name_index(d->a.padding_mode, pads, 3);
+        rs->coord = d->a.align_corners != 0;
+        if (r < 1 || r > 5 || rs->nearest < 0 || !pl_is_float(g->dtype) || g->nd != x->nd || g->d[x->nd - 1] != r ||
+            op->out.nd != x->nd || g->d[0] != x->d[0] || op->out.d[0] != x->d[0] || op->out.d[1] != x->d[1])
+            return -1;
+        for (int k = 0; k < r; k++)
+            if (op->out.d[2 + k] != g->d[1 + k])
+                return -1;
+        return 0;
+    }
+    static const char *const coords[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
+                                         "asymmetric", "tf_crop_and_resize"};
+    static const char *const rounds[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+    rs->coord = name_index(d->a.coordinate_transformation_mode, coords, 6);
+    rs->nearest = name_index(d->a.nearest_mode, rounds, 4);
+    rs->cubic_a = d->a.cubic_coeff_a;
+    rs->exclude_outside = d->a.exclude_outside != 0;
+    rs->extrapolation = d->a.extrapolation_value;
+    rs->antialias = d->a.antialias != 0;
+    if (rs->coord < 0 || rs->nearest < 0 || x->nd != op->out.nd || d->a.scales.n != x->nd ||
+        (rs->antialias && rs->mode == PL_SAMPLE_NEAREST))
+        return -1;
+    for (int k = 0; k < x->nd; k++) {
+        rs->scale[k] = d->a.scales.v[k];
+        if (!(rs->scale[k] > 0) || (x->d[k] == 0) != (op->out.d[k] == 0))
+            return -1;
+    }
+    if (rs->coord == PL_COORD_TF_CROP_AND_RESIZE) {
+        if (d->a.roi.n != 2 * x->nd)
+            return -1;
+        for (int k = 0; k < 2 * x->nd; k++)
+            rs->roi[k] = d->a.roi.v[k];
+    }
+    for (int k = 0; k < x->nd; k++)
+        if (pl_resize_ntaps(op, k) > 64)
+            return -1; /* an antialiasing window this wide: the reference takes 64 taps */
+    return 0;
+}
+
+/* our kernel: the last two dims resampled at half-pixel positions, nearest or bilinear */
+static int resize_kernel(const struct layer_desc *d, struct cu_kernel *k)
+{
+    memset(k, 0, sizeof(*k));
+    const char *mode = d->a.mode;
+    if (plan_ck_tensor(desc_in(d, 0), &k->pl.in[0]) || plan_ck_tensor(desc_out(d, 0), &k->pl.out) ||
+        k->pl.in[0].nd < 3 || k->pl.in[0].nd != k->pl.out.nd ||
+        (strcmp(mode, "nearest") && strcmp(mode, "linear") && strcmp(mode, "bilinear")))
+        return -1;
+    for (int j = 0; j < k->pl.out.nd - 2; j++)
+        if (k->pl.in[0].d[j] != k->pl.out.d[j])
+            return -1;
+    k->linear = strcmp(mode, "nearest") != 0;
+    k->kind = CK_RESIZE;
+    k->what = k->linear ? "Resize (bilinear, half-pixel coordinates)" : "Resize (nearest, half-pixel coordinates)";
+    plan_ck_finish(k);
+    return 0;
+}
+
+static const struct op_plans resize_plans = {resize_dnnl, sample_plain, NULL, resize_kernel, NULL, PLAN_PLAIN_TOO};
+static const struct op_plans grid_sample_plans = {NULL, sample_plain, NULL, NULL, NULL, 0};
+
+static const struct op_attr resize_attrs[] = {
+    ATTR_S(mode, "nearest"), ATTR_S(coordinate_transformation_mode, "half_pixel"),
+    ATTR_S(nearest_mode, "round_prefer_floor"), ATTR(cubic_coeff_a, -0.75), ATTR(exclude_outside, 0),
+    ATTR(extrapolation_value, 0), ATTR(antialias, 0), ATTR(scales, 0), ATTR(roi, 0), ATTR_END};
+static const struct op_attr grid_sample_attrs[] = {ATTR_S(mode, "nearest"), ATTR_S(padding_mode, "zeros"),
+                                                   ATTR(align_corners, 0), ATTR_END};
+
 const struct op_def ops_resize[] = {
-    {"GridSample", infer_grid_sample, 0, canon_grid_sample},
-    {"Resize", infer_resize, 0, canon_resize},
-    {"Upsample", infer_resize, 0, canon_resize},
-    {NULL, NULL, 0, NULL},
+    {"GridSample", infer_grid_sample, 0, canon_grid_sample, grid_sample_attrs, &grid_sample_plans, {.pl_kind = PL_GRID_SAMPLE}},
+    {"Resize", infer_resize, 0, canon_resize, resize_attrs, &resize_plans, {.pl_kind = PL_RESIZE}},
+    {"Upsample", infer_resize, 0, canon_resize, resize_attrs, &resize_plans, {.pl_kind = PL_RESIZE}},
+    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
 };

@@ -1,6 +1,7 @@
 /* Recurrent layers: LSTM, GRU, RNN (both layouts, all directions). */
 #include <string.h>
 
+#include "../plan.h"
 #include "ops.h"
 
 static void infer_rnn(struct infer_ctx *c)
@@ -45,9 +46,145 @@ static void infer_rnn(struct infer_ctx *c)
     }
 }
 
+/* ---- backends ---- */
+
+/* LSTM / GRU / RNN in oneDNN: ONNX X [T, N, C] (layout 0; layout 1's [N, T, C] is the same
+ * work), W [D, G*H, C], R [D, G*H, H]. oneDNN's layouts for weights and outputs are its own. */
+static int rnn_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
+{
+    struct bd_tensor x, w;
+    memset(p, 0, sizeof(*p));
+    if (which || plan_bd_tensor(desc_in(d, 0), &x) || plan_bd_tensor(desc_in(d, 1), &w) || x.nd != 3 || w.nd != 3)
+        return -1;
+    bool batch_first = d->a.layout != 0;
+    int64_t T = batch_first ? x.d[1] : x.d[0], N = batch_first ? x.d[0] : x.d[1], C = x.d[2];
+    int64_t D = w.d[0], G = d->def->ids.variant, H = w.d[1] / G;
+    /* cell clipping, coupled input-forget gates and parametrised activations: oneDNN has none
+     * (gen lists such a layer rather than time another cell) */
+    if (desc_present(d, DA_clip) || d->a.input_forget != 0 || desc_present(d, DA_activation_alpha) ||
+        desc_present(d, DA_activation_beta))
+        return -1;
+    /* activations: per direction, LSTM f g h (Sigmoid Tanh Tanh), GRU f g (Sigmoid Tanh), RNN f
+     * (Tanh); oneDNN's LSTM and GRU have only the defaults, its vanilla RNN Tanh, Relu or Sigmoid */
+    bool acts = desc_present(d, DA_activations);
+    int nf = G == 4 ? 3 : G == 3 ? 2 : 1, rnn_act = 0;
+    if (acts && d->a.activations.n != nf * D)
+        return -1;
+    for (int64_t k = 0; acts && k < nf * D; k++) {
+        const char *a = d->a.activations.v[k]; /* "" for what is not a string */
+        int f = (int)(k % nf);
+        if (G == 1) {
+            int alg = !strcmp(a, "Tanh") ? dnnl_eltwise_tanh : !strcmp(a, "Relu") ? dnnl_eltwise_relu
+                      : !strcmp(a, "Sigmoid") ? dnnl_eltwise_logistic : 0;
+            if (!alg || (k && alg != rnn_act))
+                return -1; /* one activation for both directions */
+            rnn_act = alg;
+        } else if (strcmp(a, f == 0 ? "Sigmoid" : "Tanh") != 0) {
+            return -1;
+        }
+    }
+    const char *dir = d->a.direction;
+    struct bd_op *op = &p->op;
+    op->family = BD_RNN;
+    op->alg = G == 4 ? dnnl_vanilla_lstm : G == 3 ? (d->a.linear_before_reset ? dnnl_lbr_gru : dnnl_vanilla_gru)
+                                                 : dnnl_vanilla_rnn;
+    op->axis = !strcmp(dir, "bidirectional") ? dnnl_bidirectional_concat
+               : !strcmp(dir, "reverse")     ? dnnl_unidirectional_right2left
+                                             : dnnl_unidirectional_left2right;
+    op->src = (struct bd_tensor){3, {T, N, C}};
+    op->dst = (struct bd_tensor){3, {T, N, D * H}};
+    op->wei = (struct bd_tensor){5, {1, D, C, G, H}};
+    op->src1 = (struct bd_tensor){5, {1, D, H, G, H}};
+    op->bias = (struct bd_tensor){4, {1, D, op->alg == dnnl_lbr_gru ? G + 1 : G, H}};
+    op->has_bias = 1;
+    op->rnn_act = rnn_act == dnnl_eltwise_tanh ? 0 : rnn_act;
+    op->peephole = G == 4 && desc_in(d, 7) != NULL;
+    p->algs[0] = op->alg;
+    p->n_algs = 1;
+    plan_arg(p, "DNNL_ARG_SRC_LAYER", 0, 0);
+    plan_arg(p, "DNNL_ARG_SRC_ITER", 0, 0);
+    if (G == 4)
+        plan_arg(p, "DNNL_ARG_SRC_ITER_C", 0, 0);
+    /* weights at the scale of their fan-in: with uniform [-1, 1] the recurrence of a wide
+     * layer is chaotic (spectral radius about sqrt(H / 3)), float rounding grows without
+     * bound over the steps and no two correct implementations agree; at 1 / sqrt(fan-in) it
+     * contracts and the gates stay out of saturation, so --verify can see a wrong cell */
+    plan_arg(p, "DNNL_ARG_WEIGHTS_LAYER", 0, C > 1 ? (int)C : 0);
+    plan_arg(p, "DNNL_ARG_WEIGHTS_ITER", 0, H > 1 ? (int)H : 0);
+    if (op->peephole)
+        plan_arg(p, "DNNL_ARG_WEIGHTS_PEEPHOLE", 0, 0);
+    plan_arg(p, "DNNL_ARG_BIAS", 0, 0);
+    plan_arg(p, "DNNL_ARG_DST_LAYER", 1, 0);
+    plan_arg(p, "DNNL_ARG_DST_ITER", 1, 0);
+    if (G == 4)
+        plan_arg(p, "DNNL_ARG_DST_ITER_C", 1, 0);
+    p->flops = 2.0 * (double)(T * N * D * G * H) * (double)(C + H);
+    p->bytes = 4.0 * (double)(T * N * C + T * N * D * H + D * G * H * (C + H));
+    return 0;
+}
+
+static int rnn_cudnn(const struct layer_desc *d, struct cu_plan *p)
+{
+    static const struct cu_algo rnn_algos[] = {
+        {"standard", "CUDNN_RNN_ALGO_STANDARD", 0},
+        {"persist_static", "CUDNN_RNN_ALGO_PERSIST_STATIC", 0},
+        {"persist_dynamic", "CUDNN_RNN_ALGO_PERSIST_DYNAMIC", 0},
+        {"persist_static_small_h", "CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H", 0},
+    };
+    struct cu_tensor w;
+    plan_cu_single(p);
+    if (plan_cu_tensor(desc_in(d, 0), &p->x) || plan_cu_tensor(desc_in(d, 1), &w) || p->x.nd != 3 ||
+        d->a.layout != 0 || desc_present(d, DA_clip) || d->a.input_forget != 0)
+        return -1;
+    bool acts = desc_present(d, DA_activations);
+    const char *dir = d->a.direction;
+    if (!strcmp(dir, "reverse"))
+        return -1; /* cuDNN runs forward or both ways */
+    p->bidir = !strcmp(dir, "bidirectional");
+    p->seq = (int)p->x.d[0];
+    p->batch = (int)p->x.d[1];
+    p->input = (int)p->x.d[2];
+    p->hidden = (int)d->a.hidden_size;
+    if (p->hidden <= 0)
+        return -1;
+    int gates = (int)d->def->ids.variant;
+    if (gates == 4) {
+        if (acts || desc_in(d, 7))
+            return -1; /* cuDNN's LSTM is sigmoid/tanh/tanh, without peepholes */
+        p->mode = "CUDNN_LSTM";
+    } else if (gates == 3) {
+        /* cuDNN's GRU applies the recurrent weights before the reset gate */
+        if (acts || d->a.linear_before_reset == 0)
+            return -1;
+        p->mode = "CUDNN_GRU";
+    } else {
+        const char *a = !acts ? "Tanh" : d->a.activations.n > 0 ? d->a.activations.v[0] : "";
+        if (strcmp(a, "Tanh") && strcmp(a, "Relu"))
+            return -1;
+        p->mode = !strcmp(a, "Relu") ? "CUDNN_RNN_RELU" : "CUDNN_RNN_TANH";
+    }
+    int dirs = p->bidir ? 2 : 1;
+    p->family = CU_RNN;
+    p->what = "cudnnRNNForward (inference)";
+    p->algos = rnn_algos;
+    p->nalgos = (int)BZ_ARRAY_LEN(rnn_algos);
+    p->types = CU_RNN_TYPES;
+    p->flops = 2.0 * dirs * p->seq * (double)p->batch * gates * p->hidden * (double)(p->input + p->hidden);
+    p->elems = (double)plan_cu_count(&p->x) + (double)dirs * gates * p->hidden * (p->input + p->hidden + 2) +
+               (double)p->seq * p->batch * p->hidden * dirs;
+    return 0;
+}
+
+static const struct op_plans rnn_plans = {rnn_dnnl, NULL, rnn_cudnn, NULL, NULL, 0};
+
+static const struct op_attr rnn_attrs[] = {ATTR(hidden_size, 0), ATTR(layout, 0), ATTR(clip, 0), ATTR(input_forget, 0),
+                                           ATTR(linear_before_reset, 0), ATTR(activations, 0),
+                                           ATTR(activation_alpha, 0), ATTR(activation_beta, 0),
+                                           ATTR_S(direction, "forward"), ATTR_END};
+
 const struct op_def ops_rnn[] = {
-    {"LSTM", infer_rnn, 0, NULL},
-    {"GRU", infer_rnn, 0, NULL},
-    {"RNN", infer_rnn, 0, NULL},
-    {NULL, NULL, 0, NULL},
+    {"LSTM", infer_rnn, 0, NULL, rnn_attrs, &rnn_plans, {.variant = 4}},
+    {"GRU", infer_rnn, 0, NULL, rnn_attrs, &rnn_plans, {.variant = 3}},
+    {"RNN", infer_rnn, 0, NULL, rnn_attrs, &rnn_plans, {.variant = 1}},
+    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
 };

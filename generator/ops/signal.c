@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../plan.h"
 #include "ops.h"
 
 /* a scalar integer input's value, or -1 (absent: dflt) */
@@ -171,12 +172,98 @@ static void canon_mel(const struct canon_ctx *c, struct json_t *attrs, struct bz
     name_op(c, name);
 }
 
+/* ---- backends: plain C (runtime/plain_signal.h) ---- */
+
+/* a known integer of the key (a constant input gen folded into it) */
+static bool key_int(const struct layer_desc *d, enum desc_attr id)
+{
+    return desc_present(d, id) && desc_known(d, id);
+}
+
+/* the windows (a size gen does not know: the output's shape says it) */
+static int window_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    if (plan_pl_start(d, PL_WINDOW, PL_IDENTITY, -1, op) || !pl_is_float(op->out.dtype))
+        return -1;
+    op->sg.window = d->def->ids.variant;
+    op->sg.periodic = d->a.periodic != 0;
+    return op->out.nd == 1 && op->out.d[0] >= 1 ? 0 : -1;
+}
+
+/* DFT and STFT: the lengths and steps from the key, checked against the shapes the kernel walks
+ * (a layer whose deciding inputs gen does not know is refused) */
+static int transform_start(const struct layer_desc *d, int kind, struct pl_op *op)
+{
+    if (plan_pl_start(d, kind, PL_IDENTITY, -1, op) || !pl_is_float(op->out.dtype))
+        return -1;
+    const struct pl_tensor *x = &op->in[0];
+    return x->dtype != op->out.dtype || x->nd < 2 || x->d[x->nd - 1] < 1 || x->d[x->nd - 1] > 2 ? -1 : 0;
+}
+
+static int stft_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    if (transform_start(d, PL_STFT, op))
+        return -1;
+    struct pl_sg *sg = &op->sg;
+    const struct pl_tensor *x = &op->in[0], *y = &op->out;
+    if (!key_int(d, DA_frame_step) || !key_int(d, DA_frame_length))
+        return -1;
+    sg->step = d->a.frame_step;
+    int64_t fl = d->a.frame_length;
+    if (x->nd != 3 || y->nd != 4 || sg->step <= 0 || fl <= 0 || fl > x->d[1])
+        return -1;
+    sg->length = fl;
+    if (desc_in(d, 2)) {
+        op->nin = 2;
+        if (plan_pl_tensor(desc_in(d, 2), &op->in[1]) || op->in[1].nd != 1 || op->in[1].d[0] != fl)
+            return -1;
+    }
+    int onesided = d->a.onesided != 0;
+    return y->d[0] == x->d[0] && y->d[1] == (x->d[1] - fl) / sg->step + 1 && y->d[2] == (onesided ? fl / 2 + 1 : fl) &&
+                   y->d[3] == 2
+               ? 0
+               : -1;
+}
+
+/* DFT: the inverse of a onesided spectrum (a real output) is not benchmarked */
+static int dft_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    if (transform_start(d, PL_DFT, op))
+        return -1;
+    struct pl_sg *sg = &op->sg;
+    const struct pl_tensor *x = &op->in[0], *y = &op->out;
+    bool dl = desc_present(d, DA_dft_length);
+    if (!key_int(d, DA_axis) || d->a.axis < 0 || d->a.axis >= x->nd - 1 || (dl && !key_int(d, DA_dft_length)))
+        return -1;
+    int64_t axis = d->a.axis, len = dl ? d->a.dft_length : x->d[axis];
+    op->axis = (int)axis;
+    sg->inverse = d->a.inverse != 0;
+    int onesided = d->a.onesided != 0;
+    sg->length = len;
+    if ((sg->inverse && onesided) || len < 1 || y->nd != x->nd || y->d[y->nd - 1] != 2 ||
+        y->d[axis] != (onesided ? len / 2 + 1 : len))
+        return -1;
+    for (int k = 0; k < x->nd - 1; k++)
+        if (k != axis && y->d[k] != x->d[k])
+            return -1;
+    return 0;
+}
+
+static const struct op_plans window_plans = {NULL, window_plain, NULL, NULL, NULL, 0};
+static const struct op_plans stft_plans = {NULL, stft_plain, NULL, NULL, NULL, 0};
+static const struct op_plans dft_plans = {NULL, dft_plain, NULL, NULL, NULL, 0};
+
+static const struct op_attr window_attrs[] = {ATTR(periodic, 1), ATTR_END};
+static const struct op_attr stft_attrs[] = {ATTR(frame_step, 0), ATTR(frame_length, 0), ATTR(onesided, 1), ATTR_END};
+static const struct op_attr dft_attrs[] = {ATTR(axis, 0), ATTR(dft_length, 0), ATTR(inverse, 0), ATTR(onesided, 0),
+                                           ATTR_END};
+
 const struct op_def ops_signal[] = {
-    {"DFT", infer_dft, 0, canon_dft},
-    {"STFT", infer_stft, 0, canon_stft},
-    {"HannWindow", infer_window, 0, canon_window_fn},
-    {"HammingWindow", infer_window, 0, canon_window_fn},
-    {"BlackmanWindow", infer_window, 0, canon_window_fn},
-    {"MelWeightMatrix", infer_mel, 0, canon_mel},
-    {NULL, NULL, 0, NULL},
+    {"DFT", infer_dft, 0, canon_dft, dft_attrs, &dft_plans, {0}},
+    {"STFT", infer_stft, 0, canon_stft, stft_attrs, &stft_plans, {0}},
+    {"HannWindow", infer_window, 0, canon_window_fn, window_attrs, &window_plans, {.variant = 0}},
+    {"HammingWindow", infer_window, 0, canon_window_fn, window_attrs, &window_plans, {.variant = 1}},
+    {"BlackmanWindow", infer_window, 0, canon_window_fn, window_attrs, &window_plans, {.variant = 2}},
+    {"MelWeightMatrix", infer_mel, 0, canon_mel, NULL, NULL, {0}},
+    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
 };

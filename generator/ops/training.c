@@ -5,6 +5,7 @@
  * the shape of its input. The CPU backend benchmarks them in plain C (runtime/plain_nn.h). */
 #include <string.h>
 
+#include "../plan.h"
 #include "ops.h"
 
 /* the state roles of an optimizer: 1 (Adagrad's H, Momentum's V) or 2 (Adam's V and H) */
@@ -60,9 +61,62 @@ static void canon_optimizer(const struct canon_ctx *c, struct json_t *attrs, str
     canon_name_dims(name, canon_in(c, 2));
 }
 
+/* ---- backends: plain C (runtime/plain_nn.h) ---- */
+
+/* R and T, then each role's n tensors as one (the update is element-wise: the same work),
+ * checked to have the same shapes role by role */
+static int optimizer_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    int which = d->def->ids.variant; /* 0 Adagrad, 1 Momentum, 2 Adam */
+    int roles = which == 2 ? 4 : 3;  /* X, G and the states */
+    int nin = d->nin;
+    if (plan_pl_start(d, PL_OPTIMIZER, PL_IDENTITY, -1, op) || nin < 2 + roles || (nin - 2) % roles)
+        return -1;
+    int n = (nin - 2) / roles;
+    struct pl_tensor r, t;
+    if (plan_pl_tensor(desc_in(d, 0), &r) || plan_pl_tensor(desc_in(d, 1), &t) || pl_count(&r) != 1 ||
+        pl_count(&t) != 1 || !pl_is_float(r.dtype) || pl_is_float(t.dtype))
+        return -1;
+    int64_t total = 0;
+    int dtype = 0;
+    for (int j = 0; j < n; j++) {
+        struct pl_tensor x;
+        if (plan_pl_tensor(desc_in(d, 2 + j), &x) || !pl_is_float(x.dtype) || (dtype && x.dtype != dtype))
+            return -1;
+        dtype = x.dtype;
+        for (int k = 1; k < roles; k++) {
+            struct pl_tensor o;
+            if (plan_pl_tensor(desc_in(d, 2 + k * n + j), &o) || !plan_pl_same(&o, &x) || o.dtype != dtype)
+                return -1;
+        }
+        total += pl_count(&x);
+    }
+    op->nin = 2 + roles;
+    op->in[0] = r;
+    op->in[1] = t;
+    for (int k = 0; k < roles; k++)
+        op->in[2 + k] = (struct pl_tensor){dtype, 1, {total}};
+    op->out = (struct pl_tensor){dtype, 1, {total * (roles - 1)}};
+    op->flag = which;
+    op->alpha = (float)d->a.alpha;
+    op->beta = (float)d->a.beta;
+    op->nn.decay = d->a.decay_factor;
+    op->nn.epsilon = d->a.epsilon;
+    op->nn.norm = d->a.norm_coefficient;
+    op->nn.norm_post = d->a.norm_coefficient_post;
+    op->nn.nesterov = !strcmp(d->a.mode, "nesterov");
+    return 0;
+}
+
+static const struct op_plans optimizer_plans = {NULL, optimizer_plain, NULL, NULL, NULL, 0};
+
+static const struct op_attr optimizer_attrs[] = {
+    ATTR(alpha, 0), ATTR(beta, 0), ATTR(decay_factor, 0), ATTR(epsilon, 0), ATTR(norm_coefficient, 0),
+    ATTR(norm_coefficient_post, 0), ATTR_S(mode, "standard"), ATTR_END};
+
 const struct op_def ops_training[] = {
-    {"Adagrad", infer_optimizer, 0, canon_optimizer},
-    {"Momentum", infer_optimizer, 0, canon_optimizer},
-    {"Adam", infer_optimizer, 0, canon_optimizer},
-    {NULL, NULL, 0, NULL},
+    {"Adagrad", infer_optimizer, 0, canon_optimizer, optimizer_attrs, &optimizer_plans, {.variant = 0}},
+    {"Momentum", infer_optimizer, 0, canon_optimizer, optimizer_attrs, &optimizer_plans, {.variant = 1}},
+    {"Adam", infer_optimizer, 0, canon_optimizer, optimizer_attrs, &optimizer_plans, {.variant = 2}},
+    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
 };

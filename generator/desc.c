@@ -1,0 +1,245 @@
+/* Layer descriptions: a layer's canonical object decoded once into typed tensors and attributes,
+ * the attributes those of its operator's table entry, defaults filled in from there. */
+#include "desc.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "ops/ops.h"
+
+enum attr_kind { AK_I, AK_F, AK_S, AK_IS, AK_FS, AK_SS };
+
+static const struct {
+    const char *name;
+    enum attr_kind kind;
+    size_t offset;
+} attr_fields[DA_COUNT] = {
+#define FIELD_I(n) [DA_##n] = {#n, AK_I, offsetof(struct desc_attrs, n)},
+#define FIELD_F(n) [DA_##n] = {#n, AK_F, offsetof(struct desc_attrs, n)},
+#define FIELD_S(n) [DA_##n] = {#n, AK_S, offsetof(struct desc_attrs, n)},
+#define FIELD_IS(n) [DA_##n] = {#n, AK_IS, offsetof(struct desc_attrs, n)},
+#define FIELD_FS(n) [DA_##n] = {#n, AK_FS, offsetof(struct desc_attrs, n)},
+#define FIELD_SS(n) [DA_##n] = {#n, AK_SS, offsetof(struct desc_attrs, n)},
+    DESC_ATTRS(FIELD_I, FIELD_F, FIELD_S, FIELD_IS, FIELD_FS, FIELD_SS)
+};
+
+const char *desc_attr_name(enum desc_attr id)
+{
+    return (unsigned)id < DA_COUNT ? attr_fields[id].name : "?";
+}
+
+static const char *const pattern_names[FUSE_PATTERN_COUNT] = {
+    [FUSE_NONE] = "", [FUSE_CONV_ACT] = "conv_act", [FUSE_CONV_ADD] = "conv_add",
+    [FUSE_CONV_ADD_ACT] = "conv_add_act", [FUSE_CONV_BN] = "conv_bn", [FUSE_CONV_BN_ACT] = "conv_bn_act",
+    [FUSE_CONV_BN_ADD] = "conv_bn_add", [FUSE_CONV_BN_ADD_ACT] = "conv_bn_add_act", [FUSE_GEMM_BIAS] = "gemm_bias",
+    [FUSE_GEMM_BIAS_ACT] = "gemm_bias_act", [FUSE_GEMM_ACT] = "gemm_act", [FUSE_LAYERNORM] = "layernorm",
+    [FUSE_GELU] = "gelu", [FUSE_QDQ_CONV] = "qdq_conv", [FUSE_QDQ_CONV_ACT] = "qdq_conv_act",
+    [FUSE_QDQ_MATMUL] = "qdq_matmul", [FUSE_QDQ_MATMUL_ACT] = "qdq_matmul_act",
+};
+
+const char *fusion_pattern_name(enum fusion_pattern p)
+{
+    return (unsigned)p < FUSE_PATTERN_COUNT ? pattern_names[p] : "";
+}
+
+enum fusion_pattern fusion_pattern_of(const char *name)
+{
+    for (int p = 1; name && p < FUSE_PATTERN_COUNT; p++)
+        if (!strcmp(pattern_names[p], name))
+            return (enum fusion_pattern)p;
+    return FUSE_NONE;
+}
+
+bool fusion_is_conv(enum fusion_pattern p)
+{
+    return (p >= FUSE_CONV_ACT && p <= FUSE_CONV_BN_ADD_ACT) || p == FUSE_QDQ_CONV || p == FUSE_QDQ_CONV_ACT;
+}
+
+bool fusion_is_gemm(enum fusion_pattern p)
+{
+    return p == FUSE_GEMM_BIAS || p == FUSE_GEMM_BIAS_ACT || p == FUSE_GEMM_ACT;
+}
+
+bool fusion_has_bn(enum fusion_pattern p)
+{
+    return p == FUSE_CONV_BN || p == FUSE_CONV_BN_ACT || p == FUSE_CONV_BN_ADD || p == FUSE_CONV_BN_ADD_ACT;
+}
+
+bool fusion_has_add(enum fusion_pattern p)
+{
+    return p == FUSE_CONV_ADD || p == FUSE_CONV_ADD_ACT || p == FUSE_CONV_BN_ADD || p == FUSE_CONV_BN_ADD_ACT;
+}
+
+bool fusion_has_act(enum fusion_pattern p)
+{
+    return p == FUSE_CONV_ACT || p == FUSE_CONV_ADD_ACT || p == FUSE_CONV_BN_ACT || p == FUSE_CONV_BN_ADD_ACT ||
+           p == FUSE_GEMM_BIAS_ACT || p == FUSE_GEMM_ACT || p == FUSE_QDQ_CONV_ACT || p == FUSE_QDQ_MATMUL_ACT;
+}
+
+bool fusion_is_qdq(enum fusion_pattern p)
+{
+    return p >= FUSE_QDQ_CONV && p <= FUSE_QDQ_MATMUL_ACT;
+}
+
+int64_t desc_count(const struct desc_tensor *t)
+{
+    int64_t n = 1;
+    for (int k = 0; k < t->rank; k++)
+        if (__builtin_mul_overflow(n, t->d[k], &n))
+            return INT64_MAX;
+    return n;
+}
+
+bool desc_same_dims(const struct desc_tensor *a, const struct desc_tensor *b)
+{
+    return a->rank == b->rank && !memcmp(a->d, b->d, sizeof(a->d[0]) * (size_t)(a->rank > 0 ? a->rank : 0));
+}
+
+static const struct {
+    const char *name;
+    int dtype;
+} dtype_names[] = {
+    {"FLOAT", IR_DTYPE_FLOAT},   {"DOUBLE", IR_DTYPE_DOUBLE}, {"INT64", IR_DTYPE_INT64},       {"INT32", IR_DTYPE_INT32},
+    {"INT16", IR_DTYPE_INT16},   {"INT8", IR_DTYPE_INT8},     {"UINT8", IR_DTYPE_UINT8},       {"UINT16", IR_DTYPE_UINT16},
+    {"UINT32", IR_DTYPE_UINT32}, {"UINT64", IR_DTYPE_UINT64}, {"BOOL", IR_DTYPE_BOOL},         {"FLOAT16", IR_DTYPE_FLOAT16},
+    {"BFLOAT16", IR_DTYPE_BFLOAT16}, {"STRING", IR_DTYPE_STRING},
+};
+
+/* A tensor of the key ({dtype, shape, const}); an element type gen has no benchmark type for
+ * is IR_DTYPE_UNDEFINED's neighbour -1, so that it is present but matches nothing */
+static void tensor_of(const json_t *t, struct desc_tensor *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!json_is_object(t))
+        return;
+    const char *n = json_string_value(json_object_get(t, "dtype"));
+    out->dtype = -1;
+    for (size_t i = 0; n && i < BZ_ARRAY_LEN(dtype_names); i++)
+        if (!strcmp(n, dtype_names[i].name))
+            out->dtype = dtype_names[i].dtype;
+    const json_t *shape = json_object_get(t, "shape");
+    if (!json_is_array(shape) || json_array_size(shape) > DESC_MAX_RANK) {
+        out->rank = -1;
+    } else {
+        out->rank = (int)json_array_size(shape);
+        for (int k = 0; k < out->rank; k++)
+            out->d[k] = json_integer_value(json_array_get(shape, (size_t)k));
+    }
+    out->is_const = json_is_true(json_object_get(t, "const"));
+}
+
+static void tensors_of(struct bz_arena *arena, const json_t *list, int *n, struct desc_tensor **out)
+{
+    *n = (int)json_array_size(list);
+    *out = bz_arena_array(arena, (size_t)*n + 1, sizeof(**out));
+    for (int i = 0; i < *n; i++)
+        tensor_of(json_array_get(list, (size_t)i), &(*out)[i]);
+}
+
+static void set_bit(uint64_t *bits, enum desc_attr id)
+{
+    bits[id / 64] |= (uint64_t)1 << (id % 64);
+}
+
+static void decode_attr(struct bz_arena *arena, const json_t *attrs, const struct op_attr *spec, struct desc_attrs *a)
+{
+    char *field = (char *)a + attr_fields[spec->id].offset;
+    const json_t *v = json_object_get(attrs, attr_fields[spec->id].name);
+    bool known = false;
+    if (v)
+        set_bit(a->present, spec->id);
+    switch (attr_fields[spec->id].kind) {
+    case AK_I: {
+        int64_t x = json_is_number(v) ? (int64_t)json_number_value(v) : (int64_t)spec->dflt;
+        if (json_is_integer(v))
+            x = json_integer_value(v);
+        memcpy(field, &x, sizeof(x));
+        known = json_is_integer(v) || !v;
+        break;
+    }
+    case AK_F: {
+        double x = json_is_number(v) ? json_number_value(v) : spec->dflt;
+        memcpy(field, &x, sizeof(x));
+        known = json_is_number(v) || !v;
+        break;
+    }
+    case AK_S: {
+        const char *s = json_is_string(v) ? json_string_value(v) : spec->sdflt;
+        size_t len = json_is_string(v) ? json_string_length(v) : s ? strlen(s) : 0;
+        memcpy(field, &s, sizeof(s));
+        if (spec->id == DA_delimiter)
+            a->len_delimiter = len;
+        if (spec->id == DA_pattern)
+            a->len_pattern = len;
+        known = json_is_string(v) || !v;
+        break;
+    }
+    case AK_IS: {
+        struct desc_ints l = {(int)json_array_size(v), NULL};
+        int64_t *e = bz_arena_array(arena, (size_t)l.n + 1, sizeof(int64_t));
+        known = !v || json_is_array(v);
+        for (int k = 0; k < l.n; k++) {
+            const json_t *x = json_array_get(v, (size_t)k);
+            e[k] = json_integer_value(x);
+            known = known && json_is_integer(x);
+        }
+        l.v = e;
+        memcpy(field, &l, sizeof(l));
+        break;
+    }
+    case AK_FS: {
+        struct desc_floats l = {(int)json_array_size(v), NULL};
+        double *e = bz_arena_array(arena, (size_t)l.n + 1, sizeof(double));
+        known = !v || json_is_array(v);
+        for (int k = 0; k < l.n; k++) {
+            const json_t *x = json_array_get(v, (size_t)k);
+            e[k] = json_number_value(x);
+            known = known && json_is_number(x);
+        }
+        l.v = e;
+        memcpy(field, &l, sizeof(l));
+        break;
+    }
+    case AK_SS: {
+        struct desc_strs l = {(int)json_array_size(v), NULL, NULL};
+        const char **e = bz_arena_array(arena, (size_t)l.n + 1, sizeof(char *));
+        size_t *len = bz_arena_array(arena, (size_t)l.n + 1, sizeof(size_t));
+        known = !v || json_is_array(v);
+        for (int k = 0; k < l.n; k++) {
+            const json_t *x = json_array_get(v, (size_t)k);
+            e[k] = json_is_string(x) ? json_string_value(x) : "";
+            len[k] = json_is_string(x) ? json_string_length(x) : 0;
+            known = known && json_is_string(x);
+        }
+        l.v = e;
+        l.len = len;
+        memcpy(field, &l, sizeof(l));
+        break;
+    }
+    }
+    if (known)
+        set_bit(a->known, spec->id);
+}
+
+void desc_build(struct bz_arena *arena, const json_t *params, struct layer_desc *d)
+{
+    memset(d, 0, sizeof(*d));
+    const char *pattern = json_string_value(json_object_get(params, "pattern"));
+    if (pattern) {
+        const json_t *members = json_object_get(params, "members");
+        d->op = "Fusion";
+        d->pattern = fusion_pattern_of(pattern);
+        d->nmembers = (int)json_array_size(members);
+        d->members = bz_arena_array(arena, (size_t)d->nmembers + 1, sizeof(*d->members));
+        for (int m = 0; m < d->nmembers; m++)
+            desc_build(arena, json_array_get(members, (size_t)m), &d->members[m]);
+        return;
+    }
+    d->op = json_string_value(json_object_get(params, "op"));
+    d->def = op_find(json_string_value(json_object_get(params, "domain")), d->op ? d->op : "");
+    tensors_of(arena, json_object_get(params, "inputs"), &d->nin, &d->in);
+    tensors_of(arena, json_object_get(params, "outputs"), &d->nout, &d->out);
+    const json_t *attrs = json_object_get(params, "attrs");
+    for (const struct op_attr *spec = d->def ? d->def->attrs : NULL; spec && spec->id != DA_COUNT; spec++)
+        decode_attr(arena, attrs, spec, &d->a);
+}

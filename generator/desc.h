@@ -1,0 +1,167 @@
+/* A layer as the backends read it: its tensors typed and its attributes decoded once, every
+ * ONNX default filled in by the operator's table (generator/ops/), so that no backend reads the
+ * canonical key or compares operator names. */
+#ifndef BENANZA_DESC_H
+#define BENANZA_DESC_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base.h"
+
+#define DESC_MAX_RANK 8
+
+/* A tensor of the layer (ONNX element type and shape); dtype 0 for an omitted optional input.
+ * rank -1: more than DESC_MAX_RANK dims (no backend plans such a layer). A dim of -1 is sized
+ * by the data (the outputs of NonZero, Unique, ...). */
+struct desc_tensor {
+    int dtype;
+    int rank;
+    int64_t d[DESC_MAX_RANK];
+    bool is_const;
+};
+
+struct desc_ints {
+    int n;
+    const int64_t *v;
+};
+struct desc_floats {
+    int n;
+    const double *v;
+};
+struct desc_strs {
+    int n;
+    const char *const *v;
+    const size_t *len;
+};
+
+/* Every attribute a backend reads, by its ONNX name, with its kind: I an integer, F a float, S a
+ * string (its bytes, UTF-8 or \xNN as the key holds them), IS/FS/SS lists. A scalar of the key
+ * that gen did not know (null: a constant input it could not read) keeps the default and is
+ * not known (desc_known). */
+#define DESC_ATTRS(I, F, S, IS, FS, SS)                                                                      \
+    I(axis) I(group) I(transA) I(transB) I(keepdims) I(select_last_index) I(coerce_2d) I(size)             \
+    I(hidden_size) I(layout) I(input_forget) I(linear_before_reset) I(count_include_pad) I(ceil_mode)      \
+    I(blocksize) I(batch_dims) I(upper) I(k) I(exclusive) I(reverse) I(time_axis) I(batch_axis)            \
+    I(detect_positive) I(detect_negative) I(fmod) I(sampling_ratio) I(ignore_index) I(log_prob)            \
+    I(onesided) I(inverse) I(frame_step) I(frame_length) I(dft_length) I(periodic) I(sorted) I(largest)    \
+    I(center_point_box) I(max_output_boxes_per_class) I(is_case_sensitive) I(maxsplit)                     \
+    I(min_gram_length) I(max_gram_length) I(max_skip_count) I(exclude_outside) I(antialias)                \
+    I(align_corners) I(x_zero_point) I(w_zero_point) I(a_zero_point) I(b_zero_point) I(y_zero_point)       \
+    I(zero_point)                                                                                          \
+    F(alpha) F(beta) F(gamma) F(epsilon) F(bias) F(lambd) F(min) F(max) F(value) F(cubic_coeff_a)           \
+    F(extrapolation_value) F(spatial_scale) F(iou_threshold) F(score_threshold) F(decay_factor)            \
+    F(norm_coefficient) F(norm_coefficient_post) F(mean) F(scale) F(low) F(high) F(seed) F(clip)            \
+    S(mode) S(direction) S(approximate) S(reduction) S(coordinate_transformation_mode) S(nearest_mode)     \
+    S(padding_mode) S(case_change_action) S(equation) S(pattern) S(delimiter)                              \
+    IS(strides) IS(dilations) IS(pads) IS(kernel_shape) IS(output_padding) IS(perm) IS(axes) IS(starts)   \
+    IS(steps) IS(ngram_counts) IS(ngram_indexes) IS(pool_int64s)                                           \
+    FS(scales) FS(roi) FS(weights) FS(activation_alpha) FS(activation_beta)                                \
+    SS(activations) SS(stopwords) SS(pool_strings)
+
+enum desc_attr {
+#define DESC_ID(n) DA_##n,
+    DESC_ATTRS(DESC_ID, DESC_ID, DESC_ID, DESC_ID, DESC_ID, DESC_ID)
+#undef DESC_ID
+    DA_COUNT
+};
+
+struct desc_attrs {
+#define DESC_I(n) int64_t n;
+#define DESC_F(n) double n;
+#define DESC_S(n) const char *n;
+#define DESC_IS(n) struct desc_ints n;
+#define DESC_FS(n) struct desc_floats n;
+#define DESC_SS(n) struct desc_strs n;
+    DESC_ATTRS(DESC_I, DESC_F, DESC_S, DESC_IS, DESC_FS, DESC_SS)
+#undef DESC_I
+#undef DESC_F
+#undef DESC_S
+#undef DESC_IS
+#undef DESC_FS
+#undef DESC_SS
+    size_t len_delimiter, len_pattern; /* the byte lengths of the strings that may hold a NUL */
+    uint64_t present[(DA_COUNT + 63) / 64]; /* the key holds it (a value, or null) */
+    uint64_t known[(DA_COUNT + 63) / 64];   /* its value is known: the key's, of its kind (a list:
+                                               every element), or the default where the key has
+                                               none; not known: null, or another kind */
+};
+
+/* One attribute of an operator's schema: the field it fills, its ONNX default (numbers; a
+ * string's in sdflt), and the range a node's value must lie in (the node check, ops/schema.c;
+ * min > max: no range). */
+struct op_attr {
+    enum desc_attr id;
+    double dflt;
+    const char *sdflt;
+    int64_t min, max;
+};
+#define ATTR(name, dflt) {DA_##name, (dflt), NULL, 1, 0}
+#define ATTR_S(name, dflt) {DA_##name, 0, (dflt), 1, 0}
+#define ATTR_RANGE(name, dflt, lo, hi) {DA_##name, (dflt), NULL, (lo), (hi)}
+#define ATTR_END {DA_COUNT, 0, NULL, 1, 0}
+
+/* What gen fuses (generator/fusion.c), as the key names it ("conv_bn_act", ...). */
+enum fusion_pattern {
+    FUSE_NONE = 0,
+    FUSE_CONV_ACT, FUSE_CONV_ADD, FUSE_CONV_ADD_ACT, FUSE_CONV_BN, FUSE_CONV_BN_ACT, FUSE_CONV_BN_ADD,
+    FUSE_CONV_BN_ADD_ACT, FUSE_GEMM_BIAS, FUSE_GEMM_BIAS_ACT, FUSE_GEMM_ACT, FUSE_LAYERNORM, FUSE_GELU,
+    FUSE_QDQ_CONV, FUSE_QDQ_CONV_ACT, FUSE_QDQ_MATMUL, FUSE_QDQ_MATMUL_ACT,
+    FUSE_PATTERN_COUNT
+};
+const char *fusion_pattern_name(enum fusion_pattern p);
+enum fusion_pattern fusion_pattern_of(const char *name);
+/* the pattern's parts: a convolution first (conv_*, qdq_conv*), a Gemm/MatMul first, a folded
+ * batch norm, a residual sum, an activation last, a quantized pair around it */
+bool fusion_is_conv(enum fusion_pattern p);
+bool fusion_is_gemm(enum fusion_pattern p);
+bool fusion_has_bn(enum fusion_pattern p);
+bool fusion_has_add(enum fusion_pattern p);
+bool fusion_has_act(enum fusion_pattern p);
+bool fusion_is_qdq(enum fusion_pattern p);
+
+struct op_def;
+
+struct layer_desc {
+    const struct op_def *def;   /* the operator (NULL for a fusion group) */
+    const char *op;             /* its ONNX name, for messages and comments only */
+    int nin, nout;
+    struct desc_tensor *in, *out;
+    struct desc_attrs a;
+    /* a fusion group: its pattern and its members' descriptions, in data-flow order */
+    enum fusion_pattern pattern;
+    int nmembers;
+    struct layer_desc *members;
+};
+
+static inline bool desc_present(const struct layer_desc *d, enum desc_attr id)
+{
+    return d->a.present[id / 64] >> (id % 64) & 1u;
+}
+static inline bool desc_known(const struct layer_desc *d, enum desc_attr id)
+{
+    return d->a.known[id / 64] >> (id % 64) & 1u;
+}
+/* input i when the layer has it (not omitted), else NULL */
+static inline const struct desc_tensor *desc_in(const struct layer_desc *d, int i)
+{
+    return i >= 0 && i < d->nin && d->in[i].dtype ? &d->in[i] : NULL;
+}
+static inline const struct desc_tensor *desc_out(const struct layer_desc *d, int i)
+{
+    return i >= 0 && i < d->nout && d->out[i].dtype ? &d->out[i] : NULL;
+}
+/* elements of a tensor (INT64_MAX past the range) */
+int64_t desc_count(const struct desc_tensor *t);
+bool desc_same_dims(const struct desc_tensor *a, const struct desc_tensor *b);
+
+/* an attribute's ONNX name */
+const char *desc_attr_name(enum desc_attr id);
+
+/* Decodes a layer's canonical object (PARAMS: op, domain, attrs, inputs, outputs; or a fusion
+ * group's pattern and members) into D, its storage in ARENA; the attributes are those of the
+ * operator's table entry, each at its default where the key does not give it. */
+void desc_build(struct bz_arena *arena, const json_t *params, struct layer_desc *d);
+
+#endif

@@ -1,0 +1,273 @@
+/* The helpers operators' plan hooks share: a layer description's tensors as each backend's. */
+#include "plan.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ops/ops.h"
+
+const struct op_plans *plan_hooks(const struct layer_desc *d)
+{
+    if (d->pattern != FUSE_NONE)
+        return &fusion_plans;
+    return d->def ? d->def->plans : NULL;
+}
+
+int plan_layer_dtype(const struct layer_desc *d)
+{
+    for (int i = 0; d->pattern == FUSE_NONE && i < d->nout; i++)
+        if (d->out[i].dtype)
+            return d->out[i].dtype;
+    return IR_DTYPE_FLOAT;
+}
+
+void plan_arg(struct cpu_plan *p, const char *name, int output, int fill)
+{
+    BZ_ASSERT(p->nargs < (int)BZ_ARRAY_LEN(p->args));
+    p->args[p->nargs].arg = name;
+    p->args[p->nargs].output = output;
+    p->args[p->nargs].fill = fill;
+    p->nargs++;
+}
+
+int plan_bd_tensor(const struct desc_tensor *t, struct bd_tensor *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!t || !t->dtype || t->rank < 0)
+        return -1;
+    out->nd = t->rank;
+    for (int k = 0; k < t->rank; k++)
+        out->d[k] = t->d[k];
+    return 0;
+}
+
+int64_t plan_bd_count(const struct bd_tensor *t)
+{
+    int64_t n = 1;
+    for (int k = 0; k < t->nd; k++)
+        if (__builtin_mul_overflow(n, t->d[k], &n))
+            return INT64_MAX; /* shape inference keeps tensors far below this */
+    return n;
+}
+
+dnnl_data_type_t plan_bd_quant(const struct desc_tensor *t)
+{
+    if (!t)
+        return 0;
+    return t->dtype == IR_DTYPE_UINT8 ? dnnl_u8 : t->dtype == IR_DTYPE_INT8 ? dnnl_s8 : t->dtype == IR_DTYPE_INT32 ? dnnl_s32 : 0;
+}
+
+void plan_bd_flatten(struct bd_tensor *t, int axis)
+{
+    int64_t a = 1, b = 1;
+    for (int k = 0; k < t->nd; k++) {
+        if (k < axis)
+            a *= t->d[k];
+        else
+            b *= t->d[k];
+    }
+    t->nd = 2;
+    t->d[0] = a;
+    t->d[1] = b;
+}
+
+/* runtime/plain_ops.h's element types for ONNX's */
+static int pl_dtype(int onnx)
+{
+    switch (onnx) {
+    case IR_DTYPE_FLOAT: return PL_FLOAT;
+    case IR_DTYPE_DOUBLE: return PL_DOUBLE;
+    case IR_DTYPE_INT64: return PL_INT64;
+    case IR_DTYPE_INT32: return PL_INT32;
+    case IR_DTYPE_INT16: return PL_INT16;
+    case IR_DTYPE_INT8: return PL_INT8;
+    case IR_DTYPE_UINT8: return PL_UINT8;
+    case IR_DTYPE_UINT16: return PL_UINT16;
+    case IR_DTYPE_UINT32: return PL_UINT32;
+    case IR_DTYPE_UINT64: return PL_UINT64;
+    case IR_DTYPE_BOOL: return PL_BOOL;
+    case IR_DTYPE_FLOAT16: return PL_FLOAT16;
+    case IR_DTYPE_BFLOAT16: return PL_BFLOAT16;
+    case IR_DTYPE_STRING: return PL_STRING;
+    default: return 0;
+    }
+}
+
+int plan_pl_tensor(const struct desc_tensor *t, struct pl_tensor *out)
+{
+    if (!t || !t->dtype || t->rank < 0 || !(out->dtype = pl_dtype(t->dtype)))
+        return -1;
+    out->nd = t->rank;
+    for (int k = 0; k < t->rank; k++)
+        out->d[k] = t->d[k];
+    return 0;
+}
+
+void plan_ints(const struct desc_ints *l, int64_t *out, int n, int64_t dflt)
+{
+    for (int k = 0; k < n; k++)
+        out[k] = k < l->n ? l->v[k] : dflt;
+}
+
+bool plan_pl_same(const struct pl_tensor *a, const struct pl_tensor *b)
+{
+    return a->nd == b->nd && !memcmp(a->d, b->d, sizeof(a->d[0]) * (size_t)a->nd);
+}
+
+int plan_axis(int64_t axis, int rank)
+{
+    if (axis < 0)
+        axis += rank;
+    return axis >= 0 && axis < rank ? (int)axis : -1;
+}
+
+int plan_pl_start(const struct layer_desc *d, int kind, int fn, int nin, struct pl_op *op)
+{
+    /* data inputs per kind (Expand's shape and CumSum's axis are data for gen, not for the kernel) */
+    static const signed char nins[] = {
+        [PL_UNARY] = 1, [PL_BINARY] = 2, [PL_WHERE] = 3, [PL_CAST] = 1, [PL_EXPAND] = 1, [PL_GATHER] = 2,
+        [PL_MAP] = 1, [PL_SCATTER_ND] = 3, [PL_SPLIT] = 1, [PL_ARG] = 1, [PL_TOPK] = 1,
+        [PL_GATHER_ELEMENTS] = 2, [PL_SCATTER_ELEMENTS] = 3, [PL_GATHER_ND] = 2, [PL_CUMSUM] = 1, [PL_TRILU] = 1,
+        [PL_ONEHOT] = 3, [PL_REVERSE_SEQUENCE] = 2, [PL_EYELIKE] = 1, [PL_RANGE] = 3, [PL_REDUCE] = 1,
+        [PL_MVN] = 1, [PL_HARDMAX] = 1, [PL_QUANTIZE] = 3, [PL_DEQUANTIZE] = 3, [PL_DYNQUANT] = 1,
+        [PL_RESIZE] = 1, [PL_GRID_SAMPLE] = 2, [PL_EINSUM] = 1, [PL_DFT] = 1, [PL_STFT] = 1, [PL_WINDOW] = 0,
+        [PL_DET] = 1, [PL_ROI_ALIGN] = 3, [PL_MAX_UNPOOL] = 2, [PL_LOSS] = 2, [PL_RANDOM] = 0,
+        [PL_NONZERO] = 1, [PL_COMPRESS] = 2, [PL_NMS] = 2, [PL_UNIQUE] = 1, [PL_OPTIMIZER] = 0,
+        [PL_TFIDF] = 1, [PL_STR_CAST] = 1, [PL_STR_NORMALIZE] = 1, [PL_STR_CONCAT] = 2, [PL_STR_SPLIT] = 1,
+        [PL_STR_REGEX] = 1,
+    };
+    _Static_assert(BZ_ARRAY_LEN(nins) == PL_STR_REGEX + 1, "inputs of every kind");
+    memset(op, 0, sizeof(*op));
+    if (kind < 0 || kind > PL_STR_REGEX || plan_pl_tensor(desc_out(d, 0), &op->out))
+        return -1;
+    op->kind = kind;
+    op->fn = fn;
+    op->nin = nin >= 0 ? nin : nins[kind];
+    if (op->nin > PL_MAX_IN)
+        return -1;
+    for (int i = 0; i < op->nin; i++)
+        if (plan_pl_tensor(desc_in(d, i), &op->in[i]))
+            return -1;
+    bool strings = op->out.dtype == PL_STRING;
+    for (int i = 0; i < op->nin; i++)
+        strings = strings || op->in[i].dtype == PL_STRING;
+    if (strings && op->kind == PL_CAST)
+        op->kind = PL_STR_CAST;
+    if (strings && !pl_kind_string(op->kind) && op->kind != PL_TFIDF) /* TfIdfVectorizer: string tokens */
+        return -1;
+    return 0;
+}
+
+static const char *const cu_family_names[CU_FAMILY_COUNT] = {
+    "BC_CONV", "BC_CONV_FUSED", "BC_ADVICE", "BC_DECONV", "BC_POOL", "BC_ACT", "BC_SOFTMAX",
+    "BC_BNORM", "BC_LRN", "BC_OPTENSOR", "BC_REDUCE", "BC_RNN", "BC_GEMM", "BC_GEMV",
+};
+
+const char *cu_family_name(enum cu_family f)
+{
+    return (unsigned)f < CU_FAMILY_COUNT ? cu_family_names[f] : "?";
+}
+
+int plan_cu_tensor(const struct desc_tensor *t, struct cu_tensor *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!t || !t->dtype || t->rank < 0)
+        return -1;
+    out->nd = t->rank;
+    for (int k = 0; k < t->rank; k++) {
+        out->d[k] = t->d[k];
+        if (out->d[k] < 0 || out->d[k] > INT32_MAX)
+            return -1; /* cuDNN and cuBLAS take int dims */
+    }
+    return 0;
+}
+
+void plan_cu_window(struct cu_plan *p, const int *pads, const int *kernel)
+{
+    for (int k = 0; k < p->nsp; k++) {
+        int pb = pads[k], pe = pads[k + p->nsp];
+        p->pad[k] = pb < pe ? pb : pe;
+        int64_t ek = (int64_t)(kernel[k] - 1) * p->dil[k] + 1;
+        int64_t need = (p->y.d[2 + k] - 1) * p->stride[k] + ek - 2 * p->pad[k];
+        int64_t have = p->x.d[2 + k];
+        if (have < need || have > need + p->stride[k] - 1) {
+            plan_cu_note(p, "input dim %d run as %lld (from %lld) for padding %d+%d", 2 + k, (long long)need,
+                         (long long)have, pb, pe);
+            p->x.d[2 + k] = need;
+        }
+    }
+}
+
+void plan_cu_lift_1d(struct cu_plan *p, bool weights)
+{
+    struct cu_tensor *ts[3] = {&p->x, &p->y, &p->w};
+    for (int i = 0; i < (weights ? 3 : 2); i++) {
+        ts[i]->d[3] = ts[i]->d[2];
+        ts[i]->d[2] = 1;
+        ts[i]->nd = 4;
+    }
+    p->pad[1] = p->pad[0];
+    p->stride[1] = p->stride[0];
+    p->dil[1] = p->dil[0];
+    p->win[1] = p->win[0];
+    p->pad[0] = 0;
+    p->stride[0] = p->dil[0] = p->win[0] = 1;
+    p->nsp = 2;
+}
+
+int64_t plan_cu_count(const struct cu_tensor *t)
+{
+    int64_t n = 1;
+    for (int k = 0; k < t->nd; k++)
+        n *= t->d[k];
+    return n;
+}
+
+void plan_cu_note(struct cu_plan *p, const char *fmt, ...)
+{
+    if (p->nnotes == (int)BZ_ARRAY_LEN(p->notes))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->notes[p->nnotes++], sizeof(p->notes[0]), fmt, ap);
+    va_end(ap);
+}
+
+void plan_cu_single(struct cu_plan *p)
+{
+    static const struct cu_algo one_call[] = {{"cudnn", "0", 0}};
+    memset(p, 0, sizeof(*p));
+    p->algos = one_call;
+    p->nalgos = 1;
+    p->types = CU_PLAIN_TYPES;
+}
+
+int plan_ck_tensor(const struct desc_tensor *t, struct pl_tensor *out)
+{
+    struct cu_tensor c;
+    if (plan_cu_tensor(t, &c) || t->dtype != IR_DTYPE_FLOAT)
+        return -1;
+    out->dtype = PL_FLOAT;
+    out->nd = c.nd;
+    for (int k = 0; k < c.nd; k++)
+        out->d[k] = c.d[k];
+    return 0;
+}
+
+double plan_pl_bytes(const struct pl_tensor *t)
+{
+    double n = 1;
+    for (int k = 0; k < t->nd; k++)
+        n *= (double)t->d[k];
+    return n * (double)pl_esize(t->dtype);
+}
+
+void plan_ck_finish(struct cu_kernel *k)
+{
+    k->bytes = plan_pl_bytes(&k->pl.out);
+    for (int i = 0; i < k->pl.nin; i++)
+        k->bytes += plan_pl_bytes(&k->pl.in[i]);
+    if (k->flops == 0)
+        k->flops = (double)(k->bytes > 0 ? plan_pl_bytes(&k->pl.out) / (double)pl_esize(k->pl.out.dtype) : 0);
+}

@@ -1,0 +1,192 @@
+/* What each backend benchmarks for a layer: the plans an operator's hooks fill from its layer
+ * description (generator/ops/), and the helpers those hooks share. The backends (emit_*.c)
+ * only render plans; they know no operator. */
+#ifndef BENANZA_PLAN_H
+#define BENANZA_PLAN_H
+
+#include "../runtime/dnnl_ops.h"
+#include "../runtime/harness.h"
+#include "../runtime/plain_ops.h"
+#include "../runtime/plain_index.h"
+#include "../runtime/plain_reduce.h"
+#include "../runtime/plain_quant.h"
+#include "../runtime/plain_sample.h"
+#include "../runtime/plain_linalg.h"
+#include "../runtime/plain_signal.h"
+#include "../runtime/plain_string.h"
+#include "../runtime/plain_nn.h"
+#include "../runtime/plain_random.h"
+#include "../runtime/plain_select.h"
+#include "desc.h"
+
+/* ---- oneDNN (the CPU backend) ---- */
+
+struct cpu_plan {
+    int layouts;            /* 1, or BD_LAYOUT_COUNT for 4-D ops that run between convolutions */
+    struct bd_op op;
+    int algs[2];            /* algorithm kinds to enumerate (conv: direct and winograd) */
+    int n_algs;
+    struct { const char *arg; int output, fill; } args[BD_MAX_CAT + 1];
+    int nargs;
+    double flops, bytes;    /* per run, f32 bytes (scaled by the type later) */
+    int quant;              /* an int8 plan: one type, op.qsrc's */
+    int secondary;          /* not the primitive a framework asks oneDNN for (a Gemm as matmul:
+                               frameworks take the inner product), so not the library's choice */
+};
+
+void plan_arg(struct cpu_plan *p, const char *name, int output, int fill);
+/* the tensor (rank 0 to 8) as oneDNN's; -1 when it is absent or has more dims */
+int plan_bd_tensor(const struct desc_tensor *t, struct bd_tensor *out);
+int64_t plan_bd_count(const struct bd_tensor *t);
+/* oneDNN's int8 type of an ONNX element type (u8, s8, s32), else 0 */
+dnnl_data_type_t plan_bd_quant(const struct desc_tensor *t);
+/* [d0..dn] -> [prod(d0..axis-1), prod(axis..dn)] */
+void plan_bd_flatten(struct bd_tensor *t, int axis);
+
+/* ---- plain C (runtime/plain_*.h; the CPU backend where oneDNN has nothing, and the base of
+ * the CUDA kernels of ours) ---- */
+
+/* the tensor as runtime/plain_ops.h's (any element type it has); -1 when it is not one */
+int plan_pl_tensor(const struct desc_tensor *t, struct pl_tensor *out);
+bool plan_pl_same(const struct pl_tensor *a, const struct pl_tensor *b);
+/* a list attribute's first n values into out, dflt past its end */
+void plan_ints(const struct desc_ints *l, int64_t *out, int n, int64_t dflt);
+/* a possibly negative axis of a rank-RANK tensor, or -1 out of range */
+int plan_axis(int64_t axis, int rank);
+/* The plain op every plain hook starts from: KIND and FN, the output and NIN inputs (< 0: the
+ * kind's own count), each of a plain type; tensors of strings only for the string kinds (a
+ * cast with a string on one side becomes PL_STR_CAST) and TfIdfVectorizer. 0, or -1. */
+int plan_pl_start(const struct layer_desc *d, int kind, int fn, int nin, struct pl_op *op);
+/* the string kinds' parameters (generator/ops/text.c), after plan_pl_start */
+int plan_pl_string(const struct layer_desc *d, struct pl_op *op);
+/* oneDNN's eltwise algorithm for an activation layer, with its alpha and beta (0: oneDNN has
+ * none; generator/ops/elementwise.c): for the activation layers and fused post-ops */
+int plan_eltwise_dnnl(const struct layer_desc *d, float *alpha, float *beta);
+/* runtime/plain_ops.h's kind of an operator table line that has none */
+#define PLAN_NO_PL (-1)
+
+/* ---- CUDA: cuDNN and cuBLAS ---- */
+
+enum cu_family {
+    CU_CONV, CU_CONV_FUSED, CU_ADVICE, CU_DECONV, CU_POOL, CU_ACT, CU_SOFTMAX, CU_BNORM, CU_LRN, CU_OPTENSOR,
+    CU_REDUCE, CU_RNN, CU_GEMM, CU_GEMV, CU_FAMILY_COUNT
+};
+/* its name in runtime/cudnn_ops.h (BC_CONV, ...) */
+const char *cu_family_name(enum cu_family f);
+
+/* the data types: storage type x math mode */
+enum { CU_F32, CU_TF32, CU_F16, CU_F16TC, CU_BF16, CU_NTYPES };
+#define CU_ALL_TYPES ((1u << CU_NTYPES) - 1)
+#define CU_PLAIN_TYPES ((1u << CU_F32) | (1u << CU_F16) | (1u << CU_BF16))
+#define CU_RNN_TYPES ((1u << CU_F32) | (1u << CU_F16) | (1u << CU_F16TC))
+
+struct cu_tensor {
+    int nd;
+    int64_t d[8];
+};
+
+struct cu_algo {
+    const char *name;   /* the algorithm in file names and the impl column */
+    const char *value;  /* its enum name in the library */
+    unsigned types;     /* the types it exists in (0: the family's) */
+};
+
+struct cu_plan {
+    enum cu_family family;
+    const char *what;           /* the library call, for the header comment */
+    struct cu_tensor x, w, y, x2;
+    int nsp, groups;
+    int pad[3], stride[3], dil[3], win[3];
+    const char *mode;           /* an enum name, or NULL */
+    const char *act;
+    int residual;
+    double coef, alpha, beta, eps;
+    int lrn_n;
+    int bidir, seq, batch, input, hidden;
+    int64_t m, n, k, batch_count, stride_a, stride_b, stride_c;
+    int ta, tb, beta_one;
+    unsigned types;             /* CU_*_TYPES */
+    const struct cu_algo *algos;
+    int nalgos;
+    bool advice;                /* also the two advice benchmarks (convolutions) */
+    bool gemv;                  /* also cublasSgemv (f32, one side a vector) */
+    double flops, elems;        /* elements moved (bytes = elems x type size) */
+    char notes[4][160];         /* for the header comment */
+    int nnotes;
+};
+
+/* Convolution and pooling windows: cuDNN pads both sides alike. Asymmetric padding (and
+ * ceil_mode) is run the way ONNX Runtime runs it: the input padded explicitly to the size that
+ * gives the layer's output with the smaller pad on both sides. */
+void plan_cu_window(struct cu_plan *p, const int *pads, const int *kernel);
+/* 1-D convolution and pooling as 2-D with a height of 1 (cuDNN wants at least 2 spatial dims) */
+void plan_cu_lift_1d(struct cu_plan *p, bool weights);
+/* the tensor with cuDNN's int dims; -1 when absent, of more than 8 dims or too large */
+int plan_cu_tensor(const struct desc_tensor *t, struct cu_tensor *out);
+int64_t plan_cu_count(const struct cu_tensor *t);
+void plan_cu_note(struct cu_plan *p, const char *fmt, ...) BZ_PRINTF(2, 3);
+/* the plan every single-call family starts from: one algorithm ("cudnn"), f32, f16, bf16 */
+void plan_cu_single(struct cu_plan *p);
+
+/* ---- CUDA: kernels of ours (runtime/cuda_kernels.cuh) ---- */
+
+enum cu_kernel_kind { CK_PLAIN, CK_TRANSPOSE, CK_CONCAT, CK_LAYERNORM, CK_RESIZE };
+
+struct cu_kernel {
+    enum cu_kernel_kind kind;
+    const char *what;
+    struct pl_op pl;
+    int perm[8];
+    int axis, ncat, affine, linear;
+    struct pl_tensor cat[64];
+    double eps, flops, bytes;
+};
+
+/* f32 tensors only (the kernels' float type) */
+int plan_ck_tensor(const struct desc_tensor *t, struct pl_tensor *out);
+double plan_pl_bytes(const struct pl_tensor *t);
+/* a kernel's bytes (its output and plain inputs) and, unless set, a flop per output element */
+void plan_ck_finish(struct cu_kernel *k);
+
+/* ---- an operator's hooks: one per backend, each 0 with its plan filled, or -1 (the layer is
+ * not benchmarked that way) ---- */
+
+enum plan_flags {
+    PLAN_PLAIN_TOO = 1u << 0,  /* the plain C benchmark beside oneDNN's (Resize: oneDNN's own
+                                  coordinates are not every ONNX mode's) */
+    PLAN_KERNEL_TOO = 1u << 1, /* a kernel of ours beside cuDNN's (binary ops: cuDNN accepts
+                                  fewer broadcasts) */
+    PLAN_DNNL_INT8 = 1u << 2,  /* the oneDNN hook takes int8 layers too (checks their types) */
+};
+
+struct op_plans {
+    /* oneDNN: WHICH 0, the layer's primitive; 1, a second one (a Gemm as inner product) */
+    int (*dnnl)(const struct layer_desc *d, int which, struct cpu_plan *p);
+    int (*plain)(const struct layer_desc *d, struct pl_op *op);
+    int (*cudnn)(const struct layer_desc *d, struct cu_plan *p);
+    int (*kernel)(const struct layer_desc *d, struct cu_kernel *k);
+    /* where no backend takes a layer an operator could take: 0 with why (a warning), else -1 */
+    int (*why_not)(const struct layer_desc *d, char *why, size_t why_len);
+    unsigned flags;
+};
+
+struct rx_result;
+/* RegexFullMatch's pattern translated by re2posix.c into rx (to be freed with rx_free whatever
+ * the outcome); 0, or -1 with the reason in why */
+int plan_regex(const struct layer_desc *d, struct rx_result *rx, char *why, size_t why_len);
+
+/* the oneDNN plans other families build on: a convolution (generator/ops/conv.c), a Gemm or
+ * MatMul as matmul or inner product (linalg.c), a key's zero point (quant.c) */
+int plan_conv_dnnl(const struct layer_desc *d, bool transposed, struct cpu_plan *p);
+int plan_matmul_dnnl(const struct layer_desc *d, bool gemm, bool ip, struct cpu_plan *p);
+int plan_zero_point(const struct layer_desc *d, enum desc_attr id, int64_t value, dnnl_data_type_t dt);
+
+/* the element type a layer computes in: its first output's (a fusion group's: float) */
+int plan_layer_dtype(const struct layer_desc *d);
+
+/* the hooks of a layer (its operator's, or the fusion group's), or NULL */
+const struct op_plans *plan_hooks(const struct layer_desc *d);
+/* fusion groups' hooks (generator/fusion.c) */
+extern const struct op_plans fusion_plans;
+
+#endif
