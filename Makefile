@@ -22,7 +22,7 @@ LDLIBS_GEN = -lprotobuf-c -ljansson -ldnnl -lm
 GEN_LIB_SRCS = generator/base.c generator/ir.c generator/onnx_load.c generator/dump.c \
                generator/mustache.c generator/shape.c generator/layers.c generator/fusion.c \
                generator/pipeline.c generator/emit.c generator/emit_cpu.c generator/emit_cuda.c generator/re2posix.c \
-               generator/desc.c generator/plan.c $(wildcard generator/ops/*.c) \
+               generator/desc.c generator/plan.c generator/folder.c $(wildcard generator/ops/*.c) \
                generator/zoo/builder.c generator/zoo/models.c generator/zoo/zoo.c
 GEN_MAIN_SRC = generator/main.c
 # the aggregator: plain C and SQLite, no generator code (gen also copies it into out/agg/)
@@ -141,7 +141,7 @@ unit-test: $(BINDIR)/gen $(BINDIR)/agg $(BUILD)/test/unit $(ORACLE) $(SHAPE_ORAC
 	BENANZA_GEN=$(BINDIR)/gen BENANZA_AGG=$(BINDIR)/agg BENANZA_SHARED=$(SHARED) BENANZA_ONNX_TESTDATA=$(ONNX_TESTDATA) \
 	BENANZA_ORACLE=$(ORACLE) BENANZA_SHAPE_ORACLE=$(SHAPE_ORACLE) BENANZA_ZOO_ORACLE=$(ZOO_ORACLE) \
 	BENANZA_CUDA_COMPILE=$(BENANZA_CUDA_COMPILE) BENANZA_E2E_SEMANTICS=$(BENANZA_E2E_SEMANTICS) \
-	PYTHON=$(TEST_PYTHON) BENANZA_PYTHON=$(TEST_PYTHON) $(BUILD)/test/unit
+	PYTHON=$(TEST_PYTHON) BENANZA_PYTHON=$(TEST_PYTHON) BENANZA_OBJDIR=$(BUILD)/obj/generator $(BUILD)/test/unit
 
 test: setup
 	@$(MAKE) --no-print-directory unit-test

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "fusion.h"
 #include "layers.h"
 #include "onnx_load.h"
 #include "shape.h"
@@ -38,6 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         layer_set_init(&set);
         struct model_run run = {.name = bz_model_name("fuzz.onnx"), .path = "fuzz.onnx", .batch = batch, .m = m};
         layers_add_run(&set, &run, 0);
+        fusion_find(&set, &run, 0);
         layers_unique_names(&set);
         model_run_free(&run);
         layer_set_free(&set);

@@ -55,7 +55,7 @@ struct desc_strs {
     F(norm_coefficient) F(norm_coefficient_post) F(mean) F(scale) F(low) F(high) F(seed) F(clip)            \
     S(mode) S(direction) S(approximate) S(reduction) S(coordinate_transformation_mode) S(nearest_mode)     \
     S(padding_mode) S(case_change_action) S(equation) S(pattern) S(delimiter)                              \
-    IS(strides) IS(dilations) IS(pads) IS(kernel_shape) IS(output_padding) IS(perm) IS(axes) IS(starts)   \
+    IS(strides) IS(dilations) IS(pads) IS(kernel_shape) IS(output_padding) IS(output_shape) IS(perm) IS(axes) IS(starts)   \
     IS(steps) IS(ngram_counts) IS(ngram_indexes) IS(pool_int64s)                                           \
     FS(scales) FS(roi) FS(weights) FS(activation_alpha) FS(activation_beta)                                \
     SS(activations) SS(stopwords) SS(pool_strings)
@@ -89,18 +89,21 @@ struct desc_attrs {
 };
 
 /* One attribute of an operator's schema: the field it fills, its ONNX default (numbers; a
- * string's in sdflt), and the range a node's value must lie in (the node check, ops/schema.c;
- * min > max: no range). */
+ * string's in sdflt), and what the node check (ops/schema.c) holds a node's value to where it is
+ * checked: an int (or a list of at most max_count ints) of at least lo, at most INT32_MAX. */
 struct op_attr {
     enum desc_attr id;
     double dflt;
     const char *sdflt;
-    int64_t min, max;
+    bool checked;
+    int64_t lo;
+    int max_count;
 };
-#define ATTR(name, dflt) {DA_##name, (dflt), NULL, 1, 0}
-#define ATTR_S(name, dflt) {DA_##name, 0, (dflt), 1, 0}
-#define ATTR_RANGE(name, dflt, lo, hi) {DA_##name, (dflt), NULL, (lo), (hi)}
-#define ATTR_END {DA_COUNT, 0, NULL, 1, 0}
+#define ATTR(name, dflt) {DA_##name, (dflt), NULL, false, 0, 0}
+#define ATTR_S(name, dflt) {DA_##name, 0, (dflt), false, 0, 0}
+#define ATTR_MIN(name, dflt, lo) {DA_##name, (dflt), NULL, true, (lo), 0}
+#define ATTR_LIST(name, lo, max_count) {DA_##name, 0, NULL, true, (lo), (max_count)}
+#define ATTR_END {DA_COUNT, 0, NULL, false, 0, 0}
 
 /* What gen fuses (generator/fusion.c), as the key names it ("conv_bn_act", ...). */
 enum fusion_pattern {

@@ -1,5 +1,5 @@
-/* The benchmark folder: rendering templates (with untrusted text escaped for C), the
- * benchmark list, build.ninja and run_all. */
+/* What the backends share to write their benchmarks: templates rendered into the folder (with
+ * untrusted text escaped for C), the embedded runtime, the list of benchmarks written. */
 #include "emit.h"
 
 #include <errno.h>
@@ -20,6 +20,14 @@ struct embedded_file {
     size_t len;
 };
 extern const struct embedded_file embedded_files[];
+
+void emit_each_embedded(const char *prefix, void (*fn)(const char *path, const char *data, size_t len, void *ud),
+                        void *ud)
+{
+    for (const struct embedded_file *f = embedded_files; f->path; f++)
+        if (!strncmp(f->path, prefix, strlen(prefix)))
+            fn(f->path, f->data, f->len, ud);
+}
 
 const char *emit_embedded(const char *path, size_t *len)
 {
@@ -139,7 +147,7 @@ static int mkdirs(const char *dir, const char *rel)
 
 /* DIR/rel with this content; an unchanged file keeps its time stamp, so that ninja rebuilds
  * only what changed */
-static int emit_write(struct emit_ctx *e, const char *rel, const char *data, size_t len)
+int emit_write(struct emit_ctx *e, const char *rel, const char *data, size_t len)
 {
     struct bz_buf path;
     bz_buf_init(&path);
@@ -249,109 +257,4 @@ json_t *emit_uses(const struct pipeline *p, int layer_index, int max)
         json_array_append_new(arr, json_string(more));
     }
     return arr;
-}
-
-static int cmp_bench(const void *a, const void *b)
-{
-    return strcmp(((const struct emit_bench *)a)->file, ((const struct emit_bench *)b)->file);
-}
-
-int emit_finish(struct emit_ctx *e)
-{
-    if (e->n > 1)
-        qsort(e->v, (size_t)e->n, sizeof(*e->v), cmp_bench);
-    json_t *benches = json_array();
-    struct bz_buf tsv;
-    bz_buf_init(&tsv);
-    bz_buf_puts(&tsv, "# file\tlayer\top\tmodels\tbackend\n");
-    for (int i = 0; i < e->n; i++) {
-        json_array_append_new(benches, json_pack("{s:s,s:s,s:s}", "file", e->v[i].file, "rule", e->v[i].rule, "ext",
-                                                 strcmp(e->v[i].rule, "nvcc") ? "c" : "cu"));
-        bool on_gpu = !strcmp(e->v[i].rule, "cc_cuda") || !strcmp(e->v[i].rule, "nvcc");
-        bz_buf_printf(&tsv, "%s\t%s\t%s\t%s\t%s\n", e->v[i].file, e->v[i].layer, e->v[i].op, e->v[i].models,
-                      on_gpu ? "cuda" : "cpu");
-    }
-    /* the aggregator travels with the benchmarks: reports can be made where they ran */
-    int rc = 0;
-    json_t *agg_srcs = json_array();
-    for (const struct embedded_file *f = embedded_files; f->path; f++) {
-        if (strncmp(f->path, "runtime/agg/", 12))
-            continue;
-        struct bz_buf rel;
-        bz_buf_init(&rel);
-        bz_buf_printf(&rel, "agg/%s", f->path + 12);
-        rc |= emit_write(e, rel.data, f->data, f->len);
-        size_t n = strlen(rel.data);
-        if (n > 2 && !strcmp(rel.data + n - 2, ".c"))
-            json_array_append_new(agg_srcs, json_string(rel.data));
-        bz_buf_free(&rel);
-    }
-    const char *cc = getenv("CC");
-    json_t *data = json_pack("{s:o,s:s,s:o}", "benches", benches, "cc", cc && *cc ? cc : "cc", "agg_srcs", agg_srcs);
-    bool cuda = false;
-    for (int i = 0; i < e->n && !cuda; i++)
-        cuda = !strcmp(e->v[i].rule, "cc_cuda") || !strcmp(e->v[i].rule, "nvcc");
-    if (cuda) {
-        struct bz_buf arch;
-        bz_buf_init(&arch);
-        emit_cuda_arch_flags(e->cuda_arch ? e->cuda_arch : "sm_90", &arch);
-        /* a path in Ninja text: $, space and colon escaped with $ */
-        struct bz_buf home;
-        bz_buf_init(&home);
-        for (const char *c = emit_cuda_home(); *c; c++) {
-            if (*c == '$' || *c == ' ' || *c == ':')
-                bz_buf_putc(&home, '$');
-            bz_buf_putc(&home, *c == '\n' ? ' ' : *c);
-        }
-        json_object_set_new(data, "cuda", json_pack("{s:s,s:s}", "cuda_home", home.data, "nvcc_arch", arch.data));
-        bz_buf_free(&home);
-        bz_buf_free(&arch);
-    }
-    rc |= emit_render(e, "templates/build.ninja.mustache", data, "build.ninja");
-    json_decref(data);
-    /* the runner's source (built by ninja, or by ./run_all), the wrapper, a README */
-    size_t rl = 0;
-    const char *runner = emit_embedded("runtime/run_all.c", &rl);
-    rc |= runner ? emit_write(e, "runner/run_all.c", runner, rl) : -1;
-    data = json_object();
-    rc |= emit_render(e, "templates/run_all.mustache", data, "run_all");
-    json_decref(data);
-    data = json_object();
-    rc |= emit_render(e, "templates/folder_readme.mustache", data, "README.md");
-    json_decref(data);
-    /* the timing check against Nsight Compute, where there are GPU benchmarks */
-    if (cuda) {
-        data = json_object();
-        rc |= emit_render(e, "templates/gpu_check.mustache", data, "gpu_check");
-        json_decref(data);
-    }
-    struct bz_buf path;
-    bz_buf_init(&path);
-    const char *scripts[2] = {"run_all", "gpu_check"};
-    for (int i = 0; i < (cuda ? 2 : 1) && !rc; i++) {
-        bz_buf_clear(&path);
-        bz_buf_printf(&path, "%s/%s", e->dir, scripts[i]);
-        if (chmod(path.data, 0755) != 0) {
-            bz_diag_error(e->diag, path.data, "cannot make it executable: %s", strerror(errno));
-            rc = -1;
-        }
-    }
-    bz_buf_clear(&path);
-    bz_buf_printf(&path, "%s/benchmarks.tsv", e->dir);
-    int w = bz_write_file_atomic(path.data, tsv.data, tsv.len);
-    if (w) {
-        bz_diag_error(e->diag, path.data, "cannot write: %s", strerror(w));
-        rc = -1;
-    }
-    bz_buf_free(&path);
-    bz_buf_free(&tsv);
-    for (int i = 0; i < e->n; i++) {
-        free(e->v[i].file);
-        free(e->v[i].layer);
-        free(e->v[i].op);
-        free(e->v[i].models);
-    }
-    free(e->v);
-    e->v = NULL;
-    return rc || e->failed ? -1 : 0;
 }

@@ -1,4 +1,4 @@
-/* Writing the benchmark folder: benchmarks, build.ninja, run_all, benchmarks.tsv. */
+/* What the backends share to write their benchmarks into the folder (emit.c). */
 #ifndef BENANZA_EMIT_H
 #define BENANZA_EMIT_H
 
@@ -14,13 +14,12 @@ struct emit_bench {
     const char *rule;   /* the ninja rule that builds it */
 };
 
-enum { BACKEND_CPU = 1, BACKEND_CUDA = 2 };
-
 struct emit_ctx {
     const struct pipeline *p;
     const char *dir;
     const char *cuda_arch;  /* --cuda-arch: "sm_90" or "sm_80,sm_90" */
     const char *only_layer; /* --repro: this layer's benchmarks only, written flat into dir */
+    const char *cmdline;    /* gen's command line, for the files' headers */
     struct bz_diag *diag;
     struct emit_bench *v;
     int n, cap;
@@ -57,23 +56,12 @@ json_t *emit_uses(const struct pipeline *p, int layer_index, int max);
 void emit_c_array(struct bz_buf *b, const char *pre, const char *field, bool ndim, const int64_t *v, int n,
                   const char *post);
 
-/* The CPU backend (oneDNN): one file per layer x implementation x data type. */
-void emit_cpu(struct emit_ctx *e);
+/* DIR/REL with this content (an unchanged file keeps its time stamp, so that ninja rebuilds
+ * only what changed); 0 or -1 after a diagnostic */
+int emit_write(struct emit_ctx *e, const char *rel, const char *data, size_t len);
 
-/* The CUDA backend (cuDNN, cuBLAS, kernels of ours): one file per layer x algorithm x type. */
-void emit_cuda(struct emit_ctx *e);
-
-/* Whether a CUDA toolkit is here ($CUDA_HOME or /usr/local/cuda), for --backend auto. */
-bool emit_cuda_found(void);
-
-/* nvcc's -gencode flags for "sm_80,sm_90" (SASS for each, PTX of the newest) into B (may be
- * NULL: only check); -1 if ARCHS is not such a list. */
-int emit_cuda_arch_flags(const char *archs, struct bz_buf *b);
-
-/* $CUDA_HOME, or /usr/local/cuda */
-const char *emit_cuda_home(void);
-
-/* Writes build.ninja, run_all, benchmarks.tsv; returns 0 or -1. */
-int emit_finish(struct emit_ctx *e);
+/* FN for every embedded file whose path starts with PREFIX ("runtime/agg/") */
+void emit_each_embedded(const char *prefix, void (*fn)(const char *path, const char *data, size_t len, void *ud),
+                        void *ud);
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit.h"
+#include "backends.h"
 #include "plan.h"
 #include "re2posix.h"
 

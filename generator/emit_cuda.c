@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "emit.h"
+#include "backends.h"
 #include "plan.h"
 
 /* ---- the data types: storage type x math mode ---- */

@@ -517,4 +517,14 @@ static int fusion_kernel(const struct layer_desc *d, struct cu_kernel *k)
     return 0;
 }
 
-const struct op_plans fusion_plans = {fusion_dnnl, NULL, fusion_cudnn, fusion_kernel, NULL, 0};
+static const struct op_plans fusion_plans;
+
+const struct op_plans *plan_hooks(const struct layer_desc *d)
+{
+    if (d->pattern != FUSE_NONE)
+        return &fusion_plans;
+    return d->def ? d->def->plans : NULL;
+}
+
+static const struct op_plans fusion_plans = {fusion_dnnl, NULL, fusion_cudnn, fusion_kernel, NULL, 0,
+    .how = {"oneDNN primitive with post-ops", NULL, "cuDNN fused convolution + bias + activation", "kernel of ours (GELU, LayerNorm)"}};

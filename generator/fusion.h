@@ -8,8 +8,4 @@
  * them in run->groups and run->group[], and interns each group's fused layer. */
 void fusion_find(struct layer_set *s, struct model_run *run, int run_index);
 
-/* internal helpers of layers.c used here */
-json_t *layer_type_json(const struct ir_type *t);
-void layer_name_dims(struct bz_buf *b, const struct ir_type *t);
-
 #endif

@@ -71,9 +71,9 @@ struct layer_set {
 void layer_set_init(struct layer_set *s);
 void layer_set_free(struct layer_set *s);
 
-/* Classifies every top-level node of an inferred model, makes keys, dedupes them
- * into the set, finds fusion groups (their layers also go into the set), and fills
- * run. run->m must have gone through shape_infer. */
+/* Classifies every top-level node of an inferred model, makes keys, dedupes them into the
+ * set, and fills run (fusion_find then adds its fusion groups). run->m must have gone through
+ * shape_infer. */
 void layers_add_run(struct layer_set *s, struct model_run *run, int run_index);
 void model_run_free(struct model_run *run);
 

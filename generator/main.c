@@ -6,7 +6,8 @@
 
 #include "base.h"
 #include "dump.h"
-#include "emit.h"
+#include "backends.h"
+#include "folder.h"
 #include "exitcodes.h"
 #include "mustache.h"
 #include "onnx_load.h"
@@ -44,8 +45,10 @@ static void usage(FILE *out)
           "  --write-onnx FILE    with one --zoo: write it as FILE (weights as external data in\n"
           "                       a sparse, zero-filled FILE.data) and stop\n"
           "  --render TEMPLATE    render a Mustache template against --data and print it\n"
-          "  --ops                print the operator table: op, domain, the inputs (count, the\n"
-          "                       required ones) and outputs a node must have, and its kind\n"
+          "  --ops                print the operator table (Markdown; docs/ops.md): op, domain,\n"
+          "                       opset versions, the inputs (count, the required ones) and\n"
+          "                       outputs a node must have, its kind, and how the CPU and CUDA\n"
+          "                       backends benchmark it\n"
           "\n"
           "options:\n"
           "  -o, --output DIR     where outputs go (default: out): manifest.tsv, bench/*.c,\n"
@@ -135,14 +138,40 @@ static int cmd_shapes(int argc, char **argv, const struct onnx_load_opts *lo,
     return diag.errors ? BZ_EXIT_MODEL : BZ_EXIT_OK;
 }
 
-static int cmd_process(int argc, char **argv, const struct onnx_load_opts *lo,
-                       const struct shape_opts *so, const int64_t *batches, int n_batches,
-                       bool print_layers, const char *out_dir, bool strict, bool progress, unsigned backends,
-                       const char *cuda_arch, const char *repro)
+/* gen's command line as a shell would take it back (for the files' headers) */
+static char *command_line(int argc, char **argv)
+{
+    struct bz_buf b;
+    bz_buf_init(&b);
+    bz_buf_puts(&b, "gen");
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool plain = *a != '\0';
+        for (const char *c = a; *c && plain; c++)
+            plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                    strchr("-_./,:=+@%", *c);
+        bz_buf_putc(&b, ' ');
+        if (plain) {
+            bz_buf_puts(&b, a);
+            continue;
+        }
+        bz_buf_putc(&b, '\'');
+        for (const char *c = a; *c; c++)
+            bz_buf_puts(&b, *c == '\'' ? "'\\''" : (char[2]){*c, 0});
+        bz_buf_putc(&b, '\'');
+    }
+    return bz_buf_steal(&b);
+}
+
+/* The pipeline: load -> shapes -> layers -> fusion for every model and batch (pipeline_run),
+ * then plan -> emit for every backend (folder_write). */
+static int cmd_process(int argc, char **argv, const struct onnx_load_opts *lo, const struct shape_opts *so,
+                       const int64_t *batches, int n_batches, bool print_layers, bool strict,
+                       const struct folder_opts *fo)
 {
     struct bz_diag diag = {0};
     struct pipeline p;
-    pipeline_run(&p, argv, argc, batches, n_batches, so, lo, &diag, progress);
+    pipeline_run(&p, argv, argc, batches, n_batches, so, lo, &diag, fo->progress);
     int rc = BZ_EXIT_OK;
     if (p.models_failed) {
         /* every model was checked and each error said (located): nothing is written from a
@@ -154,69 +183,14 @@ static int cmd_process(int argc, char **argv, const struct onnx_load_opts *lo,
         pipeline_print_layers(stdout, &p);
         fflush(stdout);
     }
-    if (out_dir && repro) {
-        /* just that layer's files, flat in the folder */
-        struct emit_ctx e = {.p = &p, .dir = out_dir, .diag = &diag, .cuda_arch = cuda_arch, .only_layer = repro};
-        bz_buf_init(&e.skipped);
-        if (backends & BACKEND_CPU)
-            emit_cpu(&e);
-        if (backends & BACKEND_CUDA)
-            emit_cuda(&e);
-        if (e.failed)
-            rc = BZ_EXIT_IO;
-        else if (e.n == 0) {
-            bz_diag_error(&diag, "gen", "--repro %s: no benchmark for a layer with that id in these models and "
-                          "backends (gen --layers lists the ids)", repro);
-            rc = BZ_EXIT_USAGE;
-        } else {
-            fprintf(stderr, "gen: %d files for layer %s in %s (each builds with the command in its header)\n", e.n,
-                    repro, out_dir);
-        }
-        for (int i = 0; i < e.n; i++) {
-            free(e.v[i].file);
-            free(e.v[i].layer);
-            free(e.v[i].op);
-            free(e.v[i].models);
-        }
-        free(e.v);
-        bz_buf_free(&e.skipped);
-    } else if (out_dir) {
-        int err = pipeline_write_manifest(&p, out_dir);
-        if (err) {
-            bz_diag_error(&diag, out_dir, "cannot write manifest.tsv: %s", strerror(err));
-            rc = BZ_EXIT_IO;
-        }
-        struct emit_ctx e = {.p = &p, .dir = out_dir, .diag = &diag, .cuda_arch = cuda_arch};
-        bz_buf_init(&e.skipped);
-        if (!err && (backends & BACKEND_CPU)) {
-            if (progress)
-                fprintf(stderr, "writing CPU benchmarks to %s/bench\n", out_dir);
-            emit_cpu(&e);
-            if (e.skipped.len)
-                bz_diag_warning(&diag, "gen", "no CPU benchmark yet for these layers (op and count): %s",
-                                e.skipped.data);
-            bz_buf_clear(&e.skipped);
-        }
-        if (!err && (backends & BACKEND_CUDA)) {
-            if (progress)
-                fprintf(stderr, "writing CUDA benchmarks to %s/bench\n", out_dir);
-            emit_cuda(&e);
-            if (e.skipped.len)
-                bz_diag_warning(&diag, "gen", "no CUDA benchmark yet for these layers (op and count): %s",
-                                e.skipped.data);
-        }
-        if (!err && emit_finish(&e) != 0)
-            rc = BZ_EXIT_IO;
-        if (!err)
-            fprintf(stderr, "gen: %d benchmarks in %s (then: cd %s && ninja && ./run_all)\n", e.n, out_dir, out_dir);
-        bz_buf_free(&e.skipped);
-    }
+    if (fo->dir && fo->repro)
+        rc = folder_repro(&p, fo, &diag);
+    else if (fo->dir)
+        rc = folder_write(&p, fo, &diag);
     if (strict && p.unsupported_nodes) {
         bz_diag_error(&diag, "gen", "%d nodes have unsupported operators (--strict)", p.unsupported_nodes);
         rc = BZ_EXIT_UNSUPPORTED;
     }
-    if (p.models_failed && rc == BZ_EXIT_OK)
-        rc = BZ_EXIT_MODEL;
     pipeline_free(&p);
     return rc;
 }
@@ -281,34 +255,10 @@ fail:
     return NULL;
 }
 
-static void print_op(const char *domain, const struct op_def *d, void *ud)
-{
-    (void)ud;
-    int min_in, max_in, min_out, max_out;
-    unsigned req = 0;
-    char in[32] = "?", out[32] = "?", reqs[100] = "";
-    if (op_schema_counts(domain, d->name, &min_in, &max_in, &min_out, &max_out, &req)) {
-        if (max_in < 0)
-            snprintf(in, sizeof(in), "%d+", min_in);
-        else
-            snprintf(in, sizeof(in), min_in == max_in ? "%d" : "%d-%d", min_in, max_in);
-        if (max_out < 0)
-            snprintf(out, sizeof(out), "%d+", min_out);
-        else
-            snprintf(out, sizeof(out), min_out == max_out ? "%d" : "%d-%d", min_out, max_out);
-    }
-    for (int i = 0; i < 32; i++)
-        if (req >> i & 1u)
-            snprintf(reqs + strlen(reqs), sizeof(reqs) - strlen(reqs), "%s%d", *reqs ? "," : "", i);
-    const char *kind = d->flags & OP_FREE ? "free" : d->flags & OP_FOREIGN ? "foreign" : d->flags & OP_DATA_SIZED ? "data-sized" : "compute";
-    printf("%s\t%s\t%s\t%s\t%s\t%s\n", d->name, *domain ? domain : "ai.onnx", in, *reqs ? reqs : "-", out, kind);
-}
-
 /* The operator table: what a node of each operator must have, and what gen makes of it */
 static int cmd_ops(void)
 {
-    printf("op\tdomain\tinputs\trequired\toutputs\tkind\n");
-    op_table_each(print_op, NULL);
+    op_table_print(stdout);
     return BZ_EXIT_OK;
 }
 
@@ -576,8 +526,10 @@ int main(int argc, char **argv)
     }
     for (int i = optind; i < argc; i++)
         models[n_zoo + i - optind] = bz_strdup(argv[i]);
-    int rc = cmd_process(n_models, models, &lo, &so, batches, n_batches, layers, layers ? NULL : out_dir,
-                         strict, progress, backends, cuda_arch, repro);
+    char *cmdline = command_line(argc, argv);
+    struct folder_opts fo = {layers ? NULL : out_dir, backends, cuda_arch, repro, cmdline, progress};
+    int rc = cmd_process(n_models, models, &lo, &so, batches, n_batches, layers, strict, &fo);
+    free(cmdline);
     for (int i = 0; i < n_models; i++)
         free(models[i]);
     free(models);

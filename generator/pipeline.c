@@ -1,5 +1,8 @@
-/* The model processor: models x batches -> shapes -> layers; the layer table and the manifest. */
+/* gen's first stages, per model and batch: load -> shapes -> layers -> fusion (then the
+ * backends plan and emit: folder.c); the layer table and the manifest. */
 #include "pipeline.h"
+
+#include "fusion.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -96,6 +99,7 @@ void pipeline_run(struct pipeline *p, char **models, int n_models, const int64_t
             r->batch = batches[b];
             r->m = m;
             layers_add_run(&p->layers, r, p->n_runs);
+            fusion_find(&p->layers, r, p->n_runs);
             p->unsupported_nodes += r->counts[NODE_UNSUPPORTED];
             p->unresolved_nodes += r->counts[NODE_UNRESOLVED];
             report_run(r, diag);

@@ -7,13 +7,6 @@
 
 #include "ops/ops.h"
 
-const struct op_plans *plan_hooks(const struct layer_desc *d)
-{
-    if (d->pattern != FUSE_NONE)
-        return &fusion_plans;
-    return d->def ? d->def->plans : NULL;
-}
-
 int plan_layer_dtype(const struct layer_desc *d)
 {
     for (int i = 0; d->pattern == FUSE_NONE && i < d->nout; i++)
@@ -270,4 +263,19 @@ void plan_ck_finish(struct cu_kernel *k)
         k->bytes += plan_pl_bytes(&k->pl.in[i]);
     if (k->flops == 0)
         k->flops = (double)(k->bytes > 0 ? plan_pl_bytes(&k->pl.out) / (double)pl_esize(k->pl.out.dtype) : 0);
+}
+
+void plan_how(const struct op_def *d, const char *how[4])
+{
+    const struct op_plans *p = d->plans;
+    for (int i = 0; i < 4; i++)
+        how[i] = p ? p->how[i] : NULL;
+    if (!p || !(p->flags & PLAN_BY_IDS))
+        return;
+    if (!d->ids.dnnl)
+        how[0] = NULL;
+    if (d->ids.pl_kind == PLAN_NO_PL)
+        how[1] = how[3] = NULL;
+    if (!d->ids.cudnn)
+        how[2] = NULL;
 }

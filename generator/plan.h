@@ -157,6 +157,8 @@ enum plan_flags {
     PLAN_KERNEL_TOO = 1u << 1, /* a kernel of ours beside cuDNN's (binary ops: cuDNN accepts
                                   fewer broadcasts) */
     PLAN_DNNL_INT8 = 1u << 2,  /* the oneDNN hook takes int8 layers too (checks their types) */
+    PLAN_BY_IDS = 1u << 3,     /* a table family: an operator has a backend where its table line
+                                  names it (op_ids: dnnl, pl_kind, cudnn) */
 };
 
 struct op_plans {
@@ -168,7 +170,12 @@ struct op_plans {
     /* where no backend takes a layer an operator could take: 0 with why (a warning), else -1 */
     int (*why_not)(const struct layer_desc *d, char *why, size_t why_len);
     unsigned flags;
+    /* how each (oneDNN, plain C, cuDNN/cuBLAS, kernels of ours) benchmarks it, for gen --ops */
+    const char *how[4];
 };
+
+/* how each backend benchmarks an operator (gen --ops): HOW[i] of op_plans or NULL */
+void plan_how(const struct op_def *d, const char *how[4]);
 
 struct rx_result;
 /* RegexFullMatch's pattern translated by re2posix.c into rx (to be freed with rx_free whatever
@@ -184,9 +191,7 @@ int plan_zero_point(const struct layer_desc *d, enum desc_attr id, int64_t value
 /* the element type a layer computes in: its first output's (a fusion group's: float) */
 int plan_layer_dtype(const struct layer_desc *d);
 
-/* the hooks of a layer (its operator's, or the fusion group's), or NULL */
+/* the hooks of a layer: its operator's, or a fusion group's (generator/fusion.c); or NULL */
 const struct op_plans *plan_hooks(const struct layer_desc *d);
-/* fusion groups' hooks (generator/fusion.c) */
-extern const struct op_plans fusion_plans;
 
 #endif

@@ -449,6 +449,18 @@ static void ops_table_against_onnx(void **state)
         return;
     }
     assert_int_equal(test_sh("%s test/oracle/schema_check.py '%s'", py, test_env("BENANZA_GEN", "bin/gen")), 0);
+    /* docs/ops.md is gen --ops' output: regenerate it with `bin/gen --ops > docs/ops.md` */
+    assert_int_equal(test_sh("'%s' --ops | cmp -s - docs/ops.md || { echo 'docs/ops.md is not gen --ops: "
+                             "bin/gen --ops > docs/ops.md'; exit 1; }",
+                             test_env("BENANZA_GEN", "bin/gen")),
+                     0);
+}
+
+/* gen's modules depend on each other without a loop (scripts/check-deps, from the objects) */
+static void generator_modules_without_loops(void **state)
+{
+    (void)state;
+    assert_int_equal(test_sh("scripts/check-deps '%s'", test_env("BENANZA_OBJDIR", "build/obj/generator")), 0);
 }
 
 static void shared_models_at_two_batches(void **state)
@@ -543,6 +555,7 @@ void test_cli_group(struct test_totals *tot)
         cmocka_unit_test(measure_torch_names),
         cmocka_unit_test(hostile_models),
         cmocka_unit_test(ops_table_against_onnx),
+        cmocka_unit_test(generator_modules_without_loops),
         cmocka_unit_test(measure_ort_feeds_gen_shapes),
     };
     test_group_run(tot, "cli", tests, BZ_ARRAY_LEN(tests));

@@ -143,8 +143,8 @@ static void infer_scan(struct infer_ctx *c)
 }
 
 const struct op_def ops_control[] = {
-    {"If", infer_if, 0, NULL, NULL, NULL, {0}},
-    {"Loop", infer_loop, 0, NULL, NULL, NULL, {0}},
-    {"Scan", infer_scan, 0, NULL, NULL, NULL, {0}},
-    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
+    {"If", infer_if, 0, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(1, 1, 1, 255, 0x1, 1, 0)},
+    {"Loop", infer_loop, 0, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(2, 255, 1, 255, 0x0, 1, 0)},
+    {"Scan", infer_scan, 0, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(1, 255, 1, 255, 0x0, 8, 0)},
+    {0},
 };

@@ -322,13 +322,15 @@ static int conv_cudnn(const struct layer_desc *d, struct cu_plan *p)
     return 0;
 }
 
-static const struct op_plans conv_plans = {conv_dnnl, NULL, conv_cudnn, NULL, NULL, 0};
+static const struct op_plans conv_plans = {conv_dnnl, NULL, conv_cudnn, NULL, NULL, 0,
+    .how = {"oneDNN convolution, direct and Winograd", NULL, "cuDNN convolution, its 8 forward algorithms and its heuristic and Find choices (ConvTranspose: backward data, 6 algorithms)", NULL}};
 
-static const struct op_attr conv_attrs[] = {ATTR(group, 1), ATTR(strides, 0), ATTR(dilations, 0), ATTR(pads, 0),
-                                            ATTR_END};
+static const struct op_attr conv_attrs[] = {ATTR_MIN(group, 1, 1), ATTR_LIST(strides, 1, 8), ATTR_LIST(dilations, 1, 8),
+                                            ATTR_LIST(pads, 0, 16), ATTR_LIST(kernel_shape, 1, 8),
+                                            ATTR_LIST(output_padding, 0, 8), ATTR_LIST(output_shape, 0, 8), ATTR_END};
 
 const struct op_def ops_conv[] = {
-    {"Conv", infer_conv, 0, canon_conv, conv_attrs, &conv_plans, {0}},
-    {"ConvTranspose", infer_conv_transpose, 0, canon_conv, conv_attrs, &conv_plans, {.variant = 1}},
-    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
+    {"Conv", infer_conv, OP_WINDOW, canon_conv, conv_attrs, &conv_plans, {0}, .schema = OP_SCHEMA(2, 3, 1, 1, 0x3, 1, 0)},
+    {"ConvTranspose", infer_conv_transpose, OP_WINDOW, canon_conv, conv_attrs, &conv_plans, {.variant = 1}, .schema = OP_SCHEMA(2, 3, 1, 1, 0x3, 1, 0)},
+    {0},
 };

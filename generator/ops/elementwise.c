@@ -59,16 +59,6 @@ static void infer_dropout(struct infer_ctx *c)
     }
 }
 
-void infer_bool_unary(struct infer_ctx *c)
-{
-    const struct ir_type *t = op_in(c, 0);
-    if (!t) {
-        op_out_dtype_only(c, 0, IR_DTYPE_BOOL);
-        return;
-    }
-    struct ir_dim *d = op_out(c, 0, IR_DTYPE_BOOL, t->rank);
-    memcpy(d, t->dims, (size_t)t->rank * sizeof(*d));
-}
 
 /* ---- binary and variadic ---- */
 
@@ -406,7 +396,8 @@ static int unary_cudnn(const struct layer_desc *d, struct cu_plan *p)
     return 0;
 }
 
-static const struct op_plans unary_plans = {unary_dnnl, unary_plain, unary_cudnn, NULL, NULL, 0};
+static const struct op_plans unary_plans = {unary_dnnl, unary_plain, unary_cudnn, NULL, NULL, PLAN_BY_IDS,
+    .how = {"oneDNN eltwise", "plain C", "cuDNN activation", "kernel of ours"}};
 
 /* Binary ops as oneDNN's binary primitive: the broadcast operand second */
 static int binary_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
@@ -533,8 +524,11 @@ static int binary_cudnn(const struct layer_desc *d, struct cu_plan *p)
     return 0;
 }
 
-static const struct op_plans binary_plans = {binary_dnnl, binary_plain, binary_cudnn, NULL, NULL, PLAN_KERNEL_TOO};
-static const struct op_plans binary_plain_plans = {NULL, binary_plain, NULL, NULL, NULL, 0};
+static const struct op_plans binary_plans = {binary_dnnl, binary_plain, binary_cudnn, NULL, NULL, PLAN_KERNEL_TOO | PLAN_BY_IDS,
+    .how = {"oneDNN binary (the broadcast operand second)", "plain C (Sum, Min, Max: up to 8 inputs)", "cuDNN op tensor", "kernel of ours (two inputs)"}};
+static const struct op_plans binary_plain_plans = {NULL, binary_plain, NULL, NULL, NULL, PLAN_BY_IDS,
+    .how = {NULL, "plain C", NULL, "kernel of ours"}};
+static const struct op_plans mean_plans = {NULL, binary_plain, NULL, NULL, NULL, 0, .how = {NULL, "plain C (up to 8 inputs)", NULL, NULL}};
 
 /* PRelu: oneDNN's primitive, the slope broadcast to the input's rank; plain C beside it */
 static int prelu_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
@@ -561,7 +555,8 @@ static int prelu_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
     return 0;
 }
 
-static const struct op_plans prelu_plans = {prelu_dnnl, binary_plain, NULL, NULL, NULL, 0};
+static const struct op_plans prelu_plans = {prelu_dnnl, binary_plain, NULL, NULL, NULL, 0,
+    .how = {"oneDNN PReLU", "plain C", NULL, NULL}};
 
 /* Where and Cast: plain C (a cast with a string on one side is a string kind) */
 static int select_cast_plain(const struct layer_desc *d, struct pl_op *op)
@@ -571,7 +566,8 @@ static int select_cast_plain(const struct layer_desc *d, struct pl_op *op)
     return op->kind == PL_STR_CAST ? plan_pl_string(d, op) : 0;
 }
 
-static const struct op_plans select_cast_plans = {NULL, select_cast_plain, NULL, NULL, NULL, 0};
+static const struct op_plans select_cast_plans = {NULL, select_cast_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C (strings: the string kinds)", NULL, "kernel of ours (numbers)"}};
 
 static const struct op_attr alpha_001[] = {ATTR(alpha, 0.01), ATTR_END};
 static const struct op_attr alpha_1[] = {ATTR(alpha, 1.0), ATTR_END};
@@ -589,86 +585,87 @@ static const struct op_attr bitshift_attrs[] = {ATTR_S(direction, ""), ATTR_END}
  * oneDNN's eltwise algorithm (alpha, beta, 1: positive inputs), the plain C function, cuDNN's
  * activation mode; for the binary ones oneDNN's binary algorithm, the plain function, cuDNN's
  * op-tensor mode and the family's variant bits */
-#define UNARY(name, infer, canon, attrs, dnnl, alpha, beta, fill, fn, cudnn) \
-    {#name, infer, 0, canon, attrs, &unary_plans, {dnnl, alpha, beta, fill, PL_UNARY, fn, cudnn, 0}},
-#define UNARY_ONLY(name, infer, canon, attrs, dnnl, alpha, beta, fill, cudnn) \
-    {#name, infer, 0, canon, attrs, &unary_plans, {dnnl, alpha, beta, fill, PLAN_NO_PL, 0, cudnn, 0}},
-#define BINARY(name, infer, attrs, dnnl, fn, cudnn, variant) \
-    {#name, infer, 0, NULL, attrs, &binary_plans, {dnnl, 0, 0, 0, PL_BINARY, fn, cudnn, variant}},
-#define BINARY_PLAIN(name, infer, attrs, fn) \
-    {#name, infer, 0, NULL, attrs, &binary_plain_plans, {0, 0, 0, 0, PL_BINARY, fn, NULL, 0}},
+#define UNARY(name, infer, canon, attrs, dnnl, alpha, beta, fill, fn, cudnn, sch) \
+    {#name, infer, 0, canon, attrs, &unary_plans, {dnnl, alpha, beta, fill, PL_UNARY, fn, cudnn, 0}, .schema = sch},
+#define UNARY_ONLY(name, infer, canon, attrs, dnnl, alpha, beta, fill, cudnn, sch) \
+    {#name, infer, 0, canon, attrs, &unary_plans, {dnnl, alpha, beta, fill, PLAN_NO_PL, 0, cudnn, 0}, .schema = sch},
+#define BINARY(name, infer, attrs, dnnl, fn, cudnn, variant, sch) \
+    {#name, infer, 0, NULL, attrs, &binary_plans, {dnnl, 0, 0, 0, PL_BINARY, fn, cudnn, variant}, .schema = sch},
+#define BINARY_PLAIN(name, infer, attrs, fn, sch) \
+    {#name, infer, 0, NULL, attrs, &binary_plain_plans, {0, 0, 0, 0, PL_BINARY, fn, NULL, 0}, .schema = sch},
 
 const struct op_def ops_elementwise[] = {
-    UNARY_ONLY(Relu, infer_unary_fold, NULL, NULL, dnnl_eltwise_relu, 0, 0, 0, "CUDNN_ACTIVATION_RELU")
-    UNARY(LeakyRelu, infer_same_as_input, canon_activation, alpha_001, dnnl_eltwise_relu, 0, 0, 0, PL_LEAKYRELU, NULL)
-    UNARY_ONLY(Elu, infer_same_as_input, canon_activation, alpha_1, dnnl_eltwise_elu, 0, 0, 0, "CUDNN_ACTIVATION_ELU")
-    UNARY(Selu, infer_same_as_input, canon_activation, selu_attrs, 0, 0, 0, 0, PL_SELU, NULL)
-    UNARY(Celu, infer_same_as_input, canon_activation, alpha_1, 0, 0, 0, 0, PL_CELU, NULL)
-    UNARY(Sigmoid, infer_unary_fold, NULL, NULL, dnnl_eltwise_logistic, 0, 0, 0, PL_SIGMOID, "CUDNN_ACTIVATION_SIGMOID")
-    UNARY(HardSigmoid, infer_same_as_input, canon_activation, hardsigmoid_attrs, 0, 0, 0, 0, PL_HARDSIGMOID, NULL)
-    UNARY(HardSwish, infer_same_as_input, NULL, NULL, dnnl_eltwise_hardswish, 0, 0, 0, PL_HARDSWISH, NULL)
-    UNARY(Tanh, infer_unary_fold, NULL, NULL, dnnl_eltwise_tanh, 0, 0, 0, PL_TANH, "CUDNN_ACTIVATION_TANH")
-    UNARY(Softplus, infer_same_as_input, NULL, NULL, dnnl_eltwise_soft_relu, 0, 0, 0, PL_SOFTPLUS, NULL)
-    UNARY(Softsign, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_SOFTSIGN, NULL)
-    UNARY(Gelu, infer_same_as_input, canon_activation, gelu_attrs, dnnl_eltwise_gelu_erf, 0, 0, 0, PL_GELU, NULL)
-    UNARY_ONLY(Mish, infer_same_as_input, NULL, NULL, dnnl_eltwise_mish, 0, 0, 0, NULL)
-    UNARY(ThresholdedRelu, infer_same_as_input, canon_activation, alpha_1, 0, 0, 0, 0, PL_THRESHOLDED_RELU, NULL)
-    UNARY(Erf, infer_unary_fold, NULL, NULL, 0, 0, 0, 0, PL_ERF, NULL)
-    UNARY(Sqrt, infer_unary_fold, NULL, NULL, dnnl_eltwise_sqrt, 0, 0, 1, PL_SQRT, NULL)
-    UNARY(Exp, infer_unary_fold, NULL, NULL, dnnl_eltwise_exp, 0, 0, 0, PL_EXP, NULL)
-    UNARY(Log, infer_unary_fold, NULL, NULL, dnnl_eltwise_log, 0, 0, 1, PL_LOG, NULL)
-    UNARY(Neg, infer_unary_fold, NULL, NULL, dnnl_eltwise_linear, -1, 0, 0, PL_NEG, NULL)
-    UNARY(Abs, infer_unary_fold, NULL, NULL, dnnl_eltwise_abs, 0, 0, 0, PL_ABS, NULL)
-    UNARY(Reciprocal, infer_unary_fold, NULL, NULL, dnnl_eltwise_pow, 1, -1, 1, PL_RECIPROCAL, NULL) /* 1 * x^-1 */
-    UNARY(Floor, infer_unary_fold, NULL, NULL, 0, 0, 0, 0, PL_FLOOR, NULL)
-    UNARY(Ceil, infer_unary_fold, NULL, NULL, 0, 0, 0, 0, PL_CEIL, NULL)
-    UNARY(Round, infer_unary_fold, NULL, NULL, dnnl_eltwise_round, 0, 0, 0, PL_ROUND, NULL)
-    UNARY(Sign, infer_unary_fold, NULL, NULL, 0, 0, 0, 0, PL_SIGN, NULL)
-    UNARY(Not, infer_unary_fold, NULL, NULL, 0, 0, 0, 0, PL_NOT, NULL)
-    UNARY(Sin, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_SIN, NULL)
-    UNARY(Cos, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_COS, NULL)
-    UNARY(Tan, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_TAN, NULL)
-    UNARY(Asin, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_ASIN, NULL)
-    UNARY(Acos, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_ACOS, NULL)
-    UNARY(Atan, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_ATAN, NULL)
-    UNARY(Sinh, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_SINH, NULL)
-    UNARY(Cosh, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_COSH, NULL)
-    UNARY(Asinh, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_ASINH, NULL)
-    UNARY(Acosh, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_ACOSH, NULL)
-    UNARY(Atanh, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_ATANH, NULL)
-    {"BitwiseNot", infer_same_as_input, 0, NULL, NULL, NULL, {0}},
+    UNARY_ONLY(Relu, infer_unary_fold, NULL, NULL, dnnl_eltwise_relu, 0, 0, 0, "CUDNN_ACTIVATION_RELU", OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
+    UNARY(LeakyRelu, infer_same_as_input, canon_activation, alpha_001, dnnl_eltwise_relu, 0, 0, 0, PL_LEAKYRELU, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
+    UNARY_ONLY(Elu, infer_same_as_input, canon_activation, alpha_1, dnnl_eltwise_elu, 0, 0, 0, "CUDNN_ACTIVATION_ELU", OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
+    UNARY(Selu, infer_same_as_input, canon_activation, selu_attrs, 0, 0, 0, 0, PL_SELU, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
+    UNARY(Celu, infer_same_as_input, canon_activation, alpha_1, 0, 0, 0, 0, PL_CELU, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 12, 0))
+    UNARY(Sigmoid, infer_unary_fold, NULL, NULL, dnnl_eltwise_logistic, 0, 0, 0, PL_SIGMOID, "CUDNN_ACTIVATION_SIGMOID", OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
+    UNARY(HardSigmoid, infer_same_as_input, canon_activation, hardsigmoid_attrs, 0, 0, 0, 0, PL_HARDSIGMOID, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
+    UNARY(HardSwish, infer_same_as_input, NULL, NULL, dnnl_eltwise_hardswish, 0, 0, 0, PL_HARDSWISH, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 14, 0))
+    UNARY(Tanh, infer_unary_fold, NULL, NULL, dnnl_eltwise_tanh, 0, 0, 0, PL_TANH, "CUDNN_ACTIVATION_TANH", OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
+    UNARY(Softplus, infer_same_as_input, NULL, NULL, dnnl_eltwise_soft_relu, 0, 0, 0, PL_SOFTPLUS, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
+    UNARY(Softsign, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_SOFTSIGN, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
+    UNARY(Gelu, infer_same_as_input, canon_activation, gelu_attrs, dnnl_eltwise_gelu_erf, 0, 0, 0, PL_GELU, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 20, 0))
+    UNARY_ONLY(Mish, infer_same_as_input, NULL, NULL, dnnl_eltwise_mish, 0, 0, 0, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 18, 0))
+    UNARY(ThresholdedRelu, infer_same_as_input, canon_activation, alpha_1, 0, 0, 0, 0, PL_THRESHOLDED_RELU, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 10, 0))
+    UNARY(Erf, infer_unary_fold, NULL, NULL, 0, 0, 0, 0, PL_ERF, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 9, 0))
+    UNARY(Sqrt, infer_unary_fold, NULL, NULL, dnnl_eltwise_sqrt, 0, 0, 1, PL_SQRT, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
+    UNARY(Exp, infer_unary_fold, NULL, NULL, dnnl_eltwise_exp, 0, 0, 0, PL_EXP, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
+    UNARY(Log, infer_unary_fold, NULL, NULL, dnnl_eltwise_log, 0, 0, 1, PL_LOG, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
+    UNARY(Neg, infer_unary_fold, NULL, NULL, dnnl_eltwise_linear, -1, 0, 0, PL_NEG, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
+    UNARY(Abs, infer_unary_fold, NULL, NULL, dnnl_eltwise_abs, 0, 0, 0, PL_ABS, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
+    UNARY(Reciprocal, infer_unary_fold, NULL, NULL, dnnl_eltwise_pow, 1, -1, 1, PL_RECIPROCAL, NULL, /* 1 * x^-1 */
+          OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
+    UNARY(Floor, infer_unary_fold, NULL, NULL, 0, 0, 0, 0, PL_FLOOR, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
+    UNARY(Ceil, infer_unary_fold, NULL, NULL, 0, 0, 0, 0, PL_CEIL, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
+    UNARY(Round, infer_unary_fold, NULL, NULL, dnnl_eltwise_round, 0, 0, 0, PL_ROUND, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 11, 0))
+    UNARY(Sign, infer_unary_fold, NULL, NULL, 0, 0, 0, 0, PL_SIGN, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 9, 0))
+    UNARY(Not, infer_unary_fold, NULL, NULL, 0, 0, 0, 0, PL_NOT, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
+    UNARY(Sin, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_SIN, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 7, 0))
+    UNARY(Cos, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_COS, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 7, 0))
+    UNARY(Tan, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_TAN, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 7, 0))
+    UNARY(Asin, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_ASIN, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 7, 0))
+    UNARY(Acos, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_ACOS, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 7, 0))
+    UNARY(Atan, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_ATAN, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 7, 0))
+    UNARY(Sinh, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_SINH, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 9, 0))
+    UNARY(Cosh, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_COSH, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 9, 0))
+    UNARY(Asinh, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_ASINH, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 9, 0))
+    UNARY(Acosh, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_ACOSH, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 9, 0))
+    UNARY(Atanh, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_ATANH, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 9, 0))
+    {"BitwiseNot", infer_same_as_input, 0, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 18, 0)},
     UNARY(Clip, infer_same_as_input, canon_activation, clip_attrs, dnnl_eltwise_clip_v2, 0, 0, 0, PL_CLIP,
-          "CUDNN_ACTIVATION_CLIPPED_RELU")
-    UNARY(Shrink, infer_same_as_input, NULL, shrink_attrs, 0, 0, 0, 0, PL_SHRINK, NULL)
-    UNARY(IsNaN, infer_bool_unary, NULL, NULL, 0, 0, 0, 0, PL_ISNAN, NULL)
-    UNARY(IsInf, infer_bool_unary, NULL, isinf_attrs, 0, 0, 0, 0, PL_ISINF, NULL)
-    {"PRelu", infer_prelu, 0, NULL, NULL, &prelu_plans, {0, 0, 0, 0, PL_BINARY, PL_PRELU, NULL, 0}},
-    BINARY(Add, infer_arith, NULL, dnnl_binary_add, PL_ADD, "CUDNN_OP_TENSOR_ADD", 0)
-    BINARY(Sub, infer_arith, NULL, dnnl_binary_sub, PL_SUB, "CUDNN_OP_TENSOR_ADD", BIN_SUB)
-    BINARY(Mul, infer_arith, NULL, dnnl_binary_mul, PL_MUL, "CUDNN_OP_TENSOR_MUL", 0)
-    BINARY(Div, infer_arith, NULL, dnnl_binary_div, PL_DIV, NULL, 0)
-    BINARY_PLAIN(Pow, infer_arith, NULL, PL_POW)
-    BINARY(Max, infer_arith, NULL, dnnl_binary_max, PL_MAX, "CUDNN_OP_TENSOR_MAX", BIN_NARY)
-    BINARY(Min, infer_arith, NULL, dnnl_binary_min, PL_MIN, "CUDNN_OP_TENSOR_MIN", BIN_NARY)
-    BINARY(Sum, infer_arith, NULL, dnnl_binary_add, PL_ADD, "CUDNN_OP_TENSOR_ADD", BIN_NARY)
-    {"Mean", infer_arith, 0, NULL, NULL, &binary_plain_plans, {0, 0, 0, 0, PL_BINARY, PL_ADD, NULL, BIN_NARY | BIN_MEAN}},
-    BINARY_PLAIN(Mod, infer_arith, mod_attrs, PL_MOD)
-    BINARY_PLAIN(BitShift, infer_arith, bitshift_attrs, PL_BITSHIFT)
-    {"BitwiseAnd", infer_arith, 0, NULL, NULL, NULL, {0}},
-    {"BitwiseOr", infer_arith, 0, NULL, NULL, NULL, {0}},
-    {"BitwiseXor", infer_arith, 0, NULL, NULL, NULL, {0}},
-    BINARY_PLAIN(And, infer_compare, NULL, PL_AND)
-    BINARY_PLAIN(Or, infer_compare, NULL, PL_OR)
-    BINARY_PLAIN(Xor, infer_compare, NULL, PL_XOR)
-    BINARY_PLAIN(Equal, infer_compare, NULL, PL_EQUAL)
-    BINARY_PLAIN(Less, infer_compare, NULL, PL_LESS)
-    BINARY_PLAIN(Greater, infer_compare, NULL, PL_GREATER)
-    BINARY_PLAIN(LessOrEqual, infer_compare, NULL, PL_LESS_EQUAL)
-    BINARY_PLAIN(GreaterOrEqual, infer_compare, NULL, PL_GREATER_EQUAL)
-    {"Where", infer_where, 0, NULL, NULL, &select_cast_plans, {0, 0, 0, 0, PL_WHERE, PL_IDENTITY, NULL, 0}},
-    {"Cast", infer_cast, 0, NULL, NULL, &select_cast_plans, {0, 0, 0, 0, PL_CAST, PL_IDENTITY, NULL, 0}},
-    {"CastLike", infer_castlike, 0, NULL, NULL, &select_cast_plans, {0, 0, 0, 0, PL_CAST, PL_IDENTITY, NULL, 0}},
-    {"Identity", infer_unary_fold, OP_FREE, NULL, NULL, NULL, {0}},
-    {"Dropout", infer_dropout, OP_FREE, NULL, NULL, NULL, {0}},
-    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
+          "CUDNN_ACTIVATION_CLIPPED_RELU", OP_SCHEMA(1, 3, 1, 1, 0x1, 1, 0))
+    UNARY(Shrink, infer_same_as_input, NULL, shrink_attrs, 0, 0, 0, 0, PL_SHRINK, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 9, 0))
+    UNARY(IsNaN, infer_bool_unary, NULL, NULL, 0, 0, 0, 0, PL_ISNAN, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 9, 0))
+    UNARY(IsInf, infer_bool_unary, NULL, isinf_attrs, 0, 0, 0, 0, PL_ISINF, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 10, 0))
+    {"PRelu", infer_prelu, 0, NULL, NULL, &prelu_plans, {0, 0, 0, 0, PL_BINARY, PL_PRELU, NULL, 0}, .schema = OP_SCHEMA(2, 2, 1, 1, 0x3, 1, 0)},
+    BINARY(Add, infer_arith, NULL, dnnl_binary_add, PL_ADD, "CUDNN_OP_TENSOR_ADD", 0, OP_SCHEMA(2, 2, 1, 1, 0x3, 1, 0))
+    BINARY(Sub, infer_arith, NULL, dnnl_binary_sub, PL_SUB, "CUDNN_OP_TENSOR_ADD", BIN_SUB, OP_SCHEMA(2, 2, 1, 1, 0x3, 1, 0))
+    BINARY(Mul, infer_arith, NULL, dnnl_binary_mul, PL_MUL, "CUDNN_OP_TENSOR_MUL", 0, OP_SCHEMA(2, 2, 1, 1, 0x3, 1, 0))
+    BINARY(Div, infer_arith, NULL, dnnl_binary_div, PL_DIV, NULL, 0, OP_SCHEMA(2, 2, 1, 1, 0x3, 1, 0))
+    BINARY_PLAIN(Pow, infer_arith, NULL, PL_POW, OP_SCHEMA(2, 2, 1, 1, 0x3, 1, 0))
+    BINARY(Max, infer_arith, NULL, dnnl_binary_max, PL_MAX, "CUDNN_OP_TENSOR_MAX", BIN_NARY, OP_SCHEMA(1, 255, 1, 1, 0x0, 1, 0))
+    BINARY(Min, infer_arith, NULL, dnnl_binary_min, PL_MIN, "CUDNN_OP_TENSOR_MIN", BIN_NARY, OP_SCHEMA(1, 255, 1, 1, 0x0, 1, 0))
+    BINARY(Sum, infer_arith, NULL, dnnl_binary_add, PL_ADD, "CUDNN_OP_TENSOR_ADD", BIN_NARY, OP_SCHEMA(1, 255, 1, 1, 0x0, 1, 0))
+    {"Mean", infer_arith, 0, NULL, NULL, &mean_plans, {0, 0, 0, 0, PL_BINARY, PL_ADD, NULL, BIN_NARY | BIN_MEAN}, .schema = OP_SCHEMA(1, 255, 1, 1, 0x0, 1, 0)},
+    BINARY_PLAIN(Mod, infer_arith, mod_attrs, PL_MOD, OP_SCHEMA(2, 2, 1, 1, 0x3, 10, 0))
+    BINARY_PLAIN(BitShift, infer_arith, bitshift_attrs, PL_BITSHIFT, OP_SCHEMA(2, 2, 1, 1, 0x3, 11, 0))
+    {"BitwiseAnd", infer_arith, 0, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(2, 2, 1, 1, 0x3, 18, 0)},
+    {"BitwiseOr", infer_arith, 0, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(2, 2, 1, 1, 0x3, 18, 0)},
+    {"BitwiseXor", infer_arith, 0, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(2, 2, 1, 1, 0x3, 18, 0)},
+    BINARY_PLAIN(And, infer_compare, NULL, PL_AND, OP_SCHEMA(2, 2, 1, 1, 0x3, 1, 0))
+    BINARY_PLAIN(Or, infer_compare, NULL, PL_OR, OP_SCHEMA(2, 2, 1, 1, 0x3, 1, 0))
+    BINARY_PLAIN(Xor, infer_compare, NULL, PL_XOR, OP_SCHEMA(2, 2, 1, 1, 0x3, 1, 0))
+    BINARY_PLAIN(Equal, infer_compare, NULL, PL_EQUAL, OP_SCHEMA(2, 2, 1, 1, 0x3, 1, 0))
+    BINARY_PLAIN(Less, infer_compare, NULL, PL_LESS, OP_SCHEMA(2, 2, 1, 1, 0x3, 1, 0))
+    BINARY_PLAIN(Greater, infer_compare, NULL, PL_GREATER, OP_SCHEMA(2, 2, 1, 1, 0x3, 1, 0))
+    BINARY_PLAIN(LessOrEqual, infer_compare, NULL, PL_LESS_EQUAL, OP_SCHEMA(2, 2, 1, 1, 0x3, 12, 0))
+    BINARY_PLAIN(GreaterOrEqual, infer_compare, NULL, PL_GREATER_EQUAL, OP_SCHEMA(2, 2, 1, 1, 0x3, 12, 0))
+    {"Where", infer_where, 0, NULL, NULL, &select_cast_plans, {0, 0, 0, 0, PL_WHERE, PL_IDENTITY, NULL, 0}, .schema = OP_SCHEMA(3, 3, 1, 1, 0x7, 9, 0)},
+    {"Cast", infer_cast, 0, NULL, NULL, &select_cast_plans, {0, 0, 0, 0, PL_CAST, PL_IDENTITY, NULL, 0}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {"CastLike", infer_castlike, 0, NULL, NULL, &select_cast_plans, {0, 0, 0, 0, PL_CAST, PL_IDENTITY, NULL, 0}, .schema = OP_SCHEMA(2, 2, 1, 1, 0x3, 15, 0)},
+    {"Identity", infer_unary_fold, OP_FREE, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {"Dropout", infer_dropout, OP_FREE, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(1, 3, 1, 2, 0x1, 1, 0)},
+    {0},
 };

@@ -254,15 +254,24 @@ static int range_plain(const struct layer_desc *d, struct pl_op *op)
                : 0;
 }
 
-static const struct op_plans elements_plans = {NULL, elements_plain, NULL, NULL, NULL, 0};
-static const struct op_plans gather_nd_plans = {NULL, gather_nd_plain, NULL, NULL, NULL, 0};
-static const struct op_plans scatter_nd_plans = {NULL, scatter_nd_plain, NULL, NULL, NULL, 0};
-static const struct op_plans cumsum_plans = {NULL, cumsum_plain, NULL, NULL, NULL, 0};
-static const struct op_plans trilu_plans = {NULL, trilu_plain, NULL, NULL, NULL, 0};
-static const struct op_plans onehot_plans = {NULL, onehot_plain, NULL, NULL, NULL, 0};
-static const struct op_plans reverse_sequence_plans = {NULL, reverse_sequence_plain, NULL, NULL, NULL, 0};
-static const struct op_plans eyelike_plans = {NULL, eyelike_plain, NULL, NULL, NULL, 0};
-static const struct op_plans range_plans = {NULL, range_plain, NULL, NULL, NULL, 0};
+static const struct op_plans elements_plans = {NULL, elements_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
+static const struct op_plans gather_nd_plans = {NULL, gather_nd_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
+static const struct op_plans scatter_nd_plans = {NULL, scatter_nd_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
+static const struct op_plans cumsum_plans = {NULL, cumsum_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C (a known axis)", NULL, NULL}};
+static const struct op_plans trilu_plans = {NULL, trilu_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C (a known k)", NULL, NULL}};
+static const struct op_plans onehot_plans = {NULL, onehot_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
+static const struct op_plans reverse_sequence_plans = {NULL, reverse_sequence_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
+static const struct op_plans eyelike_plans = {NULL, eyelike_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
+static const struct op_plans range_plans = {NULL, range_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
 
 static const struct op_attr gather_elements_attrs[] = {ATTR(axis, 0), ATTR_END};
 static const struct op_attr scatter_elements_attrs[] = {ATTR(axis, 0), ATTR_S(reduction, "none"), ATTR_END};
@@ -275,16 +284,16 @@ static const struct op_attr reverse_sequence_attrs[] = {ATTR(time_axis, 0), ATTR
 static const struct op_attr eyelike_attrs[] = {ATTR(k, 0), ATTR_END};
 
 const struct op_def ops_index[] = {
-    {"GatherElements", infer_gather_elements, 0, NULL, gather_elements_attrs, &elements_plans, {.pl_kind = PL_GATHER_ELEMENTS}},
-    {"GatherND", infer_gather_nd, 0, NULL, gather_nd_attrs, &gather_nd_plans, {0}},
-    {"ScatterND", infer_same_as_input, 0, NULL, scatter_nd_attrs, &scatter_nd_plans, {0}},
-    {"ScatterElements", infer_same_as_input, 0, NULL, scatter_elements_attrs, &elements_plans, {.pl_kind = PL_SCATTER_ELEMENTS}},
-    {"Scatter", infer_same_as_input, 0, NULL, scatter_elements_attrs, &elements_plans, {.pl_kind = PL_SCATTER_ELEMENTS}},
-    {"Range", infer_range, 0, NULL, NULL, &range_plans, {0}},
-    {"OneHot", infer_onehot, 0, NULL, onehot_attrs, &onehot_plans, {0}},
-    {"Trilu", infer_same_as_input, 0, canon_trilu, trilu_attrs, &trilu_plans, {0}},
-    {"CumSum", infer_same_as_input, 0, canon_cumsum, cumsum_attrs, &cumsum_plans, {0}},
-    {"ReverseSequence", infer_same_as_input, 0, NULL, reverse_sequence_attrs, &reverse_sequence_plans, {0}},
-    {"EyeLike", infer_like_with_dtype, 0, NULL, eyelike_attrs, &eyelike_plans, {0}},
-    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
+    {"GatherElements", infer_gather_elements, 0, NULL, gather_elements_attrs, &elements_plans, {.pl_kind = PL_GATHER_ELEMENTS}, .schema = OP_SCHEMA(2, 2, 1, 1, 0x3, 11, 0)},
+    {"GatherND", infer_gather_nd, 0, NULL, gather_nd_attrs, &gather_nd_plans, {0}, .schema = OP_SCHEMA(2, 2, 1, 1, 0x3, 11, 0)},
+    {"ScatterND", infer_same_as_input, 0, NULL, scatter_nd_attrs, &scatter_nd_plans, {0}, .schema = OP_SCHEMA(3, 3, 1, 1, 0x7, 11, 0)},
+    {"ScatterElements", infer_same_as_input, 0, NULL, scatter_elements_attrs, &elements_plans, {.pl_kind = PL_SCATTER_ELEMENTS}, .schema = OP_SCHEMA(3, 3, 1, 1, 0x7, 11, 0)},
+    {"Scatter", infer_same_as_input, 0, NULL, scatter_elements_attrs, &elements_plans, {.pl_kind = PL_SCATTER_ELEMENTS}, .schema = OP_SCHEMA(3, 3, 1, 1, 0x7, 9, 10)},
+    {"Range", infer_range, 0, NULL, NULL, &range_plans, {0}, .schema = OP_SCHEMA(3, 3, 1, 1, 0x7, 11, 0)},
+    {"OneHot", infer_onehot, 0, NULL, onehot_attrs, &onehot_plans, {0}, .schema = OP_SCHEMA(3, 3, 1, 1, 0x7, 9, 0)},
+    {"Trilu", infer_same_as_input, 0, canon_trilu, trilu_attrs, &trilu_plans, {0}, .schema = OP_SCHEMA(1, 2, 1, 1, 0x1, 14, 0)},
+    {"CumSum", infer_same_as_input, 0, canon_cumsum, cumsum_attrs, &cumsum_plans, {0}, .schema = OP_SCHEMA(2, 2, 1, 1, 0x3, 11, 0)},
+    {"ReverseSequence", infer_same_as_input, 0, NULL, reverse_sequence_attrs, &reverse_sequence_plans, {0}, .schema = OP_SCHEMA(2, 2, 1, 1, 0x3, 10, 0)},
+    {"EyeLike", infer_like_with_dtype, 0, NULL, eyelike_attrs, &eyelike_plans, {0}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 9, 0)},
+    {0},
 };

@@ -250,6 +250,71 @@ static void canon_matmul(const struct canon_ctx *c, struct json_t *attrs, struct
     canon_matmul_with(c, name, 1, NULL);
 }
 
+/* Einsum's equation: ASCII letters, commas, one "->", "..." and spaces; every output label
+ * appears in an input, at most once in the output */
+static int check_einsum(const struct ir_node *n, struct bz_buf *why)
+{
+    const struct ir_attr *a = ir_node_attr(n, "equation");
+    if (!a)
+        return 0; /* the operator says it has none */
+    if (a->type != IR_ATTR_STRING) {
+        bz_buf_printf(why, "attribute equation is %s, not a string", ir_attr_type_name(a->type));
+        return -1;
+    }
+    const char *eq = a->u.s.data;
+    size_t len = a->u.s.len;
+    bool in_label[128] = {false}, out_label[128] = {false};
+    int arrows = 0, terms = 1;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)eq[i];
+        bool letter = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+        if (ch == '-' && i + 1 < len && eq[i + 1] == '>') {
+            arrows++;
+            i++;
+        } else if (ch == '.') {
+            if (i + 2 >= len || eq[i + 1] != '.' || eq[i + 2] != '.') {
+                bz_buf_puts(why, "attribute equation has a '.' outside an ellipsis '...'");
+                return -1;
+            }
+            i += 2;
+        } else if (ch == ',') {
+            if (arrows) {
+                bz_buf_puts(why, "attribute equation has a ',' after '->'");
+                return -1;
+            }
+            terms++;
+        } else if (letter) {
+            if (arrows) {
+                if (out_label[ch]) {
+                    bz_buf_printf(why, "attribute equation names output label '%c' twice", ch);
+                    return -1;
+                }
+                out_label[ch] = true;
+            } else {
+                in_label[ch] = true;
+            }
+        } else if (ch != ' ') {
+            bz_buf_printf(why, "attribute equation holds byte 0x%02x: only letters, ',', '->', '...' and spaces", ch);
+            return -1;
+        }
+    }
+    if (arrows > 1) {
+        bz_buf_puts(why, "attribute equation has more than one '->'");
+        return -1;
+    }
+    for (int l = 0; l < 128; l++)
+        if (out_label[l] && !in_label[l]) {
+            bz_buf_printf(why, "attribute equation's output label '%c' is in no input", l);
+            return -1;
+        }
+    if (terms != n->n_inputs) {
+        bz_buf_printf(why, "attribute equation has %d input term%s for %d input%s", terms, terms == 1 ? "" : "s",
+                      n->n_inputs, n->n_inputs == 1 ? "" : "s");
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- backends ---- */
 
 enum { LINALG_GEMM = 1 };
@@ -547,15 +612,17 @@ static int einsum_plain(const struct layer_desc *d, struct pl_op *op)
     return 0;
 }
 
-static const struct op_plans matmul_plans = {matmul_dnnl, NULL, matmul_cudnn, NULL, NULL, 0};
-static const struct op_plans einsum_plans = {NULL, einsum_plain, NULL, NULL, NULL, 0};
+static const struct op_plans matmul_plans = {matmul_dnnl, NULL, matmul_cudnn, NULL, NULL, 0,
+    .how = {"oneDNN matmul (Gemm: also inner product)", NULL, "cuBLAS GEMM, every cublasGemmAlgo_t (one side a vector: also cublasSgemv)", NULL}};
+static const struct op_plans einsum_plans = {NULL, einsum_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
 
 static const struct op_attr gemm_attrs[] = {ATTR(transA, 0), ATTR(transB, 0), ATTR(alpha, 1), ATTR(beta, 1), ATTR_END};
 static const struct op_attr einsum_attrs[] = {ATTR_S(equation, NULL), ATTR_END};
 
 const struct op_def ops_linalg[] = {
-    {"Gemm", infer_gemm, 0, canon_gemm, gemm_attrs, &matmul_plans, {.variant = LINALG_GEMM}},
-    {"MatMul", infer_matmul, 0, canon_matmul, NULL, &matmul_plans, {0}},
-    {"Einsum", infer_einsum, 0, canon_einsum, einsum_attrs, &einsum_plans, {0}},
-    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
+    {"Gemm", infer_gemm, 0, canon_gemm, gemm_attrs, &matmul_plans, {.variant = LINALG_GEMM}, .schema = OP_SCHEMA(2, 3, 1, 1, 0x3, 1, 0)},
+    {"MatMul", infer_matmul, 0, canon_matmul, NULL, &matmul_plans, {0}, .schema = OP_SCHEMA(2, 2, 1, 1, 0x3, 1, 0)},
+    {"Einsum", infer_einsum, 0, canon_einsum, einsum_attrs, &einsum_plans, {0}, .check = check_einsum, .schema = OP_SCHEMA(1, 255, 1, 1, 0x0, 12, 0)},
+    {0},
 };

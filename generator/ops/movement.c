@@ -782,32 +782,41 @@ static int concat_kernel(const struct layer_desc *d, struct cu_kernel *k)
     return 0;
 }
 
-static const struct op_plans transpose_plans = {transpose_dnnl, NULL, NULL, transpose_kernel, NULL, 0};
-static const struct op_plans depth_space_plans = {depth_space_dnnl, NULL, NULL, NULL, NULL, 0};
-static const struct op_plans concat_plans = {concat_dnnl, NULL, NULL, concat_kernel, NULL, 0};
-static const struct op_plans expand_plans = {NULL, expand_plain, NULL, NULL, NULL, 0};
-static const struct op_plans gather_plans = {NULL, gather_plain, NULL, NULL, NULL, 0};
-static const struct op_plans split_plans = {NULL, split_plain, NULL, NULL, NULL, 0};
-static const struct op_plans tile_plans = {NULL, tile_plain, NULL, NULL, NULL, 0};
-static const struct op_plans pad_plans = {NULL, pad_plain, NULL, NULL, NULL, 0};
-static const struct op_plans slice_plans = {NULL, slice_plain, NULL, NULL, NULL, 0};
+static const struct op_plans transpose_plans = {transpose_dnnl, NULL, NULL, transpose_kernel, NULL, 0,
+    .how = {"oneDNN reorder", NULL, NULL, "kernel of ours"}};
+static const struct op_plans depth_space_plans = {depth_space_dnnl, NULL, NULL, NULL, NULL, 0,
+    .how = {"oneDNN reorder of a 6-D view", NULL, NULL, NULL}};
+static const struct op_plans concat_plans = {concat_dnnl, NULL, NULL, concat_kernel, NULL, 0,
+    .how = {"oneDNN concat", NULL, NULL, "kernel of ours"}};
+static const struct op_plans expand_plans = {NULL, expand_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, "kernel of ours"}};
+static const struct op_plans gather_plans = {NULL, gather_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, "kernel of ours"}};
+static const struct op_plans split_plans = {NULL, split_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
+static const struct op_plans tile_plans = {NULL, tile_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, "kernel of ours"}};
+static const struct op_plans pad_plans = {NULL, pad_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C (every mode)", NULL, "kernel of ours"}};
+static const struct op_plans slice_plans = {NULL, slice_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, "kernel of ours"}};
 
 static const struct op_attr transpose_attrs[] = {ATTR(perm, 0), ATTR_END};
 static const struct op_attr axis0[] = {ATTR(axis, 0), ATTR_END};
 static const struct op_attr slice_attrs[] = {ATTR(starts, 0), ATTR(steps, 0), ATTR_END};
 static const struct op_attr pad_attrs[] = {ATTR(pads, 0), ATTR_S(mode, "constant"), ATTR(value, 0), ATTR_END};
-static const struct op_attr depth_space_attrs[] = {ATTR(blocksize, 0), ATTR_S(mode, "DCR"), ATTR_END};
+static const struct op_attr depth_space_attrs[] = {ATTR_MIN(blocksize, 0, 1), ATTR_S(mode, "DCR"), ATTR_END};
 
 const struct op_def ops_movement[] = {
-    {"Transpose", infer_transpose, 0, NULL, transpose_attrs, &transpose_plans, {0}},
-    {"Concat", infer_concat, 0, NULL, axis0, &concat_plans, {0}},
-    {"Split", infer_split, 0, NULL, axis0, &split_plans, {0}},
-    {"Slice", infer_slice, 0, canon_slice, slice_attrs, &slice_plans, {0}},
-    {"Gather", infer_gather, 0, NULL, axis0, &gather_plans, {0}},
-    {"Expand", infer_expand, 0, NULL, NULL, &expand_plans, {0}},
-    {"Tile", infer_tile, 0, NULL, NULL, &tile_plans, {0}},
-    {"Pad", infer_pad, 0, canon_pad, pad_attrs, &pad_plans, {0}},
-    {"DepthToSpace", infer_depth_space, 0, NULL, depth_space_attrs, &depth_space_plans, {.variant = MOVE_D2S}},
-    {"SpaceToDepth", infer_depth_space, 0, NULL, depth_space_attrs, &depth_space_plans, {0}},
-    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
+    {"Transpose", infer_transpose, 0, NULL, transpose_attrs, &transpose_plans, {0}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {"Concat", infer_concat, 0, NULL, axis0, &concat_plans, {0}, .schema = OP_SCHEMA(1, 255, 1, 1, 0x0, 1, 0)},
+    {"Split", infer_split, 0, NULL, axis0, &split_plans, {0}, .schema = OP_SCHEMA(1, 2, 1, 255, 0x1, 1, 0)},
+    {"Slice", infer_slice, 0, canon_slice, slice_attrs, &slice_plans, {0}, .schema = OP_SCHEMA(1, 5, 1, 1, 0x1, 1, 0)},
+    {"Gather", infer_gather, 0, NULL, axis0, &gather_plans, {0}, .schema = OP_SCHEMA(2, 2, 1, 1, 0x3, 1, 0)},
+    {"Expand", infer_expand, 0, NULL, NULL, &expand_plans, {0}, .schema = OP_SCHEMA(2, 2, 1, 1, 0x3, 8, 0)},
+    {"Tile", infer_tile, 0, NULL, NULL, &tile_plans, {0}, .schema = OP_SCHEMA(2, 3, 1, 1, 0x3, 1, 0)},
+    {"Pad", infer_pad, 0, canon_pad, pad_attrs, &pad_plans, {0}, .schema = OP_SCHEMA(1, 4, 1, 1, 0x1, 1, 0)},
+    {"DepthToSpace", infer_depth_space, 0, NULL, depth_space_attrs, &depth_space_plans, {.variant = MOVE_D2S}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {"SpaceToDepth", infer_depth_space, 0, NULL, depth_space_attrs, &depth_space_plans, {0}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {0},
 };

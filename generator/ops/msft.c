@@ -53,10 +53,10 @@ static void infer_embed_layernorm(struct infer_ctx *c)
 }
 
 const struct op_def ops_msft[] = {
-    {"Attention", infer_attention, OP_FOREIGN, NULL, NULL, NULL, {0}},
-    {"SkipLayerNormalization", infer_skip_layernorm, OP_FOREIGN, NULL, NULL, NULL, {0}},
-    {"EmbedLayerNormalization", infer_embed_layernorm, OP_FOREIGN, NULL, NULL, NULL, {0}},
-    {"FastGelu", infer_same_as_input, OP_FOREIGN, NULL, NULL, NULL, {0}},
-    {"BiasGelu", infer_same_as_input, OP_FOREIGN, NULL, NULL, NULL, {0}},
-    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
+    {"Attention", infer_attention, OP_FOREIGN, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(2, 7, 1, 2, 0x3, 1, 0)},
+    {"SkipLayerNormalization", infer_skip_layernorm, OP_FOREIGN, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(3, 5, 1, 4, 0x7, 1, 0)},
+    {"EmbedLayerNormalization", infer_embed_layernorm, OP_FOREIGN, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(7, 9, 2, 3, 0x6d, 1, 0)},
+    {"FastGelu", infer_same_as_input, OP_FOREIGN, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(1, 2, 1, 1, 0x1, 1, 0)},
+    {"BiasGelu", infer_same_as_input, OP_FOREIGN, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(2, 2, 1, 1, 0x3, 1, 0)},
+    {0},
 };

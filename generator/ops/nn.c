@@ -308,15 +308,21 @@ static int tfidf_plain(const struct layer_desc *d, struct pl_op *op)
     return 0;
 }
 
-static const struct op_plans det_plans = {NULL, det_plain, NULL, NULL, NULL, 0};
-static const struct op_plans roi_align_plans = {NULL, roi_align_plain, NULL, NULL, NULL, 0};
-static const struct op_plans max_unpool_plans = {NULL, max_unpool_plain, NULL, NULL, NULL, 0};
-static const struct op_plans loss_plans = {NULL, loss_plain, NULL, NULL, NULL, 0};
-static const struct op_plans tfidf_plans = {NULL, tfidf_plain, NULL, NULL, NULL, 0};
+static const struct op_plans det_plans = {NULL, det_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C (LU)", NULL, NULL}};
+static const struct op_plans roi_align_plans = {NULL, roi_align_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
+static const struct op_plans max_unpool_plans = {NULL, max_unpool_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
+static const struct op_plans loss_plans = {NULL, loss_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
+static const struct op_plans tfidf_plans = {NULL, tfidf_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
 
 static const struct op_attr roi_align_attrs[] = {ATTR_S(mode, "avg"), ATTR_S(coordinate_transformation_mode, "half_pixel"),
                                                  ATTR(sampling_ratio, 0), ATTR(spatial_scale, 1.0), ATTR_END};
-static const struct op_attr max_unpool_attrs[] = {ATTR(kernel_shape, 0), ATTR(strides, 0), ATTR(pads, 0), ATTR_END};
+static const struct op_attr max_unpool_attrs[] = {ATTR_LIST(kernel_shape, 1, 8), ATTR_LIST(strides, 1, 8),
+                                                  ATTR_LIST(pads, 0, 16), ATTR_END};
 static const struct op_attr loss_attrs[] = {ATTR_S(reduction, "mean"), ATTR(ignore_index, 0), ATTR(log_prob, 0), ATTR_END};
 static const struct op_attr tfidf_attrs[] = {ATTR_S(mode, ""), ATTR(pool_int64s, 0), ATTR(pool_strings, 0),
                                              ATTR(ngram_counts, 0), ATTR(ngram_indexes, 0), ATTR(weights, 0),
@@ -324,11 +330,11 @@ static const struct op_attr tfidf_attrs[] = {ATTR_S(mode, ""), ATTR(pool_int64s,
                                              ATTR(max_skip_count, 0), ATTR_END};
 
 const struct op_def ops_nn[] = {
-    {"RoiAlign", infer_roi_align, 0, canon_roi_align, roi_align_attrs, &roi_align_plans, {0}},
-    {"MaxUnpool", infer_max_unpool, 0, canon_max_unpool, max_unpool_attrs, &max_unpool_plans, {0}},
-    {"NegativeLogLikelihoodLoss", infer_loss, 0, canon_loss, loss_attrs, &loss_plans, {0}},
-    {"SoftmaxCrossEntropyLoss", infer_loss, 0, canon_loss, loss_attrs, &loss_plans, {.variant = NN_SCE}},
-    {"Det", infer_det, 0, NULL, NULL, &det_plans, {0}},
-    {"TfIdfVectorizer", infer_tfidf, 0, NULL, tfidf_attrs, &tfidf_plans, {0}},
-    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
+    {"RoiAlign", infer_roi_align, 0, canon_roi_align, roi_align_attrs, &roi_align_plans, {0}, .schema = OP_SCHEMA(3, 3, 1, 1, 0x7, 10, 0)},
+    {"MaxUnpool", infer_max_unpool, OP_WINDOW, canon_max_unpool, max_unpool_attrs, &max_unpool_plans, {0}, .schema = OP_SCHEMA(2, 3, 1, 1, 0x3, 9, 0)},
+    {"NegativeLogLikelihoodLoss", infer_loss, 0, canon_loss, loss_attrs, &loss_plans, {0}, .schema = OP_SCHEMA(2, 3, 1, 1, 0x3, 12, 0)},
+    {"SoftmaxCrossEntropyLoss", infer_loss, 0, canon_loss, loss_attrs, &loss_plans, {.variant = NN_SCE}, .schema = OP_SCHEMA(2, 3, 1, 2, 0x3, 12, 0)},
+    {"Det", infer_det, 0, NULL, NULL, &det_plans, {0}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 11, 0)},
+    {"TfIdfVectorizer", infer_tfidf, 0, NULL, tfidf_attrs, &tfidf_plans, {0}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 9, 0)},
+    {0},
 };

@@ -188,21 +188,25 @@ static int mvn_plain(const struct layer_desc *d, struct pl_op *op)
     return plan_pl_same(&op->out, &op->in[0]) ? 0 : -1;
 }
 
-static const struct op_plans batchnorm_plans = {batchnorm_dnnl, NULL, batchnorm_cudnn, NULL, NULL, 0};
-static const struct op_plans instancenorm_plans = {instancenorm_dnnl, NULL, NULL, NULL, NULL, 0};
-static const struct op_plans layernorm_plans = {layernorm_dnnl, NULL, NULL, layernorm_kernel, NULL, 0};
-static const struct op_plans mvn_plans = {NULL, mvn_plain, NULL, NULL, NULL, 0};
+static const struct op_plans batchnorm_plans = {batchnorm_dnnl, NULL, batchnorm_cudnn, NULL, NULL, 0,
+    .how = {"oneDNN batch normalization (global statistics)", NULL, "cuDNN batch normalization (inference)", NULL}};
+static const struct op_plans instancenorm_plans = {instancenorm_dnnl, NULL, NULL, NULL, NULL, 0,
+    .how = {"oneDNN batch normalization over [1, N*C, ...]", NULL, NULL, NULL}};
+static const struct op_plans layernorm_plans = {layernorm_dnnl, NULL, NULL, layernorm_kernel, NULL, 0,
+    .how = {"oneDNN layer normalization", NULL, NULL, "kernel of ours"}};
+static const struct op_plans mvn_plans = {NULL, mvn_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
 
 static const struct op_attr norm_attrs[] = {ATTR(epsilon, 1e-5), ATTR_END};
 static const struct op_attr layernorm_attrs[] = {ATTR(epsilon, 1e-5), ATTR(axis, -1), ATTR_END};
 static const struct op_attr mvn_attrs[] = {ATTR(axes, 0), ATTR_END};
 
 const struct op_def ops_norm[] = {
-    {"BatchNormalization", infer_batchnorm, 0, canon_norm, norm_attrs, &batchnorm_plans, {0}},
-    {"InstanceNormalization", infer_same_as_input, 0, canon_norm, norm_attrs, &instancenorm_plans, {0}},
-    {"LayerNormalization", infer_layernorm, 0, canon_norm, layernorm_attrs, &layernorm_plans, {0}},
-    {"GroupNormalization", infer_same_as_input, 0, canon_norm, norm_attrs, NULL, {0}},
-    {"MeanVarianceNormalization", infer_same_as_input, 0, NULL, mvn_attrs, &mvn_plans, {0}},
-    {"LpNormalization", infer_same_as_input, 0, NULL, NULL, NULL, {0}},
-    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
+    {"BatchNormalization", infer_batchnorm, 0, canon_norm, norm_attrs, &batchnorm_plans, {0}, .schema = OP_SCHEMA(5, 5, 1, 5, 0x1f, 1, 0)},
+    {"InstanceNormalization", infer_same_as_input, 0, canon_norm, norm_attrs, &instancenorm_plans, {0}, .schema = OP_SCHEMA(3, 3, 1, 1, 0x7, 1, 0)},
+    {"LayerNormalization", infer_layernorm, 0, canon_norm, layernorm_attrs, &layernorm_plans, {0}, .schema = OP_SCHEMA(2, 3, 1, 3, 0x3, 17, 0)},
+    {"GroupNormalization", infer_same_as_input, 0, canon_norm, norm_attrs, NULL, {0}, .schema = OP_SCHEMA(3, 3, 1, 1, 0x7, 18, 0)},
+    {"MeanVarianceNormalization", infer_same_as_input, 0, NULL, mvn_attrs, &mvn_plans, {0}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 9, 0)},
+    {"LpNormalization", infer_same_as_input, 0, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {0},
 };

@@ -39,6 +39,7 @@ enum op_flags {
     OP_FOREIGN = 1u << 1, /* another runtime's operator: shapes inferred, not benchmarked */
     OP_DATA_SIZED = 1u << 2, /* an output's size depends on the data (NonZero, Compress, Unique,
                                NonMaxSuppression): a layer with those dims unknown (-1) */
+    OP_WINDOW = 1u << 3,     /* input 0 is [N, C, spatial...] with at most 8 spatial dims */
 };
 
 /* The backends' own names for an operator, where its family's hooks read them from its table
@@ -58,20 +59,40 @@ struct op_ids {
 struct op_attr;   /* desc.h */
 struct op_plans;  /* plan.h */
 
+/* What a node of the operator must have (ops/schema.c checks it before any operator code reads
+ * the node): input and output counts, the loosest over its ONNX versions (OP_MANY: any number),
+ * the inputs every version requires (bit i: input i), and the opset versions of its domain that
+ * define it (until 0: to the newest). */
+struct op_schema {
+    unsigned char min_in, max_in, min_out, max_out;
+    unsigned required;
+    unsigned char since, until;
+};
+enum { OP_MANY = 255 };
+#define OP_SCHEMA(min_in, max_in, min_out, max_out, required, since, until) \
+    {min_in, max_in, min_out, max_out, required, since, until}
+
 struct op_def {
     const char *name;
     op_infer_fn infer;
     unsigned flags;
     op_canon_fn canon;  /* NULL: every attribute as given, name from the op and input shape */
-    const struct op_attr *attrs;   /* what its layer description holds (desc.h), with defaults */
+    const struct op_attr *attrs;   /* what its layer description holds (desc.h), with defaults and
+                                      the ranges the node check holds values to */
     const struct op_plans *plans;  /* how each backend benchmarks it (plan.h); NULL: none does */
     struct op_ids ids;
+    struct op_schema schema;
+    /* what else a node must hold, checked with the schema (Einsum's equation): 0, -1 with why
+     * (not valid ONNX), 1 with why (valid, beyond gen) */
+    int (*check)(const struct ir_node *n, struct bz_buf *why);
 };
 
 /* The table (ops/registry.c): one entry per ONNX operator we understand. */
 const struct op_def *op_find(const char *domain, const char *op_type);
 /* every entry, with its domain ("" for ONNX's) */
 void op_table_each(void (*fn)(const char *domain, const struct op_def *d, void *ud), void *ud);
+/* gen --ops: the table as Markdown (docs/ops.md) */
+void op_table_print(FILE *out);
 
 /* The schema check every node passes before its operator's code reads it (ops/schema.c):
  * input and output counts, attribute ranges. 0; -1 with why (the node is not valid ONNX);
@@ -191,7 +212,10 @@ bool dtype_is_int(int dtype);
 /* values can be folded: kept, numeric, and small */
 bool tensor_foldable(const struct ir_tensor *t);
 
-/* ---- canonicalisation helpers (generator/layers.c) ---- */
+/* ---- canonicalisation helpers (generator/ops/canon_api.c) ---- */
+/* a string of a model (attribute bytes: any bytes are valid ONNX) as a JSON string a key can
+ * hold: valid UTF-8 as it is, every other byte as the text \xNN */
+json_t *canon_json_string(const char *s, size_t n);
 void canon_set_i(struct json_t *attrs, const char *name, int64_t v);
 void canon_set_f(struct json_t *attrs, const char *name, double v);
 void canon_set_s(struct json_t *attrs, const char *name, const char *v);

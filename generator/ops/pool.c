@@ -267,21 +267,24 @@ static int lrn_cudnn(const struct layer_desc *d, struct cu_plan *p)
     return 0;
 }
 
-static const struct op_plans pool_plans = {pool_dnnl, NULL, pool_cudnn, NULL, NULL, 0};
-static const struct op_plans maxpool_plans = {pool_dnnl, NULL, pool_cudnn, NULL, NULL, PLAN_DNNL_INT8};
-static const struct op_plans lrn_plans = {lrn_dnnl, NULL, lrn_cudnn, NULL, NULL, 0};
+static const struct op_plans pool_plans = {pool_dnnl, NULL, pool_cudnn, NULL, NULL, 0,
+    .how = {"oneDNN pooling", NULL, "cuDNN pooling", NULL}};
+static const struct op_plans maxpool_plans = {pool_dnnl, NULL, pool_cudnn, NULL, NULL, PLAN_DNNL_INT8,
+    .how = {"oneDNN pooling (also int8)", NULL, "cuDNN pooling", NULL}};
+static const struct op_plans lrn_plans = {lrn_dnnl, NULL, lrn_cudnn, NULL, NULL, 0,
+    .how = {"oneDNN LRN", NULL, "cuDNN LRN", NULL}};
 
-static const struct op_attr pool_attrs[] = {ATTR(kernel_shape, 0), ATTR(strides, 0), ATTR(dilations, 0), ATTR(pads, 0),
-                                            ATTR(count_include_pad, 0), ATTR_END};
-static const struct op_attr lrn_attrs[] = {ATTR(size, 5), ATTR(alpha, 1e-4), ATTR(beta, 0.75), ATTR(bias, 1.0), ATTR_END};
+static const struct op_attr pool_attrs[] = {ATTR_LIST(kernel_shape, 1, 8), ATTR_LIST(strides, 1, 8), ATTR_LIST(dilations, 1, 8),
+                                            ATTR_LIST(pads, 0, 16), ATTR(count_include_pad, 0), ATTR_END};
+static const struct op_attr lrn_attrs[] = {ATTR_MIN(size, 5, 1), ATTR(alpha, 1e-4), ATTR(beta, 0.75), ATTR(bias, 1.0), ATTR_END};
 
 const struct op_def ops_pool[] = {
-    {"MaxPool", infer_pool, 0, canon_pool, pool_attrs, &maxpool_plans, {.variant = POOL_MAX}},
-    {"AveragePool", infer_pool, 0, canon_pool, pool_attrs, &pool_plans, {0}},
-    {"LpPool", infer_pool, 0, canon_pool, NULL, NULL, {0}},
-    {"GlobalAveragePool", infer_global_pool, 0, canon_global_pool, NULL, &pool_plans, {.variant = POOL_GLOBAL}},
-    {"GlobalMaxPool", infer_global_pool, 0, canon_global_pool, NULL, &pool_plans, {.variant = POOL_GLOBAL | POOL_MAX}},
-    {"GlobalLpPool", infer_global_pool, 0, canon_global_pool, NULL, NULL, {0}},
-    {"LRN", infer_same_as_input, 0, canon_lrn, lrn_attrs, &lrn_plans, {0}},
-    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
+    {"MaxPool", infer_pool, OP_WINDOW, canon_pool, pool_attrs, &maxpool_plans, {.variant = POOL_MAX}, .schema = OP_SCHEMA(1, 1, 1, 2, 0x1, 1, 0)},
+    {"AveragePool", infer_pool, OP_WINDOW, canon_pool, pool_attrs, &pool_plans, {0}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {"LpPool", infer_pool, OP_WINDOW, canon_pool, pool_attrs, NULL, {0}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {"GlobalAveragePool", infer_global_pool, 0, canon_global_pool, NULL, &pool_plans, {.variant = POOL_GLOBAL}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {"GlobalMaxPool", infer_global_pool, 0, canon_global_pool, NULL, &pool_plans, {.variant = POOL_GLOBAL | POOL_MAX}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {"GlobalLpPool", infer_global_pool, 0, canon_global_pool, NULL, NULL, {0}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {"LRN", infer_same_as_input, 0, canon_lrn, lrn_attrs, &lrn_plans, {0}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {0},
 };

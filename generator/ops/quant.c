@@ -215,24 +215,28 @@ static int dynamic_quantize_plain(const struct layer_desc *d, struct pl_op *op)
     return plan_pl_same(&op->out, &op->in[0]) && op->in[0].dtype == PL_FLOAT && op->out.dtype == PL_UINT8 ? 0 : -1;
 }
 
-static const struct op_plans qlinear_plans = {qlinear_dnnl, NULL, NULL, NULL, NULL, PLAN_DNNL_INT8};
-static const struct op_plans quantize_plans = {NULL, quantize_plain, NULL, NULL, NULL, 0};
-static const struct op_plans dynamic_quantize_plans = {NULL, dynamic_quantize_plain, NULL, NULL, NULL, 0};
+static const struct op_plans qlinear_plans = {qlinear_dnnl, NULL, NULL, NULL, NULL, PLAN_DNNL_INT8,
+    .how = {"oneDNN int8 convolution or matmul", NULL, NULL, NULL}};
+static const struct op_plans quantize_plans = {NULL, quantize_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
+static const struct op_plans dynamic_quantize_plans = {NULL, dynamic_quantize_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
 
 static const struct op_attr quantize_attrs[] = {ATTR(axis, 1), ATTR(zero_point, 0), ATTR_END};
-static const struct op_attr qconv_attrs[] = {ATTR(group, 1), ATTR(strides, 0), ATTR(dilations, 0), ATTR(pads, 0),
+static const struct op_attr qconv_attrs[] = {ATTR_MIN(group, 1, 1), ATTR_LIST(strides, 1, 8), ATTR_LIST(dilations, 1, 8),
+                                             ATTR_LIST(pads, 0, 16), ATTR_LIST(kernel_shape, 1, 8),
                                              ATTR(x_zero_point, 0), ATTR(w_zero_point, 0), ATTR(y_zero_point, 0),
                                              ATTR_END};
 static const struct op_attr qmatmul_attrs[] = {ATTR(a_zero_point, 0), ATTR(b_zero_point, 0), ATTR(y_zero_point, 0),
                                                ATTR_END};
 
 const struct op_def ops_quant[] = {
-    {"QuantizeLinear", infer_quantize, 0, canon_quantize, quantize_attrs, &quantize_plans, {.pl_kind = PL_QUANTIZE}},
-    {"DequantizeLinear", infer_dequantize, 0, canon_quantize, quantize_attrs, &quantize_plans, {.pl_kind = PL_DEQUANTIZE}},
-    {"DynamicQuantizeLinear", infer_dynamic_quantize, 0, NULL, NULL, &dynamic_quantize_plans, {0}},
-    {"QLinearConv", infer_qlinear_conv, 0, canon_qlinear_conv, qconv_attrs, &qlinear_plans, {.variant = Q_CONV | Q_LINEAR}},
-    {"ConvInteger", infer_conv_integer, 0, canon_conv_integer, qconv_attrs, &qlinear_plans, {.variant = Q_CONV}},
-    {"QLinearMatMul", infer_qlinear_matmul, 0, canon_qlinear_matmul, qmatmul_attrs, &qlinear_plans, {.variant = Q_LINEAR}},
-    {"MatMulInteger", infer_matmul_integer, 0, canon_matmul_integer, qmatmul_attrs, &qlinear_plans, {0}},
-    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
+    {"QuantizeLinear", infer_quantize, 0, canon_quantize, quantize_attrs, &quantize_plans, {.pl_kind = PL_QUANTIZE}, .schema = OP_SCHEMA(2, 3, 1, 1, 0x3, 10, 0)},
+    {"DequantizeLinear", infer_dequantize, 0, canon_quantize, quantize_attrs, &quantize_plans, {.pl_kind = PL_DEQUANTIZE}, .schema = OP_SCHEMA(2, 3, 1, 1, 0x3, 10, 0)},
+    {"DynamicQuantizeLinear", infer_dynamic_quantize, 0, NULL, NULL, &dynamic_quantize_plans, {0}, .schema = OP_SCHEMA(1, 1, 3, 3, 0x1, 11, 0)},
+    {"QLinearConv", infer_qlinear_conv, OP_WINDOW, canon_qlinear_conv, qconv_attrs, &qlinear_plans, {.variant = Q_CONV | Q_LINEAR}, .schema = OP_SCHEMA(8, 9, 1, 1, 0xff, 10, 0)},
+    {"ConvInteger", infer_conv_integer, OP_WINDOW, canon_conv_integer, qconv_attrs, &qlinear_plans, {.variant = Q_CONV}, .schema = OP_SCHEMA(2, 4, 1, 1, 0x3, 10, 0)},
+    {"QLinearMatMul", infer_qlinear_matmul, 0, canon_qlinear_matmul, qmatmul_attrs, &qlinear_plans, {.variant = Q_LINEAR}, .schema = OP_SCHEMA(8, 8, 1, 1, 0xff, 10, 0)},
+    {"MatMulInteger", infer_matmul_integer, 0, canon_matmul_integer, qmatmul_attrs, &qlinear_plans, {0}, .schema = OP_SCHEMA(2, 4, 1, 1, 0x3, 10, 0)},
+    {0},
 };

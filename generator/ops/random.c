@@ -78,17 +78,18 @@ static int random_plain(const struct layer_desc *d, struct pl_op *op)
     return pl_is_float(op->out.dtype) && (!normal || op->beta >= 0) && op->beta >= (normal ? 0 : op->alpha) ? 0 : -1;
 }
 
-static const struct op_plans random_plans = {NULL, random_plain, NULL, NULL, NULL, 0};
+static const struct op_plans random_plans = {NULL, random_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C (verified by its statistics)", NULL, NULL}};
 
 static const struct op_attr uniform_attrs[] = {ATTR(low, 0), ATTR(high, 1), ATTR(seed, 0), ATTR_END};
 static const struct op_attr normal_attrs[] = {ATTR(mean, 0), ATTR(scale, 1), ATTR(seed, 0), ATTR_END};
 
 const struct op_def ops_random[] = {
-    {"RandomUniformLike", infer_like_with_dtype, 0, NULL, uniform_attrs, &random_plans, {.variant = RND_UNIFORM}},
-    {"RandomNormalLike", infer_like_with_dtype, 0, NULL, normal_attrs, &random_plans, {.variant = RND_NORMAL}},
-    {"Bernoulli", infer_like_with_dtype, 0, NULL, uniform_attrs, &random_plans, {.variant = RND_BERNOULLI}},
-    {"RandomUniform", infer_random, 0, NULL, uniform_attrs, &random_plans, {.variant = RND_UNIFORM}},
-    {"RandomNormal", infer_random, 0, NULL, normal_attrs, &random_plans, {.variant = RND_NORMAL}},
-    {"Multinomial", infer_multinomial, 0, NULL, uniform_attrs, &random_plans, {.variant = RND_MULTINOMIAL}},
-    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
+    {"RandomUniformLike", infer_like_with_dtype, 0, NULL, uniform_attrs, &random_plans, {.variant = RND_UNIFORM}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {"RandomNormalLike", infer_like_with_dtype, 0, NULL, normal_attrs, &random_plans, {.variant = RND_NORMAL}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {"Bernoulli", infer_like_with_dtype, 0, NULL, uniform_attrs, &random_plans, {.variant = RND_BERNOULLI}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 15, 0)},
+    {"RandomUniform", infer_random, 0, NULL, uniform_attrs, &random_plans, {.variant = RND_UNIFORM}, .schema = OP_SCHEMA(0, 0, 1, 1, 0x0, 1, 0)},
+    {"RandomNormal", infer_random, 0, NULL, normal_attrs, &random_plans, {.variant = RND_NORMAL}, .schema = OP_SCHEMA(0, 0, 1, 1, 0x0, 1, 0)},
+    {"Multinomial", infer_multinomial, 0, NULL, uniform_attrs, &random_plans, {.variant = RND_MULTINOMIAL}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 7, 0)},
+    {0},
 };

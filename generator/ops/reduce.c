@@ -343,10 +343,14 @@ static int arg_topk_plain(const struct layer_desc *d, struct pl_op *op)
     return 0;
 }
 
-static const struct op_plans reduce_plans = {reduce_dnnl, reduce_plain, reduce_cudnn, NULL, NULL, 0};
-static const struct op_plans softmax_plans = {softmax_dnnl, NULL, softmax_cudnn, NULL, NULL, 0};
-static const struct op_plans hardmax_plans = {NULL, hardmax_plain, NULL, NULL, NULL, 0};
-static const struct op_plans arg_topk_plans = {NULL, arg_topk_plain, NULL, NULL, NULL, 0};
+static const struct op_plans reduce_plans = {reduce_dnnl, reduce_plain, reduce_cudnn, NULL, NULL, PLAN_BY_IDS,
+    .how = {"oneDNN reduction", "plain C", "cuDNN reduce tensor", NULL}};
+static const struct op_plans softmax_plans = {softmax_dnnl, NULL, softmax_cudnn, NULL, NULL, 0,
+    .how = {"oneDNN softmax", NULL, "cuDNN softmax (fast, accurate; log)", NULL}};
+static const struct op_plans hardmax_plans = {NULL, hardmax_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
+static const struct op_plans arg_topk_plans = {NULL, arg_topk_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
 
 static const struct op_attr reduce_attrs[] = {ATTR(axes, 0), ATTR(keepdims, 1), ATTR_END};
 static const struct op_attr softmax_attrs[] = {ATTR(axis, -1), ATTR(coerce_2d, 0), ATTR_END};
@@ -354,25 +358,25 @@ static const struct op_attr arg_attrs[] = {ATTR(axis, 0), ATTR(keepdims, 1), ATT
 static const struct op_attr topk_attrs[] = {ATTR(axis, -1), ATTR(largest, 1), ATTR(sorted, 1), ATTR_END};
 
 /* name; oneDNN's reduction (and its p), plain C's function, cuDNN's reduce op */
-#define REDUCE(name, dnnl, p, fn, cudnn) \
-    {#name, infer_reduce, 0, canon_reduce, reduce_attrs, &reduce_plans, {dnnl, p, 0, 0, PL_REDUCE, fn, cudnn, 0}},
+#define REDUCE(name, dnnl, p, fn, cudnn, sch) \
+    {#name, infer_reduce, 0, canon_reduce, reduce_attrs, &reduce_plans, {dnnl, p, 0, 0, PL_REDUCE, fn, cudnn, 0}, .schema = sch},
 
 const struct op_def ops_reduce[] = {
-    REDUCE(ReduceMean, dnnl_reduction_mean, 0, PL_MEAN, "CUDNN_REDUCE_TENSOR_AVG")
-    REDUCE(ReduceSum, dnnl_reduction_sum, 0, PL_ADD, "CUDNN_REDUCE_TENSOR_ADD")
-    REDUCE(ReduceMax, dnnl_reduction_max, 0, PL_MAX, "CUDNN_REDUCE_TENSOR_MAX")
-    REDUCE(ReduceMin, dnnl_reduction_min, 0, PL_MIN, "CUDNN_REDUCE_TENSOR_MIN")
-    REDUCE(ReduceProd, dnnl_reduction_mul, 0, PL_MUL, "CUDNN_REDUCE_TENSOR_MUL")
-    REDUCE(ReduceL1, dnnl_reduction_norm_lp_sum, 1, PL_L1, "CUDNN_REDUCE_TENSOR_NORM1")
-    REDUCE(ReduceL2, dnnl_reduction_norm_lp_sum, 2, PL_L2, "CUDNN_REDUCE_TENSOR_NORM2")
-    REDUCE(ReduceLogSum, 0, 0, PL_LOGSUM, NULL)
-    REDUCE(ReduceLogSumExp, 0, 0, PL_LOGSUMEXP, NULL)
-    REDUCE(ReduceSumSquare, 0, 0, PL_SUMSQUARE, NULL)
-    {"ArgMax", infer_argmax, 0, NULL, arg_attrs, &arg_topk_plans, {.pl_kind = PL_ARG, .pl_fn = PL_MAX}},
-    {"ArgMin", infer_argmax, 0, NULL, arg_attrs, &arg_topk_plans, {.pl_kind = PL_ARG, .pl_fn = PL_MIN}},
-    {"TopK", infer_topk, 0, NULL, topk_attrs, &arg_topk_plans, {.pl_kind = PL_TOPK, .pl_fn = PL_IDENTITY}},
-    {"Softmax", infer_same_as_input, 0, canon_softmax, softmax_attrs, &softmax_plans, {.dnnl = dnnl_softmax_accurate}},
-    {"LogSoftmax", infer_same_as_input, 0, canon_softmax, softmax_attrs, &softmax_plans, {.dnnl = dnnl_softmax_log}},
-    {"Hardmax", infer_same_as_input, 0, canon_softmax, softmax_attrs, &hardmax_plans, {0}},
-    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
+    REDUCE(ReduceMean, dnnl_reduction_mean, 0, PL_MEAN, "CUDNN_REDUCE_TENSOR_AVG", OP_SCHEMA(1, 2, 1, 1, 0x1, 1, 0))
+    REDUCE(ReduceSum, dnnl_reduction_sum, 0, PL_ADD, "CUDNN_REDUCE_TENSOR_ADD", OP_SCHEMA(1, 2, 1, 1, 0x1, 1, 0))
+    REDUCE(ReduceMax, dnnl_reduction_max, 0, PL_MAX, "CUDNN_REDUCE_TENSOR_MAX", OP_SCHEMA(1, 2, 1, 1, 0x1, 1, 0))
+    REDUCE(ReduceMin, dnnl_reduction_min, 0, PL_MIN, "CUDNN_REDUCE_TENSOR_MIN", OP_SCHEMA(1, 2, 1, 1, 0x1, 1, 0))
+    REDUCE(ReduceProd, dnnl_reduction_mul, 0, PL_MUL, "CUDNN_REDUCE_TENSOR_MUL", OP_SCHEMA(1, 2, 1, 1, 0x1, 1, 0))
+    REDUCE(ReduceL1, dnnl_reduction_norm_lp_sum, 1, PL_L1, "CUDNN_REDUCE_TENSOR_NORM1", OP_SCHEMA(1, 2, 1, 1, 0x1, 1, 0))
+    REDUCE(ReduceL2, dnnl_reduction_norm_lp_sum, 2, PL_L2, "CUDNN_REDUCE_TENSOR_NORM2", OP_SCHEMA(1, 2, 1, 1, 0x1, 1, 0))
+    REDUCE(ReduceLogSum, 0, 0, PL_LOGSUM, NULL, OP_SCHEMA(1, 2, 1, 1, 0x1, 1, 0))
+    REDUCE(ReduceLogSumExp, 0, 0, PL_LOGSUMEXP, NULL, OP_SCHEMA(1, 2, 1, 1, 0x1, 1, 0))
+    REDUCE(ReduceSumSquare, 0, 0, PL_SUMSQUARE, NULL, OP_SCHEMA(1, 2, 1, 1, 0x1, 1, 0))
+    {"ArgMax", infer_argmax, 0, NULL, arg_attrs, &arg_topk_plans, {.pl_kind = PL_ARG, .pl_fn = PL_MAX}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {"ArgMin", infer_argmax, 0, NULL, arg_attrs, &arg_topk_plans, {.pl_kind = PL_ARG, .pl_fn = PL_MIN}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {"TopK", infer_topk, 0, NULL, topk_attrs, &arg_topk_plans, {.pl_kind = PL_TOPK, .pl_fn = PL_IDENTITY}, .schema = OP_SCHEMA(1, 2, 2, 2, 0x1, 1, 0)},
+    {"Softmax", infer_same_as_input, 0, canon_softmax, softmax_attrs, &softmax_plans, {.dnnl = dnnl_softmax_accurate}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {"LogSoftmax", infer_same_as_input, 0, canon_softmax, softmax_attrs, &softmax_plans, {.dnnl = dnnl_softmax_log}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {"Hardmax", infer_same_as_input, 0, canon_softmax, softmax_attrs, &hardmax_plans, {0}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {0},
 };

@@ -363,8 +363,10 @@ static int resize_kernel(const struct layer_desc *d, struct cu_kernel *k)
     return 0;
 }
 
-static const struct op_plans resize_plans = {resize_dnnl, sample_plain, NULL, resize_kernel, NULL, PLAN_PLAIN_TOO};
-static const struct op_plans grid_sample_plans = {NULL, sample_plain, NULL, NULL, NULL, 0};
+static const struct op_plans resize_plans = {resize_dnnl, sample_plain, NULL, resize_kernel, NULL, PLAN_PLAIN_TOO,
+    .how = {"oneDNN resampling (nearest, linear)", "plain C (every mode, beside oneDNN)", NULL, "kernel of ours (nearest, bilinear)"}};
+static const struct op_plans grid_sample_plans = {NULL, sample_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
 
 static const struct op_attr resize_attrs[] = {
     ATTR_S(mode, "nearest"), ATTR_S(coordinate_transformation_mode, "half_pixel"),
@@ -374,8 +376,8 @@ static const struct op_attr grid_sample_attrs[] = {ATTR_S(mode, "nearest"), ATTR
                                                    ATTR(align_corners, 0), ATTR_END};
 
 const struct op_def ops_resize[] = {
-    {"GridSample", infer_grid_sample, 0, canon_grid_sample, grid_sample_attrs, &grid_sample_plans, {.pl_kind = PL_GRID_SAMPLE}},
-    {"Resize", infer_resize, 0, canon_resize, resize_attrs, &resize_plans, {.pl_kind = PL_RESIZE}},
-    {"Upsample", infer_resize, 0, canon_resize, resize_attrs, &resize_plans, {.pl_kind = PL_RESIZE}},
-    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
+    {"GridSample", infer_grid_sample, 0, canon_grid_sample, grid_sample_attrs, &grid_sample_plans, {.pl_kind = PL_GRID_SAMPLE}, .schema = OP_SCHEMA(2, 2, 1, 1, 0x3, 16, 0)},
+    {"Resize", infer_resize, 0, canon_resize, resize_attrs, &resize_plans, {.pl_kind = PL_RESIZE}, .schema = OP_SCHEMA(1, 4, 1, 1, 0x1, 10, 0)},
+    {"Upsample", infer_resize, 0, canon_resize, resize_attrs, &resize_plans, {.pl_kind = PL_RESIZE}, .schema = OP_SCHEMA(1, 2, 1, 1, 0x1, 1, 9)},
+    {0},
 };

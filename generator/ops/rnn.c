@@ -175,16 +175,17 @@ static int rnn_cudnn(const struct layer_desc *d, struct cu_plan *p)
     return 0;
 }
 
-static const struct op_plans rnn_plans = {rnn_dnnl, NULL, rnn_cudnn, NULL, NULL, 0};
+static const struct op_plans rnn_plans = {rnn_dnnl, NULL, rnn_cudnn, NULL, NULL, 0,
+    .how = {"oneDNN RNN (LSTM, GRU, vanilla)", NULL, "cuDNN RNN, its 4 algorithms", NULL}};
 
-static const struct op_attr rnn_attrs[] = {ATTR(hidden_size, 0), ATTR(layout, 0), ATTR(clip, 0), ATTR(input_forget, 0),
+static const struct op_attr rnn_attrs[] = {ATTR_MIN(hidden_size, 0, 1), ATTR(layout, 0), ATTR(clip, 0), ATTR(input_forget, 0),
                                            ATTR(linear_before_reset, 0), ATTR(activations, 0),
                                            ATTR(activation_alpha, 0), ATTR(activation_beta, 0),
                                            ATTR_S(direction, "forward"), ATTR_END};
 
 const struct op_def ops_rnn[] = {
-    {"LSTM", infer_rnn, 0, NULL, rnn_attrs, &rnn_plans, {.variant = 4}},
-    {"GRU", infer_rnn, 0, NULL, rnn_attrs, &rnn_plans, {.variant = 3}},
-    {"RNN", infer_rnn, 0, NULL, rnn_attrs, &rnn_plans, {.variant = 1}},
-    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
+    {"LSTM", infer_rnn, 0, NULL, rnn_attrs, &rnn_plans, {.variant = 4}, .schema = OP_SCHEMA(3, 8, 0, 3, 0x7, 1, 0)},
+    {"GRU", infer_rnn, 0, NULL, rnn_attrs, &rnn_plans, {.variant = 3}, .schema = OP_SCHEMA(3, 6, 0, 2, 0x7, 1, 0)},
+    {"RNN", infer_rnn, 0, NULL, rnn_attrs, &rnn_plans, {.variant = 1}, .schema = OP_SCHEMA(3, 6, 0, 2, 0x7, 1, 0)},
+    {0},
 };

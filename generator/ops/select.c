@@ -196,10 +196,14 @@ static int nms_plain(const struct layer_desc *d, struct pl_op *op)
     return 0;
 }
 
-static const struct op_plans nonzero_plans = {NULL, nonzero_plain, NULL, NULL, NULL, 0};
-static const struct op_plans compress_plans = {NULL, compress_plain, NULL, NULL, NULL, 0};
-static const struct op_plans unique_plans = {NULL, unique_plain, NULL, NULL, NULL, 0};
-static const struct op_plans nms_plans = {NULL, nms_plain, NULL, NULL, NULL, 0};
+static const struct op_plans nonzero_plans = {NULL, nonzero_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
+static const struct op_plans compress_plans = {NULL, compress_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
+static const struct op_plans unique_plans = {NULL, unique_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
+static const struct op_plans nms_plans = {NULL, nms_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
 
 static const struct op_attr compress_attrs[] = {ATTR(axis, 0), ATTR_END};
 static const struct op_attr unique_attrs[] = {ATTR(axis, 0), ATTR(sorted, 1), ATTR_END};
@@ -207,9 +211,9 @@ static const struct op_attr nms_attrs[] = {ATTR(max_output_boxes_per_class, 0), 
                                            ATTR(score_threshold, 0), ATTR(center_point_box, 0), ATTR_END};
 
 const struct op_def ops_select[] = {
-    {"NonZero", infer_nonzero, OP_DATA_SIZED, NULL, NULL, &nonzero_plans, {0}},
-    {"Compress", infer_compress, OP_DATA_SIZED, canon_compress, compress_attrs, &compress_plans, {0}},
-    {"Unique", infer_unique, OP_DATA_SIZED, canon_unique, unique_attrs, &unique_plans, {0}},
-    {"NonMaxSuppression", infer_nms, OP_DATA_SIZED, canon_nms, nms_attrs, &nms_plans, {0}},
-    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
+    {"NonZero", infer_nonzero, OP_DATA_SIZED, NULL, NULL, &nonzero_plans, {0}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 9, 0)},
+    {"Compress", infer_compress, OP_DATA_SIZED, canon_compress, compress_attrs, &compress_plans, {0}, .schema = OP_SCHEMA(2, 2, 1, 1, 0x3, 9, 0)},
+    {"Unique", infer_unique, OP_DATA_SIZED, canon_unique, unique_attrs, &unique_plans, {0}, .schema = OP_SCHEMA(1, 1, 1, 4, 0x1, 11, 0)},
+    {"NonMaxSuppression", infer_nms, OP_DATA_SIZED, canon_nms, nms_attrs, &nms_plans, {0}, .schema = OP_SCHEMA(2, 5, 1, 1, 0x3, 10, 0)},
+    {0},
 };

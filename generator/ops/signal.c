@@ -249,9 +249,12 @@ static int dft_plain(const struct layer_desc *d, struct pl_op *op)
     return 0;
 }
 
-static const struct op_plans window_plans = {NULL, window_plain, NULL, NULL, NULL, 0};
-static const struct op_plans stft_plans = {NULL, stft_plain, NULL, NULL, NULL, 0};
-static const struct op_plans dft_plans = {NULL, dft_plain, NULL, NULL, NULL, 0};
+static const struct op_plans window_plans = {NULL, window_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
+static const struct op_plans stft_plans = {NULL, stft_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
+static const struct op_plans dft_plans = {NULL, dft_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C (FFT)", NULL, NULL}};
 
 static const struct op_attr window_attrs[] = {ATTR(periodic, 1), ATTR_END};
 static const struct op_attr stft_attrs[] = {ATTR(frame_step, 0), ATTR(frame_length, 0), ATTR(onesided, 1), ATTR_END};
@@ -259,11 +262,11 @@ static const struct op_attr dft_attrs[] = {ATTR(axis, 0), ATTR(dft_length, 0), A
                                            ATTR_END};
 
 const struct op_def ops_signal[] = {
-    {"DFT", infer_dft, 0, canon_dft, dft_attrs, &dft_plans, {0}},
-    {"STFT", infer_stft, 0, canon_stft, stft_attrs, &stft_plans, {0}},
-    {"HannWindow", infer_window, 0, canon_window_fn, window_attrs, &window_plans, {.variant = 0}},
-    {"HammingWindow", infer_window, 0, canon_window_fn, window_attrs, &window_plans, {.variant = 1}},
-    {"BlackmanWindow", infer_window, 0, canon_window_fn, window_attrs, &window_plans, {.variant = 2}},
-    {"MelWeightMatrix", infer_mel, 0, canon_mel, NULL, NULL, {0}},
-    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
+    {"DFT", infer_dft, 0, canon_dft, dft_attrs, &dft_plans, {0}, .schema = OP_SCHEMA(1, 3, 1, 1, 0x1, 17, 0)},
+    {"STFT", infer_stft, 0, canon_stft, stft_attrs, &stft_plans, {0}, .schema = OP_SCHEMA(2, 4, 1, 1, 0x3, 17, 0)},
+    {"HannWindow", infer_window, 0, canon_window_fn, window_attrs, &window_plans, {.variant = 0}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 17, 0)},
+    {"HammingWindow", infer_window, 0, canon_window_fn, window_attrs, &window_plans, {.variant = 1}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 17, 0)},
+    {"BlackmanWindow", infer_window, 0, canon_window_fn, window_attrs, &window_plans, {.variant = 2}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 17, 0)},
+    {"MelWeightMatrix", infer_mel, 0, canon_mel, NULL, NULL, {0}, .schema = OP_SCHEMA(5, 5, 1, 1, 0x1f, 17, 0)},
+    {0},
 };

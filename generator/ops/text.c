@@ -149,8 +149,10 @@ static int regex_why_not(const struct layer_desc *d, char *why, size_t why_len)
     return 0;
 }
 
-static const struct op_plans string_plans = {NULL, string_plain, NULL, NULL, NULL, 0};
-static const struct op_plans regex_plans = {NULL, string_plain, NULL, NULL, regex_why_not, 0};
+static const struct op_plans string_plans = {NULL, string_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
+static const struct op_plans regex_plans = {NULL, string_plain, NULL, NULL, regex_why_not, 0,
+    .how = {NULL, "plain C (RE2 as POSIX ERE)", NULL, NULL}};
 
 static const struct op_attr normalizer_attrs[] = {ATTR_S(case_change_action, "NONE"), ATTR(is_case_sensitive, 0),
                                                   ATTR(stopwords, 0), ATTR_END};
@@ -159,9 +161,9 @@ static const struct op_attr regex_attrs[] = {ATTR_S(pattern, NULL), ATTR_END};
 
 const struct op_def ops_text[] = {
     {"StringNormalizer", infer_string_normalizer, OP_DATA_SIZED, NULL, normalizer_attrs, &string_plans,
-     {.pl_kind = PL_STR_NORMALIZE}},
-    {"StringConcat", infer_string_concat, 0, NULL, NULL, &string_plans, {.pl_kind = PL_STR_CONCAT}},
-    {"StringSplit", infer_string_split, OP_DATA_SIZED, NULL, split_attrs, &string_plans, {.pl_kind = PL_STR_SPLIT}},
-    {"RegexFullMatch", infer_bool_unary, 0, NULL, regex_attrs, &regex_plans, {.pl_kind = PL_STR_REGEX}}, /* a bool per element */
-    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
+     {.pl_kind = PL_STR_NORMALIZE}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 10, 0)},
+    {"StringConcat", infer_string_concat, 0, NULL, NULL, &string_plans, {.pl_kind = PL_STR_CONCAT}, .schema = OP_SCHEMA(2, 2, 1, 1, 0x3, 20, 0)},
+    {"StringSplit", infer_string_split, OP_DATA_SIZED, NULL, split_attrs, &string_plans, {.pl_kind = PL_STR_SPLIT}, .schema = OP_SCHEMA(1, 1, 2, 2, 0x1, 20, 0)},
+    {"RegexFullMatch", infer_bool_unary, 0, NULL, regex_attrs, &regex_plans, {.pl_kind = PL_STR_REGEX}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 20, 0)}, /* a bool per element */
+    {0},
 };

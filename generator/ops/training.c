@@ -108,15 +108,16 @@ static int optimizer_plain(const struct layer_desc *d, struct pl_op *op)
     return 0;
 }
 
-static const struct op_plans optimizer_plans = {NULL, optimizer_plain, NULL, NULL, NULL, 0};
+static const struct op_plans optimizer_plans = {NULL, optimizer_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, NULL}};
 
 static const struct op_attr optimizer_attrs[] = {
     ATTR(alpha, 0), ATTR(beta, 0), ATTR(decay_factor, 0), ATTR(epsilon, 0), ATTR(norm_coefficient, 0),
     ATTR(norm_coefficient_post, 0), ATTR_S(mode, "standard"), ATTR_END};
 
 const struct op_def ops_training[] = {
-    {"Adagrad", infer_optimizer, 0, canon_optimizer, optimizer_attrs, &optimizer_plans, {.variant = 0}},
-    {"Momentum", infer_optimizer, 0, canon_optimizer, optimizer_attrs, &optimizer_plans, {.variant = 1}},
-    {"Adam", infer_optimizer, 0, canon_optimizer, optimizer_attrs, &optimizer_plans, {.variant = 2}},
-    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
+    {"Adagrad", infer_optimizer, 0, canon_optimizer, optimizer_attrs, &optimizer_plans, {.variant = 0}, .schema = OP_SCHEMA(3, 255, 1, 255, 0x3, 1, 0)},
+    {"Momentum", infer_optimizer, 0, canon_optimizer, optimizer_attrs, &optimizer_plans, {.variant = 1}, .schema = OP_SCHEMA(3, 255, 1, 255, 0x3, 1, 0)},
+    {"Adam", infer_optimizer, 0, canon_optimizer, optimizer_attrs, &optimizer_plans, {.variant = 2}, .schema = OP_SCHEMA(3, 255, 1, 255, 0x3, 1, 0)},
+    {0},
 };

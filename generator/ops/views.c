@@ -349,13 +349,13 @@ static void infer_constant_of_shape(struct infer_ctx *c)
 }
 
 const struct op_def ops_views[] = {
-    {"Shape", infer_shape, OP_FREE, NULL, NULL, NULL, {0}},
-    {"Size", infer_size, OP_FREE, NULL, NULL, NULL, {0}},
-    {"Reshape", infer_reshape, OP_FREE, NULL, NULL, NULL, {0}},
-    {"Flatten", infer_flatten, OP_FREE, NULL, NULL, NULL, {0}},
-    {"Squeeze", infer_squeeze, OP_FREE, NULL, NULL, NULL, {0}},
-    {"Unsqueeze", infer_unsqueeze, OP_FREE, NULL, NULL, NULL, {0}},
-    {"Constant", infer_constant, OP_FREE, NULL, NULL, NULL, {0}},
-    {"ConstantOfShape", infer_constant_of_shape, 0, NULL, NULL, NULL, {0}},
-    {NULL, NULL, 0, NULL, NULL, NULL, {0}},
+    {"Shape", infer_shape, OP_FREE, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {"Size", infer_size, OP_FREE, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {"Reshape", infer_reshape, OP_FREE, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(1, 2, 1, 1, 0x1, 1, 0)},
+    {"Flatten", infer_flatten, OP_FREE, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0)},
+    {"Squeeze", infer_squeeze, OP_FREE, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(1, 2, 1, 1, 0x1, 1, 0)},
+    {"Unsqueeze", infer_unsqueeze, OP_FREE, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(1, 2, 1, 1, 0x1, 1, 0)},
+    {"Constant", infer_constant, OP_FREE, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(0, 0, 1, 1, 0x0, 1, 0)},
+    {"ConstantOfShape", infer_constant_of_shape, 0, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(1, 1, 1, 1, 0x1, 9, 0)},
+    {0},
 };

@@ -1,0 +1,24 @@
+/* The benchmark folder: the backends' files, build.ninja, run_all, the manifest (folder.c). */
+#ifndef BENANZA_FOLDER_H
+#define BENANZA_FOLDER_H
+
+#include "pipeline.h"
+
+struct folder_opts {
+    const char *dir;
+    unsigned backends;      /* BACKEND_* bits (backends.h) */
+    const char *cuda_arch;  /* --cuda-arch */
+    const char *repro;      /* --repro LAYER: that layer's files only, flat in dir */
+    const char *cmdline;    /* gen's command line, for the files' headers */
+    bool progress;
+};
+
+/* Writes the folder: manifest.tsv, every backend's benchmarks, build.ninja, run_all, runner and
+ * aggregator sources, benchmarks.tsv, README.md (gpu_check where there are CUDA benchmarks).
+ * Returns an exit status (BZ_EXIT_*). */
+int folder_write(const struct pipeline *p, const struct folder_opts *o, struct bz_diag *diag);
+
+/* --repro: the benchmark files of one layer, nothing else. Returns an exit status. */
+int folder_repro(const struct pipeline *p, const struct folder_opts *o, struct bz_diag *diag);
+
+#endif
