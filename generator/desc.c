@@ -7,27 +7,6 @@
 
 #include "ops/ops.h"
 
-enum attr_kind { AK_I, AK_F, AK_S, AK_IS, AK_FS, AK_SS };
-
-static const struct {
-    const char *name;
-    enum attr_kind kind;
-    size_t offset;
-} attr_fields[DA_COUNT] = {
-#define FIELD_I(n) [DA_##n] = {#n, AK_I, offsetof(struct desc_attrs, n)},
-#define FIELD_F(n) [DA_##n] = {#n, AK_F, offsetof(struct desc_attrs, n)},
-#define FIELD_S(n) [DA_##n] = {#n, AK_S, offsetof(struct desc_attrs, n)},
-#define FIELD_IS(n) [DA_##n] = {#n, AK_IS, offsetof(struct desc_attrs, n)},
-#define FIELD_FS(n) [DA_##n] = {#n, AK_FS, offsetof(struct desc_attrs, n)},
-#define FIELD_SS(n) [DA_##n] = {#n, AK_SS, offsetof(struct desc_attrs, n)},
-    DESC_ATTRS(FIELD_I, FIELD_F, FIELD_S, FIELD_IS, FIELD_FS, FIELD_SS)
-};
-
-const char *desc_attr_name(enum desc_attr id)
-{
-    return (unsigned)id < DA_COUNT ? attr_fields[id].name : "?";
-}
-
 static const char *const pattern_names[FUSE_PATTERN_COUNT] = {
     [FUSE_NONE] = "", [FUSE_CONV_ACT] = "conv_act", [FUSE_CONV_ADD] = "conv_add",
     [FUSE_CONV_ADD_ACT] = "conv_add_act", [FUSE_CONV_BN] = "conv_bn", [FUSE_CONV_BN_ACT] = "conv_bn_act",
@@ -143,13 +122,13 @@ static void set_bit(uint64_t *bits, enum desc_attr id)
 
 static void decode_attr(struct bz_arena *arena, const json_t *attrs, const struct op_attr *spec, struct desc_attrs *a)
 {
-    char *field = (char *)a + attr_fields[spec->id].offset;
-    const json_t *v = json_object_get(attrs, attr_fields[spec->id].name);
+    char *field = (char *)a + desc_attr_offset(spec->id);
+    const json_t *v = json_object_get(attrs, desc_attr_name(spec->id));
     bool known = false;
     if (v)
         set_bit(a->present, spec->id);
-    switch (attr_fields[spec->id].kind) {
-    case AK_I: {
+    switch (desc_attr_kind(spec->id)) {
+    case DESC_AK_I: {
         int64_t x = json_is_number(v) ? (int64_t)json_number_value(v) : (int64_t)spec->dflt;
         if (json_is_integer(v))
             x = json_integer_value(v);
@@ -157,13 +136,13 @@ static void decode_attr(struct bz_arena *arena, const json_t *attrs, const struc
         known = json_is_integer(v) || !v;
         break;
     }
-    case AK_F: {
+    case DESC_AK_F: {
         double x = json_is_number(v) ? json_number_value(v) : spec->dflt;
         memcpy(field, &x, sizeof(x));
         known = json_is_number(v) || !v;
         break;
     }
-    case AK_S: {
+    case DESC_AK_S: {
         const char *s = json_is_string(v) ? json_string_value(v) : spec->sdflt;
         size_t len = json_is_string(v) ? json_string_length(v) : s ? strlen(s) : 0;
         memcpy(field, &s, sizeof(s));
@@ -174,7 +153,7 @@ static void decode_attr(struct bz_arena *arena, const json_t *attrs, const struc
         known = json_is_string(v) || !v;
         break;
     }
-    case AK_IS: {
+    case DESC_AK_IS: {
         struct desc_ints l = {(int)json_array_size(v), NULL};
         int64_t *e = bz_arena_array(arena, (size_t)l.n + 1, sizeof(int64_t));
         known = !v || json_is_array(v);
@@ -187,7 +166,7 @@ static void decode_attr(struct bz_arena *arena, const json_t *attrs, const struc
         memcpy(field, &l, sizeof(l));
         break;
     }
-    case AK_FS: {
+    case DESC_AK_FS: {
         struct desc_floats l = {(int)json_array_size(v), NULL};
         double *e = bz_arena_array(arena, (size_t)l.n + 1, sizeof(double));
         known = !v || json_is_array(v);
@@ -200,7 +179,7 @@ static void decode_attr(struct bz_arena *arena, const json_t *attrs, const struc
         memcpy(field, &l, sizeof(l));
         break;
     }
-    case AK_SS: {
+    case DESC_AK_SS: {
         struct desc_strs l = {(int)json_array_size(v), NULL, NULL};
         const char **e = bz_arena_array(arena, (size_t)l.n + 1, sizeof(char *));
         size_t *len = bz_arena_array(arena, (size_t)l.n + 1, sizeof(size_t));

@@ -159,8 +159,12 @@ static inline const struct desc_tensor *desc_out(const struct layer_desc *d, int
 int64_t desc_count(const struct desc_tensor *t);
 bool desc_same_dims(const struct desc_tensor *a, const struct desc_tensor *b);
 
-/* an attribute's ONNX name */
+/* an attribute's ONNX name, kind (I, F, S, IS, FS, SS of DESC_ATTRS) and place in struct
+ * desc_attrs (generator/attrs.c) */
+enum desc_attr_kind { DESC_AK_I, DESC_AK_F, DESC_AK_S, DESC_AK_IS, DESC_AK_FS, DESC_AK_SS };
 const char *desc_attr_name(enum desc_attr id);
+enum desc_attr_kind desc_attr_kind(enum desc_attr id);
+size_t desc_attr_offset(enum desc_attr id);
 
 /* Decodes a layer's canonical object (PARAMS: op, domain, attrs, inputs, outputs; or a fusion
  * group's pattern and members) into D, its storage in ARENA; the attributes are those of the

@@ -40,7 +40,75 @@ const char *emit_embedded(const char *path, size_t *len)
     return NULL;
 }
 
-void emit_plain_headers(json_t *data, unsigned families)
+/* the family bits of "PL_FAM_INDEX" or "(PL_FAM_INDEX | PL_FAM_REDUCE)"; 0 when not that */
+static unsigned family_bits(const char *e)
+{
+    static const struct { const char *name; unsigned bit; } fams[] = {
+        {"PL_FAM_INDEX", PL_FAM_INDEX},   {"PL_FAM_REDUCE", PL_FAM_REDUCE}, {"PL_FAM_QUANT", PL_FAM_QUANT},
+        {"PL_FAM_SAMPLE", PL_FAM_SAMPLE}, {"PL_FAM_LINALG", PL_FAM_LINALG}, {"PL_FAM_SIGNAL", PL_FAM_SIGNAL},
+        {"PL_FAM_NN", PL_FAM_NN},         {"PL_FAM_RANDOM", PL_FAM_RANDOM}, {"PL_FAM_SELECT", PL_FAM_SELECT},
+        {"PL_FAM_STRING", PL_FAM_STRING},
+    };
+    unsigned bits = 0;
+    while (*e) {
+        size_t n = strcspn(e, " ()|\n");
+        bool found = n == 0;
+        for (size_t i = 0; i < BZ_ARRAY_LEN(fams) && n; i++)
+            if (strlen(fams[i].name) == n && !strncmp(e, fams[i].name, n)) {
+                bits |= fams[i].bit;
+                found = true;
+            }
+        if (!found)
+            return 0;
+        e += n ? n : 1;
+    }
+    return bits;
+}
+
+void emit_trim_plain(struct bz_buf *out, const char *text, size_t len, unsigned families, bool kernel_only)
+{
+    /* a stack of open conditionals: whether their text is kept, and whether gen decided them
+     * (then their directive lines go too) */
+    bool keep[64], decided[64];
+    int depth = 0;
+    keep[0] = true;
+    for (const char *line = text, *end = text + len; line < end;) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        size_t n = nl ? (size_t)(nl - line) + 1 : (size_t)(end - line);
+        bool cur = keep[depth], emit = cur;
+        if (!strncmp(line, "#if", 3) && depth < 63) {
+            bool known = false, on = true;
+            if (!strncmp(line, "#if PL_FAMILIES & ", 18)) {
+                char expr[160];
+                size_t m = n - 18 < sizeof(expr) - 1 ? n - 18 : sizeof(expr) - 1;
+                memcpy(expr, line + 18, m);
+                expr[m] = '\0';
+                unsigned bits = family_bits(expr);
+                known = bits != 0;
+                on = (families & bits) != 0;
+            } else if (!strncmp(line, "#ifndef PL_KERNEL_ONLY", 22)) {
+                known = true;
+                on = !kernel_only;
+            }
+            depth++;
+            keep[depth] = cur && on;
+            decided[depth] = known;
+            emit = cur && !known;
+        } else if (!strncmp(line, "#endif", 6) && depth > 0) {
+            emit = keep[depth - 1] && !decided[depth];
+            depth--;
+        } else if (!strncmp(line, "#el", 3) && depth > 0) {
+            if (decided[depth])
+                keep[depth] = keep[depth - 1] && !keep[depth];
+            emit = keep[depth - 1] && !decided[depth];
+        }
+        if (emit)
+            bz_buf_append(out, line, n);
+        line += n;
+    }
+}
+
+void emit_plain_headers(json_t *data, unsigned families, bool kernel_only)
 {
     static const struct { const char *name; unsigned family; } headers[] = {
         {"plain_ops", 0},
@@ -60,7 +128,12 @@ void emit_plain_headers(json_t *data, unsigned families)
         size_t len = 0;
         snprintf(path, sizeof(path), "runtime/%s.h", headers[i].name);
         const char *text = headers[i].family && !(families & headers[i].family) ? NULL : emit_embedded(path, &len);
-        json_object_set_new(data, headers[i].name, text ? json_stringn(text, len) : json_string(""));
+        struct bz_buf t;
+        bz_buf_init(&t);
+        if (text)
+            emit_trim_plain(&t, text, len, families, kernel_only);
+        json_object_set_new(data, headers[i].name, json_stringn(t.data ? t.data : "", t.len));
+        bz_buf_free(&t);
     }
     char line[160];
     snprintf(line, sizeof(line),
@@ -176,6 +249,15 @@ int emit_render(struct emit_ctx *e, const char *tpl_path, json_t *data, const ch
         return -1;
     }
     json_object_set_new(data, "version", json_string(BENANZA_VERSION));
+    if (e->cmdline) {
+        struct bz_buf c;
+        bz_buf_init(&c);
+        emit_comment_text(&c, e->cmdline);
+        json_object_set_new(data, "cmdline", json_string(c.data ? c.data : ""));
+        bz_buf_free(&c);
+    } else {
+        json_object_set_new(data, "cmdline", json_string("gen"));
+    }
     struct mustache_opts o = {.partial = partial_embedded, .escape = emit_escape_c,
                               .flags = MUSTACHE_STRICT_PARTIALS | MUSTACHE_STRICT_VARS};
     struct bz_buf out, err;
@@ -257,4 +339,15 @@ json_t *emit_uses(const struct pipeline *p, int layer_index, int max)
         json_array_append_new(arr, json_string(more));
     }
     return arr;
+}
+
+void emit_macro(struct bz_buf *b, const char *name, const char *body)
+{
+    bz_buf_printf(b, "#define %s", name);
+    for (const char *line = body; line && *line;) {
+        size_t n = strcspn(line, "\n");
+        bz_buf_puts(b, " \\\n    ");
+        bz_buf_append(b, line, n);
+        line += n + (line[n] == '\n');
+    }
 }

@@ -32,9 +32,14 @@ struct emit_ctx {
 const char *emit_embedded(const char *path, size_t *len);
 /* Sets the plain C kernel headers (runtime/plain_*.h) in DATA under their template names
  * (plain_ops, plain_index, ...), for the templates that inline them: the core and the
- * FAMILIES named (PL_FAM_* bits, pl_family of the op's kind), the others empty; and
- * plain_families, the line that tells plain_ops.h which are there. */
-void emit_plain_headers(struct json_t *data, unsigned families);
+ * FAMILIES named (PL_FAM_* bits, pl_family of the op's kind), the others empty, each trimmed to
+ * them (emit_trim_plain; KERNEL_ONLY: a CUDA kernel's host reference); and plain_families, the
+ * line that tells plain_ops.h which are there. */
+void emit_plain_headers(struct json_t *data, unsigned families, bool kernel_only);
+/* TEXT (a runtime/plain_*.h) with the conditionals gen can decide taken out: the families'
+ * (#if PL_FAMILIES & ...) that FAMILIES has not, the CPU benchmark's (#ifndef PL_KERNEL_ONLY)
+ * where KERNEL_ONLY; those it has, without their directives */
+void emit_trim_plain(struct bz_buf *out, const char *text, size_t len, unsigned families, bool kernel_only);
 
 /* Appends S[0..N) escaped for the inside of a C string literal (octal escapes: no trigraphs,
  * no hex run-on). */
@@ -50,6 +55,9 @@ void emit_comment_text(struct bz_buf *b, const char *s);
 
 /* "model@batch node[i] (Op 'name')" lines for a layer's uses (at most max). */
 json_t *emit_uses(const struct pipeline *p, int layer_index, int max);
+
+/* BODY (lines) as the definition of macro NAME: "#define NAME \" then each line indented */
+void emit_macro(struct bz_buf *b, const char *name, const char *body);
 
 /* PRE ".FIELD = {v0, v1, ...}" POST, or with NDIM ".FIELD = {n, {v0, ...}}": a member of the
  * designated initializers gen writes into benchmarks */

@@ -10,14 +10,6 @@
 #include "plan.h"
 #include "re2posix.h"
 
-static void pl_tensor_init(struct bz_buf *b, const struct pl_tensor *t)
-{
-    bz_buf_printf(b, "{%d, %d, {", t->dtype, t->nd);
-    for (int k = 0; k < t->nd; k++)
-        bz_buf_printf(b, "%s%lld", k ? ", " : "", (long long)t->d[k]);
-    bz_buf_puts(b, "}}");
-}
-
 /* bytes as a C string literal */
 static void put_c_string(struct bz_buf *b, const char *s, size_t len)
 {
@@ -48,15 +40,17 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     bz_buf_printf(&file, "%s-%s-c_plain", l->id, dt);
     emit_comment_text(&title, l->name);
     emit_comment_text(&key, l->key);
-    bz_buf_printf(&init, "{\n    .kind = %d,\n    .fn = %d,\n    .nin = %d,\n    .in = {", op->kind, op->fn, op->nin);
+    bz_buf_printf(&init, "{\n    .kind = %s,\n    .fn = %s,\n    .nin = %d,\n    .in = {", plan_pl_kind_name(op->kind),
+                  plan_pl_fn_name(op->fn), op->nin);
     for (int i = 0; i < op->nin; i++) {
         bz_buf_puts(&init, i ? ", " : "");
-        pl_tensor_init(&init, &op->in[i]);
+        plan_pl_tensor_init(&init, &op->in[i]);
     }
     bz_buf_puts(&init, "},\n    .out = ");
-    pl_tensor_init(&init, &op->out);
-    bz_buf_printf(&init, ",\n    .axis = %d,\n    .alpha = %.9ef,\n    .beta = %.9ef,\n    .map = %d,\n", op->axis,
-                  op->alpha, op->beta, op->map);
+    plan_pl_tensor_init(&init, &op->out);
+    static const char *const maps[] = {"PL_MAP_SLICE", "PL_MAP_PAD", "PL_MAP_TILE"};
+    bz_buf_printf(&init, ",\n    .axis = %d,\n    .alpha = %.9ef,\n    .beta = %.9ef,\n    .map = %s,\n", op->axis,
+                  op->alpha, op->beta, maps[op->map]);
     bz_buf_puts(&init, "    .start = {");
     for (int k = 0; k < op->out.nd; k++)
         bz_buf_printf(&init, "%s%lld", k ? ", " : "", (long long)op->start[k]);
@@ -70,8 +64,19 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
         bz_buf_printf(&init, "    .axes = 0x%xu,\n", op->axes);
     if (pl_kind_sample(op->kind)) {
         const struct pl_sample *rs = &op->rs;
-        bz_buf_printf(&init, "    .rs = {.mode = %d, .coord = %d, .nearest = %d, .exclude_outside = %d, .antialias = %d,\n",
-                      rs->mode, rs->coord, rs->nearest, rs->exclude_outside, rs->antialias);
+        static const char *const modes[] = {"PL_SAMPLE_NEAREST", "PL_SAMPLE_LINEAR", "PL_SAMPLE_CUBIC"};
+        static const char *const coords[] = {"PL_COORD_HALF_PIXEL", "PL_COORD_HALF_PIXEL_SYMMETRIC",
+                                             "PL_COORD_PYTORCH_HALF_PIXEL", "PL_COORD_ALIGN_CORNERS",
+                                             "PL_COORD_ASYMMETRIC", "PL_COORD_TF_CROP_AND_RESIZE"};
+        static const char *const nearest[] = {"PL_NEAREST_ROUND_PREFER_FLOOR", "PL_NEAREST_ROUND_PREFER_CEIL",
+                                              "PL_NEAREST_FLOOR", "PL_NEAREST_CEIL"};
+        static const char *const pads[] = {"PL_PAD_ZEROS", "PL_PAD_BORDER", "PL_PAD_REFLECTION"};
+        bool resize = op->kind == PL_RESIZE;
+        char coord[16];
+        snprintf(coord, sizeof(coord), "%d", rs->coord); /* GridSample: align_corners */
+        bz_buf_printf(&init, "    .rs = {.mode = %s, .coord = %s, .nearest = %s, .exclude_outside = %d, .antialias = %d,\n",
+                      modes[rs->mode], resize ? coords[rs->coord] : coord, resize ? nearest[rs->nearest] : pads[rs->nearest],
+                      rs->exclude_outside, rs->antialias);
         bz_buf_printf(&init, "           .cubic_a = %.17g, .extrapolation = %.17g,\n           .scale = {", rs->cubic_a,
                       rs->extrapolation);
         for (int k = 0; k < op->out.nd; k++)
@@ -283,12 +288,16 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     snprintf(by, sizeof(by), "%.17g", bytes);
     size_t hl;
     const char *harness = emit_embedded("runtime/harness.h", &hl);
-    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s%}", "title", title.data, "layer", l->id,
-                             "layer_name", l->name, "op", l->op, "dtype", dt, "file", file.data, "key_comment", key.data,
-                             "uses", emit_uses(e->p, li, 6), "op_init", init.data, "flops", fl, "bytes", by, "harness",
-                             harness, hl);
+    struct bz_buf layer_macro;
+    bz_buf_init(&layer_macro);
+    emit_macro(&layer_macro, "BZ_OP", init.data);
+    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:s%}", "title", title.data, "layer",
+                             l->id, "layer_name", l->name, "op", l->op, "dtype", dt, "file", file.data, "key_comment",
+                             key.data, "uses", emit_uses(e->p, li, 6), "layer_macro", layer_macro.data, "kind",
+                             plan_pl_kind_name(op->kind), "flops", fl, "bytes", by, "harness", harness, hl);
+    bz_buf_free(&layer_macro);
     if (data)
-        emit_plain_headers(data, pl_families(op));
+        emit_plain_headers(data, pl_families(op), false);
     struct bz_buf rel;
     bz_buf_init(&rel);
     bz_buf_printf(&rel, "bench/%s.c", file.data);
@@ -351,13 +360,32 @@ static void dims_init(struct bz_buf *b, const char *field, const dnnl_dim_t *d, 
     emit_c_array(b, "    ", field, false, d, n, ",\n");
 }
 
+static const char *const family_what[BD_FAMILY_COUNT] = {
+    "convolution", "deconvolution", "pooling", "eltwise", "batch normalization", "layer normalization",
+    "inner product", "matmul", "binary", "softmax", "LRN", "reduction", "reorder", "RNN", "concat", "resampling",
+    "PReLU",
+};
+
+static const char *const layout_names[BD_LAYOUT_COUNT] = {"BD_LAYOUT_PLAIN", "BD_LAYOUT_NHWC", "BD_LAYOUT_8C",
+                                                          "BD_LAYOUT_16C"};
+
+/* oneDNN's enum name of an algorithm kind (dnnl_convolution_direct, ...) */
+static void alg_name(struct bz_buf *b, int alg)
+{
+    bz_buf_printf(b, "dnnl_%s", dnnl_alg_kind2str((dnnl_alg_kind_t)alg));
+}
+
 /* The bd_op as a C designated initializer (numbers and enum names only). */
 static char *op_initializer(const struct bd_op *op)
 {
     struct bz_buf b;
     bz_buf_init(&b);
-    bz_buf_printf(&b, "{\n    .family = %s,\n    .dt = %s,\n    .alg = %d,\n", family_names[op->family],
-                  dt_enum(op->dt), op->alg);
+    bz_buf_printf(&b, "{\n    .family = %s,\n    .dt = %s,\n", family_names[op->family], dt_enum(op->dt));
+    if (op->alg) {
+        bz_buf_puts(&b, "    .alg = ");
+        alg_name(&b, op->alg);
+        bz_buf_puts(&b, ",\n");
+    }
     tensor_init(&b, "src", &op->src);
     tensor_init(&b, "wei", &op->wei);
     tensor_init(&b, "bias", &op->bias);
@@ -375,13 +403,28 @@ static char *op_initializer(const struct bd_op *op)
     }
     bz_buf_printf(&b, "    .alpha = %.9ef,\n    .beta = %.9ef,\n    .eps = %.9ef,\n    .p = %.9ef,\n", op->alpha,
                   op->beta, op->eps, op->p);
-    bz_buf_printf(&b, "    .local_size = %lld,\n    .axis = %d,\n    .flags = %uu,\n", (long long)op->local_size,
-                  op->axis, op->flags);
+    bz_buf_printf(&b, "    .local_size = %lld,\n", (long long)op->local_size);
+    if (op->family == BD_RNN)
+        bz_buf_printf(&b, "    .axis = dnnl_%s,\n", dnnl_rnn_direction2str((dnnl_rnn_direction_t)op->axis));
+    else
+        bz_buf_printf(&b, "    .axis = %d,\n", op->axis);
+    static const struct { unsigned bit; const char *name; } flags[] = {
+        {dnnl_use_global_stats, "dnnl_use_global_stats"}, {dnnl_use_scale, "dnnl_use_scale"},
+        {dnnl_use_shift, "dnnl_use_shift"},
+    };
+    bz_buf_puts(&b, "    .flags = ");
+    int nf = 0;
+    for (size_t i = 0; i < BZ_ARRAY_LEN(flags); i++)
+        if (op->flags & flags[i].bit)
+            bz_buf_printf(&b, "%s%s", nf++ ? " | " : "", flags[i].name);
+    bz_buf_puts(&b, nf ? ",\n" : "0,\n");
     if (op->post_sum)
         bz_buf_puts(&b, "    .post_sum = 1,\n");
-    if (op->post_alg)
-        bz_buf_printf(&b, "    .post_alg = %d,\n    .post_alpha = %.9ef,\n    .post_beta = %.9ef,\n", op->post_alg,
-                      op->post_alpha, op->post_beta);
+    if (op->post_alg) {
+        bz_buf_puts(&b, "    .post_alg = ");
+        alg_name(&b, op->post_alg);
+        bz_buf_printf(&b, ",\n    .post_alpha = %.9ef,\n    .post_beta = %.9ef,\n", op->post_alpha, op->post_beta);
+    }
     if (op->wei_transposed)
         bz_buf_puts(&b, "    .wei_transposed = 1,\n");
     if (op->src_transposed)
@@ -399,9 +442,12 @@ static char *op_initializer(const struct bd_op *op)
         bz_buf_printf(&b, "    .zp_src = %d,\n    .zp_wei = %d,\n    .zp_dst = %d,\n", op->zp_src, op->zp_wei,
                       op->zp_dst);
     if (op->layout)
-        bz_buf_printf(&b, "    .layout = %d,\n", op->layout);
-    if (op->rnn_act)
-        bz_buf_printf(&b, "    .rnn_act = %d,\n", op->rnn_act);
+        bz_buf_printf(&b, "    .layout = %s,\n", layout_names[op->layout]);
+    if (op->rnn_act) {
+        bz_buf_puts(&b, "    .rnn_act = ");
+        alg_name(&b, op->rnn_act);
+        bz_buf_puts(&b, ",\n");
+    }
     if (op->peephole)
         bz_buf_puts(&b, "    .peephole = 1,\n");
     if (op->ncat) {
@@ -469,10 +515,15 @@ static void render_bench(struct emit_ctx *e, int li, const struct cpu_plan *plan
     emit_comment_text(&title, l->name);
     emit_comment_text(&key, l->key);
     char *init = op_initializer(&op);
-    json_t *args = json_array();
+    struct bz_buf layer_macro, args;
+    bz_buf_init(&layer_macro);
+    bz_buf_init(&args);
+    emit_macro(&layer_macro, "BZ_OP", init);
     for (int i = 0; i < plan->nargs; i++)
-        json_array_append_new(args, json_pack("{s:s,s:i,s:i}", "arg", plan->args[i].arg, "output",
-                                              plan->args[i].output, "fill", plan->args[i].fill));
+        bz_buf_printf(&args, "{%s, %d, %d},%s", plan->args[i].arg, plan->args[i].output, plan->args[i].fill,
+                      i + 1 < plan->nargs ? "\n" : "");
+    bz_buf_puts(&layer_macro, "\n");
+    emit_macro(&layer_macro, "BZ_ARGS", args.data);
     double scale = dt_bytes(dt) / 4;
     char flops[64], bytes[64];
     snprintf(flops, sizeof(flops), "%.17g", plan->flops);
@@ -489,11 +540,11 @@ static void render_bench(struct emit_ctx *e, int li, const struct cpu_plan *plan
     int is_default = layout == 0 && alg != dnnl_convolution_winograd && alg != dnnl_deconvolution_winograd &&
                      !plan->secondary;
     json_t *data = json_pack(
-        "{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:o,s:s,s:s,s:i,s:s%,s:s%,s:s%}", "title", title.data, "layer",
+        "{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:i,s:s%,s:s%,s:s%}", "title", title.data, "layer",
         l->id, "layer_name", l->name, "op", l->op, "impl", impl, "impl_comment", impl_comment.data, "dtype",
-        dt_name(dt), "file", file.data, "key_comment", key.data, "uses", emit_uses(e->p, li, 6), "op_init", init,
-        "args", args, "flops", flops, "bytes", bytes, "default_variant", is_default, "harness", harness, hl, "dnnl_ops", ops, ol,
-        "dnnl_bench", bench, bl);
+        dt_name(dt), "file", file.data, "key_comment", key.data, "uses", emit_uses(e->p, li, 6), "layer_macro",
+        layer_macro.data, "what", family_what[op.family], "flops", flops, "bytes", bytes, "default_variant", is_default,
+        "harness", harness, hl, "dnnl_ops", ops, ol, "dnnl_bench", bench, bl);
     struct bz_buf rel;
     bz_buf_init(&rel);
     bz_buf_printf(&rel, "bench/%s.c", file.data);
@@ -501,6 +552,8 @@ static void render_bench(struct emit_ctx *e, int li, const struct cpu_plan *plan
         emit_add_bench(e, file.data, l, "cc_cpu");
     json_decref(data);
     free(init);
+    bz_buf_free(&layer_macro);
+    bz_buf_free(&args);
     bz_buf_free(&rel);
     bz_buf_free(&impl_comment);
     bz_buf_free(&file);

@@ -135,12 +135,16 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
     const char *dnn = emit_embedded("runtime/cudnn_ops.h", &dl);
     const char *ref = emit_embedded("runtime/cuda_ref.h", &rl);
     const char *blas = emit_embedded("runtime/cublas_ops.h", &bl);
+    struct bz_buf layer_macro;
+    bz_buf_init(&layer_macro);
+    emit_macro(&layer_macro, "BZ_OP", init);
     json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%}", "title",
                              title.data, "layer", l->id, "layer_name", l->name, "op", l->op, "impl", algo_name, "what",
                              what.data, "dtype", t->dtype, "dtype_comment", dtc.data, "file", file.data, "key_comment",
-                             key.data, "uses", emit_uses(e->p, li, 6), "notes", notes, "op_init", init, "flops", flops,
-                             "bytes", bytes, "harness", harness, hl, "cuda_bench", cuda, cl, "cudnn_ops", dnn, dl,
-                             "cuda_ref", ref, rl, "cublas_ops", blas, bl);
+                             key.data, "uses", emit_uses(e->p, li, 6), "notes", notes, "layer_macro", layer_macro.data,
+                             "flops", flops, "bytes", bytes, "harness", harness, hl, "cuda_bench", cuda, cl, "cudnn_ops",
+                             dnn, dl, "cuda_ref", ref, rl, "cublas_ops", blas, bl);
+    bz_buf_free(&layer_macro);
     struct bz_buf rel;
     bz_buf_init(&rel);
     bz_buf_printf(&rel, "bench/%s.c", file.data);
@@ -178,91 +182,55 @@ static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
 
 /* ---- kernels of ours ---- */
 
-static void pl_fields(json_t *f, const char *name, const struct pl_tensor *t)
+/* The bk_op's fields as the statements of the macro BZ_DESCRIBE(op) (enum names and numbers) */
+static char *kernel_describe(const struct cu_kernel *k)
 {
-    char line[400];
-    int n = snprintf(line, sizeof(line), "%s = (struct pl_tensor){%d, %d, {", name, t->dtype, t->nd);
-    for (int d = 0; d < t->nd && n > 0 && (size_t)n < sizeof(line); d++)
-        n += snprintf(line + n, sizeof(line) - (size_t)n, "%s%lld", d ? ", " : "", (long long)t->d[d]);
-    snprintf(line + n, sizeof(line) - (size_t)n, "}}");
-    json_array_append_new(f, json_string(line));
-}
-
-static json_t *kernel_fields(const struct cu_kernel *k)
-{
-    static const char *const fns[] = {
-        "PL_ERF", "PL_NEG", "PL_ABS", "PL_SQRT", "PL_EXP", "PL_LOG", "PL_FLOOR", "PL_CEIL", "PL_ROUND", "PL_SIGN",
-        "PL_SIN", "PL_COS", "PL_TAN", "PL_TANH", "PL_SIGMOID", "PL_RECIPROCAL", "PL_NOT", "PL_HARDSIGMOID",
-        "PL_SELU", "PL_SOFTSIGN", "PL_SOFTPLUS", "PL_ADD", "PL_SUB", "PL_MUL", "PL_DIV", "PL_POW", "PL_MAX",
-        "PL_MIN", "PL_MOD", "PL_EQUAL", "PL_LESS", "PL_GREATER", "PL_LESS_EQUAL", "PL_GREATER_EQUAL", "PL_AND",
-        "PL_OR", "PL_XOR", "PL_IDENTITY", "PL_GELU", "PL_PRELU", "PL_HARDSWISH", "PL_LEAKYRELU", "PL_CLIP",
-        "PL_ASIN", "PL_ACOS", "PL_ATAN", "PL_SINH", "PL_COSH", "PL_ASINH", "PL_ACOSH", "PL_ATANH", "PL_ISINF",
-        "PL_ISNAN", "PL_CELU", "PL_SHRINK", "PL_THRESHOLDED_RELU", "PL_BITSHIFT"};
-    static const char *const kinds[] = {"PL_UNARY", "PL_BINARY", "PL_WHERE", "PL_CAST", "PL_EXPAND", "PL_GATHER", "PL_MAP"};
-    static const char *const maps[] = {"PL_MAP_SLICE", "PL_MAP_PAD", "PL_MAP_TILE"};
-    _Static_assert(BZ_ARRAY_LEN(fns) == PL_BITSHIFT + 1, "every pl_fn named");
-    json_t *f = json_array();
-    const struct pl_op *pl = &k->pl;
-    char line[400];
     static const char *const kernel_kinds[] = {"BK_PLAIN", "BK_TRANSPOSE", "BK_CONCAT", "BK_LAYERNORM", "BK_RESIZE"};
-    snprintf(line, sizeof(line), "kind = %s", kernel_kinds[k->kind]);
-    json_array_append_new(f, json_string(line));
-    if (k->kind == CK_PLAIN) {
-        snprintf(line, sizeof(line), "pl.kind = %s", kinds[pl->kind]);
-        json_array_append_new(f, json_string(line));
-        snprintf(line, sizeof(line), "pl.fn = %s", fns[pl->fn]);
-        json_array_append_new(f, json_string(line));
-        snprintf(line, sizeof(line), "pl.nin = %d", pl->nin);
-        json_array_append_new(f, json_string(line));
-    }
+    static const char *const maps[] = {"PL_MAP_SLICE", "PL_MAP_PAD", "PL_MAP_TILE"};
+    const struct pl_op *pl = &k->pl;
+    struct bz_buf b;
+    bz_buf_init(&b);
+    bz_buf_printf(&b, "do {\n    (op)->kind = %s;\n", kernel_kinds[k->kind]);
+    if (k->kind == CK_PLAIN)
+        bz_buf_printf(&b, "    (op)->pl.kind = %s;\n    (op)->pl.fn = %s;\n    (op)->pl.nin = %d;\n",
+                      plan_pl_kind_name(pl->kind), plan_pl_fn_name(pl->fn), pl->nin);
     for (int i = 0; i < pl->nin || (i == 0 && pl->in[0].nd); i++) {
-        snprintf(line, sizeof(line), "pl.in[%d]", i);
-        pl_fields(f, line, &pl->in[i]);
+        bz_buf_printf(&b, "    (op)->pl.in[%d] = (struct pl_tensor)", i);
+        plan_pl_tensor_init(&b, &pl->in[i]);
+        bz_buf_puts(&b, ";\n");
     }
-    pl_fields(f, "pl.out", &pl->out);
-    if (pl->axis) {
-        snprintf(line, sizeof(line), "pl.axis = %d", pl->axis);
-        json_array_append_new(f, json_string(line));
-    }
-    if (pl->alpha != 0 || pl->beta != 0) {
-        snprintf(line, sizeof(line), "pl.alpha = %.9gf, op->pl.beta = %.9gf", pl->alpha, pl->beta);
-        json_array_append_new(f, json_string(line));
-    }
-    if (pl->flag) {
-        snprintf(line, sizeof(line), "pl.flag = %d", pl->flag);
-        json_array_append_new(f, json_string(line));
-    }
+    bz_buf_puts(&b, "    (op)->pl.out = (struct pl_tensor)");
+    plan_pl_tensor_init(&b, &pl->out);
+    bz_buf_puts(&b, ";\n");
+    if (pl->axis)
+        bz_buf_printf(&b, "    (op)->pl.axis = %d;\n", pl->axis);
+    if (pl->alpha != 0 || pl->beta != 0)
+        bz_buf_printf(&b, "    (op)->pl.alpha = %.9gf;\n    (op)->pl.beta = %.9gf;\n", pl->alpha, pl->beta);
+    if (pl->flag)
+        bz_buf_printf(&b, "    (op)->pl.flag = %d;\n", pl->flag);
     if (pl->kind == PL_MAP) {
-        snprintf(line, sizeof(line), "pl.map = %s", maps[pl->map]);
-        json_array_append_new(f, json_string(line));
-        for (int d = 0; d < pl->out.nd; d++) {
-            snprintf(line, sizeof(line), "pl.start[%d] = %lld, op->pl.step[%d] = %lld", d, (long long)pl->start[d], d,
-                     (long long)pl->step[d]);
-            json_array_append_new(f, json_string(line));
-        }
+        bz_buf_printf(&b, "    (op)->pl.map = %s;\n", maps[pl->map]);
+        for (int d = 0; d < pl->out.nd; d++)
+            bz_buf_printf(&b, "    (op)->pl.start[%d] = %lld;\n    (op)->pl.step[%d] = %lld;\n", d,
+                          (long long)pl->start[d], d, (long long)pl->step[d]);
     }
     if (k->kind == CK_TRANSPOSE)
-        for (int d = 0; d < pl->out.nd; d++) {
-            snprintf(line, sizeof(line), "perm[%d] = %d", d, k->perm[d]);
-            json_array_append_new(f, json_string(line));
-        }
+        for (int d = 0; d < pl->out.nd; d++)
+            bz_buf_printf(&b, "    (op)->perm[%d] = %d;\n", d, k->perm[d]);
     if (k->kind == CK_CONCAT) {
-        snprintf(line, sizeof(line), "axis = %d, op->ncat = %d", k->axis, k->ncat);
-        json_array_append_new(f, json_string(line));
+        bz_buf_printf(&b, "    (op)->axis = %d;\n    (op)->ncat = %d;\n", k->axis, k->ncat);
         for (int i = 0; i < k->ncat; i++) {
-            snprintf(line, sizeof(line), "cat[%d]", i);
-            pl_fields(f, line, &k->cat[i]);
+            bz_buf_printf(&b, "    (op)->cat[%d] = (struct pl_tensor)", i);
+            plan_pl_tensor_init(&b, &k->cat[i]);
+            bz_buf_puts(&b, ";\n");
         }
     }
-    if (k->kind == CK_RESIZE) {
-        snprintf(line, sizeof(line), "linear = %d", k->linear);
-        json_array_append_new(f, json_string(line));
-    }
-    if (k->kind == CK_LAYERNORM) {
-        snprintf(line, sizeof(line), "eps = %.9gf, op->affine = %d", k->eps, k->affine);
-        json_array_append_new(f, json_string(line));
-    }
-    return f;
+    if (k->kind == CK_RESIZE)
+        bz_buf_printf(&b, "    (op)->linear = %d;\n", k->linear);
+    if (k->kind == CK_LAYERNORM)
+        bz_buf_printf(&b, "    (op)->eps = %.9gf;\n    (op)->affine = %d;\n", k->eps, k->affine);
+    bz_buf_puts(&b, "} while (0)");
+    return bz_buf_steal(&b);
 }
 
 static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
@@ -285,13 +253,21 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
     const char *harness = emit_embedded("runtime/harness.h", &hl);
     const char *cuda = emit_embedded("runtime/cuda_bench.h", &cl);
     const char *kern = emit_embedded("runtime/cuda_kernels.cuh", &kl);
-    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s%,s:s%,s:s%}", "title",
+    static const char *const kinds[] = {"element-wise (bk_elementwise, bk_flat4 or bk_gather)", "transpose (bk_transpose)",
+                                        "concat (bk_concat)", "LayerNorm (bk_layernorm)", "resize (bk_resize)"};
+    char *describe = kernel_describe(k);
+    struct bz_buf layer_macro;
+    bz_buf_init(&layer_macro);
+    emit_macro(&layer_macro, "BZ_DESCRIBE(op)", describe);
+    free(describe);
+    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:s%,s:s%,s:s%}", "title",
                              title.data, "layer", l->id, "layer_name", l->name, "op", l->op, "what", what.data, "dtype",
                              dtype, "file", file.data, "key_comment", key.data, "uses", emit_uses(e->p, li, 6),
-                             "fields", kernel_fields(k), "flops", flops, "bytes", bytes, "harness", harness, hl,
-                             "cuda_bench", cuda, cl, "cuda_kernels", kern, kl);
+                             "layer_macro", layer_macro.data, "kernel_kind", kinds[k->kind], "flops", flops, "bytes",
+                             bytes, "harness", harness, hl, "cuda_bench", cuda, cl, "cuda_kernels", kern, kl);
+    bz_buf_free(&layer_macro);
     if (data)
-        emit_plain_headers(data, pl_family(k->pl.kind));
+        emit_plain_headers(data, pl_family(k->pl.kind), true);
     struct bz_buf rel;
     bz_buf_init(&rel);
     bz_buf_printf(&rel, "bench/%s.cu", file.data);

@@ -279,3 +279,67 @@ void plan_how(const struct op_def *d, const char *how[4])
     if (!d->ids.cudnn)
         how[2] = NULL;
 }
+
+static const char *const pl_kind_names[] = {
+    "PL_UNARY", "PL_BINARY", "PL_WHERE", "PL_CAST", "PL_EXPAND", "PL_GATHER", "PL_MAP", "PL_SCATTER_ND", "PL_SPLIT",
+    "PL_ARG", "PL_TOPK", "PL_GATHER_ELEMENTS", "PL_SCATTER_ELEMENTS", "PL_GATHER_ND", "PL_CUMSUM", "PL_TRILU",
+    "PL_ONEHOT", "PL_REVERSE_SEQUENCE", "PL_EYELIKE", "PL_RANGE", "PL_REDUCE", "PL_MVN", "PL_HARDMAX", "PL_QUANTIZE",
+    "PL_DEQUANTIZE", "PL_DYNQUANT", "PL_RESIZE", "PL_GRID_SAMPLE", "PL_EINSUM", "PL_DFT", "PL_STFT", "PL_WINDOW",
+    "PL_DET", "PL_ROI_ALIGN", "PL_MAX_UNPOOL", "PL_LOSS", "PL_RANDOM", "PL_NONZERO", "PL_COMPRESS", "PL_NMS",
+    "PL_UNIQUE", "PL_OPTIMIZER", "PL_TFIDF", "PL_STR_CAST", "PL_STR_NORMALIZE", "PL_STR_CONCAT", "PL_STR_SPLIT",
+    "PL_STR_REGEX",
+};
+_Static_assert(BZ_ARRAY_LEN(pl_kind_names) == PL_STR_REGEX + 1, "a name per pl_kind");
+
+static const char *const pl_fn_names[] = {
+    "PL_ERF", "PL_NEG", "PL_ABS", "PL_SQRT", "PL_EXP", "PL_LOG", "PL_FLOOR", "PL_CEIL", "PL_ROUND", "PL_SIGN",
+    "PL_SIN", "PL_COS", "PL_TAN", "PL_TANH", "PL_SIGMOID", "PL_RECIPROCAL", "PL_NOT", "PL_HARDSIGMOID", "PL_SELU",
+    "PL_SOFTSIGN", "PL_SOFTPLUS", "PL_ADD", "PL_SUB", "PL_MUL", "PL_DIV", "PL_POW", "PL_MAX", "PL_MIN", "PL_MOD",
+    "PL_EQUAL", "PL_LESS", "PL_GREATER", "PL_LESS_EQUAL", "PL_GREATER_EQUAL", "PL_AND", "PL_OR", "PL_XOR",
+    "PL_IDENTITY", "PL_GELU", "PL_PRELU", "PL_HARDSWISH", "PL_LEAKYRELU", "PL_CLIP", "PL_ASIN", "PL_ACOS", "PL_ATAN",
+    "PL_SINH", "PL_COSH", "PL_ASINH", "PL_ACOSH", "PL_ATANH", "PL_ISINF", "PL_ISNAN", "PL_CELU", "PL_SHRINK",
+    "PL_THRESHOLDED_RELU", "PL_BITSHIFT", "PL_MEAN", "PL_LOGSUM", "PL_LOGSUMEXP", "PL_SUMSQUARE", "PL_L1", "PL_L2",
+#define PL_MATH_NAME(fn, expr) #fn,
+    PL_UNARY_MATHS(PL_MATH_NAME)
+#undef PL_MATH_NAME
+};
+_Static_assert(BZ_ARRAY_LEN(pl_fn_names) == PL_FN_COUNT, "a name per pl_fn");
+
+const char *plan_pl_kind_name(int kind)
+{
+    return kind >= 0 && kind < (int)BZ_ARRAY_LEN(pl_kind_names) ? pl_kind_names[kind] : "0";
+}
+
+const char *plan_pl_fn_name(int fn)
+{
+    return fn >= 0 && fn < (int)BZ_ARRAY_LEN(pl_fn_names) ? pl_fn_names[fn] : "0";
+}
+
+const char *plan_pl_dtype_name(int dtype)
+{
+    switch (dtype) {
+    case PL_FLOAT: return "PL_FLOAT";
+    case PL_UINT8: return "PL_UINT8";
+    case PL_INT8: return "PL_INT8";
+    case PL_UINT16: return "PL_UINT16";
+    case PL_INT16: return "PL_INT16";
+    case PL_INT32: return "PL_INT32";
+    case PL_INT64: return "PL_INT64";
+    case PL_STRING: return "PL_STRING";
+    case PL_BOOL: return "PL_BOOL";
+    case PL_FLOAT16: return "PL_FLOAT16";
+    case PL_DOUBLE: return "PL_DOUBLE";
+    case PL_UINT32: return "PL_UINT32";
+    case PL_UINT64: return "PL_UINT64";
+    case PL_BFLOAT16: return "PL_BFLOAT16";
+    default: return "0";
+    }
+}
+
+void plan_pl_tensor_init(struct bz_buf *b, const struct pl_tensor *t)
+{
+    bz_buf_printf(b, "{%s, %d, {", plan_pl_dtype_name(t->dtype), t->nd);
+    for (int k = 0; k < t->nd; k++)
+        bz_buf_printf(b, "%s%lld", k ? ", " : "", (long long)t->d[k]);
+    bz_buf_puts(b, "}}");
+}

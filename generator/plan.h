@@ -57,6 +57,12 @@ int plan_axis(int64_t axis, int rank);
  * kind's own count), each of a plain type; tensors of strings only for the string kinds (a
  * cast with a string on one side becomes PL_STR_CAST) and TfIdfVectorizer. 0, or -1. */
 int plan_pl_start(const struct layer_desc *d, int kind, int fn, int nin, struct pl_op *op);
+/* runtime/plain_ops.h's enum names of a kind, a function, an element type; a tensor as the C
+ * initializer {PL_FLOAT, 2, {3, 4}} */
+const char *plan_pl_kind_name(int kind);
+const char *plan_pl_fn_name(int fn);
+const char *plan_pl_dtype_name(int dtype);
+void plan_pl_tensor_init(struct bz_buf *b, const struct pl_tensor *t);
 /* the string kinds' parameters (generator/ops/text.c), after plan_pl_start */
 int plan_pl_string(const struct layer_desc *d, struct pl_op *op);
 /* oneDNN's eltwise algorithm for an activation layer, with its alpha and beta (0: oneDNN has

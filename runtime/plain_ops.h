@@ -115,6 +115,11 @@ enum pl_kind {
  * edge element, 3 wraps around), or output mod the input dim (Tile). */
 enum pl_map { PL_MAP_SLICE, PL_MAP_PAD, PL_MAP_TILE };
 
+/* Unary functions of one input and the parameter PL_ALPHA, one line each: their name and their
+ * value at a, written once for the host (in double: PLM(exp) is exp) and the CUDA kernels (in
+ * float: PLM(exp) is expf). A new one is a line here (and its operator's line in gen's table). */
+#define PL_UNARY_MATHS(X)
+
 enum pl_fn {
     PL_ERF, PL_NEG, PL_ABS, PL_SQRT, PL_EXP, PL_LOG, PL_FLOOR, PL_CEIL, PL_ROUND, PL_SIGN, PL_SIN,
     PL_COS, PL_TAN, PL_TANH, PL_SIGMOID, PL_RECIPROCAL, PL_NOT, PL_HARDSIGMOID, PL_SELU, PL_SOFTSIGN,
@@ -128,7 +133,12 @@ enum pl_fn {
     /* unsigned integers: flag 0 shifts left, 1 right */
     PL_BITSHIFT,
     /* reductions (PL_REDUCE; PL_ADD, PL_MUL, PL_MAX, PL_MIN as well) */
-    PL_MEAN, PL_LOGSUM, PL_LOGSUMEXP, PL_SUMSQUARE, PL_L1, PL_L2
+    PL_MEAN, PL_LOGSUM, PL_LOGSUMEXP, PL_SUMSQUARE, PL_L1, PL_L2,
+    /* the functions of PL_UNARY_MATHS (below), then the count */
+#define PL_MATH_ENUM(fn, expr) fn,
+    PL_UNARY_MATHS(PL_MATH_ENUM)
+#undef PL_MATH_ENUM
+    PL_FN_COUNT
 };
 
 /* element types, numbered as ONNX's */
@@ -542,6 +552,15 @@ static inline double pl_apply(const struct pl_op *op, double a, double b)
     }
     case PL_MEAN: case PL_LOGSUM: case PL_LOGSUMEXP: case PL_SUMSQUARE: case PL_L1: case PL_L2:
         break; /* reductions: plain_reduce.h */
+#define PLM(f) f
+#define PL_ALPHA (double)op->alpha
+#define PL_MATH_CASE(fn, expr) case fn: return (expr);
+    PL_UNARY_MATHS(PL_MATH_CASE)
+#undef PL_MATH_CASE
+#undef PL_ALPHA
+#undef PLM
+    case PL_FN_COUNT:
+        break;
     }
     return a;
 }
@@ -710,6 +729,9 @@ static inline void pl_bcast_strides(const struct pl_tensor *t, const struct pl_t
     }
 }
 
+/* The CPU benchmark around the kernels (set-up, timed run, verification, tear-down): not in
+ * a CUDA kernel benchmark, which needs only the kernels as its host reference. */
+#ifndef PL_KERNEL_ONLY
 static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, struct bh_result *r)
 {
     struct pl_state *s = (struct pl_state *)state;
@@ -876,6 +898,8 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
         s->flat = pl_count(&op->in[i]) == n;
     return BH_OK;
 }
+
+#endif
 
 /* TopK's order: a before b when a is the better of the two (equal values: the lower index) */
 static inline int pl_topk_before(int largest, double av, double ai, double bv, double bi)
@@ -1196,6 +1220,7 @@ static inline void pl_kernel(struct pl_state *s)
     }
 }
 
+#ifndef PL_KERNEL_ONLY
 static inline double pl_run(void *state, struct bh_result *r)
 {
     (void)r;
@@ -1532,5 +1557,6 @@ static inline void pl_teardown(void *state)
         pl_sample_free(s);
 #endif
 }
+#endif /* PL_KERNEL_ONLY */
 
 #endif

@@ -2,6 +2,7 @@
  * key with their defaults filled in, the key's readable name, windows with explicit pads. */
 #include <string.h>
 
+#include "../desc.h"
 #include "ops.h"
 
 static void name_dims(struct bz_buf *b, const struct ir_type *t)
@@ -210,4 +211,15 @@ void canon_pool_window(const struct canon_ctx *c, json_t *attrs, const struct ir
     for (int i = 0; i < nsp && i < 8; i++)
         kernel[i] = a && a->type == IR_ATTR_INTS && (int)a->count > i ? a->u.ints[i] : 1;
     canon_window(c, attrs, x, kernel, nsp, strides, dil, pads);
+}
+
+void canon_attr_defaults(const struct canon_ctx *c, json_t *attrs, struct bz_buf *name)
+{
+    for (const struct op_attr *a = c->def ? c->def->attrs : NULL; a && a->id != DA_COUNT; a++) {
+        if (desc_attr_kind(a->id) == DESC_AK_F)
+            canon_default_f(c, attrs, desc_attr_name(a->id), a->dflt);
+        else if (desc_attr_kind(a->id) == DESC_AK_I)
+            canon_default_i(c, attrs, desc_attr_name(a->id), (int64_t)a->dflt);
+    }
+    canon_name_op(c, name);
 }

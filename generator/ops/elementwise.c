@@ -277,7 +277,9 @@ static void canon_activation(const struct canon_ctx *c, struct json_t *attrs, st
 
 /* ---- backends ---- */
 
-/* variant bits of the binary family */
+/* variant bits of the unary family (ELT_ALPHA: the alpha attribute is the function's) and of
+ * the binary family */
+enum { ELT_ALPHA = 1 };
 enum { BIN_NARY = 1, BIN_MEAN = 2, BIN_SUB = 4 };
 
 static const struct op_plans unary_plans;
@@ -290,6 +292,8 @@ int plan_eltwise_dnnl(const struct layer_desc *d, float *alpha, float *beta)
         return 0;
     *alpha = id->dnnl_alpha;
     *beta = id->dnnl_beta;
+    if (id->variant & ELT_ALPHA)
+        *alpha = (float)d->a.alpha; /* the operator's own alpha (LeakyRelu, Elu, Swish) */
     switch (id->dnnl) {
     case dnnl_eltwise_gelu_erf:
         return !strcmp(d->a.approximate, "tanh") ? dnnl_eltwise_gelu_tanh : dnnl_eltwise_gelu_erf;
@@ -297,13 +301,6 @@ int plan_eltwise_dnnl(const struct layer_desc *d, float *alpha, float *beta)
         *alpha = (float)d->a.min;
         *beta = (float)d->a.max;
         return dnnl_eltwise_clip_v2;
-    case dnnl_eltwise_elu:
-        *alpha = (float)d->a.alpha;
-        return dnnl_eltwise_elu;
-    case dnnl_eltwise_relu:
-        if (d->def->attrs)
-            *alpha = (float)d->a.alpha; /* LeakyRelu */
-        return dnnl_eltwise_relu;
     default:
         return id->dnnl;
     }
@@ -337,14 +334,11 @@ static int unary_plain(const struct layer_desc *d, struct pl_op *op)
     const struct op_ids *id = &d->def->ids;
     if (id->pl_kind == PLAN_NO_PL || plan_pl_start(d, id->pl_kind, id->pl_fn, -1, op))
         return -1;
+    if (id->variant & ELT_ALPHA)
+        op->alpha = (float)d->a.alpha;
     switch (op->fn) {
     case PL_GELU:
         return strcmp(d->a.approximate, "none") != 0 ? -1 : 0; /* the tanh approximation is another function */
-    case PL_LEAKYRELU:
-    case PL_CELU:
-    case PL_THRESHOLDED_RELU:
-        op->alpha = (float)d->a.alpha;
-        return 0;
     case PL_CLIP:
         /* the bounds as gen knows them (attributes, or constant inputs folded into them) */
         if (d->nin > 1 && !desc_present(d, DA_min) && !desc_present(d, DA_max))
@@ -587,8 +581,13 @@ static const struct op_attr bitshift_attrs[] = {ATTR_S(direction, ""), ATTR_END}
  * op-tensor mode and the family's variant bits */
 #define UNARY(name, infer, canon, attrs, dnnl, alpha, beta, fill, fn, cudnn, sch) \
     {#name, infer, 0, canon, attrs, &unary_plans, {dnnl, alpha, beta, fill, PL_UNARY, fn, cudnn, 0}, .schema = sch},
+/* the same, its alpha attribute the function's parameter */
+#define UNARY_ALPHA(name, infer, canon, attrs, dnnl, fn, cudnn, sch) \
+    {#name, infer, 0, canon, attrs, &unary_plans, {dnnl, 0, 0, 0, PL_UNARY, fn, cudnn, ELT_ALPHA}, .schema = sch},
 #define UNARY_ONLY(name, infer, canon, attrs, dnnl, alpha, beta, fill, cudnn, sch) \
     {#name, infer, 0, canon, attrs, &unary_plans, {dnnl, alpha, beta, fill, PLAN_NO_PL, 0, cudnn, 0}, .schema = sch},
+#define UNARY_ONLY_ALPHA(name, infer, canon, attrs, dnnl, cudnn, sch) \
+    {#name, infer, 0, canon, attrs, &unary_plans, {dnnl, 0, 0, 0, PLAN_NO_PL, 0, cudnn, ELT_ALPHA}, .schema = sch},
 #define BINARY(name, infer, attrs, dnnl, fn, cudnn, variant, sch) \
     {#name, infer, 0, NULL, attrs, &binary_plans, {dnnl, 0, 0, 0, PL_BINARY, fn, cudnn, variant}, .schema = sch},
 #define BINARY_PLAIN(name, infer, attrs, fn, sch) \
@@ -596,10 +595,10 @@ static const struct op_attr bitshift_attrs[] = {ATTR_S(direction, ""), ATTR_END}
 
 const struct op_def ops_elementwise[] = {
     UNARY_ONLY(Relu, infer_unary_fold, NULL, NULL, dnnl_eltwise_relu, 0, 0, 0, "CUDNN_ACTIVATION_RELU", OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
-    UNARY(LeakyRelu, infer_same_as_input, canon_activation, alpha_001, dnnl_eltwise_relu, 0, 0, 0, PL_LEAKYRELU, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
-    UNARY_ONLY(Elu, infer_same_as_input, canon_activation, alpha_1, dnnl_eltwise_elu, 0, 0, 0, "CUDNN_ACTIVATION_ELU", OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
+    UNARY_ALPHA(LeakyRelu, infer_same_as_input, canon_activation, alpha_001, dnnl_eltwise_relu, PL_LEAKYRELU, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
+    UNARY_ONLY_ALPHA(Elu, infer_same_as_input, canon_activation, alpha_1, dnnl_eltwise_elu, "CUDNN_ACTIVATION_ELU", OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
     UNARY(Selu, infer_same_as_input, canon_activation, selu_attrs, 0, 0, 0, 0, PL_SELU, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
-    UNARY(Celu, infer_same_as_input, canon_activation, alpha_1, 0, 0, 0, 0, PL_CELU, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 12, 0))
+    UNARY_ALPHA(Celu, infer_same_as_input, canon_activation, alpha_1, 0, PL_CELU, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 12, 0))
     UNARY(Sigmoid, infer_unary_fold, NULL, NULL, dnnl_eltwise_logistic, 0, 0, 0, PL_SIGMOID, "CUDNN_ACTIVATION_SIGMOID", OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
     UNARY(HardSigmoid, infer_same_as_input, canon_activation, hardsigmoid_attrs, 0, 0, 0, 0, PL_HARDSIGMOID, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
     UNARY(HardSwish, infer_same_as_input, NULL, NULL, dnnl_eltwise_hardswish, 0, 0, 0, PL_HARDSWISH, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 14, 0))
@@ -608,7 +607,7 @@ const struct op_def ops_elementwise[] = {
     UNARY(Softsign, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_SOFTSIGN, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
     UNARY(Gelu, infer_same_as_input, canon_activation, gelu_attrs, dnnl_eltwise_gelu_erf, 0, 0, 0, PL_GELU, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 20, 0))
     UNARY_ONLY(Mish, infer_same_as_input, NULL, NULL, dnnl_eltwise_mish, 0, 0, 0, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 18, 0))
-    UNARY(ThresholdedRelu, infer_same_as_input, canon_activation, alpha_1, 0, 0, 0, 0, PL_THRESHOLDED_RELU, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 10, 0))
+    UNARY_ALPHA(ThresholdedRelu, infer_same_as_input, canon_activation, alpha_1, 0, PL_THRESHOLDED_RELU, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 10, 0))
     UNARY(Erf, infer_unary_fold, NULL, NULL, 0, 0, 0, 0, PL_ERF, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 9, 0))
     UNARY(Sqrt, infer_unary_fold, NULL, NULL, dnnl_eltwise_sqrt, 0, 0, 1, PL_SQRT, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
     UNARY(Exp, infer_unary_fold, NULL, NULL, dnnl_eltwise_exp, 0, 0, 0, PL_EXP, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))

@@ -30,6 +30,7 @@ struct canon_ctx {
     const struct ir_model *m;
     const struct ir_node *n;
     int64_t opset;
+    const struct op_def *def;   /* the node's operator */
 };
 
 typedef void (*op_canon_fn)(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name);
@@ -238,6 +239,9 @@ void canon_name_op(const struct canon_ctx *c, struct bz_buf *name);
 /* an attribute that defaults: float/int, set in attrs with the default filled in */
 double canon_default_f(const struct canon_ctx *c, struct json_t *attrs, const char *name, double dflt);
 int64_t canon_default_i(const struct canon_ctx *c, struct json_t *attrs, const char *name, int64_t dflt);
+/* The canonicaliser of an operator whose key is its attributes with the defaults of its table
+ * line filled in (scalars), named by the op and its input's dims */
+void canon_attr_defaults(const struct canon_ctx *c, struct json_t *attrs, struct bz_buf *name);
 /* conv/pool windows: explicit pads from auto_pad (SAME_* split as ONNX does) */
 void canon_window(const struct canon_ctx *c, struct json_t *attrs, const struct ir_type *x,
                   const int64_t *kernel, int nsp, int64_t *strides, int64_t *dil, int64_t *pads);
