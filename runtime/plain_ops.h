@@ -118,7 +118,8 @@ enum pl_map { PL_MAP_SLICE, PL_MAP_PAD, PL_MAP_TILE };
 /* Unary functions of one input and the parameter PL_ALPHA, one line each: their name and their
  * value at a, written once for the host (in double: PLM(exp) is exp) and the CUDA kernels (in
  * float: PLM(exp) is expf). A new one is a line here (and its operator's line in gen's table). */
-#define PL_UNARY_MATHS(X)
+#define PL_UNARY_MATHS(X) \
+    X(PL_SWISH, a / (1 + PLM(exp)(-PL_ALPHA * a)))
 
 enum pl_fn {
     PL_ERF, PL_NEG, PL_ABS, PL_SQRT, PL_EXP, PL_LOG, PL_FLOOR, PL_CEIL, PL_ROUND, PL_SIGN, PL_SIN,

@@ -299,6 +299,16 @@ static void e2e_written_models(const char *name, const char *script, const char 
         assert_int_equal(test_sh("test $(grep -c '%s' '%s.oracle.log') -ge %d", ok_pattern, out, min_ok), 0);
 }
 
+/* Activations libonnx-testdata (ONNX 1.12) lacks: Swish (opset 24), test/oracle/activation_models.py's
+ * models in float (oneDNN's eltwise, verified against oneDNN's reference) and double (plain C,
+ * held against onnx's reference) */
+static void e2e_activations(void **state)
+{
+    (void)state;
+    KERNEL_SEMANTICS_TEST();
+    e2e_written_models("activations", "activation_models.py", NULL, 0, false, "swish_default", "Swish: ok", 1);
+}
+
 /* Resize/Upsample in every ONNX mode and GridSample, in plain C: test/oracle/resample_models.py's
  * models (antialiasing, half_pixel_symmetric, opset 18's axes and keep_aspect_ratio_policy,
  * uint8 and float16, trilinear, N-D GridSample, ...) and libonnx-testdata's, whose scales,
@@ -662,6 +672,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test_setup(e2e_fixture_wide_concat, e2e_reset),
         cmocka_unit_test_setup(e2e_fixture_selections, e2e_reset),
         cmocka_unit_test_setup(e2e_maths, e2e_reset),
+        cmocka_unit_test_setup(e2e_activations, e2e_reset),
         cmocka_unit_test_setup(e2e_indexing, e2e_reset),
         cmocka_unit_test_setup(e2e_reductions, e2e_reset),
         cmocka_unit_test_setup(e2e_quantized, e2e_reset),

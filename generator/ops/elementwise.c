@@ -606,6 +606,7 @@ const struct op_def ops_elementwise[] = {
     UNARY(Softplus, infer_same_as_input, NULL, NULL, dnnl_eltwise_soft_relu, 0, 0, 0, PL_SOFTPLUS, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
     UNARY(Softsign, infer_same_as_input, NULL, NULL, 0, 0, 0, 0, PL_SOFTSIGN, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 1, 0))
     UNARY(Gelu, infer_same_as_input, canon_activation, gelu_attrs, dnnl_eltwise_gelu_erf, 0, 0, 0, PL_GELU, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 20, 0))
+    UNARY_ALPHA(Swish, infer_same_as_input, canon_attr_defaults, alpha_1, dnnl_eltwise_swish, PL_SWISH, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 24, 0))
     UNARY_ONLY(Mish, infer_same_as_input, NULL, NULL, dnnl_eltwise_mish, 0, 0, 0, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 18, 0))
     UNARY_ALPHA(ThresholdedRelu, infer_same_as_input, canon_activation, alpha_1, 0, PL_THRESHOLDED_RELU, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 10, 0))
     UNARY(Erf, infer_unary_fold, NULL, NULL, 0, 0, 0, 0, PL_ERF, NULL, OP_SCHEMA(1, 1, 1, 1, 0x1, 9, 0))
