@@ -205,7 +205,7 @@ static char *kernel_describe(const struct cu_kernel *k)
     if (pl->axis)
         bz_buf_printf(&b, "    (op)->pl.axis = %d;\n", pl->axis);
     if (pl->alpha != 0 || pl->beta != 0)
-        bz_buf_printf(&b, "    (op)->pl.alpha = %.9gf;\n    (op)->pl.beta = %.9gf;\n", pl->alpha, pl->beta);
+        bz_buf_printf(&b, "    (op)->pl.alpha = %.9ef;\n    (op)->pl.beta = %.9ef;\n", pl->alpha, pl->beta);
     if (pl->flag)
         bz_buf_printf(&b, "    (op)->pl.flag = %d;\n", pl->flag);
     if (pl->kind == PL_MAP) {
@@ -228,7 +228,7 @@ static char *kernel_describe(const struct cu_kernel *k)
     if (k->kind == CK_RESIZE)
         bz_buf_printf(&b, "    (op)->linear = %d;\n", k->linear);
     if (k->kind == CK_LAYERNORM)
-        bz_buf_printf(&b, "    (op)->eps = %.9gf;\n    (op)->affine = %d;\n", k->eps, k->affine);
+        bz_buf_printf(&b, "    (op)->eps = %.9ef;\n    (op)->affine = %d;\n", k->eps, k->affine);
     bz_buf_puts(&b, "} while (0)");
     return bz_buf_steal(&b);
 }

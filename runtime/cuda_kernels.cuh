@@ -145,7 +145,7 @@ __device__ __forceinline__ float bk_apply(int fn, float a, float b, float alpha,
         unsigned long long x = (unsigned long long)a, n = (unsigned long long)b;
         return n >= 64 ? 0.0f : (float)(alpha != 0 ? x >> n : x << n);
     }
-#define PLM(f) f##f
+#define PLM(fn) fn##f
 #define PL_ALPHA alpha
 #define PL_MATH_CASE(fn, expr) case fn: return (expr);
     PL_UNARY_MATHS(PL_MATH_CASE)

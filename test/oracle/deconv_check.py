@@ -95,7 +95,7 @@ def reference(attrs, x, w, b, groups):
 def check(path, tmp):
     text = open(path).read()
     impl = re.search(r'st\.impl = "([^"]*)";', text).group(1)
-    key = json.loads(re.search(r"^ \* layer key: (\{.*\})$", text, re.M).group(1))
+    key = json.loads(re.search(r"^ \*\s+layer key: (\{.*\})$", text, re.M).group(1))
     drv = os.path.join(tmp, "driver.c")
     with open(drv, "w") as f:
         f.write(DRIVER % (os.path.abspath(path), impl))

@@ -24,7 +24,7 @@ def main():
     bad = checked = 0
     for path in sorted(glob.glob(sys.argv[1] + "/bench/*-f32-*.c")):
         text = open(path).read()
-        m = re.search(r"^ \* layer key: (\{.*\})$", text, re.M)
+        m = re.search(r"^ \*\s+layer key: (\{.*\})$", text, re.M)
         if not m:
             continue
         key = json.loads(m.group(1))

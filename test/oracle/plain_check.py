@@ -35,7 +35,7 @@ OPS = ("ScatterND", "Split", "ArgMax", "ArgMin", "TopK", "GatherElements", "Gath
 # maths that onnx.reference computes in float32 where the benchmark rounds a double: equal
 # within 1e-6 of the largest value (exactly for integers and booleans)
 MATHS = ("Einsum", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "IsInf", "IsNaN", "Celu", "Shrink",
-         "ThresholdedRelu", "Mod", "Sum", "Mean", "Min", "Max", "Pow", "Hardmax", "MeanVarianceNormalization",
+         "ThresholdedRelu", "Swish", "Mod", "Sum", "Mean", "Min", "Max", "Pow", "Hardmax", "MeanVarianceNormalization",
          "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum",
          "ReduceLogSumExp", "ReduceSumSquare")
 # resampling, computed in float by the benchmark and in float64 (Resize) or float32 (GridSample)
@@ -124,9 +124,21 @@ int main(int argc, char **argv)
 '''
 
 
+PL_DTYPES = {"PL_FLOAT": 1, "PL_UINT8": 2, "PL_INT8": 3, "PL_UINT16": 4, "PL_INT16": 5, "PL_INT32": 6, "PL_INT64": 7,
+             "PL_STRING": 8, "PL_BOOL": 9, "PL_FLOAT16": 10, "PL_DOUBLE": 11, "PL_UINT32": 12, "PL_UINT64": 13,
+             "PL_BFLOAT16": 16}
+
+
+def op_init(text):
+    """the file's layer description (the BZ_OP macro), its element types as ONNX's numbers"""
+    m = re.search(r"^#define BZ_OP \\\n((?:.*\\\n)*.*)$", text, re.M)
+    body = "\n".join(line[:-2] if line.endswith(" \\") else line for line in m.group(1).split("\n"))
+    return re.sub(r"\bPL_[A-Z0-9]+\b", lambda t: str(PL_DTYPES.get(t.group(0), t.group(0))), body)
+
+
 def tensor_of(text, field):
-    """(dtype, shape) of `.in[i]`/`.out` in the file's OP initializer"""
-    init = re.search(r"static const struct pl_op OP = \{(.*?)\n\};", text, re.S).group(1)
+    """(dtype, shape) of `.in[i]`/`.out` in the file's layer description"""
+    init = op_init(text)
     if field == "out":
         m = re.search(r"\.out = \{(\d+), (\d+), \{([^}]*)\}\}", init)
         return int(m.group(1)), [int(v) for v in m.group(3).split(",") if v.strip()][: int(m.group(2))]
@@ -421,7 +433,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for path in sorted(glob.glob(sys.argv[1] + "/bench/*-c_plain.c")):
             text = open(path).read()
-            m = re.search(r"^ \* layer key: (\{.*\})$", text, re.M)
+            m = re.search(r"^ \*\s+layer key: (\{.*\})$", text, re.M)
             if not m:
                 continue
             key = json.loads(m.group(1))
