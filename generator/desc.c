@@ -120,6 +120,40 @@ static void set_bit(uint64_t *bits, enum desc_attr id)
     bits[id / 64] |= (uint64_t)1 << (id % 64);
 }
 
+/* a list attribute's elements into FIELD (its desc_ints, desc_floats or desc_strs, by KIND);
+ * whether V is a list of elements of the kind's type (or absent) */
+static bool decode_list(struct bz_arena *arena, const json_t *v, int kind, char *field)
+{
+    int n = (int)json_array_size(v);
+    size_t slots = (size_t)n + 1;
+    int64_t *iv = kind == DESC_AK_IS ? bz_arena_array(arena, slots, sizeof(int64_t)) : NULL;
+    double *fv = kind == DESC_AK_FS ? bz_arena_array(arena, slots, sizeof(double)) : NULL;
+    const char **sv = kind == DESC_AK_SS ? bz_arena_array(arena, slots, sizeof(char *)) : NULL;
+    size_t *len = sv ? bz_arena_array(arena, slots, sizeof(size_t)) : NULL;
+    bool known = !v || json_is_array(v);
+    for (int k = 0; k < n; k++) {
+        const json_t *x = json_array_get(v, (size_t)k);
+        if (iv) {
+            iv[k] = json_integer_value(x);
+            known = known && json_is_integer(x);
+        } else if (fv) {
+            fv[k] = json_number_value(x);
+            known = known && json_is_number(x);
+        } else {
+            sv[k] = json_is_string(x) ? json_string_value(x) : "";
+            len[k] = json_is_string(x) ? json_string_length(x) : 0;
+            known = known && json_is_string(x);
+        }
+    }
+    if (iv)
+        *(struct desc_ints *)(void *)field = (struct desc_ints){n, iv};
+    else if (fv)
+        *(struct desc_floats *)(void *)field = (struct desc_floats){n, fv};
+    else
+        *(struct desc_strs *)(void *)field = (struct desc_strs){n, sv, len};
+    return known;
+}
+
 static void decode_attr(struct bz_arena *arena, const json_t *attrs, const struct op_attr *spec, struct desc_attrs *a)
 {
     char *field = (char *)a + desc_attr_offset(spec->id);
@@ -153,48 +187,11 @@ static void decode_attr(struct bz_arena *arena, const json_t *attrs, const struc
         known = json_is_string(v) || !v;
         break;
     }
-    case DESC_AK_IS: {
-        struct desc_ints l = {(int)json_array_size(v), NULL};
-        int64_t *e = bz_arena_array(arena, (size_t)l.n + 1, sizeof(int64_t));
-        known = !v || json_is_array(v);
-        for (int k = 0; k < l.n; k++) {
-            const json_t *x = json_array_get(v, (size_t)k);
-            e[k] = json_integer_value(x);
-            known = known && json_is_integer(x);
-        }
-        l.v = e;
-        memcpy(field, &l, sizeof(l));
+    case DESC_AK_IS:
+    case DESC_AK_FS:
+    case DESC_AK_SS:
+        known = decode_list(arena, v, desc_attr_kind(spec->id), field);
         break;
-    }
-    case DESC_AK_FS: {
-        struct desc_floats l = {(int)json_array_size(v), NULL};
-        double *e = bz_arena_array(arena, (size_t)l.n + 1, sizeof(double));
-        known = !v || json_is_array(v);
-        for (int k = 0; k < l.n; k++) {
-            const json_t *x = json_array_get(v, (size_t)k);
-            e[k] = json_number_value(x);
-            known = known && json_is_number(x);
-        }
-        l.v = e;
-        memcpy(field, &l, sizeof(l));
-        break;
-    }
-    case DESC_AK_SS: {
-        struct desc_strs l = {(int)json_array_size(v), NULL, NULL};
-        const char **e = bz_arena_array(arena, (size_t)l.n + 1, sizeof(char *));
-        size_t *len = bz_arena_array(arena, (size_t)l.n + 1, sizeof(size_t));
-        known = !v || json_is_array(v);
-        for (int k = 0; k < l.n; k++) {
-            const json_t *x = json_array_get(v, (size_t)k);
-            e[k] = json_is_string(x) ? json_string_value(x) : "";
-            len[k] = json_is_string(x) ? json_string_length(x) : 0;
-            known = known && json_is_string(x);
-        }
-        l.v = e;
-        l.len = len;
-        memcpy(field, &l, sizeof(l));
-        break;
-    }
     }
     if (known)
         set_bit(a->known, spec->id);

@@ -9,6 +9,18 @@ static void put_quoted(struct bz_buf *b, const char *s)
     bz_buf_quote(b, s, strlen(s));
 }
 
+/* a node's values by name, "-" for an omitted one */
+static void put_names(struct bz_buf *b, int n, struct ir_value *const *v)
+{
+    for (int k = 0; k < n; k++) {
+        bz_buf_puts(b, k ? ", " : "");
+        if (v[k])
+            put_quoted(b, v[k]->name);
+        else
+            bz_buf_puts(b, "-");
+    }
+}
+
 struct op_count {
     const char *domain;
     const char *op;
@@ -110,23 +122,9 @@ static void dump_graph(struct bz_buf *b, const struct ir_graph *g, int depth)
             bz_buf_putc(b, '\'');
         }
         bz_buf_putc(b, ' ');
-        for (int k = 0; k < nd->n_inputs; k++) {
-            if (k)
-                bz_buf_puts(b, ", ");
-            if (nd->inputs[k])
-                put_quoted(b, nd->inputs[k]->name);
-            else
-                bz_buf_puts(b, "-");
-        }
+        put_names(b, nd->n_inputs, nd->inputs);
         bz_buf_puts(b, " -> ");
-        for (int k = 0; k < nd->n_outputs; k++) {
-            if (k)
-                bz_buf_puts(b, ", ");
-            if (nd->outputs[k])
-                put_quoted(b, nd->outputs[k]->name);
-            else
-                bz_buf_puts(b, "-");
-        }
+        put_names(b, nd->n_outputs, nd->outputs);
         bz_buf_putc(b, '\n');
         for (int a = 0; a < nd->n_attrs; a++) {
             const struct ir_attr *at = &nd->attrs[a];

@@ -280,6 +280,43 @@ int emit_render(struct emit_ctx *e, const char *tpl_path, json_t *data, const ch
     return rc;
 }
 
+void emit_each_layer(struct emit_ctx *e, void (*fn)(struct emit_ctx *e, int li, void *arg), void *arg)
+{
+    const struct layer_set *s = &e->p->layers;
+    for (int li = 0; li < s->n; li++)
+        if (!e->only_layer || !strcmp(s->v[li].id, e->only_layer))
+            fn(e, li, arg);
+}
+
+void emit_skip(struct emit_ctx *e, const char *op)
+{
+    int k = 0;
+    while (k < e->n_skipped && strcmp(e->skipped[k].op, op))
+        k++;
+    if (k == (int)BZ_ARRAY_LEN(e->skipped))
+        return; /* the first 64 kinds are enough to say what is missing */
+    if (k == e->n_skipped)
+        e->skipped[e->n_skipped++].op = op;
+    e->skipped[k].n++;
+}
+
+void emit_bench(struct emit_ctx *e, const struct layer *l, const char *file, const char *ext, const char *tpl,
+                const char *rule, json_t *data)
+{
+    if (!data) {
+        bz_diag_error(e->diag, file, "cannot describe the layer to the template (out of memory)");
+        e->failed++;
+        return;
+    }
+    struct bz_buf rel;
+    bz_buf_init(&rel);
+    bz_buf_printf(&rel, "bench/%s%s", file, ext);
+    if (emit_render(e, tpl, data, rel.data) == 0)
+        emit_add_bench(e, file, l, rule);
+    json_decref(data);
+    bz_buf_free(&rel);
+}
+
 void emit_add_bench(struct emit_ctx *e, const char *file, const struct layer *l, const char *rule)
 {
     if (e->n == e->cap) {

@@ -24,9 +24,15 @@ struct emit_ctx {
     struct emit_bench *v;
     int n, cap;
     int failed;         /* files that could not be written */
-    /* layers without a benchmark in a backend, by op: "Gather 3, Pad 1" */
-    struct bz_buf skipped;
+    /* layers without a benchmark in the backend being written, by op (emit_skip) */
+    struct { const char *op; int n; } skipped[64];
+    int n_skipped;
 };
+
+/* FN(E, LI, ARG) for each layer the folder has (all, or --repro's) */
+void emit_each_layer(struct emit_ctx *e, void (*fn)(struct emit_ctx *e, int li, void *arg), void *arg);
+/* counts a layer of OP that the backend being written has no benchmark for */
+void emit_skip(struct emit_ctx *e, const char *op);
 
 /* The text of an embedded file (templates/, runtime/), or NULL. */
 const char *emit_embedded(const char *path, size_t *len);
@@ -49,6 +55,10 @@ void emit_escape_c(struct bz_buf *out, const char *s, size_t n);
 int emit_render(struct emit_ctx *e, const char *tpl_path, json_t *data, const char *rel);
 
 void emit_add_bench(struct emit_ctx *e, const char *file, const struct layer *l, const char *rule);
+/* renders template tpl with data (taken) to bench/<file><ext> and adds it to the build with
+ * the ninja rule */
+void emit_bench(struct emit_ctx *e, const struct layer *l, const char *file, const char *ext, const char *tpl,
+                const char *rule, json_t *data);
 
 /* Text safe inside a C comment and on one line: no "*" "/" pair, no control bytes. */
 void emit_comment_text(struct bz_buf *b, const char *s);

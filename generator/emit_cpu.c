@@ -298,13 +298,7 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     bz_buf_free(&layer_macro);
     if (data)
         emit_plain_headers(data, pl_families(op), false);
-    struct bz_buf rel;
-    bz_buf_init(&rel);
-    bz_buf_printf(&rel, "bench/%s.c", file.data);
-    if (data && emit_render(e, "templates/cpu/plain.c.mustache", data, rel.data) == 0)
-        emit_add_bench(e, file.data, l, "cc_plain");
-    json_decref(data);
-    bz_buf_free(&rel);
+    emit_bench(e, l, file.data, ".c", "templates/cpu/plain.c.mustache", "cc_plain", data);
     bz_buf_free(&file);
     bz_buf_free(&title);
     bz_buf_free(&key);
@@ -545,21 +539,85 @@ static void render_bench(struct emit_ctx *e, int li, const struct cpu_plan *plan
         dt_name(dt), "file", file.data, "key_comment", key.data, "uses", emit_uses(e->p, li, 6), "layer_macro",
         layer_macro.data, "what", family_what[op.family], "flops", flops, "bytes", bytes, "default_variant", is_default,
         "harness", harness, hl, "dnnl_ops", ops, ol, "dnnl_bench", bench, bl);
-    struct bz_buf rel;
-    bz_buf_init(&rel);
-    bz_buf_printf(&rel, "bench/%s.c", file.data);
-    if (data && emit_render(e, "templates/cpu/dnnl.c.mustache", data, rel.data) == 0)
-        emit_add_bench(e, file.data, l, "cc_cpu");
-    json_decref(data);
+    emit_bench(e, l, file.data, ".c", "templates/cpu/dnnl.c.mustache", "cc_cpu", data);
     free(init);
     bz_buf_free(&layer_macro);
     bz_buf_free(&args);
-    bz_buf_free(&rel);
     bz_buf_free(&impl_comment);
     bz_buf_free(&file);
     bz_buf_free(&safe_impl);
     bz_buf_free(&title);
     bz_buf_free(&key);
+}
+
+static const dnnl_data_type_t float_types[3] = {dnnl_f32, dnnl_bf16, dnnl_f16};
+
+/* a layer's benchmarks: each implementation oneDNN has for its plans, in each type and layout;
+ * plain C where oneDNN has nothing */
+static void cpu_layer(struct emit_ctx *e, int li, void *engine)
+{
+    const struct layer *l = &e->p->layers.v[li];
+    const struct layer_desc *d = l->desc;
+    const struct op_plans *h = plan_hooks(d);
+    /* float layers in f32, bf16 and f16; the quantized ones (whose hooks take int8) in their
+     * int8 types; a second plan (a Gemm's inner product) whatever the type */
+    int out_dtype = plan_layer_dtype(d);
+    bool takes = h && h->dnnl && (out_dtype == IR_DTYPE_FLOAT || (h->flags & PLAN_DNNL_INT8));
+    struct cpu_plan plans[2];
+    int ok[2];
+    memset(plans, 0, sizeof(plans));
+    ok[0] = takes ? h->dnnl(d, 0, &plans[0]) : -1;
+    ok[1] = h && h->dnnl && !l->fused ? h->dnnl(d, 1, &plans[1]) : -1;
+    bool none = ok[0] != 0 && ok[1] != 0;
+    /* plain C where oneDNN has nothing, and beside it where the hooks ask (Resize: every
+     * ONNX mode exactly) */
+    struct pl_op pop;
+    if ((none || (h && (h->flags & PLAN_PLAIN_TOO))) && !l->fused && h && h->plain && h->plain(d, &pop) == 0) {
+        render_plain(e, li, &pop);
+        if (none)
+            return;
+    }
+    if (none) {
+        char why[256];
+        if (!l->fused && h && h->why_not && h->why_not(d, why, sizeof(why)) == 0)
+            bz_diag_warning(e->diag, "gen", "layer %s (%s): %s", l->name, l->op, why);
+        if (!l->fused)
+            emit_skip(e, l->op);
+        return;
+    }
+    int ntypes = ok[0] == 0 && plans[0].quant ? 1 : 3;
+    for (int t = 0; t < ntypes; t++) {
+        dnnl_data_type_t dt = ok[0] == 0 && plans[0].quant ? plans[0].op.qsrc : float_types[t];
+        for (int which = 0; which < 2; which++) {
+            const struct cpu_plan *pl = &plans[which];
+            if (ok[which] != 0)
+                continue;
+            int layouts = pl->layouts > 1 && pl->op.src.nd == 4 ? pl->layouts : 1, any_impl = 0;
+            for (int lay = 0; lay < layouts; lay++) {
+                struct impl_list impls;
+                impls.n = 0;
+                for (int a = 0; a < pl->n_algs; a++) {
+                    struct bd_op op = pl->op;
+                    op.dt = dt;
+                    op.layout = lay;
+                    if (pl->n_algs > 1)
+                        op.alg = pl->algs[a];
+                    impls.cur_alg = pl->n_algs > 1 ? pl->algs[a] : 0;
+                    bd_enumerate((dnnl_engine_t)engine, &op, collect_impl, &impls);
+                }
+                /* the reference implementation once, in the plain layout: it is there to
+                 * check the others, not to compete in every layout */
+                for (int i = 0; i < impls.n; i++)
+                    if (lay == 0 || strncmp(impls.names[i], "ref", 3) != 0)
+                        render_bench(e, li, pl, dt, impls.names[i], impls.algs[i], lay);
+                any_impl += impls.n;
+            }
+            /* nothing here for this type: one benchmark that says so where it runs (and
+             * picks oneDNN's first choice on a machine that has one) */
+            if (!any_impl)
+                render_bench(e, li, pl, dt, "any", pl->n_algs > 1 ? pl->algs[0] : 0, 0);
+        }
+    }
 }
 
 void emit_cpu(struct emit_ctx *e)
@@ -570,87 +628,6 @@ void emit_cpu(struct emit_ctx *e)
         e->failed++;
         return;
     }
-    const struct layer_set *s = &e->p->layers;
-    struct op_count {
-        const char *op;
-        int n;
-    } skipped[64];
-    int n_skipped = 0;
-    static const dnnl_data_type_t dts[3] = {dnnl_f32, dnnl_bf16, dnnl_f16};
-    for (int li = 0; li < s->n; li++) {
-        const struct layer *l = &s->v[li];
-        const struct layer_desc *d = l->desc;
-        if (e->only_layer && strcmp(l->id, e->only_layer) != 0)
-            continue;
-        const struct op_plans *h = plan_hooks(d);
-        /* float layers in f32, bf16 and f16; the quantized ones (whose hooks take int8) in their
-         * int8 types; a second plan (a Gemm's inner product) whatever the type */
-        int out_dtype = plan_layer_dtype(d);
-        bool takes = h && h->dnnl && (out_dtype == IR_DTYPE_FLOAT || (h->flags & PLAN_DNNL_INT8));
-        struct cpu_plan plans[2];
-        int ok[2];
-        memset(plans, 0, sizeof(plans));
-        ok[0] = takes ? h->dnnl(d, 0, &plans[0]) : -1;
-        ok[1] = h && h->dnnl && !l->fused ? h->dnnl(d, 1, &plans[1]) : -1;
-        bool none = ok[0] != 0 && ok[1] != 0;
-        /* plain C where oneDNN has nothing, and beside it where the hooks ask (Resize: every
-         * ONNX mode exactly) */
-        struct pl_op pop;
-        if ((none || (h && (h->flags & PLAN_PLAIN_TOO))) && !l->fused && h && h->plain && h->plain(d, &pop) == 0) {
-            render_plain(e, li, &pop);
-            if (none)
-                continue;
-        }
-        if (none) {
-            char why[256];
-            if (!l->fused && h && h->why_not && h->why_not(d, why, sizeof(why)) == 0)
-                bz_diag_warning(e->diag, "gen", "layer %s (%s): %s", l->name, l->op, why);
-            if (!l->fused) {
-                int k;
-                for (k = 0; k < n_skipped && strcmp(skipped[k].op, l->op); k++)
-                    ;
-                if (k == n_skipped && n_skipped < 64)
-                    skipped[n_skipped++] = (struct op_count){l->op, 0};
-                if (k < 64)
-                    skipped[k].n++;
-            }
-            continue;
-        }
-        int ntypes = ok[0] == 0 && plans[0].quant ? 1 : 3;
-        for (int t = 0; t < ntypes; t++) {
-            dnnl_data_type_t dt = ok[0] == 0 && plans[0].quant ? plans[0].op.qsrc : dts[t];
-            for (int which = 0; which < 2; which++) {
-                const struct cpu_plan *pl = &plans[which];
-                if (ok[which] != 0)
-                    continue;
-                int layouts = pl->layouts > 1 && pl->op.src.nd == 4 ? pl->layouts : 1, any_impl = 0;
-                for (int lay = 0; lay < layouts; lay++) {
-                    struct impl_list impls;
-                    impls.n = 0;
-                    for (int a = 0; a < pl->n_algs; a++) {
-                        struct bd_op op = pl->op;
-                        op.dt = dt;
-                        op.layout = lay;
-                        if (pl->n_algs > 1)
-                            op.alg = pl->algs[a];
-                        impls.cur_alg = pl->n_algs > 1 ? pl->algs[a] : 0;
-                        bd_enumerate(eng, &op, collect_impl, &impls);
-                    }
-                    /* the reference implementation once, in the plain layout: it is there to
-                     * check the others, not to compete in every layout */
-                    for (int i = 0; i < impls.n; i++)
-                        if (lay == 0 || strncmp(impls.names[i], "ref", 3) != 0)
-                            render_bench(e, li, pl, dt, impls.names[i], impls.algs[i], lay);
-                    any_impl += impls.n;
-                }
-                /* nothing here for this type: one benchmark that says so where it runs (and
-                 * picks oneDNN's first choice on a machine that has one) */
-                if (!any_impl)
-                    render_bench(e, li, pl, dt, "any", pl->n_algs > 1 ? pl->algs[0] : 0, 0);
-            }
-        }
-    }
+    emit_each_layer(e, cpu_layer, eng);
     dnnl_engine_destroy(eng);
-    for (int k = 0; k < n_skipped; k++)
-        bz_buf_printf(&e->skipped, "%s%s %d", e->skipped.len ? ", " : "", skipped[k].op, skipped[k].n);
 }

@@ -145,14 +145,8 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
                              "flops", flops, "bytes", bytes, "harness", harness, hl, "cuda_bench", cuda, cl, "cudnn_ops",
                              dnn, dl, "cuda_ref", ref, rl, "cublas_ops", blas, bl);
     bz_buf_free(&layer_macro);
-    struct bz_buf rel;
-    bz_buf_init(&rel);
-    bz_buf_printf(&rel, "bench/%s.c", file.data);
-    if (data && emit_render(e, "templates/cuda/lib.c.mustache", data, rel.data) == 0)
-        emit_add_bench(e, file.data, l, "cc_cuda");
-    json_decref(data);
+    emit_bench(e, l, file.data, ".c", "templates/cuda/lib.c.mustache", "cc_cuda", data);
     free(init);
-    bz_buf_free(&rel);
     bz_buf_free(&file);
     bz_buf_free(&title);
     bz_buf_free(&key);
@@ -268,13 +262,7 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
     bz_buf_free(&layer_macro);
     if (data)
         emit_plain_headers(data, pl_family(k->pl.kind), true);
-    struct bz_buf rel;
-    bz_buf_init(&rel);
-    bz_buf_printf(&rel, "bench/%s.cu", file.data);
-    if (data && emit_render(e, "templates/cuda/kernel.cu.mustache", data, rel.data) == 0)
-        emit_add_bench(e, file.data, l, "nvcc");
-    json_decref(data);
-    bz_buf_free(&rel);
+    emit_bench(e, l, file.data, ".cu", "templates/cuda/kernel.cu.mustache", "nvcc", data);
     bz_buf_free(&file);
     bz_buf_free(&title);
     bz_buf_free(&key);
@@ -300,47 +288,33 @@ static int plan_kernel(const struct layer_desc *d, const struct op_plans *h, str
     return 0;
 }
 
+/* a layer's benchmarks: cuDNN's or cuBLAS's plan in each algorithm, a kernel of ours where no
+ * library call does the layer (or beside it, where the hooks ask) */
+static void cuda_layer(struct emit_ctx *e, int li, void *unused)
+{
+    (void)unused;
+    const struct layer *l = &e->p->layers.v[li];
+    const struct layer_desc *d = l->desc;
+    const struct op_plans *h = plan_hooks(d);
+    struct cu_plan plan;
+    memset(&plan, 0, sizeof(plan));
+    int out_dtype = plan_layer_dtype(d);
+    int ok = out_dtype == IR_DTYPE_FLOAT && h && h->cudnn ? h->cudnn(d, &plan) : -1;
+    if (ok == 0)
+        render_plan(e, li, &plan);
+    /* a kernel of ours: where no library call does the layer, and beside cuDNN's where the
+     * hooks ask (binary ops: cuDNN accepts fewer broadcasts) */
+    struct cu_kernel kern;
+    bool want = ok != 0 || (h && (h->flags & PLAN_KERNEL_TOO));
+    if (want && h && plan_kernel(d, h, &kern) == 0)
+        render_kernel(e, li, &kern);
+    else if (ok != 0 && !l->fused) /* a group's members are benchmarked one by one */
+        emit_skip(e, l->op);
+}
+
 void emit_cuda(struct emit_ctx *e)
 {
-    const struct layer_set *s = &e->p->layers;
-    const char *ops[64];
-    int counts[64], nops = 0;
-    for (int li = 0; li < s->n; li++) {
-        const struct layer *l = &s->v[li];
-        const struct layer_desc *d = l->desc;
-        if (e->only_layer && strcmp(l->id, e->only_layer) != 0)
-            continue;
-        const struct op_plans *h = plan_hooks(d);
-        struct cu_plan plan;
-        memset(&plan, 0, sizeof(plan));
-        int out_dtype = plan_layer_dtype(d);
-        int ok = out_dtype == IR_DTYPE_FLOAT && h && h->cudnn ? h->cudnn(d, &plan) : -1;
-        if (ok == 0)
-            render_plan(e, li, &plan);
-        /* a kernel of ours: where no library call does the layer, and beside cuDNN's where the
-         * hooks ask (binary ops: cuDNN accepts fewer broadcasts) */
-        struct cu_kernel kern;
-        bool want = ok != 0 || (h && (h->flags & PLAN_KERNEL_TOO));
-        if (want && h && plan_kernel(d, h, &kern) == 0) {
-            render_kernel(e, li, &kern);
-            continue;
-        }
-        if (ok == 0)
-            continue;
-        if (l->fused)
-            continue; /* the group's members are benchmarked one by one */
-        int k;
-        for (k = 0; k < nops && strcmp(ops[k], l->op); k++)
-            ;
-        if (k == nops && nops < 64) {
-            ops[nops] = l->op;
-            counts[nops++] = 0;
-        }
-        if (k < 64)
-            counts[k]++;
-    }
-    for (int k = 0; k < nops; k++)
-        bz_buf_printf(&e->skipped, "%s%s %d", e->skipped.len ? ", " : "", ops[k], counts[k]);
+    emit_each_layer(e, cuda_layer, NULL);
 }
 
 const char *emit_cuda_home(void)

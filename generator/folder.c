@@ -129,7 +129,6 @@ static void free_benches(struct emit_ctx *e)
     }
     free(e->v);
     e->v = NULL;
-    bz_buf_free(&e->skipped);
 }
 
 int folder_repro(const struct pipeline *p, const struct folder_opts *o, struct bz_diag *diag)
@@ -137,7 +136,6 @@ int folder_repro(const struct pipeline *p, const struct folder_opts *o, struct b
     /* just that layer's files, flat in the folder */
     struct emit_ctx e = {.p = p, .dir = o->dir, .diag = diag, .cuda_arch = o->cuda_arch, .only_layer = o->repro,
                          .cmdline = o->cmdline};
-    bz_buf_init(&e.skipped);
     int rc = BZ_EXIT_OK;
     if (o->backends & BACKEND_CPU)
         emit_cpu(&e);
@@ -166,21 +164,26 @@ int folder_write(const struct pipeline *p, const struct folder_opts *o, struct b
     }
     int rc = BZ_EXIT_OK;
     struct emit_ctx e = {.p = p, .dir = o->dir, .diag = diag, .cuda_arch = o->cuda_arch, .cmdline = o->cmdline};
-    bz_buf_init(&e.skipped);
-    if (o->backends & BACKEND_CPU) {
+    static const struct {
+        unsigned bit;
+        const char *name;
+        void (*emit)(struct emit_ctx *);
+    } backends[] = {{BACKEND_CPU, "CPU", emit_cpu}, {BACKEND_CUDA, "CUDA", emit_cuda}};
+    for (size_t b = 0; b < BZ_ARRAY_LEN(backends); b++) {
+        if (!(o->backends & backends[b].bit))
+            continue;
         if (o->progress)
-            fprintf(stderr, "writing CPU benchmarks to %s/bench\n", o->dir);
-        emit_cpu(&e);
-        if (e.skipped.len)
-            bz_diag_warning(diag, "gen", "no CPU benchmark yet for these layers (op and count): %s", e.skipped.data);
-        bz_buf_clear(&e.skipped);
-    }
-    if (o->backends & BACKEND_CUDA) {
-        if (o->progress)
-            fprintf(stderr, "writing CUDA benchmarks to %s/bench\n", o->dir);
-        emit_cuda(&e);
-        if (e.skipped.len)
-            bz_diag_warning(diag, "gen", "no CUDA benchmark yet for these layers (op and count): %s", e.skipped.data);
+            fprintf(stderr, "writing %s benchmarks to %s/bench\n", backends[b].name, o->dir);
+        e.n_skipped = 0;
+        backends[b].emit(&e);
+        struct bz_buf list;
+        bz_buf_init(&list);
+        for (int k = 0; k < e.n_skipped; k++)
+            bz_buf_printf(&list, "%s%s %d", k ? ", " : "", e.skipped[k].op, e.skipped[k].n);
+        if (list.len)
+            bz_diag_warning(diag, "gen", "no %s benchmark yet for these layers (op and count): %s", backends[b].name,
+                            list.data);
+        bz_buf_free(&list);
     }
     int n = e.n;
     if (folder_finish(&e) != 0)

@@ -195,18 +195,24 @@ static int cmd_process(int argc, char **argv, const struct onnx_load_opts *lo, c
     return rc;
 }
 
-static int cmd_write_zoo(const char *spec, const char *path)
+/* the zoo model SPEC names (and its parameter), or NULL after saying why not */
+static const struct zoo_model *zoo_spec(const char *spec, int64_t *param)
 {
     struct bz_buf err;
     bz_buf_init(&err);
-    int64_t param, params;
-    const struct zoo_model *z = zoo_parse(spec, &param, &err);
-    if (!z) {
+    const struct zoo_model *z = zoo_parse(spec, param, &err);
+    if (!z)
         bz_diag_error(NULL, "gen", "%s", err.data);
-        bz_buf_free(&err);
-        return BZ_EXIT_USAGE;
-    }
     bz_buf_free(&err);
+    return z;
+}
+
+static int cmd_write_zoo(const char *spec, const char *path)
+{
+    int64_t param, params;
+    const struct zoo_model *z = zoo_spec(spec, &param);
+    if (!z)
+        return BZ_EXIT_USAGE;
     int e = zoo_write_onnx(z, param, path, &params);
     if (e) {
         bz_diag_error(NULL, path, "cannot write: %s", strerror(e));
@@ -217,22 +223,17 @@ static int cmd_write_zoo(const char *spec, const char *path)
     return BZ_EXIT_OK;
 }
 
-/* Writes a zoo model under DIR/zoo/ and returns its path (malloc'd), or NULL after an error. */
-/* The zoo model SPEC written to DIR/zoo; NULL (and *rc the exit status) on failure. */
+/* The zoo model SPEC written to DIR/zoo/ and its path (malloc'd); NULL (and *rc the exit
+ * status) on failure. */
 static char *write_zoo_model(const char *spec, const char *dir, int *rc)
 {
     *rc = BZ_EXIT_USAGE;
-    struct bz_buf err, path;
-    bz_buf_init(&err);
-    bz_buf_init(&path);
     int64_t param;
-    const struct zoo_model *z = zoo_parse(spec, &param, &err);
-    if (!z) {
-        bz_diag_error(NULL, "gen", "%s", err.data);
-        bz_buf_free(&err);
+    const struct zoo_model *z = zoo_spec(spec, &param);
+    if (!z)
         return NULL;
-    }
-    bz_buf_free(&err);
+    struct bz_buf path;
+    bz_buf_init(&path);
     bz_buf_printf(&path, "%s", dir);
     if ((errno = bz_mkdir_p(path.data)) != 0)
         goto fail;

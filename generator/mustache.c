@@ -196,19 +196,13 @@ static int tokenize(struct rctx *r, struct tpl *tp, const char *otag0, const cha
         enum tok_kind kind;
         size_t content, content_len, end;
         const char *close;
-        if (sigil == '{') {
-            /* triple mustache: the closing '}' sits right before the close delimiter */
+        if (sigil == '{' || sigil == '=') {
+            /* triple mustache and set delimiter: the closing '}' or '=' sits right before the
+             * close delimiter */
             char want[MUSTACHE_MAX_DELIM + 2];
-            snprintf(want, sizeof(want), "}%s", ctag);
+            snprintf(want, sizeof(want), "%c%s", sigil == '{' ? '}' : '=', ctag);
             close = find(src + q + 1, len - q - 1, want, clen + 1);
-            kind = TK_UVAR;
-            content = q + 1;
-            end = close ? (size_t)(close - src) + clen + 1 : 0;
-        } else if (sigil == '=') {
-            char want[MUSTACHE_MAX_DELIM + 2];
-            snprintf(want, sizeof(want), "=%s", ctag);
-            close = find(src + q + 1, len - q - 1, want, clen + 1);
-            kind = TK_DELIM;
+            kind = sigil == '{' ? TK_UVAR : TK_DELIM;
             content = q + 1;
             end = close ? (size_t)(close - src) + clen + 1 : 0;
         } else {
@@ -462,9 +456,11 @@ static int tpl_parse(struct rctx *r, const char *name, char *src, size_t len, co
 
 /* ---- text reindentation (partials, parents, blocks) ---- */
 
-/* Prefixes every line that holds a non-space character (Python's textwrap.indent). */
-static char *indent_text(const char *s, size_t len, const char *pre, size_t pre_len, size_t *out_len)
+/* S (taken) with PRE before every line that holds a non-space character (Python's
+ * textwrap.indent); *LENP its length before and after. */
+static char *indent_text(char *s, size_t *lenp, const char *pre, size_t pre_len)
 {
+    size_t len = *lenp;
     struct bz_buf b;
     bz_buf_init(&b);
     size_t i = 0;
@@ -479,8 +475,22 @@ static char *indent_text(const char *s, size_t len, const char *pre, size_t pre_
         bz_buf_append(&b, s + i, end - i);
         i = end;
     }
-    *out_len = b.len;
+    free(s);
+    *lenp = b.len;
     return bz_buf_steal(&b);
+}
+
+/* The end of the line that starts at I (its '\n', or LEN) and in *FIRST its first non-blank
+ * (the end when it is blank). */
+static size_t line_at(const char *s, size_t len, size_t i, size_t *first)
+{
+    const char *nl = memchr(s + i, '\n', len - i);
+    size_t end = nl ? (size_t)(nl - s) : len;
+    size_t k = i;
+    while (k < end && is_blank(s[k]))
+        k++;
+    *first = k;
+    return end;
 }
 
 /* Removes the common leading blanks of all non-blank lines, and blanks from blank
@@ -491,11 +501,7 @@ static char *dedent_text(const char *s, size_t len, size_t *out_len, struct bz_b
     const char *margin = NULL;
     size_t margin_len = 0;
     for (size_t i = 0; i < len;) {
-        const char *nl = memchr(s + i, '\n', len - i);
-        size_t end = nl ? (size_t)(nl - s) : len;
-        size_t k = i;
-        while (k < end && is_blank(s[k]))
-            k++;
+        size_t k, end = line_at(s, len, i, &k);
         if (k < end) {
             if (!margin) {
                 margin = s + i;
@@ -507,18 +513,14 @@ static char *dedent_text(const char *s, size_t len, size_t *out_len, struct bz_b
                 margin_len = m;
             }
         }
-        i = nl ? end + 1 : len;
+        i = end < len ? end + 1 : len;
     }
     struct bz_buf b;
     bz_buf_init(&b);
     bz_buf_clear(first_indent);
     bool first = true;
     for (size_t i = 0; i < len;) {
-        const char *nl = memchr(s + i, '\n', len - i);
-        size_t end = nl ? (size_t)(nl - s) : len;
-        size_t k = i;
-        while (k < end && is_blank(s[k]))
-            k++;
+        size_t k, end = line_at(s, len, i, &k);
         size_t from;
         if (k == end)
             from = end; /* blank line: drop its blanks */
@@ -528,9 +530,9 @@ static char *dedent_text(const char *s, size_t len, size_t *out_len, struct bz_b
             bz_buf_append(first_indent, s + i, from - i);
         first = false;
         bz_buf_append(&b, s + from, end - from);
-        if (nl)
+        if (end < len)
             bz_buf_putc(&b, '\n');
-        i = nl ? end + 1 : len;
+        i = end < len ? end + 1 : len;
     }
     *out_len = b.len;
     return bz_buf_steal(&b);
@@ -708,13 +710,8 @@ static int get_partial(struct rctx *r, const struct tpl *from, const struct tok 
         free(src);
         return 0;
     }
-    if (indent_len) {
-        size_t n;
-        char *ind = indent_text(src, len, indent, indent_len, &n);
-        free(src);
-        src = ind;
-        len = n;
-    }
+    if (indent_len)
+        src = indent_text(src, &len, indent, indent_len);
     struct tpl *tp;
     int st = tpl_parse(r, name, src, len, "{{", "}}", &tp);
     if (st < 0)
@@ -789,13 +786,8 @@ static int render_block(struct rctx *r, const struct tpl *tp, const struct tok *
         /* indentation comes from the default content, else from the tag's position */
         const char *pre = own_indent.len ? own_indent.data : tp->src + t->indent_off;
         size_t pre_len = own_indent.len ? own_indent.len : t->indent_len;
-        if (pre_len) {
-            size_t n;
-            char *ind = indent_text(text, len, pre, pre_len, &n);
-            free(text);
-            text = ind;
-            len = n;
-        }
+        if (pre_len)
+            text = indent_text(text, &len, pre, pre_len);
     }
     bz_buf_free(&own_indent);
     if (r->depth >= MUSTACHE_MAX_DEPTH) {

@@ -179,28 +179,24 @@ static void keep_typed_data(struct lower_ctx *c, struct ir_tensor *t, const Onnx
         return;
     }
     unsigned char *out = bz_arena_array(&c->m->arena, n ? n : 1, esize);
-    switch (t->dtype) {
-    case IR_DTYPE_FLOAT:
-    case IR_DTYPE_COMPLEX64:
-        memcpy(out, tp->float_data, n * esize);
-        break;
-    case IR_DTYPE_INT64:
-        memcpy(out, tp->int64_data, n * esize);
-        break;
-    case IR_DTYPE_DOUBLE:
-    case IR_DTYPE_COMPLEX128:
-        memcpy(out, tp->double_data, n * esize);
-        break;
-    case IR_DTYPE_UINT64:
-        memcpy(out, tp->uint64_data, n * esize);
-        break;
-    case IR_DTYPE_UINT32:
+    /* the types whose field holds the elements as they are */
+    const void *same = NULL;
+    if (t->dtype == IR_DTYPE_FLOAT || t->dtype == IR_DTYPE_COMPLEX64)
+        same = tp->float_data;
+    else if (t->dtype == IR_DTYPE_DOUBLE || t->dtype == IR_DTYPE_COMPLEX128)
+        same = tp->double_data;
+    else if (t->dtype == IR_DTYPE_INT64)
+        same = tp->int64_data;
+    else if (t->dtype == IR_DTYPE_UINT64)
+        same = tp->uint64_data;
+    if (same) {
+        memcpy(out, same, n * esize);
+    } else if (t->dtype == IR_DTYPE_UINT32) {
         for (size_t i = 0; i < n; i++) {
             uint32_t v = (uint32_t)tp->uint64_data[i];
             memcpy(out + i * 4, &v, 4);
         }
-        break;
-    default: /* int32_data: narrow each entry to the element size */
+    } else { /* int32_data: narrow each entry to the element size */
         for (size_t i = 0; i < n; i++) {
             int32_t v = tp->int32_data[i];
             if (esize == 4) {
@@ -212,7 +208,6 @@ static void keep_typed_data(struct lower_ctx *c, struct ir_tensor *t, const Onnx
                 out[i] = (unsigned char)v;
             }
         }
-        break;
     }
     t->data = out;
     t->data_bytes = n * esize;
@@ -489,53 +484,42 @@ static struct ir_tensor *constant_value(struct lower_ctx *c, const struct ir_nod
             t->ext_offset = t->ext_length = -1;
             return t;
         }
-        struct ir_tensor *t = NULL;
-        if (strcmp(a->name, "value_float") == 0 && a->type == IR_ATTR_FLOAT) {
-            t = bz_arena_alloc(ar, sizeof(*t));
-            t->dtype = IR_DTYPE_FLOAT;
-            t->nelem = 1;
+        /* value_float, value_ints, ...: a scalar, or a list as a 1-D tensor */
+        static const struct { const char *name; enum ir_attr_type type; int dtype; bool list; } values[] = {
+            {"value_float", IR_ATTR_FLOAT, IR_DTYPE_FLOAT, false},
+            {"value_int", IR_ATTR_INT, IR_DTYPE_INT64, false},
+            {"value_string", IR_ATTR_STRING, IR_DTYPE_STRING, false},
+            {"value_floats", IR_ATTR_FLOATS, IR_DTYPE_FLOAT, true},
+            {"value_ints", IR_ATTR_INTS, IR_DTYPE_INT64, true},
+            {"value_strings", IR_ATTR_STRINGS, IR_DTYPE_STRING, true},
+        };
+        size_t v = 0;
+        while (v < BZ_ARRAY_LEN(values) && (a->type != values[v].type || strcmp(a->name, values[v].name)))
+            v++;
+        if (v == BZ_ARRAY_LEN(values))
+            continue;
+        struct ir_tensor *t = bz_arena_alloc(ar, sizeof(*t));
+        t->dtype = values[v].dtype;
+        t->nelem = values[v].list ? (int64_t)a->count : 1;
+        if (a->type == IR_ATTR_FLOAT)
             t->data = bz_arena_memdup(ar, &a->u.f, sizeof(float));
-            t->data_bytes = sizeof(float);
-        } else if (strcmp(a->name, "value_int") == 0 && a->type == IR_ATTR_INT) {
-            t = bz_arena_alloc(ar, sizeof(*t));
-            t->dtype = IR_DTYPE_INT64;
-            t->nelem = 1;
+        else if (a->type == IR_ATTR_INT)
             t->data = bz_arena_memdup(ar, &a->u.i, sizeof(int64_t));
-            t->data_bytes = sizeof(int64_t);
-        } else if (strcmp(a->name, "value_floats") == 0 && a->type == IR_ATTR_FLOATS) {
-            t = bz_arena_alloc(ar, sizeof(*t));
-            t->dtype = IR_DTYPE_FLOAT;
-            t->nelem = (int64_t)a->count;
+        else if (a->type == IR_ATTR_FLOATS)
             t->data = a->u.floats;
-            t->data_bytes = a->count * sizeof(float);
-        } else if (strcmp(a->name, "value_ints") == 0 && a->type == IR_ATTR_INTS) {
-            t = bz_arena_alloc(ar, sizeof(*t));
-            t->dtype = IR_DTYPE_INT64;
-            t->nelem = (int64_t)a->count;
+        else if (a->type == IR_ATTR_INTS)
             t->data = a->u.ints;
-            t->data_bytes = a->count * sizeof(int64_t);
-        } else if (strcmp(a->name, "value_string") == 0 && a->type == IR_ATTR_STRING) {
-            t = bz_arena_alloc(ar, sizeof(*t));
-            t->dtype = IR_DTYPE_STRING;
-            t->nelem = 1;
-        } else if (strcmp(a->name, "value_strings") == 0 && a->type == IR_ATTR_STRINGS) {
-            t = bz_arena_alloc(ar, sizeof(*t));
-            t->dtype = IR_DTYPE_STRING;
-            t->nelem = (int64_t)a->count;
+        if (t->data)
+            t->data_bytes = (size_t)t->nelem * (t->dtype == IR_DTYPE_FLOAT ? sizeof(float) : sizeof(int64_t));
+        t->rank = values[v].list ? 1 : 0;
+        if (values[v].list) {
+            t->dims = bz_arena_alloc(ar, sizeof(int64_t));
+            t->dims[0] = t->nelem;
         }
-        if (t) {
-            bool list = a->type == IR_ATTR_FLOATS || a->type == IR_ATTR_INTS ||
-                        a->type == IR_ATTR_STRINGS;
-            t->rank = list ? 1 : 0;
-            if (list) {
-                t->dims = bz_arena_alloc(ar, sizeof(int64_t));
-                t->dims[0] = t->nelem;
-            }
-            t->location = IR_DATA_INLINE;
-            t->data_kept = t->data != NULL;
-            t->ext_offset = t->ext_length = -1;
-            return t;
-        }
+        t->location = IR_DATA_INLINE;
+        t->data_kept = t->data != NULL;
+        t->ext_offset = t->ext_length = -1;
+        return t;
     }
     return NULL;
 }
@@ -730,6 +714,23 @@ static void describe_producer(struct bz_buf *b, const struct ir_value *v)
         bz_buf_puts(b, "a graph input");
 }
 
+/* the value an initializer NAME (WHAT: "initializer", ...) defines: a new one, or the graph input
+ * of that name (before IR version 4 initializers are inputs too); NULL after the error when
+ * it is defined twice */
+static struct ir_value *initializer_value(struct lower_ctx *c, struct ir_graph *g, const char *name,
+                                          const char *what)
+{
+    struct ir_value *v = ir_graph_find_local(g, name);
+    if (v && (v->init || !v->is_input)) {
+        struct bz_buf q;
+        bz_buf_init(&q);
+        lower_fail(c, "%s '%s' is defined twice", what, quoted(&q, name));
+        bz_buf_free(&q);
+        return NULL;
+    }
+    return v ? v : ir_graph_add_value(c->m, g, name);
+}
+
 static struct ir_graph *lower_graph(struct lower_ctx *c, const Onnx__GraphProto *gp,
                                     struct ir_graph *parent, struct ir_node *owner)
 {
@@ -764,14 +765,9 @@ static struct ir_graph *lower_graph(struct lower_ctx *c, const Onnx__GraphProto 
     g->initializers = bz_arena_array(ar, gp->n_initializer, sizeof(struct ir_value *));
     for (size_t i = 0; i < gp->n_initializer; i++) {
         const Onnx__TensorProto *tp = gp->initializer[i];
-        const char *name = tp->name ? tp->name : "";
-        struct ir_value *v = ir_graph_find_local(g, name);
-        if (v && (v->init || !v->is_input)) {
-            lower_fail(c, "initializer '%s' is defined twice", quoted(&q, name));
-            goto out;
-        }
+        struct ir_value *v = initializer_value(c, g, tp->name ? tp->name : "", "initializer");
         if (!v)
-            v = ir_graph_add_value(c->m, g, name);
+            goto out;
         v->init = lower_tensor(c, tp, "initializer");
         if (c->failed)
             goto out;
@@ -782,13 +778,9 @@ static struct ir_graph *lower_graph(struct lower_ctx *c, const Onnx__GraphProto 
     for (size_t i = 0; i < gp->n_sparse_initializer; i++) {
         const Onnx__SparseTensorProto *sp = gp->sparse_initializer[i];
         const char *name = sp->values && sp->values->name ? sp->values->name : "";
-        struct ir_value *v = ir_graph_find_local(g, name);
-        if (v && (v->init || !v->is_input)) {
-            lower_fail(c, "sparse initializer '%s' is defined twice", quoted(&q, name));
-            goto out;
-        }
+        struct ir_value *v = initializer_value(c, g, name, "sparse initializer");
         if (!v)
-            v = ir_graph_add_value(c->m, g, name);
+            goto out;
         struct ir_sparse_tensor *s = lower_sparse(c, sp);
         if (c->failed)
             goto out;

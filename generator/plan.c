@@ -1,6 +1,7 @@
 /* The helpers operators' plan hooks share: a layer description's tensors as each backend's. */
 #include "plan.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +23,16 @@ void plan_arg(struct cpu_plan *p, const char *name, int output, int fill)
     p->args[p->nargs].output = output;
     p->args[p->nargs].fill = fill;
     p->nargs++;
+}
+
+int plan_dnnl_start(const struct layer_desc *d, struct cpu_plan *p)
+{
+    memset(p, 0, sizeof(*p));
+    if (plan_bd_tensor(desc_in(d, 0), &p->op.src) || plan_bd_tensor(desc_out(d, 0), &p->op.dst))
+        return -1;
+    p->n_algs = 1;
+    p->bytes = 4.0 * (double)(plan_bd_count(&p->op.src) + plan_bd_count(&p->op.dst));
+    return 0;
 }
 
 int plan_bd_tensor(const struct desc_tensor *t, struct bd_tensor *out)
@@ -101,6 +112,14 @@ void plan_ints(const struct desc_ints *l, int64_t *out, int n, int64_t dflt)
 {
     for (int k = 0; k < n; k++)
         out[k] = k < l->n ? l->v[k] : dflt;
+}
+
+void plan_int32s(const struct desc_ints *l, int *out, int n, int dflt)
+{
+    for (int k = 0; k < n; k++) {
+        int64_t v = k < l->n ? l->v[k] : dflt;
+        out[k] = v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : (int)v; /* no wrap to a small value */
+    }
 }
 
 bool plan_pl_same(const struct pl_tensor *a, const struct pl_tensor *b)

@@ -35,6 +35,9 @@ struct cpu_plan {
 };
 
 void plan_arg(struct cpu_plan *p, const char *name, int output, int fill);
+/* the start most oneDNN plans share: the plan cleared, op.src and op.dst from input 0 and
+ * output 0, one algorithm and the bytes they move (f32); -1 when either is not oneDNN's */
+int plan_dnnl_start(const struct layer_desc *d, struct cpu_plan *p);
 /* the tensor (rank 0 to 8) as oneDNN's; -1 when it is absent or has more dims */
 int plan_bd_tensor(const struct desc_tensor *t, struct bd_tensor *out);
 int64_t plan_bd_count(const struct bd_tensor *t);
@@ -51,6 +54,7 @@ int plan_pl_tensor(const struct desc_tensor *t, struct pl_tensor *out);
 bool plan_pl_same(const struct pl_tensor *a, const struct pl_tensor *b);
 /* a list attribute's first n values into out, dflt past its end */
 void plan_ints(const struct desc_ints *l, int64_t *out, int n, int64_t dflt);
+void plan_int32s(const struct desc_ints *l, int *out, int n, int dflt); /* the same as int, clamped */
 /* a possibly negative axis of a rank-RANK tensor, or -1 out of range */
 int plan_axis(int64_t axis, int rank);
 /* The plain op every plain hook starts from: KIND and FN, the output and NIN inputs (< 0: the
@@ -179,6 +183,11 @@ struct op_plans {
     /* how each (oneDNN, plain C, cuDNN/cuBLAS, kernels of ours) benchmarks it, for gen --ops */
     const char *how[4];
 };
+
+/* the hooks of an operator that only plain C benchmarks (and a kernel of ours, where the
+ * kernels have its plain C operation: plan_kernel): NAME's plain hook FN, and how, for gen --ops */
+#define PLAIN_PLANS(name, fn, how_plain) \
+    static const struct op_plans name = {.plain = fn, .how = {NULL, how_plain, NULL, NULL}}
 
 /* how each backend benchmarks an operator (gen --ops): HOW[i] of op_plans or NULL */
 void plan_how(const struct op_def *d, const char *how[4]);

@@ -266,17 +266,11 @@ static int conv_cudnn(const struct layer_desc *d, struct cu_plan *p)
     p->nsp = p->x.nd - 2;
     p->groups = (int)d->a.group;
     int pads[6], kernel[3];
-    int64_t stride[3], dil[3], pad64[6];
-    plan_ints(&d->a.strides, stride, p->nsp, 1);
-    plan_ints(&d->a.dilations, dil, p->nsp, 1);
-    plan_ints(&d->a.pads, pad64, 2 * p->nsp, 0);
-    for (int k = 0; k < p->nsp; k++) {
-        p->stride[k] = (int)stride[k];
-        p->dil[k] = (int)dil[k];
+    plan_int32s(&d->a.strides, p->stride, p->nsp, 1);
+    plan_int32s(&d->a.dilations, p->dil, p->nsp, 1);
+    plan_int32s(&d->a.pads, pads, 2 * p->nsp, 0);
+    for (int k = 0; k < p->nsp; k++)
         kernel[k] = (int)p->w.d[2 + k];
-    }
-    for (int k = 0; k < 2 * p->nsp; k++)
-        pads[k] = (int)pad64[k];
     int64_t oc = p->y.d[1], ic = p->x.d[1], kvol = 1;
     for (int k = 0; k < p->nsp; k++)
         kvol *= kernel[k];

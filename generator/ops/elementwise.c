@@ -308,17 +308,11 @@ int plan_eltwise_dnnl(const struct layer_desc *d, float *alpha, float *beta)
 
 static int unary_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
 {
-    struct bd_tensor x, y;
     float alpha, beta;
-    memset(p, 0, sizeof(*p));
     int alg = plan_eltwise_dnnl(d, &alpha, &beta);
-    if (which || !alg || plan_bd_tensor(desc_in(d, 0), &x) || plan_bd_tensor(desc_out(d, 0), &y))
+    if (which || !alg || plan_dnnl_start(d, p))
         return -1;
-    p->op.src = x;
-    p->op.dst = y;
-    p->n_algs = 1;
-    p->bytes = 4.0 * (double)(plan_bd_count(&x) + plan_bd_count(&y));
-    p->flops = (double)plan_bd_count(&y);
+    p->flops = (double)plan_bd_count(&p->op.dst);
     p->layouts = BD_LAYOUT_COUNT;
     p->op.family = BD_ELTWISE;
     p->op.alg = p->algs[0] = alg;
@@ -522,25 +516,20 @@ static const struct op_plans binary_plans = {binary_dnnl, binary_plain, binary_c
     .how = {"oneDNN binary (the broadcast operand second)", "plain C (Sum, Min, Max: up to 8 inputs)", "cuDNN op tensor", "kernel of ours (two inputs)"}};
 static const struct op_plans binary_plain_plans = {NULL, binary_plain, NULL, NULL, NULL, PLAN_BY_IDS,
     .how = {NULL, "plain C", NULL, "kernel of ours"}};
-static const struct op_plans mean_plans = {NULL, binary_plain, NULL, NULL, NULL, 0, .how = {NULL, "plain C (up to 8 inputs)", NULL, NULL}};
+PLAIN_PLANS(mean_plans, binary_plain, "plain C (up to 8 inputs)");
 
 /* PRelu: oneDNN's primitive, the slope broadcast to the input's rank; plain C beside it */
 static int prelu_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
 {
-    struct bd_tensor x, y, slope;
-    memset(p, 0, sizeof(*p));
-    if (which || plan_bd_tensor(desc_in(d, 0), &x) || plan_bd_tensor(desc_out(d, 0), &y) ||
-        plan_bd_tensor(desc_in(d, 1), &slope) || slope.nd > x.nd)
-        return -1;
+    struct bd_tensor slope;
     struct bd_op *op = &p->op;
-    op->src = x;
-    op->dst = y;
-    p->n_algs = 1;
-    p->bytes = 4.0 * (double)(plan_bd_count(&x) + plan_bd_count(&y));
-    p->flops = (double)plan_bd_count(&y);
-    op->wei.nd = x.nd;
-    for (int k = 0; k < x.nd; k++)
-        op->wei.d[k] = k < x.nd - slope.nd ? 1 : slope.d[k - (x.nd - slope.nd)];
+    if (which || plan_dnnl_start(d, p) || plan_bd_tensor(desc_in(d, 1), &slope) || slope.nd > op->src.nd)
+        return -1;
+    int nd = op->src.nd;
+    p->flops = (double)plan_bd_count(&op->dst);
+    op->wei.nd = nd;
+    for (int k = 0; k < nd; k++)
+        op->wei.d[k] = k < nd - slope.nd ? 1 : slope.d[k - (nd - slope.nd)];
     op->family = BD_PRELU;
     p->layouts = BD_LAYOUT_COUNT;
     plan_arg(p, "DNNL_ARG_SRC", 0, 0);

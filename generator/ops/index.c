@@ -254,24 +254,15 @@ static int range_plain(const struct layer_desc *d, struct pl_op *op)
                : 0;
 }
 
-static const struct op_plans elements_plans = {NULL, elements_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
-static const struct op_plans gather_nd_plans = {NULL, gather_nd_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
-static const struct op_plans scatter_nd_plans = {NULL, scatter_nd_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
-static const struct op_plans cumsum_plans = {NULL, cumsum_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C (a known axis)", NULL, NULL}};
-static const struct op_plans trilu_plans = {NULL, trilu_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C (a known k)", NULL, NULL}};
-static const struct op_plans onehot_plans = {NULL, onehot_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
-static const struct op_plans reverse_sequence_plans = {NULL, reverse_sequence_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
-static const struct op_plans eyelike_plans = {NULL, eyelike_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
-static const struct op_plans range_plans = {NULL, range_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
+PLAIN_PLANS(elements_plans, elements_plain, "plain C");
+PLAIN_PLANS(gather_nd_plans, gather_nd_plain, "plain C");
+PLAIN_PLANS(scatter_nd_plans, scatter_nd_plain, "plain C");
+PLAIN_PLANS(cumsum_plans, cumsum_plain, "plain C (a known axis)");
+PLAIN_PLANS(trilu_plans, trilu_plain, "plain C (a known k)");
+PLAIN_PLANS(onehot_plans, onehot_plain, "plain C");
+PLAIN_PLANS(reverse_sequence_plans, reverse_sequence_plain, "plain C");
+PLAIN_PLANS(eyelike_plans, eyelike_plain, "plain C");
+PLAIN_PLANS(range_plans, range_plain, "plain C");
 
 static const struct op_attr gather_elements_attrs[] = {ATTR(axis, 0), ATTR_END};
 static const struct op_attr scatter_elements_attrs[] = {ATTR(axis, 0), ATTR_S(reduction, "none"), ATTR_END};

@@ -48,6 +48,14 @@ int op_in_dtype(const struct infer_ctx *c, int i)
     return v ? v->type.dtype : 0;
 }
 
+const struct ir_type *op_in_known(struct infer_ctx *c, int i)
+{
+    const struct ir_type *t = op_in(c, i);
+    if (!t)
+        op_out_dtype_only(c, 0, op_in_dtype(c, i));
+    return t;
+}
+
 const struct ir_tensor *op_in_val(const struct infer_ctx *c, int i)
 {
     const struct ir_value *v = op_in_value(c, i);
@@ -365,6 +373,17 @@ int op_axis(struct infer_ctx *c, int64_t axis, int rank)
     return (int)(axis < 0 ? axis + rank : axis);
 }
 
+int op_mark_axes(struct infer_ctx *c, const int64_t *axes, int na, int rank, bool *mark)
+{
+    for (int k = 0; k < na; k++) {
+        int a = op_axis(c, axes[k], rank);
+        if (a < 0)
+            return -1;
+        mark[a] = true;
+    }
+    return 0;
+}
+
 bool op_broadcast(struct infer_ctx *c, const int *inputs, int n, int out_dtype, int out_index)
 {
     int rank = 0;
@@ -446,11 +465,22 @@ void infer_same_as_input(struct infer_ctx *c)
 
 void infer_bool_unary(struct infer_ctx *c)
 {
-    const struct ir_type *t = op_in(c, 0);
-    if (!t) {
-        op_out_dtype_only(c, 0, IR_DTYPE_BOOL);
+    infer_shape_as_input(c, IR_DTYPE_BOOL);
+}
+
+void infer_rows(struct infer_ctx *c, int dtype, struct ir_dim last, const char *shapes)
+{
+    const struct ir_type *x = op_in(c, 0);
+    if (!x) {
+        op_out_dtype_only(c, 0, dtype);
         return;
     }
-    struct ir_dim *d = op_out(c, 0, IR_DTYPE_BOOL, t->rank);
-    memcpy(d, t->dims, (size_t)t->rank * sizeof(*d));
+    if (x->rank < 1 || x->rank > 2) {
+        op_fail(c, "%s needs %s, not rank %d", c->n->op_type, shapes, x->rank);
+        return;
+    }
+    struct ir_dim *d = op_out(c, 0, dtype, x->rank);
+    if (x->rank == 2)
+        d[0] = x->dims[0];
+    d[x->rank - 1] = last;
 }

@@ -614,8 +614,7 @@ static int einsum_plain(const struct layer_desc *d, struct pl_op *op)
 
 static const struct op_plans matmul_plans = {matmul_dnnl, NULL, matmul_cudnn, NULL, NULL, 0,
     .how = {"oneDNN matmul (Gemm: also inner product)", NULL, "cuBLAS GEMM, every cublasGemmAlgo_t (one side a vector: also cublasSgemv)", NULL}};
-static const struct op_plans einsum_plans = {NULL, einsum_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
+PLAIN_PLANS(einsum_plans, einsum_plain, "plain C");
 
 static const struct op_attr gemm_attrs[] = {ATTR(transA, 0), ATTR(transB, 0), ATTR(alpha, 1), ATTR(beta, 1), ATTR_END};
 static const struct op_attr einsum_attrs[] = {ATTR_S(equation, NULL), ATTR_END};

@@ -12,11 +12,9 @@
 
 static void infer_transpose(struct infer_ctx *c)
 {
-    const struct ir_type *t = op_in(c, 0);
-    if (!t) {
-        op_out_dtype_only(c, 0, op_in_dtype(c, 0));
+    const struct ir_type *t = op_in_known(c, 0);
+    if (!t)
         return;
-    }
     const int64_t *perm;
     int np = op_attr_ints(c, "perm", &perm);
     struct ir_dim *d = op_out(c, 0, t->dtype, t->rank);
@@ -143,11 +141,9 @@ static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
 
 static void infer_slice(struct infer_ctx *c)
 {
-    const struct ir_type *t = op_in(c, 0);
-    if (!t) {
-        op_out_dtype_only(c, 0, op_in_dtype(c, 0));
+    const struct ir_type *t = op_in_known(c, 0);
+    if (!t)
         return;
-    }
     const int64_t *starts, *ends, *axes = NULL, *steps = NULL;
     int64_t n, n_ends, n_axes = -1, n_steps = -1;
     if (c->opset < 10) {
@@ -358,11 +354,9 @@ static void infer_tile(struct infer_ctx *c)
 
 static void infer_pad(struct infer_ctx *c)
 {
-    const struct ir_type *t = op_in(c, 0);
-    if (!t) {
-        op_out_dtype_only(c, 0, op_in_dtype(c, 0));
+    const struct ir_type *t = op_in_known(c, 0);
+    if (!t)
         return;
-    }
     const int64_t *pads;
     int64_t np;
     if (c->opset < 11) {
@@ -554,32 +548,24 @@ static void canon_slice(const struct canon_ctx *c, struct json_t *attrs, struct 
 
 enum { MOVE_D2S = 1 };
 
-/* the start every oneDNN plan of this family shares: input 0 and output 0, one algorithm, the
- * bytes moved (f32) and a flop per output element (data movement plans say 0) */
-static int move_dnnl_start(const struct layer_desc *d, struct cpu_plan *p)
+/* a permutation as a oneDNN reorder: op.src the view read, op.perm its order in the output */
+static int reorder_finish(struct cpu_plan *p)
 {
-    memset(p, 0, sizeof(*p));
-    if (plan_bd_tensor(desc_in(d, 0), &p->op.src) || plan_bd_tensor(desc_out(d, 0), &p->op.dst))
-        return -1;
-    p->n_algs = 1;
-    p->bytes = 4.0 * (double)(plan_bd_count(&p->op.src) + plan_bd_count(&p->op.dst));
-    p->flops = 0;
+    p->op.family = BD_REORDER;
+    p->op.dst = p->op.src;
+    plan_arg(p, "DNNL_ARG_FROM", 0, 0);
+    plan_arg(p, "DNNL_ARG_TO", 1, 0);
     return 0;
 }
 
 /* Transpose as a oneDNN reorder: the logical dims the input's, the layout the permutation */
 static int transpose_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
 {
-    if (which || move_dnnl_start(d, p))
+    if (which || plan_dnnl_start(d, p))
         return -1;
-    struct bd_op *op = &p->op;
-    op->family = BD_REORDER;
-    for (int k = 0; k < op->src.nd; k++)
-        op->perm[k] = d->a.perm.n ? (int)d->a.perm.v[k] : op->src.nd - 1 - k;
-    op->dst = op->src;
-    plan_arg(p, "DNNL_ARG_FROM", 0, 0);
-    plan_arg(p, "DNNL_ARG_TO", 1, 0);
-    return 0;
+    for (int k = 0; k < p->op.src.nd; k++)
+        p->op.perm[k] = d->a.perm.n ? (int)d->a.perm.v[k] : p->op.src.nd - 1 - k;
+    return reorder_finish(p);
 }
 
 /* DepthToSpace and SpaceToDepth: a permutation of a 6-D view of the input: DepthToSpace DCR
@@ -587,7 +573,7 @@ static int transpose_dnnl(const struct layer_desc *d, int which, struct cpu_plan
  * [N,C,H',b,W',b] as [N,b,b,C,H',W'] */
 static int depth_space_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
 {
-    if (which || move_dnnl_start(d, p))
+    if (which || plan_dnnl_start(d, p))
         return -1;
     struct bd_op *op = &p->op;
     const struct bd_tensor x = op->src;
@@ -595,7 +581,6 @@ static int depth_space_dnnl(const struct layer_desc *d, int which, struct cpu_pl
     if (x.nd != 4 || bs < 1)
         return -1;
     int64_t N = x.d[0], C = x.d[1], H = x.d[2], W = x.d[3];
-    op->family = BD_REORDER;
     if (d->def->ids.variant == MOVE_D2S) {
         if (C % (bs * bs))
             return -1;
@@ -611,16 +596,13 @@ static int depth_space_dnnl(const struct layer_desc *d, int which, struct cpu_pl
         op->src = (struct bd_tensor){6, {N, C, H / bs, bs, W / bs, bs}};
         memcpy(op->perm, s2d, sizeof(s2d));
     }
-    op->dst = op->src;
-    plan_arg(p, "DNNL_ARG_FROM", 0, 0);
-    plan_arg(p, "DNNL_ARG_TO", 1, 0);
-    return 0;
+    return reorder_finish(p);
 }
 
 /* Concat: oneDNN's concat primitive, in every activation layout */
 static int concat_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
 {
-    if (which || move_dnnl_start(d, p))
+    if (which || plan_dnnl_start(d, p))
         return -1;
     struct bd_op *op = &p->op;
     int n = d->nin;
@@ -792,8 +774,7 @@ static const struct op_plans expand_plans = {NULL, expand_plain, NULL, NULL, NUL
     .how = {NULL, "plain C", NULL, "kernel of ours"}};
 static const struct op_plans gather_plans = {NULL, gather_plain, NULL, NULL, NULL, 0,
     .how = {NULL, "plain C", NULL, "kernel of ours"}};
-static const struct op_plans split_plans = {NULL, split_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
+PLAIN_PLANS(split_plans, split_plain, "plain C");
 static const struct op_plans tile_plans = {NULL, tile_plain, NULL, NULL, NULL, 0,
     .how = {NULL, "plain C", NULL, "kernel of ours"}};
 static const struct op_plans pad_plans = {NULL, pad_plain, NULL, NULL, NULL, 0,

@@ -122,35 +122,21 @@ static void canon_loss(const struct canon_ctx *c, struct json_t *attrs, struct b
 /* TfIdfVectorizer: float [max(ngram_indexes) + 1], or [B, that] for a batch of rows */
 static void infer_tfidf(struct infer_ctx *c)
 {
-    const struct ir_type *x = op_in(c, 0);
     const int64_t *ix;
     int n = op_attr_ints(c, "ngram_indexes", &ix);
     int64_t size = 0;
     for (int k = 0; k < n; k++)
         size = ix[k] + 1 > size ? ix[k] + 1 : size;
-    if (!x) {
-        op_out_dtype_only(c, 0, IR_DTYPE_FLOAT);
-        return;
-    }
-    if (x->rank < 1 || x->rank > 2) {
-        op_fail(c, "TfIdfVectorizer needs [N] or [B, N], not rank %d", x->rank);
-        return;
-    }
-    struct ir_dim *d = op_out(c, 0, IR_DTYPE_FLOAT, x->rank);
-    if (x->rank == 2)
-        d[0] = x->dims[0];
-    d[x->rank - 1] = dim_of(size);
+    infer_rows(c, IR_DTYPE_FLOAT, dim_of(size), "[N] or [B, N]");
 }
 
 /* Det: [..., M, M] -> [...] */
 static void infer_det(struct infer_ctx *c)
 {
-    const struct ir_type *x = op_in(c, 0);
-    int dtype = op_in_dtype(c, 0);
-    if (!x) {
-        op_out_dtype_only(c, 0, dtype);
+    const struct ir_type *x = op_in_known(c, 0);
+    if (!x)
         return;
-    }
+    int dtype = x->dtype;
     if (x->rank < 2) {
         op_fail(c, "Det needs square matrices [..., M, M], not rank %d", x->rank);
         return;
@@ -308,16 +294,11 @@ static int tfidf_plain(const struct layer_desc *d, struct pl_op *op)
     return 0;
 }
 
-static const struct op_plans det_plans = {NULL, det_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C (LU)", NULL, NULL}};
-static const struct op_plans roi_align_plans = {NULL, roi_align_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
-static const struct op_plans max_unpool_plans = {NULL, max_unpool_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
-static const struct op_plans loss_plans = {NULL, loss_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
-static const struct op_plans tfidf_plans = {NULL, tfidf_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
+PLAIN_PLANS(det_plans, det_plain, "plain C (LU)");
+PLAIN_PLANS(roi_align_plans, roi_align_plain, "plain C");
+PLAIN_PLANS(max_unpool_plans, max_unpool_plain, "plain C");
+PLAIN_PLANS(loss_plans, loss_plain, "plain C");
+PLAIN_PLANS(tfidf_plans, tfidf_plain, "plain C");
 
 static const struct op_attr roi_align_attrs[] = {ATTR_S(mode, "avg"), ATTR_S(coordinate_transformation_mode, "half_pixel"),
                                                  ATTR(sampling_ratio, 0), ATTR(spatial_scale, 1.0), ATTR_END};

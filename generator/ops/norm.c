@@ -59,17 +59,6 @@ static void canon_norm(const struct canon_ctx *c, struct json_t *attrs, struct b
 
 /* ---- backends ---- */
 
-/* input 0 and output 0 as oneDNN's, one algorithm, the bytes moved (f32) */
-static int norm_dnnl_start(const struct layer_desc *d, struct cpu_plan *p)
-{
-    memset(p, 0, sizeof(*p));
-    if (plan_bd_tensor(desc_in(d, 0), &p->op.src) || plan_bd_tensor(desc_out(d, 0), &p->op.dst))
-        return -1;
-    p->n_algs = 1;
-    p->bytes = 4.0 * (double)(plan_bd_count(&p->op.src) + plan_bd_count(&p->op.dst));
-    return 0;
-}
-
 /* a normalisation with its own statistics and a scale and shift (InstanceNormalization as
  * batch norm, LayerNormalization): epsilon, flags and arguments */
 static void scale_shift_norm(const struct layer_desc *d, struct cpu_plan *p)
@@ -85,7 +74,7 @@ static void scale_shift_norm(const struct layer_desc *d, struct cpu_plan *p)
 /* BatchNormalization at inference: the model's statistics (global stats) */
 static int batchnorm_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
 {
-    if (which || norm_dnnl_start(d, p) || p->op.src.nd < 2)
+    if (which || plan_dnnl_start(d, p) || p->op.src.nd < 2)
         return -1;
     p->layouts = BD_LAYOUT_COUNT;
     p->op.family = BD_BNORM;
@@ -120,7 +109,7 @@ static int batchnorm_cudnn(const struct layer_desc *d, struct cu_plan *p)
  * plain layout only (a blocked layout of N*C is not one of the model's) */
 static int instancenorm_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
 {
-    if (which || norm_dnnl_start(d, p) || p->op.src.nd < 3)
+    if (which || plan_dnnl_start(d, p) || p->op.src.nd < 3)
         return -1;
     p->op.src.d[1] = p->op.src.d[0] * p->op.src.d[1];
     p->op.src.d[0] = 1;
@@ -133,7 +122,7 @@ static int instancenorm_dnnl(const struct layer_desc *d, int which, struct cpu_p
 
 static int layernorm_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
 {
-    if (which || norm_dnnl_start(d, p))
+    if (which || plan_dnnl_start(d, p))
         return -1;
     int axis = (int)d->a.axis;
     if (axis != p->op.src.nd - 1) {
@@ -194,8 +183,7 @@ static const struct op_plans instancenorm_plans = {instancenorm_dnnl, NULL, NULL
     .how = {"oneDNN batch normalization over [1, N*C, ...]", NULL, NULL, NULL}};
 static const struct op_plans layernorm_plans = {layernorm_dnnl, NULL, NULL, layernorm_kernel, NULL, 0,
     .how = {"oneDNN layer normalization", NULL, NULL, "kernel of ours"}};
-static const struct op_plans mvn_plans = {NULL, mvn_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
+PLAIN_PLANS(mvn_plans, mvn_plain, "plain C");
 
 static const struct op_attr norm_attrs[] = {ATTR(epsilon, 1e-5), ATTR_END};
 static const struct op_attr layernorm_attrs[] = {ATTR(epsilon, 1e-5), ATTR(axis, -1), ATTR_END};

@@ -112,6 +112,9 @@ int op_nin(const struct infer_ctx *c);
 const struct ir_value *op_in_value(const struct infer_ctx *c, int i);
 /* the input's type when it is a tensor of known rank, else NULL */
 const struct ir_type *op_in(const struct infer_ctx *c, int i);
+/* op_in, for an output 0 of input i's element type: when the input's rank is unknown, output 0
+ * gets that element type (rank unknown) and the result is NULL, for the caller to return */
+const struct ir_type *op_in_known(struct infer_ctx *c, int i);
 /* the input's element type, or 0 */
 int op_in_dtype(const struct infer_ctx *c, int i);
 const struct ir_tensor *op_in_val(const struct infer_ctx *c, int i);
@@ -194,6 +197,9 @@ bool dim_same(struct ir_dim a, struct ir_dim b);
 struct ir_dim dim_mul(struct ir_dim a, struct ir_dim b);
 /* normalises a possibly negative axis; -1 when out of range (after op_fail) */
 int op_axis(struct infer_ctx *c, int64_t axis, int rank);
+/* sets MARK[a] for each of the NA AXES (op_axis's rules); -1 (with the error) for one out of
+ * range */
+int op_mark_axes(struct infer_ctx *c, const int64_t *axes, int na, int rank, bool *mark);
 
 /* Input 0 of a conv/pool: [N, C, spatial...] with 1 to 8 spatial dims. Returns it and
  * *nsp, or NULL after giving output 0 what is known (its type) or failing. */
@@ -264,6 +270,9 @@ int op_optimizer_states(const char *op);
 void infer_same_as_input(struct infer_ctx *c);   /* output 0 = input 0 */
 void infer_shape_as_input(struct infer_ctx *c, int dtype); /* output 0: input 0's shape, of dtype */
 void infer_unary_fold(struct infer_ctx *c);      /* same shape; folds known values */
+/* output 0 for a row [N] or a batch of rows [B, N] (input 0): [M] or [B, M] of DTYPE, M being
+ * LAST; SHAPES (the operator's names for the two) for the error on another rank */
+void infer_rows(struct infer_ctx *c, int dtype, struct ir_dim last, const char *shapes);
 void infer_bool_unary(struct infer_ctx *c);      /* bool, same shape */
 void infer_like_with_dtype(struct infer_ctx *c); /* input 0's shape, the dtype attribute's type */
 

@@ -185,28 +185,19 @@ static int pool_cudnn(const struct layer_desc *d, struct cu_plan *p)
     p->nsp = p->x.nd - 2;
     bool global = d->def->ids.variant & POOL_GLOBAL, max = d->def->ids.variant & POOL_MAX;
     int pads[6] = {0};
-    int64_t dil[3], win[3], stride[3], pad64[6];
-    plan_ints(&d->a.dilations, dil, p->nsp, 1);
-    for (int k = 0; k < p->nsp; k++) {
-        if (dil[k] != 1)
+    plan_int32s(&d->a.dilations, p->dil, p->nsp, 1);
+    for (int k = 0; k < p->nsp; k++)
+        if (p->dil[k] != 1)
             return -1; /* cuDNN pooling has no dilation */
-        p->dil[k] = 1;
-    }
     if (global) {
         for (int k = 0; k < p->nsp; k++) {
             p->win[k] = (int)p->x.d[2 + k];
             p->stride[k] = 1;
         }
     } else {
-        plan_ints(&d->a.kernel_shape, win, p->nsp, 1);
-        plan_ints(&d->a.strides, stride, p->nsp, 1);
-        plan_ints(&d->a.pads, pad64, 2 * p->nsp, 0);
-        for (int k = 0; k < p->nsp; k++) {
-            p->win[k] = (int)win[k];
-            p->stride[k] = (int)stride[k];
-        }
-        for (int k = 0; k < 2 * p->nsp; k++)
-            pads[k] = (int)pad64[k];
+        plan_int32s(&d->a.kernel_shape, p->win, p->nsp, 1);
+        plan_int32s(&d->a.strides, p->stride, p->nsp, 1);
+        plan_int32s(&d->a.pads, pads, 2 * p->nsp, 0);
         plan_cu_window(p, pads, p->win);
     }
     p->mode = max ? "CUDNN_POOLING_MAX"
@@ -227,15 +218,9 @@ static int pool_cudnn(const struct layer_desc *d, struct cu_plan *p)
 /* LRN across channels: oneDNN's k is ONNX's bias */
 static int lrn_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
 {
-    struct bd_tensor x, y;
-    memset(p, 0, sizeof(*p));
-    if (which || plan_bd_tensor(desc_in(d, 0), &x) || plan_bd_tensor(desc_out(d, 0), &y))
+    if (which || plan_dnnl_start(d, p))
         return -1;
     struct bd_op *op = &p->op;
-    op->src = x;
-    op->dst = y;
-    p->n_algs = 1;
-    p->bytes = 4.0 * (double)(plan_bd_count(&x) + plan_bd_count(&y));
     p->layouts = BD_LAYOUT_COUNT;
     op->family = BD_LRN;
     op->alg = p->algs[0] = dnnl_lrn_across_channels;
@@ -245,7 +230,7 @@ static int lrn_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
     op->eps = (float)d->a.bias;
     plan_arg(p, "DNNL_ARG_SRC", 0, 0);
     plan_arg(p, "DNNL_ARG_DST", 1, 0);
-    p->flops = (double)plan_bd_count(&y) * (double)(op->local_size + 3);
+    p->flops = (double)plan_bd_count(&op->dst) * (double)(op->local_size + 3);
     return 0;
 }
 

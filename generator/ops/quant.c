@@ -217,10 +217,8 @@ static int dynamic_quantize_plain(const struct layer_desc *d, struct pl_op *op)
 
 static const struct op_plans qlinear_plans = {qlinear_dnnl, NULL, NULL, NULL, NULL, PLAN_DNNL_INT8,
     .how = {"oneDNN int8 convolution or matmul", NULL, NULL, NULL}};
-static const struct op_plans quantize_plans = {NULL, quantize_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
-static const struct op_plans dynamic_quantize_plans = {NULL, dynamic_quantize_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
+PLAIN_PLANS(quantize_plans, quantize_plain, "plain C");
+PLAIN_PLANS(dynamic_quantize_plans, dynamic_quantize_plain, "plain C");
 
 static const struct op_attr quantize_attrs[] = {ATTR(axis, 1), ATTR(zero_point, 0), ATTR_END};
 static const struct op_attr qconv_attrs[] = {ATTR_MIN(group, 1, 1), ATTR_LIST(strides, 1, 8), ATTR_LIST(dilations, 1, 8),

@@ -78,8 +78,7 @@ static int random_plain(const struct layer_desc *d, struct pl_op *op)
     return pl_is_float(op->out.dtype) && (!normal || op->beta >= 0) && op->beta >= (normal ? 0 : op->alpha) ? 0 : -1;
 }
 
-static const struct op_plans random_plans = {NULL, random_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C (verified by its statistics)", NULL, NULL}};
+PLAIN_PLANS(random_plans, random_plain, "plain C (verified by its statistics)");
 
 static const struct op_attr uniform_attrs[] = {ATTR(low, 0), ATTR(high, 1), ATTR(seed, 0), ATTR_END};
 static const struct op_attr normal_attrs[] = {ATTR(mean, 0), ATTR(scale, 1), ATTR(seed, 0), ATTR_END};

@@ -14,12 +14,8 @@ static void reduce_to(struct infer_ctx *c, int dtype, const int64_t *axes, int n
         for (int k = 0; k < x->rank; k++)
             red[k] = true;
     }
-    for (int k = 0; k < na; k++) {
-        int a = op_axis(c, axes[k], x->rank);
-        if (a < 0)
-            return;
-        red[a] = true;
-    }
+    if (op_mark_axes(c, axes, na, x->rank, red))
+        return;
     struct ir_dim d[64];
     int r = 0;
     for (int k = 0; k < x->rank; k++) {
@@ -34,12 +30,10 @@ static void reduce_to(struct infer_ctx *c, int dtype, const int64_t *axes, int n
 
 static void infer_reduce(struct infer_ctx *c)
 {
-    const struct ir_type *x = op_in(c, 0);
-    int dtype = op_in_dtype(c, 0);
-    if (!x) {
-        op_out_dtype_only(c, 0, dtype);
+    const struct ir_type *x = op_in_known(c, 0);
+    if (!x)
         return;
-    }
+    int dtype = x->dtype;
     bool keep = op_attr_i(c, "keepdims", 1) != 0;
     /* axes became an input: ReduceSum at opset 13, the others at 18 */
     int since = !strcmp(c->n->op_type, "ReduceSum") ? 13 : 18;
@@ -250,15 +244,9 @@ static int reduce_cudnn(const struct layer_desc *d, struct cu_plan *p)
 /* Softmax and LogSoftmax: along the key's axis, or over the 2-D view before opset 13 */
 static int softmax_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
 {
-    struct bd_tensor x, y;
-    memset(p, 0, sizeof(*p));
-    if (which || plan_bd_tensor(desc_in(d, 0), &x) || plan_bd_tensor(desc_out(d, 0), &y))
+    if (which || plan_dnnl_start(d, p))
         return -1;
     struct bd_op *op = &p->op;
-    op->src = x;
-    op->dst = y;
-    p->n_algs = 1;
-    p->bytes = 4.0 * (double)(plan_bd_count(&x) + plan_bd_count(&y));
     int axis = (int)d->a.axis;
     if (d->a.coerce_2d) {
         plan_bd_flatten(&op->src, axis);
@@ -270,7 +258,7 @@ static int softmax_dnnl(const struct layer_desc *d, int which, struct cpu_plan *
     op->alg = p->algs[0] = d->def->ids.dnnl;
     plan_arg(p, "DNNL_ARG_SRC", 0, 0);
     plan_arg(p, "DNNL_ARG_DST", 1, 0);
-    p->flops = 4.0 * (double)plan_bd_count(&y);
+    p->flops = 4.0 * (double)plan_bd_count(&op->dst);
     return 0;
 }
 
@@ -347,10 +335,8 @@ static const struct op_plans reduce_plans = {reduce_dnnl, reduce_plain, reduce_c
     .how = {"oneDNN reduction", "plain C", "cuDNN reduce tensor", NULL}};
 static const struct op_plans softmax_plans = {softmax_dnnl, NULL, softmax_cudnn, NULL, NULL, 0,
     .how = {"oneDNN softmax", NULL, "cuDNN softmax (fast, accurate; log)", NULL}};
-static const struct op_plans hardmax_plans = {NULL, hardmax_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
-static const struct op_plans arg_topk_plans = {NULL, arg_topk_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
+PLAIN_PLANS(hardmax_plans, hardmax_plain, "plain C");
+PLAIN_PLANS(arg_topk_plans, arg_topk_plain, "plain C");
 
 static const struct op_attr reduce_attrs[] = {ATTR(axes, 0), ATTR(keepdims, 1), ATTR_END};
 static const struct op_attr softmax_attrs[] = {ATTR(axis, -1), ATTR(coerce_2d, 0), ATTR_END};

@@ -22,11 +22,9 @@ static void scale_dims(struct infer_ctx *c, const struct ir_type *x, const doubl
 
 static void infer_resize(struct infer_ctx *c)
 {
-    const struct ir_type *x = op_in(c, 0);
-    if (!x) {
-        op_out_dtype_only(c, 0, op_in_dtype(c, 0));
+    const struct ir_type *x = op_in_known(c, 0);
+    if (!x)
         return;
-    }
     const int64_t *axes = NULL;
     int na = c->opset >= 18 ? op_attr_ints(c, "axes", &axes) : -1;
     int n_exp = na >= 0 ? na : x->rank;
@@ -258,17 +256,12 @@ static int name_index(const char *s, const char *const *list, int n)
  * computes the layer's own values) */
 static int resize_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
 {
-    struct bd_tensor x, y;
-    memset(p, 0, sizeof(*p));
-    if (which || plan_bd_tensor(desc_in(d, 0), &x) || plan_bd_tensor(desc_out(d, 0), &y))
+    if (which || plan_dnnl_start(d, p))
         return -1;
     struct bd_op *op = &p->op;
-    op->src = x;
-    op->dst = y;
-    p->n_algs = 1;
-    p->bytes = 4.0 * (double)(plan_bd_count(&x) + plan_bd_count(&y));
     const char *mode = d->a.mode;
-    if (x.nd < 3 || x.nd > 5)
+    const struct bd_tensor *x = &op->src, *y = &op->dst;
+    if (x->nd < 3 || x->nd > 5)
         return -1;
     if (!strcmp(mode, "nearest"))
         op->alg = dnnl_resampling_nearest;
@@ -276,14 +269,14 @@ static int resize_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p
         op->alg = dnnl_resampling_linear;
     else
         return -1; /* cubic: oneDNN has none */
-    if (x.d[0] != y.d[0] || x.d[1] != y.d[1])
+    if (x->d[0] != y->d[0] || x->d[1] != y->d[1])
         return -1;
     op->family = BD_RESAMPLING;
     p->algs[0] = op->alg;
     p->layouts = BD_LAYOUT_COUNT;
     plan_arg(p, "DNNL_ARG_SRC", 0, 0);
     plan_arg(p, "DNNL_ARG_DST", 1, 0);
-    p->flops = (double)plan_bd_count(&y) * (op->alg == dnnl_resampling_linear ? 8.0 : 1.0);
+    p->flops = (double)plan_bd_count(y) * (op->alg == dnnl_resampling_linear ? 8.0 : 1.0);
     return 0;
 }
 
@@ -365,8 +358,7 @@ static int resize_kernel(const struct layer_desc *d, struct cu_kernel *k)
 
 static const struct op_plans resize_plans = {resize_dnnl, sample_plain, NULL, resize_kernel, NULL, PLAN_PLAIN_TOO,
     .how = {"oneDNN resampling (nearest, linear)", "plain C (every mode, beside oneDNN)", NULL, "kernel of ours (nearest, bilinear)"}};
-static const struct op_plans grid_sample_plans = {NULL, sample_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
+PLAIN_PLANS(grid_sample_plans, sample_plain, "plain C");
 
 static const struct op_attr resize_attrs[] = {
     ATTR_S(mode, "nearest"), ATTR_S(coordinate_transformation_mode, "half_pixel"),

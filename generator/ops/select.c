@@ -72,12 +72,10 @@ static void canon_compress(const struct canon_ctx *c, struct json_t *attrs, stru
  * counts as many as the unique ones (known only when it runs), the inverse one per slice */
 static void infer_unique(struct infer_ctx *c)
 {
-    const struct ir_type *x = op_in(c, 0);
-    int dtype = op_in_dtype(c, 0);
-    if (!x) {
-        op_out_dtype_only(c, 0, dtype);
+    const struct ir_type *x = op_in_known(c, 0);
+    if (!x)
         return;
-    }
+    int dtype = x->dtype;
     const struct ir_attr *a = ir_node_attr(c->n, "axis");
     int axis = a ? op_axis(c, op_attr_i(c, "axis", 0), x->rank) : -1;
     if (a && axis < 0)
@@ -196,14 +194,10 @@ static int nms_plain(const struct layer_desc *d, struct pl_op *op)
     return 0;
 }
 
-static const struct op_plans nonzero_plans = {NULL, nonzero_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
-static const struct op_plans compress_plans = {NULL, compress_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
-static const struct op_plans unique_plans = {NULL, unique_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
-static const struct op_plans nms_plans = {NULL, nms_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
+PLAIN_PLANS(nonzero_plans, nonzero_plain, "plain C");
+PLAIN_PLANS(compress_plans, compress_plain, "plain C");
+PLAIN_PLANS(unique_plans, unique_plain, "plain C");
+PLAIN_PLANS(nms_plans, nms_plain, "plain C");
 
 static const struct op_attr compress_attrs[] = {ATTR(axis, 0), ATTR_END};
 static const struct op_attr unique_attrs[] = {ATTR(axis, 0), ATTR(sorted, 1), ATTR_END};

@@ -44,12 +44,10 @@ static int64_t dft_axis(const struct infer_ctx *c, int rank, bool *known)
  * (re, im); an inverse of a onesided spectrum is real ([..., 1]) */
 static void infer_dft(struct infer_ctx *c)
 {
-    const struct ir_type *x = op_in(c, 0);
-    int dtype = op_in_dtype(c, 0);
-    if (!x) {
-        op_out_dtype_only(c, 0, dtype);
+    const struct ir_type *x = op_in_known(c, 0);
+    if (!x)
         return;
-    }
+    int dtype = x->dtype;
     bool known;
     int64_t axis = dft_axis(c, x->rank, &known);
     if (x->rank < 2 || (known && (axis < 0 || axis >= x->rank - 1))) {
@@ -249,12 +247,9 @@ static int dft_plain(const struct layer_desc *d, struct pl_op *op)
     return 0;
 }
 
-static const struct op_plans window_plans = {NULL, window_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
-static const struct op_plans stft_plans = {NULL, stft_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
-static const struct op_plans dft_plans = {NULL, dft_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C (FFT)", NULL, NULL}};
+PLAIN_PLANS(window_plans, window_plain, "plain C");
+PLAIN_PLANS(stft_plans, stft_plain, "plain C");
+PLAIN_PLANS(dft_plans, dft_plain, "plain C (FFT)");
 
 static const struct op_attr window_attrs[] = {ATTR(periodic, 1), ATTR_END};
 static const struct op_attr stft_attrs[] = {ATTR(frame_step, 0), ATTR(frame_length, 0), ATTR(onesided, 1), ATTR_END};

@@ -13,19 +13,7 @@
  * (at least one: an empty string when none is left) */
 static void infer_string_normalizer(struct infer_ctx *c)
 {
-    const struct ir_type *x = op_in(c, 0);
-    if (!x) {
-        op_out_dtype_only(c, 0, IR_DTYPE_STRING);
-        return;
-    }
-    if (x->rank < 1 || x->rank > 2) {
-        op_fail(c, "StringNormalizer needs [C] or [1, C], not rank %d", x->rank);
-        return;
-    }
-    struct ir_dim *d = op_out(c, 0, IR_DTYPE_STRING, x->rank);
-    if (x->rank == 2)
-        d[0] = x->dims[0];
-    d[x->rank - 1] = dim_unknown();
+    infer_rows(c, IR_DTYPE_STRING, dim_unknown(), "[C] or [1, C]");
 }
 
 /* StringConcat: the inputs broadcast */
@@ -149,8 +137,7 @@ static int regex_why_not(const struct layer_desc *d, char *why, size_t why_len)
     return 0;
 }
 
-static const struct op_plans string_plans = {NULL, string_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
+PLAIN_PLANS(string_plans, string_plain, "plain C");
 static const struct op_plans regex_plans = {NULL, string_plain, NULL, NULL, regex_why_not, 0,
     .how = {NULL, "plain C (RE2 as POSIX ERE)", NULL, NULL}};
 

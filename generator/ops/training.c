@@ -108,8 +108,7 @@ static int optimizer_plain(const struct layer_desc *d, struct pl_op *op)
     return 0;
 }
 
-static const struct op_plans optimizer_plans = {NULL, optimizer_plain, NULL, NULL, NULL, 0,
-    .how = {NULL, "plain C", NULL, NULL}};
+PLAIN_PLANS(optimizer_plans, optimizer_plain, "plain C");
 
 static const struct op_attr optimizer_attrs[] = {
     ATTR(alpha, 0), ATTR(beta, 0), ATTR(decay_factor, 0), ATTR(epsilon, 0), ATTR(norm_coefficient, 0),

@@ -60,6 +60,17 @@ static void infer_size(struct infer_ctx *c)
     op_out_sym(c, 0, IR_DTYPE_INT64, &d, 1, 0);
 }
 
+/* output 0 of DTYPE where the shape (input I, 1-D) is not known: its rank is the shape's
+ * length, where that is known */
+static void out_rank_of_shape(struct infer_ctx *c, int i, int dtype)
+{
+    const struct ir_type *st = op_in(c, i);
+    if (st && st->rank == 1 && dim_known(st->dims[0]))
+        op_out(c, 0, dtype, (int)st->dims[0].value);
+    else
+        op_out_dtype_only(c, 0, dtype);
+}
+
 /* ---- Reshape, Flatten, Squeeze, Unsqueeze ---- */
 
 static void infer_reshape(struct infer_ctx *c)
@@ -84,12 +95,7 @@ static void infer_reshape(struct infer_ctx *c)
     }
     int dtype = op_in_dtype(c, 0);
     if (n < 0) {
-        /* the target's length may still be known from its shape */
-        const struct ir_type *st = op_in(c, 1);
-        if (st && st->rank == 1 && dim_known(st->dims[0]))
-            op_out(c, 0, dtype, (int)st->dims[0].value);
-        else
-            op_out_dtype_only(c, 0, dtype);
+        out_rank_of_shape(c, 1, dtype);
         return;
     }
     bool allowzero = op_attr_i(c, "allowzero", 0) != 0;
@@ -238,13 +244,8 @@ static void infer_squeeze(struct infer_ctx *c)
             }
             drop[k] = t->dims[k].value == 1;
         }
-    } else {
-        for (int k = 0; k < na; k++) {
-            int a = op_axis(c, axes[k], t->rank);
-            if (a < 0)
-                return;
-            drop[a] = true;
-        }
+    } else if (op_mark_axes(c, axes, na, t->rank, drop)) {
+        return;
     }
     struct ir_dim d[64];
     int r = 0;
@@ -319,11 +320,7 @@ static void infer_constant_of_shape(struct infer_ctx *c)
     int sr;
     int sn = op_in_sym(c, 0, &sd, &sr);
     if (sn < 0) {
-        const struct ir_type *st = op_in(c, 0);
-        if (st && st->rank == 1 && dim_known(st->dims[0]))
-            op_out(c, 0, dtype, (int)st->dims[0].value);
-        else
-            op_out_dtype_only(c, 0, dtype);
+        out_rank_of_shape(c, 0, dtype);
         return;
     }
     struct ir_dim *d = op_out(c, 0, dtype, sn);
