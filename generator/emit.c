@@ -295,9 +295,19 @@ void emit_skip(struct emit_ctx *e, const char *op)
         k++;
     if (k == (int)BZ_ARRAY_LEN(e->skipped))
         return; /* the first 64 kinds are enough to say what is missing */
-    if (k == e->n_skipped)
-        e->skipped[e->n_skipped++].op = op;
+    if (k == e->n_skipped) {
+        e->skipped[k].op = op;
+        e->skipped[k].n = 0;
+        e->n_skipped++;
+    }
     e->skipped[k].n++;
+}
+
+void emit_skipped_take(struct emit_ctx *e, struct bz_buf *b)
+{
+    for (int k = 0; k < e->n_skipped; k++)
+        bz_buf_printf(b, "%s%s %d", k ? ", " : "", e->skipped[k].op, e->skipped[k].n);
+    e->n_skipped = 0;
 }
 
 void emit_bench(struct emit_ctx *e, const struct layer *l, const char *file, const char *ext, const char *tpl,

@@ -33,6 +33,8 @@ struct emit_ctx {
 void emit_each_layer(struct emit_ctx *e, void (*fn)(struct emit_ctx *e, int li, void *arg), void *arg);
 /* counts a layer of OP that the backend being written has no benchmark for */
 void emit_skip(struct emit_ctx *e, const char *op);
+/* the counted ops as "Gather 3, Pad 1" appended to B; the count starts again */
+void emit_skipped_take(struct emit_ctx *e, struct bz_buf *b);
 
 /* The text of an embedded file (templates/, runtime/), or NULL. */
 const char *emit_embedded(const char *path, size_t *len);

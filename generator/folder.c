@@ -174,12 +174,10 @@ int folder_write(const struct pipeline *p, const struct folder_opts *o, struct b
             continue;
         if (o->progress)
             fprintf(stderr, "writing %s benchmarks to %s/bench\n", backends[b].name, o->dir);
-        e.n_skipped = 0;
         backends[b].emit(&e);
         struct bz_buf list;
         bz_buf_init(&list);
-        for (int k = 0; k < e.n_skipped; k++)
-            bz_buf_printf(&list, "%s%s %d", k ? ", " : "", e.skipped[k].op, e.skipped[k].n);
+        emit_skipped_take(&e, &list);
         if (list.len)
             bz_diag_warning(diag, "gen", "no %s benchmark yet for these layers (op and count): %s", backends[b].name,
                             list.data);

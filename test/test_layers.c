@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "onnx_fixtures.h"
+#include "emit.h"
 #include "pipeline.h"
 #include "test.h"
 
@@ -214,6 +215,38 @@ static void transposed_pads_from_the_output_size(void **state)
         free(models[i]);
 }
 
+/* the layers a backend has no benchmark for, counted per op and said once per backend: each
+ * backend's count starts from nothing (the CUDA warning once carried the CPU's counts) */
+static void skipped_layers_counted_per_backend(void **state)
+{
+    (void)state;
+    struct emit_ctx e = {0};
+    struct bz_buf b;
+    bz_buf_init(&b);
+    emit_skip(&e, "Pad");
+    emit_skip(&e, "CumSum");
+    emit_skip(&e, "Pad");
+    emit_skipped_take(&e, &b);
+    assert_string_equal(b.data, "Pad 2, CumSum 1");
+    bz_buf_clear(&b);
+    emit_skip(&e, "CumSum");
+    emit_skipped_take(&e, &b);
+    assert_string_equal(b.data, "CumSum 1");
+    bz_buf_clear(&b);
+    emit_skipped_take(&e, &b);
+    assert_int_equal(b.len, 0);
+    /* past 64 kinds the first 64 are kept and counted */
+    char names[70][8];
+    for (int i = 0; i < 70; i++) {
+        snprintf(names[i], sizeof(names[i]), "Op%d", i);
+        emit_skip(&e, names[i]);
+    }
+    emit_skip(&e, "Op0");
+    assert_int_equal(e.n_skipped, 64);
+    assert_int_equal(e.skipped[0].n, 2);
+    bz_buf_free(&b);
+}
+
 void test_layers_group(struct test_totals *tot)
 {
     if (!mkdtemp(dir)) {
@@ -226,6 +259,7 @@ void test_layers_group(struct test_totals *tot)
         cmocka_unit_test(fusion_of_a_residual_block),
         cmocka_unit_test(dedupe_across_models_and_batches),
         cmocka_unit_test(transposed_pads_from_the_output_size),
+        cmocka_unit_test(skipped_layers_counted_per_backend),
     };
     test_group_run(tot, "layers", tests, BZ_ARRAY_LEN(tests));
     rmdir(dir);
