@@ -22,12 +22,12 @@ LDLIBS_GEN = -lprotobuf-c -ljansson -ldnnl -lm
 GEN_LIB_SRCS = generator/base.c generator/ir.c generator/onnx_load.c generator/dump.c \
                generator/mustache.c generator/shape.c generator/layers.c generator/fusion.c \
                generator/pipeline.c generator/emit.c generator/emit_cpu.c generator/emit_cuda.c generator/re2posix.c \
-               generator/attrs.c generator/desc.c generator/plan.c generator/folder.c $(wildcard generator/ops/*.c) \
+               generator/attrs.c generator/desc.c generator/plan.c generator/calib.c generator/folder.c $(wildcard generator/ops/*.c) \
                generator/zoo/builder.c generator/zoo/models.c generator/zoo/zoo.c
 GEN_MAIN_SRC = generator/main.c
 # the aggregator: plain C and SQLite, no generator code (gen also copies it into out/agg/)
 AGG_SRCS     = runtime/agg/agg.c runtime/agg/agg_util.c runtime/agg/agg_csv.c runtime/agg/agg_db.c \
-               runtime/agg/agg_model.c runtime/agg/agg_report.c runtime/agg/agg_out.c runtime/agg/agg_html.c
+               runtime/agg/agg_model.c runtime/agg/agg_report.c runtime/agg/agg_roof.c runtime/agg/agg_out.c runtime/agg/agg_html.c
 AGG_HDRS     = runtime/agg/agg.h
 TEST_SRCS    = test/test_main.c test/test_base.c test/test_mustache_spec.c \
                test/test_mustache.c test/test_loader.c test/test_cli.c test/onnx_fixtures.c \
@@ -44,11 +44,14 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 EMBED_FILES = runtime/harness.h runtime/dnnl_ops.h runtime/dnnl_bench.h \
               runtime/plain_ops.h runtime/plain_index.h runtime/plain_reduce.h runtime/plain_quant.h runtime/plain_sample.h runtime/plain_linalg.h runtime/plain_signal.h runtime/plain_nn.h runtime/plain_random.h runtime/plain_select.h runtime/plain_string.h templates/cpu/plain.c.mustache \
               templates/cpu/dnnl.c.mustache templates/cuda/lib.c.mustache templates/cuda/kernel.cu.mustache runtime/cuda_kernels.cuh runtime/cuda_bench.h runtime/cudnn_ops.h runtime/cuda_ref.h runtime/cublas_ops.h templates/build.ninja.mustache templates/run_all.mustache templates/folder_readme.mustache templates/gpu_check.mustache runtime/run_all.c \
-              $(AGG_HDRS) $(AGG_SRCS)
+              $(AGG_HDRS) $(AGG_SRCS) runtime/agg/gpu_specs.tsv
+# the GPU spec table, compiled into agg (and written with its sources into every folder)
+AGG_SPECS_C = $(BUILD)/agg_specs.c
+AGG_OBJS = $(call obj,$(AGG_SRCS)) $(call obj,$(AGG_SPECS_C))
 EMBED_OBJ = $(BUILD)/obj/embedded.o
 GEN_LIB_OBJS = $(call obj,$(GEN_LIB_SRCS)) $(PB_OBJ) $(EMBED_OBJ)
 
-.PHONY: all test asan-test demo bench bench-cuda check-cuda setup clean help unit-test fuzz
+.PHONY: all test asan-test demo bench bench-cuda bench-predict check-cuda setup clean help unit-test fuzz
 .DEFAULT_GOAL := all
 
 all: $(BINDIR)/gen $(BINDIR)/agg
@@ -61,6 +64,7 @@ help:
 	@echo "make fuzz       the libFuzzer targets (gen's loader to layers, agg's ingest), FUZZ_S s each"
 	@echo "make bench      benchmarks; results go to docs/bench/"
 	@echo "make bench-cuda CUDA benchmark file counts and build times -> docs/bench/cuda-build.md"
+	@echo "make bench-predict agg's prediction, one CPU thread to two -> docs/results/cpu/prediction.md"
 	@echo "make check-cuda build every generated CUDA benchmark of the shared and zoo models alone"
 	@echo "make clean      remove build/, bin/ and out/"
 
@@ -81,8 +85,11 @@ $(BUILD)/tools/embed: generator/tools/embed.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O1 $(WARN) $< -o $@
 
-$(BUILD)/embedded.c: $(BUILD)/tools/embed $(EMBED_FILES)
-	$(BUILD)/tools/embed $@ $(EMBED_FILES)
+$(AGG_SPECS_C): $(BUILD)/tools/embed runtime/agg/gpu_specs.tsv
+	$(BUILD)/tools/embed --symbol agg_gpu_specs $@ runtime/agg/gpu_specs.tsv
+
+$(BUILD)/embedded.c: $(BUILD)/tools/embed $(EMBED_FILES) $(AGG_SPECS_C)
+	$(BUILD)/tools/embed $@ $(EMBED_FILES) runtime/agg/agg_specs.c=$(AGG_SPECS_C)
 
 $(EMBED_OBJ): $(BUILD)/embedded.c
 	@mkdir -p $(dir $@)
@@ -96,7 +103,7 @@ $(BINDIR)/gen: $(call obj,$(GEN_MAIN_SRC)) $(GEN_LIB_OBJS)
 	@mkdir -p $(BINDIR)
 	$(CC) $(OPT) $(SAN) $(LDFLAGS) $^ -o $@ $(LDLIBS_GEN)
 
-$(BINDIR)/agg: $(call obj,$(AGG_SRCS))
+$(BINDIR)/agg: $(AGG_OBJS)
 	@mkdir -p $(BINDIR)
 	$(CC) $(OPT) $(SAN) $(LDFLAGS) $^ -o $@ -lsqlite3 -lm
 
@@ -178,6 +185,14 @@ bench: setup
 	@$(MAKE) --no-print-directory $(BINDIR)/gen $(BINDIR)/agg
 	bench/bench_agg.sh $(BINDIR)/gen $(BINDIR)/agg $(SHARED) bench/shared_models.args | tee docs/bench/agg.md
 
+# agg's prediction checked where both sides are measured: one CPU thread to two (about 20
+# minutes on 2 cores; the machine should be otherwise idle)
+bench-predict: setup
+	@$(MAKE) --no-print-directory $(BINDIR)/gen $(BINDIR)/agg
+	@mkdir -p docs/results/cpu
+	bench/bench_predict_cpu.sh $(BINDIR)/gen $(BINDIR)/agg $(SHARED) bench/shared_models.args | tee docs/results/cpu/prediction.md.tmp
+	@mv docs/results/cpu/prediction.md.tmp docs/results/cpu/prediction.md
+
 # The CUDA backend's file counts and build times (long: it builds resnet50's and bert_base's
 # benchmarks with ninja); no GPU needed
 bench-cuda: setup
@@ -208,7 +223,7 @@ fuzz:
 $(BUILD)/fuzz_gen: $(BUILD)/obj/fuzz/fuzz_gen.o $(GEN_LIB_OBJS)
 	$(CC) $(OPT) $(SAN) -fsanitize=fuzzer $^ -o $@ $(LDLIBS_GEN)
 
-$(BUILD)/fuzz_agg: $(BUILD)/obj/fuzz/fuzz_agg.o $(call obj,$(filter-out runtime/agg/agg.c,$(AGG_SRCS)))
+$(BUILD)/fuzz_agg: $(BUILD)/obj/fuzz/fuzz_agg.o $(call obj,$(filter-out runtime/agg/agg.c,$(AGG_SRCS))) $(call obj,$(AGG_SPECS_C))
 	$(CC) $(OPT) $(SAN) -fsanitize=fuzzer $^ -o $@ -lsqlite3 -lm
 
 clean:

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backends.h"
+#include "calib.h"
 #include "plan.h"
 #include "re2posix.h"
 
@@ -208,7 +209,7 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     bz_buf_puts(&init, "}");
     double bytes = (double)pl_count(&op->out) * (double)pl_esize(op->out.dtype), flops = (double)pl_count(&op->out);
     for (int i = 0; i < op->nin; i++)
-        bytes += (double)pl_count(&op->in[i]) * (double)pl_esize(op->in[i].dtype);
+        bytes += plan_pl_read_bytes(op, i);
     if (op->kind == PL_GATHER || op->kind == PL_CAST || op->kind == PL_EXPAND || op->kind == PL_MAP ||
         (op->kind == PL_SCATTER_ND && !op->flag) || op->kind == PL_SPLIT || op->kind == PL_GATHER_ELEMENTS ||
         op->kind == PL_GATHER_ND || (op->kind == PL_SCATTER_ELEMENTS && !op->flag) || op->kind == PL_TRILU ||
@@ -552,12 +553,27 @@ static void render_bench(struct emit_ctx *e, int li, const struct cpu_plan *plan
 
 static const dnnl_data_type_t float_types[3] = {dnnl_f32, dnnl_bf16, dnnl_f16};
 
+/* a calibration layer (gen --calibrate): oneDNN's first choice, the GEMM in each float type */
+static void cpu_calib(struct emit_ctx *e, int li)
+{
+    const struct layer *l = &e->p->layers.v[li];
+    struct cpu_plan plan;
+    if (calib_dnnl(l, &plan))
+        return;
+    for (int t = 0; t < (l->calib == CALIB_GEMM ? 3 : 1); t++)
+        render_bench(e, li, &plan, float_types[t], "any", 0, 0);
+}
+
 /* a layer's benchmarks: each implementation oneDNN has for its plans, in each type and layout;
  * plain C where oneDNN has nothing */
 static void cpu_layer(struct emit_ctx *e, int li, void *engine)
 {
     const struct layer *l = &e->p->layers.v[li];
     const struct layer_desc *d = l->desc;
+    if (l->calib) {
+        cpu_calib(e, li);
+        return;
+    }
     const struct op_plans *h = plan_hooks(d);
     /* float layers in f32, bf16 and f16; the quantized ones (whose hooks take int8) in their
      * int8 types; a second plan (a Gemm's inner product) whatever the type */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "backends.h"
+#include "calib.h"
 #include "plan.h"
 
 /* ---- the data types: storage type x math mode ---- */
@@ -179,7 +180,8 @@ static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
 /* The bk_op's fields as the statements of the macro BZ_DESCRIBE(op) (enum names and numbers) */
 static char *kernel_describe(const struct cu_kernel *k)
 {
-    static const char *const kernel_kinds[] = {"BK_PLAIN", "BK_TRANSPOSE", "BK_CONCAT", "BK_LAYERNORM", "BK_RESIZE"};
+    static const char *const kernel_kinds[] = {"BK_PLAIN", "BK_TRANSPOSE", "BK_CONCAT", "BK_LAYERNORM", "BK_RESIZE",
+                                               "BK_EMPTY"};
     static const char *const maps[] = {"PL_MAP_SLICE", "PL_MAP_PAD", "PL_MAP_TILE"};
     const struct pl_op *pl = &k->pl;
     struct bz_buf b;
@@ -248,7 +250,8 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
     const char *cuda = emit_embedded("runtime/cuda_bench.h", &cl);
     const char *kern = emit_embedded("runtime/cuda_kernels.cuh", &kl);
     static const char *const kinds[] = {"element-wise (bk_elementwise, bk_flat4 or bk_gather)", "transpose (bk_transpose)",
-                                        "concat (bk_concat)", "LayerNorm (bk_layernorm)", "resize (bk_resize)"};
+                                        "concat (bk_concat)", "LayerNorm (bk_layernorm)", "resize (bk_resize)",
+                                        "empty (bk_empty: the launch floor)"};
     char *describe = kernel_describe(k);
     struct bz_buf layer_macro;
     bz_buf_init(&layer_macro);
@@ -297,6 +300,14 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
     const struct layer_desc *d = l->desc;
     const struct op_plans *h = plan_hooks(d);
     struct cu_plan plan;
+    struct cu_kernel kern;
+    if (l->calib) { /* gen --calibrate */
+        if (calib_cuda(l, &plan) == 0)
+            render_plan(e, li, &plan);
+        else if (calib_kernel(l, &kern) == 0)
+            render_kernel(e, li, &kern);
+        return;
+    }
     memset(&plan, 0, sizeof(plan));
     int out_dtype = plan_layer_dtype(d);
     int ok = out_dtype == IR_DTYPE_FLOAT && h && h->cudnn ? h->cudnn(d, &plan) : -1;
@@ -304,7 +315,6 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
         render_plan(e, li, &plan);
     /* a kernel of ours: where no library call does the layer, and beside cuDNN's where the
      * hooks ask (binary ops: cuDNN accepts fewer broadcasts) */
-    struct cu_kernel kern;
     bool want = ok != 0 || (h && (h->flags & PLAN_KERNEL_TOO));
     if (want && h && plan_kernel(d, h, &kern) == 0)
         render_kernel(e, li, &kern);

@@ -11,6 +11,7 @@ struct folder_opts {
     const char *repro;      /* --repro LAYER: that layer's files only, flat in dir */
     const char *cmdline;    /* gen's command line, for the files' headers */
     bool progress;
+    bool calibrate;         /* --calibrate: the machine's calibration benchmarks too (calib.h) */
 };
 
 /* Writes the folder: manifest.tsv, every backend's benchmarks, build.ninja, run_all, runner and

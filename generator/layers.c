@@ -84,12 +84,36 @@ static int cmp_layer_name(const void *a, const void *b, void *ctx)
     return c ? c : strcmp(x->id, y->id);
 }
 
-int layer_set_intern(struct layer_set *s, json_t *params, const char *op, const char *name,
-                     bool fused, int run_index)
+/* a new layer at the end of the set (its key and id already made) */
+static struct layer *layer_append(struct layer_set *s, char *key, json_t *params, const char *op, const char *name)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 64;
+        s->v = bz_realloc(s->v, (size_t)s->cap * sizeof(*s->v));
+    }
+    struct layer *l = &s->v[s->n++];
+    memset(l, 0, sizeof(*l));
+    l->key = key;
+    l->name = bz_strdup(name);
+    l->op = bz_strdup(op);
+    l->params = params;
+    l->desc = bz_arena_alloc(&s->arena, sizeof(*l->desc));
+    desc_build(&s->arena, params, l->desc);
+    return l;
+}
+
+static char *layer_key(json_t *params)
 {
     char *key = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
     if (!key)
         bz_oom();
+    return key;
+}
+
+int layer_set_intern(struct layer_set *s, json_t *params, const char *op, const char *name,
+                     bool fused, int run_index)
+{
+    char *key = layer_key(params);
     if (!s->hash_cap)
         rehash(s, 64);
     uint64_t h = bz_hash_str(key);
@@ -106,21 +130,10 @@ int layer_set_intern(struct layer_set *s, json_t *params, const char *op, const 
         free(key);
         json_decref(params);
     } else {
-        if (s->n == s->cap) {
-            s->cap = s->cap ? s->cap * 2 : 64;
-            s->v = bz_realloc(s->v, (size_t)s->cap * sizeof(*s->v));
-        }
-        found = s->n++;
-        struct layer *l = &s->v[found];
-        memset(l, 0, sizeof(*l));
-        l->key = key;
+        found = s->n;
+        struct layer *l = layer_append(s, key, params, op, name);
         snprintf(l->id, sizeof(l->id), "%016llx", (unsigned long long)h);
-        l->name = bz_strdup(name);
-        l->op = bz_strdup(op);
         l->fused = fused;
-        l->params = params;
-        l->desc = bz_arena_alloc(&s->arena, sizeof(*l->desc));
-        desc_build(&s->arena, params, l->desc);
         s->hash[k] = found + 1;
         if ((size_t)s->n * 2 > s->hash_cap)
             rehash(s, s->hash_cap * 2);
@@ -132,6 +145,13 @@ int layer_set_intern(struct layer_set *s, json_t *params, const char *op, const 
         l->models[l->n_models++] = run_index;
     }
     return found;
+}
+
+int layer_set_add_fixed(struct layer_set *s, json_t *params, const char *id, const char *op, const char *name)
+{
+    struct layer *l = layer_append(s, layer_key(params), params, op, name);
+    snprintf(l->id, sizeof(l->id), "%s", id);
+    return s->n - 1;
 }
 
 /* ---- canonical JSON ---- */

@@ -29,6 +29,9 @@ struct layer {
     int *models;        /* indices of the runs using it */
     json_t *params;     /* the canonical object the key was made from (owned) */
     struct layer_desc *desc; /* the same, typed, as the backends read it (in the set's arena) */
+    int calib;          /* gen --calibrate's layers (enum calib_kind, calib.h): no model's, no
+                           manifest line; 0 for the models' layers */
+    unsigned calib_backends; /* the backends (BACKEND_*) that benchmark a calibration layer */
 };
 
 struct fusion_group {
@@ -80,6 +83,10 @@ void model_run_free(struct model_run *run);
 /* Adds (or finds) the layer for PARAMS (taking ownership) and counts a use. */
 int layer_set_intern(struct layer_set *s, json_t *params, const char *op, const char *name,
                      bool fused, int run_index);
+
+/* Adds a layer that no model uses, with its own ID (gen --calibrate's, "calib-..."), from
+ * PARAMS (taken); returns its index. */
+int layer_set_add_fixed(struct layer_set *s, json_t *params, const char *id, const char *op, const char *name);
 
 /* The dtype suffix of readable names: f32, f16, bf16, i64, ... */
 const char *layer_dtype_suffix(int dtype);

@@ -7,6 +7,7 @@
 #include "base.h"
 #include "dump.h"
 #include "backends.h"
+#include "calib.h"
 #include "folder.h"
 #include "exitcodes.h"
 #include "mustache.h"
@@ -58,6 +59,9 @@ static void usage(FILE *out)
           "                       is found at $CUDA_HOME or /usr/local/cuda) or none (manifest only)\n"
           "  --repro LAYER        write only that layer's benchmark files (id from --layers), flat\n"
           "                       in the output folder: a minimal repro for a bug report\n"
+          "  --calibrate          also write the machine's calibration benchmarks (a large GEMM\n"
+          "                       per type, a large copy, on GPUs an empty kernel): the measured\n"
+          "                       ceilings of agg's roofline and predict reports; no model needed\n"
           "  --cuda-arch A,...    GPU architectures the .cu benchmarks are built for (default\n"
           "                       sm_90; PTX of the newest is included for later GPUs)\n"
           "  --strict             an unsupported operator is an error (exit 6)\n"
@@ -183,6 +187,8 @@ static int cmd_process(int argc, char **argv, const struct onnx_load_opts *lo, c
         pipeline_print_layers(stdout, &p);
         fflush(stdout);
     }
+    if (fo->dir && fo->calibrate)
+        calib_add(&p.layers, fo->backends);
     if (fo->dir && fo->repro)
         rc = folder_repro(&p, fo, &diag);
     else if (fo->dir)
@@ -325,7 +331,7 @@ static int cmd_render(const char *tpl_path, const char *data_path, const char *p
 int main(int argc, char **argv)
 {
     enum { OPT_SHAPES = 300, OPT_DIM, OPT_INPUT_SHAPE, OPT_LAYERS, OPT_STRICT, OPT_PROGRESS, OPT_ZOO,
-           OPT_WRITE_ONNX, OPT_BACKEND, OPT_CUDA_ARCH, OPT_REPRO };
+           OPT_WRITE_ONNX, OPT_BACKEND, OPT_CUDA_ARCH, OPT_REPRO, OPT_CALIBRATE };
     enum { OPT_DUMP = 256, OPT_RENDER, OPT_DATA, OPT_PARTIALS, OPT_VERSION, OPT_MAX_SIZE, OPT_OPS };
     static const struct option longopts[] = {
         {"dump", no_argument, NULL, OPT_DUMP},
@@ -339,6 +345,7 @@ int main(int argc, char **argv)
         {"backend", required_argument, NULL, OPT_BACKEND},
         {"cuda-arch", required_argument, NULL, OPT_CUDA_ARCH},
         {"repro", required_argument, NULL, OPT_REPRO},
+        {"calibrate", no_argument, NULL, OPT_CALIBRATE},
         {"output", required_argument, NULL, 'o'},
         {"batch", required_argument, NULL, 'b'},
         {"dim", required_argument, NULL, OPT_DIM},
@@ -351,7 +358,7 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
-    bool dump = false, shapes = false, layers = false, strict = false, progress = false;
+    bool dump = false, shapes = false, layers = false, strict = false, progress = false, calibrate = false;
     const char *out_dir = "out";
     const char *zoo_specs[16];
     int n_zoo = 0;
@@ -416,6 +423,7 @@ int main(int argc, char **argv)
                 return BZ_EXIT_USAGE;
             }
             break;
+        case OPT_CALIBRATE: calibrate = true; break;
         case OPT_REPRO:
             if (strlen(optarg) != 16 || strspn(optarg, "0123456789abcdef") != 16) {
                 bz_diag_error(NULL, "gen", "--repro wants a layer id (16 hex digits, from gen --layers), not '%s'",
@@ -506,7 +514,7 @@ int main(int argc, char **argv)
         }
         return cmd_write_zoo(zoo_specs[0], write_onnx);
     }
-    if (optind >= argc && n_zoo == 0) {
+    if (optind >= argc && n_zoo == 0 && !calibrate) {
         usage(stderr);
         return BZ_EXIT_USAGE;
     }
@@ -528,7 +536,7 @@ int main(int argc, char **argv)
     for (int i = optind; i < argc; i++)
         models[n_zoo + i - optind] = bz_strdup(argv[i]);
     char *cmdline = command_line(argc, argv);
-    struct folder_opts fo = {layers ? NULL : out_dir, backends, cuda_arch, repro, cmdline, progress};
+    struct folder_opts fo = {layers ? NULL : out_dir, backends, cuda_arch, repro, cmdline, progress, calibrate};
     int rc = cmd_process(n_models, models, &lo, &so, batches, n_batches, layers, strict, &fo);
     free(cmdline);
     for (int i = 0; i < n_models; i++)

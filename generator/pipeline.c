@@ -211,6 +211,8 @@ int pipeline_write_manifest(const struct pipeline *p, const char *dir)
     const struct layer_set *s = &p->layers;
     for (int i = 0; i < s->n; i++) {
         const struct layer *l = &s->v[i];
+        if (l->calib)
+            continue; /* the machine's, not a model's */
         bz_buf_printf(&b, "layer\t%s\t%s\t", l->id, l->fused ? "fused" : "node");
         tsv_escape(&b, l->op);
         bz_buf_putc(&b, '\t');

@@ -173,7 +173,7 @@ int plan_pl_start(const struct layer_desc *d, int kind, int fn, int nin, struct 
 
 static const char *const cu_family_names[CU_FAMILY_COUNT] = {
     "BC_CONV", "BC_CONV_FUSED", "BC_ADVICE", "BC_DECONV", "BC_POOL", "BC_ACT", "BC_SOFTMAX",
-    "BC_BNORM", "BC_LRN", "BC_OPTENSOR", "BC_REDUCE", "BC_RNN", "BC_GEMM", "BC_GEMV",
+    "BC_BNORM", "BC_LRN", "BC_OPTENSOR", "BC_REDUCE", "BC_RNN", "BC_GEMM", "BC_GEMV", "BC_COPY",
 };
 
 const char *cu_family_name(enum cu_family f)
@@ -275,11 +275,22 @@ double plan_pl_bytes(const struct pl_tensor *t)
     return n * (double)pl_esize(t->dtype);
 }
 
+double plan_pl_read_bytes(const struct pl_op *op, int i)
+{
+    double all = plan_pl_bytes(&op->in[i]);
+    bool picks = op->kind == PL_GATHER || op->kind == PL_GATHER_ELEMENTS || op->kind == PL_GATHER_ND ||
+                 op->kind == PL_MAP;
+    if (i != 0 || !picks)
+        return all;
+    double out = (double)pl_count(&op->out) * (double)pl_esize(op->in[0].dtype);
+    return out < all ? out : all;
+}
+
 void plan_ck_finish(struct cu_kernel *k)
 {
     k->bytes = plan_pl_bytes(&k->pl.out);
     for (int i = 0; i < k->pl.nin; i++)
-        k->bytes += plan_pl_bytes(&k->pl.in[i]);
+        k->bytes += plan_pl_read_bytes(&k->pl, i);
     if (k->flops == 0)
         k->flops = (double)(k->bytes > 0 ? plan_pl_bytes(&k->pl.out) / (double)pl_esize(k->pl.out.dtype) : 0);
 }

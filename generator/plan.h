@@ -79,7 +79,7 @@ int plan_eltwise_dnnl(const struct layer_desc *d, float *alpha, float *beta);
 
 enum cu_family {
     CU_CONV, CU_CONV_FUSED, CU_ADVICE, CU_DECONV, CU_POOL, CU_ACT, CU_SOFTMAX, CU_BNORM, CU_LRN, CU_OPTENSOR,
-    CU_REDUCE, CU_RNN, CU_GEMM, CU_GEMV, CU_FAMILY_COUNT
+    CU_REDUCE, CU_RNN, CU_GEMM, CU_GEMV, CU_COPY, CU_FAMILY_COUNT
 };
 /* its name in runtime/cudnn_ops.h (BC_CONV, ...) */
 const char *cu_family_name(enum cu_family f);
@@ -140,7 +140,7 @@ void plan_cu_single(struct cu_plan *p);
 
 /* ---- CUDA: kernels of ours (runtime/cuda_kernels.cuh) ---- */
 
-enum cu_kernel_kind { CK_PLAIN, CK_TRANSPOSE, CK_CONCAT, CK_LAYERNORM, CK_RESIZE };
+enum cu_kernel_kind { CK_PLAIN, CK_TRANSPOSE, CK_CONCAT, CK_LAYERNORM, CK_RESIZE, CK_EMPTY };
 
 struct cu_kernel {
     enum cu_kernel_kind kind;
@@ -155,7 +155,11 @@ struct cu_kernel {
 /* f32 tensors only (the kernels' float type) */
 int plan_ck_tensor(const struct desc_tensor *t, struct pl_tensor *out);
 double plan_pl_bytes(const struct pl_tensor *t);
-/* a kernel's bytes (its output and plain inputs) and, unless set, a flop per output element */
+/* the bytes of input I an operation reads: all of it, but for the gathers and the maps (Slice,
+ * Pad, Tile) of input 0 at most as many elements as the output has (a Gather of 128 rows of a
+ * 30522-row table reads 128 rows) */
+double plan_pl_read_bytes(const struct pl_op *op, int i);
+/* a kernel's bytes (its output and what it reads) and, unless set, a flop per output element */
 void plan_ck_finish(struct cu_kernel *k);
 
 /* ---- an operator's hooks: one per backend, each 0 with its plan filled, or -1 (the layer is

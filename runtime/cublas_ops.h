@@ -107,6 +107,13 @@ static enum bh_status bc_lib_setup(struct bc_state *s, struct bh_result *r)
              (int)(v % 100), ma, mi, pa);
     bc_lib(r, libs);
     snprintf(r->math, sizeof(r->math), "%s", op->tensor_op ? "tensor_op" : "default");
+    if (op->family == BC_COPY) {
+        enum bh_status st;
+        if ((st = bc_buffer(s, r, bc_numel(&op->x), op->dt, BC_FILL_UNIFORM, 0, &f->x)) != BH_OK ||
+            (st = bc_buffer(s, r, bc_numel(&op->x), op->dt, BC_FILL_ZERO, 0, &f->y)) != BH_OK)
+            return st;
+        return BH_OK;
+    }
     if (op->family == BC_GEMM || op->family == BC_GEMV) {
         BC_BLAS(r, cublasCreate(&f->blas));
         return bc_blas_setup(s, f, op, r);
@@ -120,6 +127,11 @@ static enum bh_status bc_lib_launch(struct bc_state *s, struct bh_result *r)
 {
     const struct bc_lib_op *op = (const struct bc_lib_op *)s->op;
     struct bc_lib_state *f = (struct bc_lib_state *)s->family;
+    if (op->family == BC_COPY) {
+        BC_CUDA(r, cudaMemcpyAsync(f->y, f->x, (size_t)bc_numel(&op->x) * bc_dtype_size[op->dt],
+                                   cudaMemcpyDeviceToDevice, s->stream));
+        return BH_OK;
+    }
     if (op->family == BC_GEMM || op->family == BC_GEMV)
         return bc_blas_launch(s, f, op, r);
     return bc_dnn_launch(s, f, op, r);

@@ -28,6 +28,7 @@ enum bc_lib_family {
     BC_RNN,         /* cudnnRNNForward (inference), algo = cudnnRNNAlgo_t, mode = cell */
     BC_GEMM,        /* cublasGemmEx / cublasGemmStridedBatchedEx, algo = cublasGemmAlgo_t */
     BC_GEMV,        /* cublasSgemv (f32, one side a vector) */
+    BC_COPY,        /* cudaMemcpyAsync device to device, x -> y (gen --calibrate: the bandwidth) */
     BC_LIB_FAMILY_COUNT
 };
 

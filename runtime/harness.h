@@ -241,6 +241,73 @@ static inline void bh_cpu_device(struct bh_result *r)
         fclose(f);
 }
 
+/* The CPU's peak FLOP/s by its datasheet arithmetic and its last-level cache, for gen
+ * --calibrate's rows (agg's roofline reads them): threads x clock x f32 multiply-adds per cycle x 2, from /proc/cpuinfo.
+ * The clock is the highest of cpufreq's maximum, "cpu MHz" and the model name's "@ x.xxGHz".
+ * Multiply-adds per cycle assume two FMA pipes of the widest vector unit: 32 with AVX-512
+ * (AMD before Zen 5 runs it on 256-bit pipes: 16), 16 with AVX2 and FMA, 8 otherwise. bf16
+ * and f16 twice the f32 rate where the CPU has AVX512_BF16 / AVX512_FP16, else the f32 rate
+ * (oneDNN converts them). Tags "cpu_peak_gflops=f32:X,bf16:Y,f16:Z" and how it was made. */
+static inline void bh_cpu_peak_tag(struct bh_result *r, int threads)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[4096];
+    double mhz = 0;
+    int avx512 = 0, avx2 = 0, fma = 0, bf16 = 0, fp16 = 0, amd = 0, family = 0, flags_seen = 0;
+    while (f && fgets(line, sizeof(line), f)) {
+        const char *v = strchr(line, ':');
+        if (!v)
+            continue;
+        v++;
+        if (!strncmp(line, "cpu MHz", 7) && atof(v) > mhz)
+            mhz = atof(v);
+        else if (!strncmp(line, "vendor_id", 9))
+            amd = strstr(v, "AuthenticAMD") != NULL;
+        else if (!strncmp(line, "cpu family", 10))
+            family = atoi(v);
+        else if (!strncmp(line, "model name", 10) && strstr(v, "GHz")) {
+            const char *at = strchr(v, '@');
+            if (at && atof(at + 1) * 1000 > mhz)
+                mhz = atof(at + 1) * 1000;
+        } else if (!strncmp(line, "flags", 5) && !flags_seen) {
+            flags_seen = 1;
+            avx512 = strstr(v, " avx512f") != NULL;
+            avx2 = strstr(v, " avx2") != NULL;
+            fma = strstr(v, " fma") != NULL;
+            bf16 = strstr(v, " avx512_bf16") != NULL;
+            fp16 = strstr(v, " avx512_fp16") != NULL;
+        }
+    }
+    if (f)
+        fclose(f);
+    FILE *q = fopen("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "r");
+    long khz = 0;
+    if (q && fscanf(q, "%ld", &khz) == 1 && khz / 1000.0 > mhz)
+        mhz = khz / 1000.0;
+    if (q)
+        fclose(q);
+    if (mhz <= 0 || threads <= 0)
+        return;
+    int fmas = avx512 && !(amd && family < 0x1A) ? 32 : (avx512 || (avx2 && fma)) ? 16 : 8;
+    double g = threads * mhz / 1000.0 * fmas * 2;
+    bh_tag(r, "cpu_peak_gflops=f32:%.1f,bf16:%.1f,f16:%.1f", g, bf16 ? 2 * g : g, fp16 ? 2 * g : g);
+    bh_tag(r, "cpu_peak=%d threads x %.2f GHz x %d f32 FMA/cycle x 2", threads, mhz / 1000.0, fmas);
+    /* the last-level cache: a layer whose data fit in it runs from it, not from memory */
+    long llc = 0;
+    for (int i = 0; i < 8; i++) {
+        char path[96], unit = 'K';
+        snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        FILE *c = fopen(path, "r");
+        long kb = 0;
+        if (c && fscanf(c, "%ld%c", &kb, &unit) >= 1)
+            llc = (unit == 'M' ? kb * 1024 : kb) > llc ? (unit == 'M' ? kb * 1024 : kb) : llc;
+        if (c)
+            fclose(c);
+    }
+    if (llc > 0)
+        bh_tag(r, "cpu_llc_kb=%ld", llc);
+}
+
 static inline int bh_add_time(struct bh_result *r, double us)
 {
     if (r->n_times == r->cap_times) {
@@ -534,6 +601,9 @@ static inline int bh_main(int argc, char **argv, struct bh_bench *b)
             if (r.busy)
                 bh_tag(&r, "busy_cores=%.2f", others);
         }
+        /* gen --calibrate: the datasheet arithmetic beside the measured ceiling */
+        if (b->layer && !strncmp(b->layer, "calib-", 6))
+            bh_cpu_peak_tag(&r, r.threads > 0 ? r.threads : o.threads > 0 ? o.threads : 1);
     }
     bh_print_row(stdout, b, &r, &o);
     if (b->teardown)

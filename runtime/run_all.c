@@ -672,7 +672,7 @@ int main(int argc, char **argv)
         return RA_EXIT_WRITE;
     /* CPU ones first (one at a time, alone), then the CUDA ones (side by side) */
     int *sel = ra_alloc(sizeof(int) * (nall ? nall : 1));
-    int nsel = 0;
+    int nsel = 0, matched = 0;
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < nall; i++) {
             const struct ra_bench *b = &all[i];
@@ -680,12 +680,16 @@ int main(int argc, char **argv)
                 continue;
             if (fnmatch(op, b->op, 0) || fnmatch(layer, b->layer, 0) || fnmatch(backend, b->backend, 0))
                 continue;
-            int m_ok = 0;
+            /* a benchmark of no model (gen --calibrate's) is in every selection by models */
+            int m_ok = !*b->models && !strcmp(model, "*");
             char *models = ra_strdup(b->models), *save = NULL;
             for (char *m = strtok_r(models, ",", &save); m && !m_ok; m = strtok_r(NULL, ",", &save))
                 m_ok = !fnmatch(model, m, 0);
             free(models);
-            if (!m_ok || (!again && ra_names_has(&finished, b->file)))
+            if (!m_ok)
+                continue;
+            matched++;
+            if (!again && ra_names_has(&finished, b->file))
                 continue;
             sel[nsel++] = (int)i;
         }
@@ -695,7 +699,11 @@ int main(int argc, char **argv)
         return 0;
     }
     if (nsel == 0) {
-        printf("run_all: nothing to run (all selected benchmarks have rows in %s)\n", results);
+        if (matched)
+            printf("run_all: nothing to run (all %d selected benchmarks have rows in %s; --again runs them again)\n",
+                   matched, results);
+        else
+            printf("run_all: nothing to run: no benchmark of this folder matches the selection\n");
         return 0;
     }
 

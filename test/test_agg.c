@@ -721,6 +721,130 @@ static void test_hostile_inputs(void **state)
     db_file = "t.db";
 }
 
+/* one row of the roofline test: LAYER on DEV at f32 in US with its work */
+static void gpu_row(struct bz_buf *b, const char *dev, const char *layer, const char *lib, double us, double flops,
+                    double bytes, const char *note)
+{
+    bz_buf_printf(b, "2,%s-f32-a,%s,n,op,cuda,a,f32,default,ok,20,%g,%g,%g,%g,%g,0,0,%.17g,%.17g,0,100,%s,9.0,132,%s,h,"
+                     "2026-11-24T00:00:00Z,blocking,%g,,%s\n",
+                  layer, layer, us, us, us, us, us, flops, bytes, dev, lib, us, note);
+}
+
+/* The roofline and the prediction, worked out by hand on two GPUs of the spec table:
+ * H100-SXM (67 TFLOP/s f32, 3350 GB/s, 1980 MHz) and H200 (67 TFLOP/s, 4800 GB/s, 1980 MHz).
+ * On the H100, at f32:
+ *   LA 200 us, 6.7e9 flop, 3.35e6 bytes: datasheet roof max(100, 1) = 100 us (50% achieved);
+ *   LB 125 us, no flop, 3.35e8 bytes:    datasheet roof 100 us (80%), memory bound;
+ *   LC  50 us, 6.7e9 flop, 0 bytes:      roof 100 us: faster than the datasheet, flagged;
+ *   LD  10 us, no flop, 1e6 bytes:       its data fit in the L2: no memory term, roof 0 (the
+ *                                        datasheet's), 2 us measured (the launch floor).
+ * Calibration rows: a GEMM of 6.7e11 flop in 12500 us (53.6 TFLOP/s), a copy of 2.68e9 bytes
+ * in 1000 us (2680 GB/s), an empty kernel of 2 us (a kernel row: it joins the library target).
+ * Measured roofs: LA max(6.7e9 / 53.6e12 = 125 us, 1.25 us, 2 us) = 125 us (62.5%);
+ *   LB 3.35e8 / 2.68e12 = 125 us (100%).
+ * Prediction on the H200 (datasheets on both sides: the H200 has no calibration rows), launch
+ * floor 2 us kept:
+ *   LB: gamma 1 (no flop); floor 2, roof part min(123, 100) = 100 x 3350/4800, rest 23 x 1
+ *       (clock ratio): 2 + 69.7917 + 23 = 94.7917 us;
+ *   LA: its 3.35 MB fit in the 50 MB L2 of both: gamma 0 (memory plays no part), the roof part
+ *       100 x (67/67) = 100, the rest 98 x 1: 2 + 100 + 98 = 200 us.
+ * Measured on the H200: LA 190 us, LB 100 us: errors 5.263% and 5.208%. */
+static void test_roofline_and_prediction(void **state)
+{
+    (void)state;
+    struct bz_buf b;
+    bz_buf_init(&b);
+    bz_buf_puts(&b, "schema,bench,layer,layer_name,op,backend,impl,dtype,math,status,iters,min_us,median_us,mean_us,"
+                    "p90_us,max_us,stddev_us,workspace_bytes,flops,bytes,threads,peak_rss_kb,device,cc,sms,lib,host,time,"
+                    "method,kernel_us,busy,note\n");
+    const char *h100 = "NVIDIA H100 80GB HBM3", *h200 = "NVIDIA H200";
+    gpu_row(&b, h100, "LA", "libG", 200, 6.7e9, 3.35e6, "");
+    gpu_row(&b, h100, "LB", "libG", 125, 0, 3.35e8, "");
+    gpu_row(&b, h100, "LC", "libG", 50, 6.7e9, 0, "");
+    gpu_row(&b, h100, "LD", "libG", 10, 0, 1e6, "");
+    gpu_row(&b, h100, "calib-gpu-gemm", "libG", 12500, 6.7e11, 3 * 4.0 * 8192 * 8192, "");
+    gpu_row(&b, h100, "calib-gpu-copy", "libG", 1000, 0, 2.68e9, "");
+    gpu_row(&b, h100, "calib-gpu-launch", "benanza CUDA kernels", 2, 0, 0, "");
+    gpu_row(&b, h200, "LA", "libG", 190, 6.7e9, 3.35e6, "");
+    gpu_row(&b, h200, "LB", "libG", 100, 0, 3.35e8, "");
+    assert_int_equal(test_sh("mkdir -p '%s/roof' && cp '%s/manifest.tsv' '%s/roof/'", dir, dir, dir), 0);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/roof/results.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(b.data, f);
+    fclose(f);
+    bz_buf_free(&b);
+    db_file = "roof.db";
+    char out[512], err[512], args[600];
+    snprintf(out, sizeof(out), "%s/roof.out", dir);
+    snprintf(err, sizeof(err), "%s/roof.err", dir);
+    snprintf(args, sizeof(args), "ingest '%s/roof'", dir);
+    assert_int_equal(run_agg(args, out, err), 0);
+
+    json_t *j = report("--report roofline,roofline-models --device 'NVIDIA H100*'");
+    json_t *rows = table(j, "roofline");
+    json_t *la = find_row(rows, "layer", "LA", NULL, NULL), *lb = find_row(rows, "layer", "LB", NULL, NULL);
+    json_t *lc = find_row(rows, "layer", "LC", NULL, NULL);
+    assert_true(fabs(num(la, "roof datasheet") - 100) < 1e-6);
+    assert_true(fabs(num(la, "achieved datasheet") - 50) < 1e-6);
+    assert_true(fabs(num(la, "roof measured") - 125) < 1e-6);
+    assert_true(fabs(num(la, "achieved measured") - 62.5) < 1e-6);
+    assert_string_equal(json_string_value(json_object_get(la, "bound")), "compute");
+    assert_string_equal(json_string_value(json_object_get(la, "flag")), "");
+    assert_true(fabs(num(la, "flop/byte") - 2000) < 1e-6);
+    assert_true(fabs(num(lb, "roof datasheet") - 100) < 1e-6);
+    assert_true(fabs(num(lb, "roof measured") - 125) < 1e-6);
+    assert_string_equal(json_string_value(json_object_get(lb, "bound")), "memory");
+    assert_string_equal(json_string_value(json_object_get(lc, "flag")), "faster than datasheet");
+    json_t *ld = find_row(rows, "layer", "LD", NULL, NULL);
+    assert_true(fabs(num(ld, "roof datasheet")) < 1e-9);
+    assert_true(fabs(num(ld, "roof measured") - 2) < 1e-9);
+    assert_string_equal(json_string_value(json_object_get(ld, "bound")), "launch");
+    assert_string_equal(json_string_value(json_object_get(ld, "flag")), "");
+    json_t *m = find_row(table(j, "roofline-models"), "model", "toy", NULL, NULL);
+    assert_true(fabs(num(m, "sequential") - 385) < 1e-6);
+    assert_true(fabs(num(m, "floor datasheet") - 300) < 1e-6);
+    assert_true(fabs(num(m, "floor measured") - (125 + 125 + 125 + 2)) < 1e-6); /* LC: 6.7e9 / 53.6e12 */
+    assert_true(fabs(num(m, "faster than datasheet") - 1) < 1e-9);
+    assert_true(fabs(num(m, "peak measured") - 53600) < 1e-6);
+    assert_true(fabs(num(m, "GB/s measured") - 2680) < 1e-6);
+    assert_true(fabs(num(m, "launch floor") - 2) < 1e-9);
+    json_decref(j);
+
+    j = report("--report predict,prediction --to H200 --from 'NVIDIA H100*'");
+    json_t *p = find_row(table(j, "prediction"), "model", "toy", NULL, NULL);
+    assert_true(fabs(num(p, "layers") - 2) < 1e-9);
+    double ea = 100 * (200 - 190) / 190.0, eb = 100 * (100 - 94.7917) / 100;
+    assert_true(fabs(num(p, "layer error mean") - (ea + eb) / 2) < 1e-2);
+    assert_true(fabs(num(p, "layer error p90") - fmax(ea, eb)) < 1e-2);
+    json_t *pr = find_row(table(j, "predict"), "model", "toy", NULL, NULL);
+    /* LC predicted too: gamma 0 (no bytes), 2 + 48 (the roof part, min(48, 100)) x 1; LD 2 + 0
+     * (no roof in the cache) + 8 x 1 */
+    assert_true(fabs(num(pr, "predicted sequential") - (200 + 94.7917 + 50 + 10)) < 1e-2);
+    assert_true(fabs(num(pr, "measured sequential") - 290) < 1e-6);
+    json_decref(j);
+    /* errors: a GPU the table lacks (2), a destination nothing can be predicted from (4) */
+    assert_int_equal(run_agg("report --to Z9000", out, err), 2);
+    char *e = slurp(err);
+    assert_non_null(strstr(e, "not a GPU of the spec table"));
+    free(e);
+    assert_int_equal(run_agg("report --to threads=4", out, err), 4);
+    /* the spec table: built in, or a file of one's own (a broken one is a located error) */
+    assert_int_equal(run_agg("specs --format csv", out, err), 0);
+    e = slurp(out);
+    assert_non_null(strstr(e, "H100-SXM,"));
+    free(e);
+    put_file("specs.tsv", "name\tmatch\tsms\tboost_mhz\tl2_mb\tmem_gbs\tf32\tf16\ttf32\tf16tc\tbf16tc\tfp8\tsource\n"
+                          "X1\tX1\t1\t1\t1\tfast\t1\t1\t1\t1\t1\t1\tnone\n");
+    snprintf(args, sizeof(args), "specs --specs '%s/specs.tsv'", dir);
+    assert_int_equal(run_agg(args, out, err), 2);
+    e = slurp(err);
+    assert_non_null(strstr(e, "specs.tsv:2: error: column mem_gbs: 'fast' is not a number"));
+    free(e);
+    db_file = "t.db";
+}
+
 void test_agg_group(struct test_totals *tot)
 {
     struct CMUnitTest tests[] = {
@@ -732,6 +856,7 @@ void test_agg_group(struct test_totals *tot)
         cmocka_unit_test(test_summary_tables),
         cmocka_unit_test(test_gpu_rows),
         cmocka_unit_test(test_hostile_inputs),
+        cmocka_unit_test(test_roofline_and_prediction),
     };
     if (!mkdtemp(dir)) {
         perror("mkdtemp");

@@ -62,7 +62,13 @@ static void cuda_hostile_names(void **state)
     snprintf(out, sizeof(out), "%s/hostile", dir);
     write_fixture(FIXTURE_HOSTILE_NAMES, model);
     const char *gen = test_env("BENANZA_GEN", "bin/gen");
-    assert_int_equal(test_sh("%s --backend all -b 1 '%s' -o '%s' 2>'%s.gen.log'", gen, model, out, out), 0);
+    /* with the calibration benchmarks (gen --calibrate: cuBLAS GEMMs, a device copy, the empty
+     * kernel; oneDNN's GEMM and copy) */
+    assert_int_equal(test_sh("%s --backend all --calibrate -b 1 '%s' -o '%s' 2>'%s.gen.log'", gen, model, out, out), 0);
+    assert_int_equal(test_sh("cd '%s' && test -f bench/calib-gpu-copy-f32-memcpy.c && test -f bench/calib-gpu-launch-f32-kernel.cu "
+                             "&& test -f bench/calib-gpu-gemm-bf16-default_tensor_op.c && test -f agg/agg_specs.c",
+                             out),
+                     0);
     /* everything builds: ninja (CPU, CUDA library and kernel benchmarks, the aggregator) */
     assert_int_equal(test_sh("ninja -C '%s' > '%s.ninja.log' 2>&1 || { tail -30 '%s.ninja.log'; exit 1; }", out, out, out), 0);
     assert_int_equal(test_sh("scripts/check-cuda-build '%s' > '%s.check.log' 2>&1 || { cat '%s.check.log'; exit 1; }", out,

@@ -2,6 +2,7 @@
  * model and on three shared models (a CNN, a transformer, an LSTM). One CSV row per benchmark, every row ok or unsupported, every
  * ok row verified against oneDNN's reference implementation, every computing layer covered. */
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -660,6 +661,86 @@ static void e2e_f32_only(void **state)
     e2e_node_models("f32_only", models, BZ_ARRAY_LEN(models), NULL);
 }
 
+/* the first row of a json report table */
+static json_t *first_row(json_t *j, const char *name)
+{
+    size_t i;
+    json_t *t;
+    json_array_foreach(json_object_get(j, "reports"), i, t)
+    {
+        if (!strcmp(json_string_value(json_object_get(t, "name")), name))
+            return json_array_get(json_object_get(t, "rows"), 0);
+    }
+    return NULL;
+}
+
+static double jnum(json_t *row, const char *col)
+{
+    json_t *v = json_object_get(row, col);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* gen --calibrate with the tiny CNN: its CPU benchmarks and the calibration ones run at one
+ * thread and at two; agg's roofline finds the measured ceilings (a GEMM's FLOP/s, a copy's
+ * bytes/s) and the CPU's datasheet arithmetic beside them, and predicts the two-thread bound
+ * from the one-thread rows, with the error against the two-thread measurement */
+static void e2e_calibrate(void **state)
+{
+    (void)state;
+    KERNEL_SEMANTICS_TEST();
+    uint8_t *data;
+    size_t n = fixture_build(FIXTURE_TINY_CNN, &data);
+    char model[300], out[300];
+    snprintf(model, sizeof(model), "%s/tinycnn.onnx", dir);
+    snprintf(out, sizeof(out), "%s/calib", dir);
+    assert_int_equal(bz_write_file_atomic(model, data, n), 0);
+    free(data);
+    const char *gen = test_env("BENANZA_GEN", "bin/gen");
+    assert_int_equal(test_sh("%s --calibrate -b 1 '%s' -o '%s' 2>'%s.gen.log'", gen, model, out, out), 0);
+    assert_int_equal(test_sh("grep -q '^calib-cpu-gemm-f32-any-matmul\tcalib-cpu-gemm\tMatMul\t\tcpu$' '%s/benchmarks.tsv' && "
+                             "grep -q '^calib-cpu-copy-f32-any\t' '%s/benchmarks.tsv' && ! grep -q calib- '%s/manifest.tsv'",
+                             out, out, out),
+                     0);
+    if (gen_only)
+        return;
+    assert_int_equal(test_sh("ninja -C '%s' > '%s.ninja.log' 2>&1", out, out), 0);
+    for (int t = 1; t <= 2; t++)
+        assert_int_equal(test_sh("cd '%s' && ./run_all --results r%d.csv -- --threads %d --warmup 1 --iters 3 --min-ms 1 "
+                                 "> run%d.log 2>&1",
+                                 out, t, t, t),
+                         0);
+    assert_int_equal(test_sh("cd '%s' && grep -q 'calib-cpu-gemm-f32-any-matmul,.*,ok,.*cpu_peak_gflops=f32:' r1.csv", out), 0);
+    assert_int_equal(test_sh("cd '%s' && ./bin/agg --db p.db ingest manifest.tsv r1.csv r2.csv > ingest.log 2>&1 && "
+                             "./bin/agg --db p.db report --format json --type f32 --report roofline-models,roofline "
+                             "> roof.json 2> roof.err && ./bin/agg --db p.db report --format json --type f32 --to threads=2 "
+                             "--report prediction > pred.json 2> pred.err",
+                             out),
+                     0);
+    char path[400];
+    snprintf(path, sizeof(path), "%s/roof.json", out);
+    json_t *j = json_load_file(path, 0, NULL);
+    assert_non_null(j);
+    json_t *m = first_row(j, "roofline-models");
+    assert_non_null(m);
+    double sheet = jnum(m, "peak datasheet"), meas = jnum(m, "peak measured"), bw = jnum(m, "GB/s measured");
+    print_message("calibration: peak %.1f GFLOP/s measured, %.1f by the CPU's arithmetic; copy %.2f GB/s; "
+                  "floor %.1f us vs bound %.1f us\n", meas, sheet, bw, jnum(m, "floor measured"), jnum(m, "sequential"));
+    assert_true(meas > 0 && sheet > 0 && bw > 0);
+    /* the physical floor is below what the layers took */
+    assert_true(jnum(m, "floor measured") > 0 && jnum(m, "floor measured") < jnum(m, "sequential"));
+    assert_non_null(first_row(j, "roofline"));
+    json_decref(j);
+    snprintf(path, sizeof(path), "%s/pred.json", out);
+    j = json_load_file(path, 0, NULL);
+    assert_non_null(j);
+    json_t *p = first_row(j, "prediction");
+    assert_non_null(p);
+    print_message("prediction of 2 threads from 1: %g layers, median error %.1f%%, bound error %.1f%%\n",
+                  jnum(p, "layers"), jnum(p, "layer error median"), jnum(p, "bound error"));
+    assert_true(jnum(p, "layers") > 0 && jnum(p, "layer error median") >= 0 && jnum(p, "bound error") >= 0);
+    json_decref(j);
+}
+
 void test_e2e_group(struct test_totals *tot)
 {
     if (!mkdtemp(dir)) {
@@ -668,6 +749,7 @@ void test_e2e_group(struct test_totals *tot)
     }
     struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(e2e_fixture_cnn, e2e_reset),
+        cmocka_unit_test_setup(e2e_calibrate, e2e_reset),
         cmocka_unit_test_setup(e2e_fixture_residual, e2e_reset),
         cmocka_unit_test_setup(e2e_fixture_wide_concat, e2e_reset),
         cmocka_unit_test_setup(e2e_fixture_selections, e2e_reset),

@@ -18,6 +18,7 @@ static void agg_usage(FILE *f)
         "usage: agg [--db FILE] ingest [--run LABEL] PATH...\n"
         "       agg [--db FILE] report [options]\n"
         "       agg [--db FILE] [--run LABEL] [report options] PATH...   (ingest, then report)\n"
+        "       agg specs [--specs FILE] [--format F]   (the GPU spec table)\n"
         "       agg --help | --version\n"
         "\n"
         "benanza's aggregator. PATH is a results CSV (run_all), a manifest (gen's manifest.tsv),\n"
@@ -35,6 +36,11 @@ static void agg_usage(FILE *f)
         "  --type PAT       types (f32, f16, bf16, f16+tensor_op, ...);  --device PAT  devices\n"
         "  --top N          table and md: rows per model shown in long tables (default 10; 0 all)\n"
         "  --colour WHEN    auto (default: on a terminal), always or never\n"
+        "  --to GPU         predict each model on GPU (a name from `agg specs`) from every other GPU\n"
+        "                   measured, or --to threads=N: a CPU at N threads from its other counts;\n"
+        "                   adds the predict reports (and prediction, where GPU is measured too)\n"
+        "  --from PAT       predict only from the devices matching a shell pattern\n"
+        "  --specs FILE     the GPU spec table (default: the built-in runtime/agg/gpu_specs.tsv)\n"
         "  -o FILE          write the report to FILE (whole or not at all) instead of stdout\n"
         "\n"
         "exit status: 0 ok, 2 bad command line, 3 bad rows or files were skipped (the rest was\n"
@@ -43,7 +49,7 @@ static void agg_usage(FILE *f)
 }
 
 struct agg_opts {
-    const char *db, *run, *report, *out, *colour;
+    const char *db, *run, *report, *out, *colour, *to, *from;
     struct agg_filter flt;
     struct agg_out_opts out_opts;
     int mode; /* 0 both, 1 ingest, 2 report */
@@ -90,6 +96,12 @@ static int agg_parse(int argc, char **argv, struct agg_opts *o)
             TAKE(o->flt.type);
         } else if (!strcmp(a, "--device")) {
             TAKE(o->flt.device);
+        } else if (!strcmp(a, "--to")) {
+            TAKE(o->to);
+        } else if (!strcmp(a, "--from")) {
+            TAKE(o->from);
+        } else if (!strcmp(a, "--specs")) {
+            TAKE(o->flt.specs);
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             TAKE(o->out);
         } else if (!strcmp(a, "--colour") || !strcmp(a, "--color")) {
@@ -129,6 +141,8 @@ static int agg_parse(int argc, char **argv, struct agg_opts *o)
             o->mode = 1;
         } else if (o->mode == 0 && o->npaths == 0 && !strcmp(a, "report")) {
             o->mode = 2;
+        } else if (o->mode == 0 && o->npaths == 0 && !strcmp(a, "specs")) {
+            o->mode = 3;
         } else {
             o->paths[o->npaths++] = argv[i];
         }
@@ -136,6 +150,10 @@ static int agg_parse(int argc, char **argv, struct agg_opts *o)
     }
     if (o->mode == 1 && !o->npaths) {
         fprintf(stderr, "agg: error: ingest needs at least one file or folder\n");
+        return -1;
+    }
+    if (o->mode == 3 && o->npaths) {
+        fprintf(stderr, "agg: error: specs takes no files ('%s')\n", o->paths[0]);
         return -1;
     }
     if (o->mode == 2 && o->npaths) {
@@ -208,6 +226,13 @@ static int agg_do_report(struct agg_db *d, struct agg_opts *o)
     int rc = 0;
     struct agg_table *t[AGG_MAX_REPORTS];
     int n = 0;
+    if (o->to && x.nruns && x.ntargets) {
+        int pr = agg_predict(&x, o->to, o->from, stderr);
+        if (pr) {
+            rc = pr == -1 ? AGG_EXIT_USAGE : AGG_EXIT_NODATA;
+            goto out;
+        }
+    }
     if (!x.nruns || !x.ntargets) {
         fprintf(stderr, "agg: %s: nothing to report for this selection: %s\n", o->db,
                 !x.nruns ? "no model (ingest gen's manifest.tsv)" : "no results (ingest run_all's results.csv)");
@@ -257,12 +282,47 @@ out:
     return rc;
 }
 
+/* agg specs: the GPU spec table as a report table */
+static int agg_do_specs(struct agg_opts *o)
+{
+    struct agg_specs s;
+    if (agg_specs_load(o->flt.specs, &s, stderr))
+        return AGG_EXIT_USAGE;
+    struct agg_table *t = agg_new("specs", "GPU spec table",
+        "The datasheet ceilings the roofline and predict reports use (dense tensor core figures, FP32 accumulation).",
+        "name|match|SMs|boost MHz|L2 MB|GB/s|FP32 TFLOP/s|FP16 TFLOP/s|TF32 TC|FP16 TC|BF16 TC|FP8 TC|source",
+        "ttnnnnnnnnnnt");
+    for (int i = 0; i < s.n; i++) {
+        const struct agg_gpu_spec *g = &s.v[i];
+        int r = agg_table_row(t);
+        agg_table_set_text(t, r, 0, g->name);
+        agg_table_set_text(t, r, 1, g->match);
+        agg_table_set_num(t, r, 2, g->sms);
+        agg_table_set_num(t, r, 3, g->boost_mhz);
+        agg_table_set_num(t, r, 4, g->l2_mb);
+        agg_table_set_num(t, r, 5, g->bw / 1e9);
+        static const enum agg_peak cols[] = {AGG_P_F32, AGG_P_F16, AGG_P_TF32, AGG_P_F16TC, AGG_P_BF16TC, AGG_P_FP8};
+        for (int c = 0; c < 6; c++)
+            agg_table_set_num(t, r, 6 + c, g->peak[cols[c]] / 1e12);
+        agg_table_set_text(t, r, 12, g->source);
+    }
+    o->out_opts.top = 0;
+    agg_out_tables(stdout, &t, 1, &o->out_opts);
+    agg_table_free(t);
+    agg_specs_free(&s);
+    return fflush(stdout) ? AGG_EXIT_DB : AGG_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     struct agg_opts o = {0};
     if (agg_parse(argc, argv, &o)) {
         free(o.paths);
         return AGG_EXIT_USAGE;
+    }
+    if (o.mode == 3) {
+        free(o.paths);
+        return agg_do_specs(&o);
     }
     char *owned_db;
     agg_default_db(&o, &owned_db);

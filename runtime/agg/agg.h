@@ -127,12 +127,46 @@ struct agg_run {
 };
 /* the position in r->nodes of the node with this manifest index, or -1 */
 int agg_node_pos(const struct agg_run *r, int idx);
+/* ---- ceilings (agg_roof.c) ---- */
+/* the peaks a roofline distinguishes: a row's precision maps to one (agg_peak_of) */
+enum agg_peak { AGG_P_F32, AGG_P_F16, AGG_P_BF16, AGG_P_TF32, AGG_P_F16TC, AGG_P_BF16TC, AGG_P_FP8, AGG_NPEAK };
+/* a target's ceilings: peak FLOP/s per precision, memory bytes/s (read + written), the launch
+ * floor in us (GPUs: an empty kernel's time when launches run back to back); NaN unknown */
+struct agg_ceil {
+    double peak[AGG_NPEAK], bw, launch_us;
+    double cache_bytes; /* the last-level cache (GPU L2, CPU LLC): data that fit may stay in it */
+    char source[160]; /* where they come from: "datasheet H100-SXM", "calibration", ... */
+};
+/* one row of the GPU spec table (runtime/agg/gpu_specs.tsv); peaks in FLOP/s, bw in bytes/s */
+struct agg_gpu_spec {
+    char *name, *match, *source;
+    double sms, boost_mhz, l2_mb, bw;
+    double peak[AGG_NPEAK];
+};
+struct agg_specs {
+    struct agg_gpu_spec *v;
+    int n;
+};
+/* the table from TSV text (WHERE names it in errors); -1 after a located error */
+int agg_specs_parse(const char *text, const char *where, struct agg_specs *out, FILE *err);
+/* the built-in table, or PATH's (--specs); -1 after an error */
+int agg_specs_load(const char *path, struct agg_specs *out, FILE *err);
+void agg_specs_free(struct agg_specs *s);
+/* the row whose match names DEVICE (the longest match), or whose name is NAME; NULL */
+const struct agg_gpu_spec *agg_specs_match(const struct agg_specs *s, const char *device);
+const struct agg_gpu_spec *agg_specs_find(const struct agg_specs *s, const char *name);
+/* the peak a precision ("f32", "tf32+tensor_op", "f16", "bf16+tensor_op", "*") runs at */
+enum agg_peak agg_peak_of(const char *prec);
+
 struct agg_target {
     long id;
     char *backend, *device, *lib, *cc, *label;
     long sms, threads;
     char **precs;
     int nprecs;
+    struct agg_ceil sheet;   /* the datasheet's (GPU spec table; a CPU's arithmetic) */
+    struct agg_ceil meas;    /* gen --calibrate's measured ones */
+    long predicted_from;     /* agg predict: the id of the target this one was predicted from; 0 */
 };
 struct agg_measured {
     char *model, *dtype, *device, *framework, *note, *node;
@@ -160,6 +194,12 @@ struct agg_cell {
 struct agg_filter {
     const char *model, *device, *type, *run;
     long batch; /* -1: all */
+    const char *specs; /* --specs FILE, or NULL: the built-in GPU spec table */
+};
+
+/* a layer's work in a precision on a target */
+struct agg_work {
+    double flops, bytes;
 };
 
 struct agg_data {
@@ -171,6 +211,8 @@ struct agg_data {
     int nmeasured;
     struct agg_map layers; /* layer id -> struct agg_layer_info */
     struct agg_map cells;  /* "target\x1flayer\x1fprec" -> struct agg_cell ("*": any precision) */
+    struct agg_map work;   /* "target\x1flayer\x1fprec" -> struct agg_work */
+    struct agg_specs specs;
 };
 int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_data *out, FILE *err);
 void agg_data_free(struct agg_data *x);
@@ -182,6 +224,11 @@ double agg_algo_us(const struct agg_data *x, long target, const char *layer, con
                    const char *algo); /* <0: not measured */
 /* the same, with the row's kernels and busy flag (NULL: none) */
 const struct agg_algo_time *agg_best_at(const struct agg_data *x, long target, const char *layer, const char *prec);
+/* the cell agg_best_at takes its time from (precision fallbacks, the layer's own type, "*") */
+const struct agg_cell *agg_best_cell(const struct agg_data *x, long target, const char *layer, const char *prec,
+                                     const char **cell_prec);
+/* the layer's work behind agg_best_at's time (NULL: unknown) */
+const struct agg_work *agg_work_at(const struct agg_data *x, long target, const char *layer, const char *prec);
 const struct agg_algo_time *agg_algo_at(const struct agg_data *x, long target, const char *layer, const char *prec,
                                         const char *algo);
 const struct agg_cell *agg_cell_get(const struct agg_data *x, long target, const char *layer,
@@ -195,6 +242,7 @@ enum agg_col_kind {
     AGG_COL_US,    /* microseconds; text formats pick a unit */
     AGG_COL_RATIO, /* x.xx */
     AGG_COL_PCT,
+    AGG_COL_NUM,   /* a plain number (GFLOP, MB, flop/byte), four significant digits */
 };
 struct agg_cellv {
     char *s;  /* text, or NULL for a number */
@@ -228,6 +276,54 @@ struct agg_bound {
 int agg_bound_compute(const struct agg_data *x, const struct agg_run *r, const struct agg_target *t,
                       const char *prec, struct agg_bound *b);
 void agg_bound_free(struct agg_bound *b);
+
+/* ---- what the report builders share (agg_report.c) ---- */
+/* a model run on a target at a precision, with its bound */
+struct agg_combo {
+    const struct agg_run *run;
+    const struct agg_target *target;
+    const char *prec;
+    struct agg_bound b;
+};
+struct agg_ctx {
+    const struct agg_data *x;
+    struct agg_combo *c;
+    int nc;
+};
+/* a table from '|'-separated column names and one kind letter per column (t i u r p n) */
+struct agg_table *agg_new(const char *name, const char *title, const char *desc, const char *cols, const char *kinds);
+/* the busy column at the end (returns its index) */
+int agg_busy_col(struct agg_table *t);
+/* the head columns of most tables: model, batch, type, device */
+#define HEAD "model|batch|type|device|"
+#define HK "titt"
+/* a new row with the combination's model, batch, type and device in columns 0-3 */
+int agg_row_head(struct agg_table *t, const struct agg_combo *c);
+void agg_table_sort_desc(struct agg_table *t, int col);
+/* rows from FIRST on sorted by TOTAL_COL, largest first; SHARE_COL their share of SEQ, RANK_COL
+ * (>= 0) their rank */
+void agg_rank_rows(struct agg_table *t, int first, int total_col, int share_col, int rank_col, double seq);
+const struct agg_combo *agg_find_combo(struct agg_ctx *k, const struct agg_run *r, const struct agg_target *t,
+                                       const char *prec);
+/* the roofline and prediction reports (agg_roof.c); NULL when there is nothing to say */
+struct agg_table *agg_rep_roofline(struct agg_ctx *k);
+struct agg_table *agg_rep_roofline_models(struct agg_ctx *k);
+struct agg_table *agg_rep_predict(struct agg_ctx *k);
+struct agg_table *agg_rep_prediction(struct agg_ctx *k);
+
+/* ---- ceilings and prediction (agg_roof.c) ---- */
+/* the targets' ceilings: the datasheet's (GPU spec table) and the calibration rows' */
+void agg_ceil_reset(struct agg_ceil *c, const char *source);
+void agg_ceil_calib_row(struct agg_target *t, const char *layer, const char *prec, double us, double flops,
+                        double bytes, const char *note);
+void agg_ceil_sheets(struct agg_data *x);
+/* max(flops / peak, bytes / bandwidth[, the launch floor]) in us; NaN when unknown */
+double agg_roof_us(const struct agg_ceil *c, enum agg_peak p, const struct agg_work *w, int with_launch,
+                   const char **bound);
+/* agg --to: each source target (--from: a device pattern) predicted on TO (a spec table row,
+ * or threads=N for a CPU), added to x as a target of its own; -1 after an error in TO, -2 when
+ * no target can be predicted from */
+int agg_predict(struct agg_data *x, const char *to, const char *from, FILE *err);
 
 /* every report for the data, in the order the text output prints them; returns the count */
 enum { AGG_MAX_REPORTS = 24 };

@@ -33,6 +33,14 @@ static const char agg_schema_sql[] =
     "CREATE TABLE IF NOT EXISTS pick(target INTEGER NOT NULL, run TEXT NOT NULL,"
     " layer TEXT NOT NULL, prec TEXT NOT NULL, choice TEXT NOT NULL, chosen TEXT NOT NULL,"
     " time TEXT NOT NULL, PRIMARY KEY(target, run, layer, prec, choice)) WITHOUT ROWID;"
+    /* the work of a layer in a type (per target: CPU and GPU count bytes alike, plain C may
+     * differ), for the roofline; kept by ingest */
+    "CREATE TABLE IF NOT EXISTS work(target INTEGER NOT NULL, layer TEXT NOT NULL, prec TEXT NOT NULL,"
+    " flops REAL, bytes REAL, PRIMARY KEY(target, layer, prec)) WITHOUT ROWID;"
+    /* gen --calibrate's rows (layer calib-...): the measured ceilings; the fastest row's
+     * median, work and note (a CPU's datasheet arithmetic) */
+    "CREATE TABLE IF NOT EXISTS calib(target INTEGER NOT NULL, layer TEXT NOT NULL, prec TEXT NOT NULL,"
+    " median_us REAL NOT NULL, flops REAL, bytes REAL, note TEXT, PRIMARY KEY(target, layer, prec)) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS layer(id TEXT PRIMARY KEY, kind TEXT, op TEXT, name TEXT,"
     " key TEXT);"
     "CREATE TABLE IF NOT EXISTS model_run(id INTEGER PRIMARY KEY, model TEXT NOT NULL,"
@@ -114,8 +122,12 @@ int agg_db_open(struct agg_db *d, const char *path, int create)
                  " WHERE status='ok' GROUP BY target, run, layer, prec, algo"},
         {"pick", "INSERT INTO pick SELECT target, run, layer, prec, choice, chosen, max(time) FROM result"
                  " WHERE choice IS NOT NULL GROUP BY target, run, layer, prec, choice"},
+        {"work", "INSERT INTO work SELECT target, layer, prec, max(flops), max(bytes) FROM result"
+                 " WHERE status='ok' GROUP BY target, layer, prec"},
+        {"calib", "INSERT INTO calib SELECT target, layer, prec, min(median_us), max(flops), max(bytes), note FROM result"
+                  " WHERE status='ok' AND layer LIKE 'calib-%' GROUP BY target, layer, prec"},
     };
-    for (int i = 0; ok && i < 2; i++) {
+    for (int i = 0; ok && i < (int)(sizeof(fill) / sizeof(fill[0])); i++) {
         char *q = agg_xprintf("SELECT EXISTS(SELECT 1 FROM %s) OR NOT EXISTS(SELECT 1 FROM result)", fill[i][0]);
         int filled = 1;
         if (sqlite3_prepare_v2(d->db, q, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
@@ -391,10 +403,12 @@ struct agg_pend {
     int busy;
     char time[24];      /* pick: the latest row's time and choice */
     char *chosen;
+    double flops, bytes; /* work: the layer's, the largest any row of the batch gave */
 };
 
 struct agg_summary {
-    struct agg_map best, pick;
+    struct agg_map best, pick, work;
+    sqlite3_stmt *calib; /* calibration rows (a handful) go straight to their table */
 };
 
 /* keys held before a flush: bounds memory on huge files; BENANZA_AGG_BATCH=N sets another
@@ -438,9 +452,11 @@ static void agg_pend_free(void *v)
     free(p);
 }
 
+enum agg_pend_kind { AGG_PEND_BEST, AGG_PEND_PICK, AGG_PEND_WORK };
+
 /* writes one map's entries through stmt (?1 target, ?2 run, ?3 layer, ?4 prec, ?5 algo or
  * choice, then the values) in key order and empties it; -1 on a database failure */
-static int agg_pend_flush(struct agg_ing *g, struct agg_map *m, sqlite3_stmt *stmt, int is_pick)
+static int agg_pend_flush(struct agg_ing *g, struct agg_map *m, sqlite3_stmt *stmt, enum agg_pend_kind kind)
 {
     /* the live slots, sorted, in an array of their own: the map itself stays as it is
      * and agg_map_free empties it */
@@ -462,9 +478,12 @@ static int agg_pend_flush(struct agg_ing *g, struct agg_map *m, sqlite3_stmt *st
         sqlite3_bind_text(stmt, 3, layer, (int)p->layer_len, SQLITE_STATIC);
         sqlite3_bind_text(stmt, 4, prec, (int)p->prec_len, SQLITE_STATIC);
         sqlite3_bind_text(stmt, 5, prec + p->prec_len + 1, -1, SQLITE_STATIC);
-        if (is_pick) {
+        if (kind == AGG_PEND_PICK) {
             sqlite3_bind_text(stmt, 6, p->chosen, -1, SQLITE_STATIC);
             sqlite3_bind_text(stmt, 7, p->time, -1, SQLITE_STATIC);
+        } else if (kind == AGG_PEND_WORK) {
+            sqlite3_bind_double(stmt, 6, p->flops);
+            sqlite3_bind_double(stmt, 7, p->bytes);
         } else {
             sqlite3_bind_double(stmt, 6, p->median);
             if (p->kernels)
@@ -486,11 +505,12 @@ static int agg_pend_flush(struct agg_ing *g, struct agg_map *m, sqlite3_stmt *st
 }
 
 static int agg_summary_flush(struct agg_ing *g, struct agg_summary *sm, sqlite3_stmt *best,
-                             sqlite3_stmt *pick)
+                             sqlite3_stmt *pick, sqlite3_stmt *work)
 {
-    int rc = agg_pend_flush(g, &sm->best, best, 0);
-    int rc2 = agg_pend_flush(g, &sm->pick, pick, 1);
-    return rc || rc2 ? -1 : 0;
+    int rc = agg_pend_flush(g, &sm->best, best, AGG_PEND_BEST);
+    int rc2 = agg_pend_flush(g, &sm->pick, pick, AGG_PEND_PICK);
+    int rc3 = agg_pend_flush(g, &sm->work, work, AGG_PEND_WORK);
+    return rc || rc2 || rc3 ? -1 : 0;
 }
 
 /* validate and insert one results row; 0 added, 1 already there, -1 bad row, -2 db failure */
@@ -649,6 +669,23 @@ static int agg_result_row(struct agg_ing *g, struct agg_reader *r, sqlite3_stmt 
         }
         if (strcmp(f[RC_STATUS], "ok"))
             return 0;
+        struct agg_pend *w = agg_pend_at(&sm->work, tid, f[RC_LAYER], prec, "", &fresh);
+        if (fresh || v[RC_FLOPS] > w->flops)
+            w->flops = isnan(v[RC_FLOPS]) ? 0 : v[RC_FLOPS];
+        if (fresh || v[RC_BYTES] > w->bytes)
+            w->bytes = isnan(v[RC_BYTES]) ? 0 : v[RC_BYTES];
+        if (!strncmp(f[RC_LAYER], "calib-", 6)) {
+            sqlite3_reset(sm->calib);
+            sqlite3_bind_int64(sm->calib, 1, tid);
+            agg_bind_text(sm->calib, 2, f[RC_LAYER]);
+            agg_bind_text(sm->calib, 3, prec);
+            sqlite3_bind_double(sm->calib, 4, v[RC_MEDIAN]);
+            sqlite3_bind_double(sm->calib, 5, isnan(v[RC_FLOPS]) ? 0 : v[RC_FLOPS]);
+            sqlite3_bind_double(sm->calib, 6, isnan(v[RC_BYTES]) ? 0 : v[RC_BYTES]);
+            agg_bind_text(sm->calib, 7, f[RC_NOTE]);
+            if (sqlite3_step(sm->calib) != SQLITE_DONE)
+                return agg_sql_fail(g, "insert"), -2;
+        }
         struct agg_pend *p = agg_pend_at(&sm->best, tid, f[RC_LAYER], prec, algo, &fresh);
         if (fresh || v[RC_MEDIAN] < p->median) {
             char names[512];
@@ -694,7 +731,7 @@ static int agg_result_row(struct agg_ing *g, struct agg_reader *r, sqlite3_stmt 
 
 static int agg_ingest_results(struct agg_ing *g, struct agg_reader *r)
 {
-    sqlite3_stmt *ins = NULL, *same = NULL, *best = NULL, *pick = NULL;
+    sqlite3_stmt *ins = NULL, *same = NULL, *best = NULL, *pick = NULL, *work = NULL;
     struct agg_map targets = {0};
     struct agg_summary sm = {0};
     size_t pend_max = agg_pend_max();
@@ -706,7 +743,12 @@ static int agg_ingest_results(struct agg_ing *g, struct agg_reader *r)
         agg_prepare(g, "INSERT INTO best VALUES(?1,?2,?3,?4,?5,?6,?7,?8) ON CONFLICT DO UPDATE SET"
                        " median_us=?6, kernels=?7, busy=?8 WHERE ?6 < median_us", &best) ||
         agg_prepare(g, "INSERT INTO pick VALUES(?1,?2,?3,?4,?5,?6,?7) ON CONFLICT DO UPDATE SET"
-                       " chosen=?6, time=?7 WHERE ?7 > time", &pick))
+                       " chosen=?6, time=?7 WHERE ?7 > time", &pick) ||
+        /* ?2 (run) and ?5 are bound by the flush and unused here */
+        agg_prepare(g, "INSERT INTO work VALUES(?1,?3,?4,?6,?7) ON CONFLICT DO UPDATE SET"
+                       " flops=max(coalesce(flops, 0), ?6), bytes=max(coalesce(bytes, 0), ?7)", &work) ||
+        agg_prepare(g, "INSERT INTO calib VALUES(?1,?2,?3,?4,?5,?6,?7) ON CONFLICT DO UPDATE SET"
+                       " median_us=?4, flops=?5, bytes=?6, note=?7 WHERE ?4 < median_us", &sm.calib))
         goto out;
     int k;
     g->cols1 = RC_COUNT;
@@ -717,20 +759,23 @@ static int agg_ingest_results(struct agg_ing *g, struct agg_reader *r)
         int x = agg_result_row(g, r, ins, same, &sm, &targets);
         if (x == -2)
             goto out;
-        if ((sm.best.n >= pend_max || sm.pick.n >= pend_max) &&
-            agg_summary_flush(g, &sm, best, pick))
+        if ((sm.best.n >= pend_max || sm.pick.n >= pend_max || sm.work.n >= pend_max) &&
+            agg_summary_flush(g, &sm, best, pick, work))
             goto out;
         if (x == 0)
             g->st->rows_added++;
         else if (x == 1)
             g->st->rows_same++;
     }
-    if (k < 0 || agg_summary_flush(g, &sm, best, pick))
+    if (k < 0 || agg_summary_flush(g, &sm, best, pick, work))
         goto out;
     rc = 0;
 out:
     agg_map_free(&sm.best, agg_pend_free);
     agg_map_free(&sm.pick, agg_pend_free);
+    agg_map_free(&sm.work, agg_pend_free);
+    sqlite3_finalize(sm.calib);
+    sqlite3_finalize(work);
     sqlite3_finalize(ins);
     sqlite3_finalize(same);
     sqlite3_finalize(best);

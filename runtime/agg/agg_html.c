@@ -100,6 +100,8 @@ static void agg_html_table(FILE *f, const struct agg_table *t)
                 snprintf(buf, sizeof(buf), "%.2fx", v->v);
             } else if (t->kinds[c] == AGG_COL_PCT) {
                 snprintf(buf, sizeof(buf), "%.1f%%", v->v);
+            } else if (t->kinds[c] == AGG_COL_NUM) {
+                snprintf(buf, sizeof(buf), fabs(v->v) >= 1e4 && fabs(v->v) < 1e15 ? "%.0f" : "%.4g", v->v);
             } else {
                 snprintf(buf, sizeof(buf), "%g", v->v);
             }
@@ -355,6 +357,101 @@ static char *agg_row_label(const struct agg_table *t, int r)
     return s;
 }
 
+/* The roofline of one row of roofline-models (a model on a device at a type): each layer at
+ * (flop/byte, GFLOP/s achieved) on log axes under the datasheet's ceiling (solid) and the
+ * measured one (dashed), coloured by what bounds it; those above the datasheet's are errors. */
+static void agg_chart_roofline(FILE *f, const struct agg_table *models, int row, const struct agg_table *layers)
+{
+    const int W = 960, H = 420, L = 70, R = 20, T = 20, B = 40;
+    double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
+    double ps = agg_num(models, row, "peak datasheet"), pm = agg_num(models, row, "peak measured");
+    double bs = agg_num(models, row, "GB/s datasheet"), bm = agg_num(models, row, "GB/s measured");
+    int nl = 0;
+    for (int r = 0; r < layers->nrows; r++) {
+        int same = 1;
+        for (int c = 0; c < 4 && same; c++) {
+            const struct agg_cellv *a = agg_at(layers, r, c), *b = agg_at(models, row, c);
+            same = a->s && b->s ? !strcmp(a->s, b->s) : a->v == b->v;
+        }
+        double ai = agg_num(layers, r, "flop/byte"), g = agg_num(layers, r, "GFLOP"), us = agg_num(layers, r, "time");
+        if (!same || !(ai > 0) || !(g > 0) || !(us > 0))
+            continue;
+        double y = g / (us * 1e-6);
+        xmin = fmin(xmin, ai), xmax = fmax(xmax, ai), ymin = fmin(ymin, y), ymax = fmax(ymax, y);
+        nl++;
+    }
+    if (!nl)
+        return;
+    double top = fmax(ymax, fmax(ps > 0 ? ps : 0, pm > 0 ? pm : 0));
+    double lx0 = floor(log10(xmin)) - 0.5, lx1 = ceil(log10(xmax)) + 0.5, ly0 = floor(log10(ymin)) - 0.5,
+           ly1 = ceil(log10(top)) + 0.3;
+#define AGG_RX(v) (L + (W - L - R) * (log10(v) - lx0) / (lx1 - lx0))
+#define AGG_RY(v) (H - B - (H - T - B) * (log10(v) - ly0) / (ly1 - ly0))
+    fputs("<figure><figcaption>Roofline: ", f);
+    char *lab = agg_row_label(models, row);
+    agg_html_text(f, lab);
+    free(lab);
+    fprintf(f, "</figcaption>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+               "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">\n", W, H, W, H);
+    for (int e = (int)ceil(lx0); e <= (int)floor(lx1); e++)
+        fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#eee\"/>"
+                   "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">1e%d</text>\n",
+                AGG_RX(pow(10, e)), AGG_RX(pow(10, e)), T, H - B, AGG_RX(pow(10, e)), H - B + 14, e);
+    for (int e = (int)ceil(ly0); e <= (int)floor(ly1); e++)
+        fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>"
+                   "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">1e%d</text>\n",
+                L, W - R, AGG_RY(pow(10, e)), AGG_RY(pow(10, e)), L - 4, AGG_RY(pow(10, e)) + 4, e);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">arithmetic intensity (flop/byte)</text>"
+               "<text x=\"14\" y=\"%d\" transform=\"rotate(-90 14 %d)\" text-anchor=\"middle\">GFLOP/s</text>\n",
+            (L + W - R) / 2, H - 6, (T + H - B) / 2, (T + H - B) / 2);
+    /* the ceilings: min(peak, intensity x bandwidth), drawn over the axis range */
+    const double ceil_peak[2] = {ps, pm}, ceil_bw[2] = {bs, bm};
+    for (int k = 0; k < 2; k++) {
+        if (!(ceil_peak[k] > 0) || !(ceil_bw[k] > 0))
+            continue;
+        double x0 = pow(10, lx0), x1 = pow(10, lx1), knee = ceil_peak[k] / ceil_bw[k];
+        double ya = fmin(ceil_peak[k], x0 * ceil_bw[k]);
+        fprintf(f, "<polyline fill=\"none\" stroke=\"#333\" stroke-width=\"1.5\"%s points=\"%.1f,%.1f ",
+                k ? " stroke-dasharray=\"5,4\"" : "", AGG_RX(x0), AGG_RY(fmax(ya, pow(10, ly0))));
+        if (knee > x0 && knee < x1)
+            fprintf(f, "%.1f,%.1f ", AGG_RX(knee), AGG_RY(ceil_peak[k]));
+        fprintf(f, "%.1f,%.1f\"><title>%s: %.4g GFLOP/s, %.4g GB/s</title></polyline>\n", AGG_RX(x1),
+                AGG_RY(fmin(ceil_peak[k], x1 * ceil_bw[k])), k ? "measured" : "datasheet", ceil_peak[k], ceil_bw[k]);
+    }
+    static const char *const bounds[] = {"compute", "memory", "launch"};
+    for (int r = 0; r < layers->nrows; r++) {
+        int same = 1;
+        for (int c = 0; c < 4 && same; c++) {
+            const struct agg_cellv *a = agg_at(layers, r, c), *b = agg_at(models, row, c);
+            same = a->s && b->s ? !strcmp(a->s, b->s) : a->v == b->v;
+        }
+        double ai = agg_num(layers, r, "flop/byte"), g = agg_num(layers, r, "GFLOP"), us = agg_num(layers, r, "time");
+        if (!same || !(ai > 0) || !(g > 0) || !(us > 0))
+            continue;
+        int bc = agg_col(layers, "bound"), fc = agg_col(layers, "flag");
+        const char *bound = bc >= 0 && agg_at(layers, r, bc)->s ? agg_at(layers, r, bc)->s : "";
+        int colour = 3;
+        for (int b = 0; b < 3; b++)
+            colour = !strcmp(bound, bounds[b]) ? b : colour;
+        int bad = fc >= 0 && agg_at(layers, r, fc)->s && *agg_at(layers, r, fc)->s;
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\" fill-opacity=\"0.7\"%s><title>",
+                AGG_RX(ai), AGG_RY(g / (us * 1e-6)), bad ? 5 : 3, bad ? "#d00" : agg_palette[colour],
+                bad ? " stroke=\"#000\"" : "");
+        agg_html_text(f, agg_at(layers, r, 6)->s ? agg_at(layers, r, 6)->s : "");
+        char tm[32];
+        agg_fmt_us(tm, sizeof(tm), us);
+        fprintf(f, " (%s): %.4g flop/byte, %.4g GFLOP/s, %s", bound, ai, g / (us * 1e-6), tm);
+        if (bad)
+            fputs(", faster than the datasheet allows", f);
+        fputs("</title></circle>\n", f);
+    }
+    fprintf(f, "<text x=\"%d\" y=\"%d\">solid: datasheet; dashed: measured; colour: compute, memory, launch bound; "
+               "red: faster than the datasheet (an error)</text>\n", L + 8, T + 12);
+    fputs("</svg></figure>\n", f);
+#undef AGG_RX
+#undef AGG_RY
+}
+
 void agg_out_html(FILE *f, const struct agg_data *x, struct agg_table **t, int n)
 {
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -425,6 +522,9 @@ void agg_out_html(FILE *f, const struct agg_data *x, struct agg_table **t, int n
         for (int r = 0; r < rows; r++)
             agg_chart_layers(f, x, bound, r);
     }
+    const struct agg_table *rm = agg_find_table(t, n, "roofline-models"), *rl = agg_find_table(t, n, "roofline");
+    for (int r = 0; rm && rl && r < rm->nrows && r < AGG_HTML_MAX_MODELS; r++)
+        agg_chart_roofline(f, rm, r, rl);
     for (int i = 0; i < n; i++)
         agg_html_table(f, t[i]);
     fputs("</body></html>\n", f);

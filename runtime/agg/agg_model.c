@@ -69,26 +69,52 @@ static const char *agg_prec_fallback(const char *prec, char *buf, size_t n)
     return !strcmp(prec, "tf32") ? "f32" : NULL;
 }
 
-const struct agg_algo_time *agg_best_at(const struct agg_data *x, long target, const char *layer, const char *prec)
+const struct agg_cell *agg_best_cell(const struct agg_data *x, long target, const char *layer, const char *prec,
+                                     const char **cell_prec)
 {
+    static char used[64];
+    snprintf(used, sizeof(used), "%s", prec);
     const struct agg_cell *a = agg_cell_get(x, target, layer, prec);
     char buf[64];
-    for (const char *p = prec; (!a || a->best < 0) && (p = agg_prec_fallback(p, buf, sizeof(buf))) != NULL;)
+    for (const char *p = prec; (!a || a->best < 0) && (p = agg_prec_fallback(p, buf, sizeof(buf))) != NULL;) {
         a = agg_cell_get(x, target, layer, p);
+        snprintf(used, sizeof(used), "%s", p);
+    }
     /* a layer with no row at this precision runs in the type its model gives it: a Cast to f16
      * in an f32 model, or a layer only benchmarked in f32 (plain C) in a bf16 model */
     if (!a || a->best < 0) {
         const struct agg_layer_info *l = agg_map_get(&x->layers, layer);
-        if (l && l->prec && strcmp(l->prec, prec) != 0)
+        if (l && l->prec && strcmp(l->prec, prec) != 0) {
             a = agg_cell_get(x, target, layer, l->prec);
+            snprintf(used, sizeof(used), "%s", l->prec);
+        }
     }
     const struct agg_cell *b = agg_cell_get(x, target, layer, "*");
-    const struct agg_algo_time *best = NULL;
-    if (a && a->best >= 0)
-        best = &a->algos[a->best];
-    if (b && b->best >= 0 && (!best || b->algos[b->best].us < best->us))
-        best = &b->algos[b->best];
+    const struct agg_cell *best = a && a->best >= 0 ? a : NULL;
+    if (b && b->best >= 0 && (!best || b->algos[b->best].us < best->algos[best->best].us)) {
+        best = b;
+        snprintf(used, sizeof(used), "*");
+    }
+    if (cell_prec)
+        *cell_prec = used;
     return best;
+}
+
+const struct agg_algo_time *agg_best_at(const struct agg_data *x, long target, const char *layer, const char *prec)
+{
+    const struct agg_cell *c = agg_best_cell(x, target, layer, prec, NULL);
+    return c ? &c->algos[c->best] : NULL;
+}
+
+const struct agg_work *agg_work_at(const struct agg_data *x, long target, const char *layer, const char *prec)
+{
+    const char *used;
+    if (!agg_best_cell(x, target, layer, prec, &used))
+        return NULL;
+    char *k = agg_cell_key(target, layer, used);
+    const struct agg_work *w = agg_map_get(&x->work, k);
+    free(k);
+    return w;
 }
 
 int agg_best(const struct agg_data *x, long target, const char *layer, const char *prec,
@@ -335,6 +361,8 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
                 continue;
             struct agg_target *t = &x->targets[x->ntargets++];
             *t = all[i];
+            agg_ceil_reset(&t->sheet, "");
+            agg_ceil_reset(&t->meas, "");
             if (!strcmp(t->backend, "cpu") && !own[i])
                 t->label = agg_xprintf("%s, %s, %ld threads", t->device, t->lib, t->threads);
             else
@@ -460,6 +488,43 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
     sqlite3_finalize(s);
     s = NULL;
 
+    /* the layers' work (the roofline's and the prediction's), per report target */
+    AGG_STEP(s, "SELECT target, layer, prec, flops, bytes FROM work");
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        const struct agg_feed *wf = agg_map_get_id(&target_ix, sqlite3_column_int64(s, 0));
+        const char *layer = (const char *)sqlite3_column_text(s, 1), *prec = (const char *)sqlite3_column_text(s, 2);
+        for (int fi = 0; wf && layer && prec && fi < wf->n; fi++) {
+            char *key = agg_cell_key(x->targets[wf->to[fi]].id, layer, prec);
+            struct agg_work *w = agg_map_get(&x->work, key);
+            if (!w) {
+                w = agg_xcalloc(1, sizeof(*w));
+                agg_map_put(&x->work, key, w);
+            }
+            w->flops = fmax(w->flops, sqlite3_column_double(s, 3));
+            w->bytes = fmax(w->bytes, sqlite3_column_double(s, 4));
+            free(key);
+        }
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+    /* the ceilings: gen --calibrate's rows, then the datasheets */
+    AGG_STEP(s, "SELECT target, layer, prec, median_us, flops, bytes, note FROM calib");
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        const struct agg_feed *cf = agg_map_get_id(&target_ix, sqlite3_column_int64(s, 0));
+        const char *layer = (const char *)sqlite3_column_text(s, 1), *prec = (const char *)sqlite3_column_text(s, 2);
+        for (int fi = 0; cf && layer && prec && fi < cf->n; fi++) {
+            struct agg_target *t = &x->targets[cf->to[fi]];
+            agg_ceil_calib_row(t, layer, prec, sqlite3_column_double(s, 3), sqlite3_column_double(s, 4),
+                               sqlite3_column_double(s, 5), (const char *)sqlite3_column_text(s, 6));
+            snprintf(t->meas.source, sizeof(t->meas.source), "calibration");
+        }
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+    if (agg_specs_load(flt->specs, &x->specs, err))
+        goto fail;
+    agg_ceil_sheets(x);
+
     AGG_STEP(s, "SELECT model, batch, dtype, device, framework, threads, node, latency_us, runs,"
                 " note FROM measured ORDER BY model, batch, dtype, device, framework, node");
     caps = 0;
@@ -546,6 +611,8 @@ void agg_data_free(struct agg_data *x)
     free(x->measured);
     agg_map_free(&x->layers, agg_layer_free);
     agg_map_free(&x->cells, agg_cell_free);
+    agg_map_free(&x->work, free);
+    agg_specs_free(&x->specs);
     memset(x, 0, sizeof(*x));
 }
 

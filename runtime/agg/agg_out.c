@@ -50,6 +50,9 @@ static void agg_cell_text(const struct agg_table *t, int r, int c, int raw, char
     case AGG_COL_PCT:
         snprintf(buf, n, raw ? "%.3f" : "%.1f%%", v->v);
         break;
+    case AGG_COL_NUM:
+        snprintf(buf, n, raw ? "%.6g" : fabs(v->v) >= 1e4 && fabs(v->v) < 1e15 ? "%.0f" : "%.4g", v->v);
+        break;
     default:
         snprintf(buf, n, raw ? "%.17g" : "%g", v->v);
     }
@@ -259,7 +262,7 @@ static void agg_json_str(FILE *f, const char *s)
 
 static void agg_out_json(FILE *f, struct agg_table **ts, int n)
 {
-    static const char *const kind_names[] = {"text", "int", "us", "ratio", "percent"};
+    static const char *const kind_names[] = {"text", "int", "us", "ratio", "percent", "number"};
     char buf[512];
     fprintf(f, "{\"agg\": \"%s\", \"reports\": [", AGG_VERSION);
     for (int i = 0; i < n; i++) {

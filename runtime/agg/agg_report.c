@@ -69,22 +69,9 @@ void agg_table_free(struct agg_table *t)
 
 /* ---- shared state of one build ---- */
 
-struct agg_combo {
-    const struct agg_run *run;
-    const struct agg_target *target;
-    const char *prec;
-    struct agg_bound b;
-};
-
-struct agg_ctx {
-    const struct agg_data *x;
-    struct agg_combo *c;
-    int nc;
-};
-
 enum { K_T = AGG_COL_TEXT, K_I = AGG_COL_INT, K_U = AGG_COL_US, K_R = AGG_COL_RATIO, K_P = AGG_COL_PCT };
 
-static struct agg_table *agg_new(const char *name, const char *title, const char *desc,
+struct agg_table *agg_new(const char *name, const char *title, const char *desc,
                                  const char *cols, const char *kinds)
 {
     /* cols: names separated by '|'; kinds: one letter per column (t i u r p) */
@@ -94,7 +81,7 @@ static struct agg_table *agg_new(const char *name, const char *title, const char
     for (char *c = strtok_r(copy, "|", &save); c; c = strtok_r(NULL, "|", &save), i++) {
         char k = kinds[i];
         agg_table_add_col(t, c, k == 'i' ? AGG_COL_INT : k == 'u' ? AGG_COL_US : k == 'r' ? AGG_COL_RATIO
-                                : k == 'p' ? AGG_COL_PCT : AGG_COL_TEXT);
+                                : k == 'p' ? AGG_COL_PCT : k == 'n' ? AGG_COL_NUM : AGG_COL_TEXT);
     }
     free(copy);
     if ((size_t)t->ncols != strlen(kinds)) {
@@ -108,7 +95,7 @@ static struct agg_table *agg_new(const char *name, const char *title, const char
 
 /* The busy column every timing report ends with: how many of the timings behind a row were
  * taken while other work competed for the cores (run_all's busy rows) */
-static int agg_busy_col(struct agg_table *t)
+int agg_busy_col(struct agg_table *t)
 {
     agg_table_add_col(t, "busy", AGG_COL_INT);
     char *d = agg_xprintf("%s busy: timings behind the row taken while other work competed for the cores "
@@ -125,7 +112,7 @@ static int agg_layer_busy(const struct agg_data *x, long target, const char *lay
 }
 
 /* the first columns of most tables: model, batch, type, device */
-static int agg_row_head(struct agg_table *t, const struct agg_combo *c)
+int agg_row_head(struct agg_table *t, const struct agg_combo *c)
 {
     int r = agg_table_row(t);
     agg_table_set_text(t, r, 0, c->run->model);
@@ -146,8 +133,6 @@ static double agg_ratio(double a, double b)
     return b > 0 && !isnan(a) ? a / b : NAN;
 }
 
-#define HEAD "model|batch|type|device|"
-#define HK "titt"
 
 static struct agg_table *agg_rep_bound(struct agg_ctx *k)
 {
@@ -313,7 +298,7 @@ static int agg_cmp_rows_desc(const void *a, const void *b)
     return u < v ? 1 : u > v ? -1 : 0;
 }
 
-static void agg_table_sort_desc(struct agg_table *t, int col)
+void agg_table_sort_desc(struct agg_table *t, int col)
 {
     /* rows are contiguous runs of ncols cells: sort them as fixed-size records */
     agg_sort_col = col;
@@ -323,7 +308,7 @@ static void agg_table_sort_desc(struct agg_table *t, int col)
 
 /* one model's rows (from `first` on) of a where-the-time-goes table: largest total first,
  * then each row's share of the sequential bound, and its rank where rank_col >= 0 */
-static void agg_rank_rows(struct agg_table *t, int first, int total_col, int share_col, int rank_col, double seq)
+void agg_rank_rows(struct agg_table *t, int first, int total_col, int share_col, int rank_col, double seq)
 {
     struct agg_table view = *t;
     view.cells = &t->cells[(size_t)first * (size_t)t->ncols];
@@ -464,7 +449,7 @@ static struct agg_table *agg_rep_fusion_groups(struct agg_ctx *k)
     return t;
 }
 
-static const struct agg_combo *agg_find_combo(struct agg_ctx *k, const struct agg_run *r,
+const struct agg_combo *agg_find_combo(struct agg_ctx *k, const struct agg_run *r,
                                               const struct agg_target *t, const char *prec)
 {
     for (int i = 0; i < k->nc; i++) {
@@ -769,6 +754,10 @@ static const struct {
     {"devices", agg_rep_devices},
     {"top-layers", agg_rep_top_layers},
     {"top-ops", agg_rep_top_ops},
+    {"roofline", agg_rep_roofline},
+    {"roofline-models", agg_rep_roofline_models},
+    {"predict", agg_rep_predict},
+    {"prediction", agg_rep_prediction},
 };
 #define AGG_NREPORTS ((int)(sizeof(agg_reports) / sizeof(agg_reports[0])))
 _Static_assert(AGG_NREPORTS <= AGG_MAX_REPORTS, "AGG_MAX_REPORTS too small");
@@ -776,7 +765,8 @@ _Static_assert(AGG_NREPORTS <= AGG_MAX_REPORTS, "AGG_MAX_REPORTS too small");
 const char *agg_report_names(void)
 {
     return "bound, missing, path, algo, algo-layers, fusion, fusion-groups, precision, "
-           "precision-layers, framework, framework-layers, devices, top-layers, top-ops";
+           "precision-layers, framework, framework-layers, devices, top-layers, top-ops, roofline, "
+           "roofline-models, predict, prediction";
 }
 
 static int agg_in_list(const char *list, const char *name)
