@@ -845,6 +845,75 @@ static void test_roofline_and_prediction(void **state)
     db_file = "t.db";
 }
 
+static void cpu_row(struct bz_buf *b, long threads, const char *layer, const char *lib, const char *prec, double us,
+                    double flops, double bytes, const char *note)
+{
+    bz_buf_printf(b, "2,%s-%s-a,%s,n,op,cpu,a,%s,default,ok,20,%g,%g,%g,%g,%g,0,0,%.17g,%.17g,%ld,100,TestCPU,,,%s,h,"
+                     "2026-11-24T00:00:00Z,,,0,\"%s\"\n",
+                  layer, prec, layer, prec, us, us, us, us, us, flops, bytes, threads, lib, note);
+}
+
+/* A CPU from one thread to two, by hand (no cache size in the notes: memory always counts).
+ * Calibration: 1 thread: a GEMM of 1e9 flop in 10000 us (100 GFLOP/s; its datasheet arithmetic
+ * 100 for every type), a copy of 1e9 bytes in 50000 us (20 GB/s), a launch floor of 1 us;
+ * 2 threads: 5000 us (200 GFLOP/s; datasheet 200), 40000 us (25 GB/s), 2 us. No bf16 GEMM
+ * ran (a CPU without bf16 instructions): bf16 takes both sides' datasheet peaks, 100 and 200.
+ *   LA f32, oneDNN, 101 us, 1e7 flop, no bytes: gamma 0; the floor 1 -> 2, the roof part
+ *       min(100, 1e7 / 1e11 = 100 us) x 100/200, nothing left: 2 + 50 = 52 us;
+ *   LA bf16, oneDNN, 201 us: 2 + 50 + the rest 100 x 100/200 = 102 us;
+ *   LB, our plain C (one thread, rows at threads 1 feeding both thread counts), 30 us in f32
+ *       and bf16: it stays 30 us (scaled as oneDNN's would be 2 + 5 + 9.5 = 16.5).
+ * Measured at 2 threads: LA 55 and 110 us; the bounds 85 and 140 us, predicted 82 and 132. */
+static void test_cpu_thread_prediction(void **state)
+{
+    (void)state;
+    struct bz_buf b;
+    bz_buf_init(&b);
+    bz_buf_puts(&b, "schema,bench,layer,layer_name,op,backend,impl,dtype,math,status,iters,min_us,median_us,mean_us,"
+                    "p90_us,max_us,stddev_us,workspace_bytes,flops,bytes,threads,peak_rss_kb,device,cc,sms,lib,host,time,"
+                    "method,kernel_us,busy,note\n");
+    const char *dnnl = "oneDNN 9", *plain = "benanza plain C";
+    cpu_row(&b, 1, "calib-cpu-gemm", dnnl, "f32", 10000, 1e9, 0, "cpu_peak_gflops=f32:100,bf16:100,f16:100");
+    cpu_row(&b, 1, "calib-cpu-copy", dnnl, "f32", 50000, 0, 1e9, "");
+    cpu_row(&b, 1, "calib-cpu-launch", dnnl, "f32", 1, 0, 8, "");
+    cpu_row(&b, 2, "calib-cpu-gemm", dnnl, "f32", 5000, 1e9, 0, "cpu_peak_gflops=f32:200,bf16:200,f16:200");
+    cpu_row(&b, 2, "calib-cpu-copy", dnnl, "f32", 40000, 0, 1e9, "");
+    cpu_row(&b, 2, "calib-cpu-launch", dnnl, "f32", 2, 0, 8, "");
+    cpu_row(&b, 1, "LA", dnnl, "f32", 101, 1e7, 0, "");
+    cpu_row(&b, 1, "LA", dnnl, "bf16", 201, 1e7, 0, "");
+    cpu_row(&b, 2, "LA", dnnl, "f32", 55, 1e7, 0, "");
+    cpu_row(&b, 2, "LA", dnnl, "bf16", 110, 1e7, 0, "");
+    cpu_row(&b, 1, "LB", plain, "f32", 30, 1e6, 0, "");
+    cpu_row(&b, 1, "LB", plain, "bf16", 30, 1e6, 0, "");
+    assert_int_equal(test_sh("mkdir -p '%s/cputh' && cp '%s/manifest.tsv' '%s/cputh/'", dir, dir, dir), 0);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/cputh/results.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(b.data, f);
+    fclose(f);
+    bz_buf_free(&b);
+    db_file = "cputh.db";
+    char out[512], err[512], args[600];
+    snprintf(out, sizeof(out), "%s/cputh.out", dir);
+    snprintf(err, sizeof(err), "%s/cputh.err", dir);
+    snprintf(args, sizeof(args), "ingest '%s/cputh'", dir);
+    assert_int_equal(run_agg(args, out, err), 0);
+    json_t *j = report("--report predict,prediction --to threads=2");
+    json_t *rows = table(j, "predict");
+    json_t *p32 = find_row(rows, "model", "toy", "type", "f32"), *p16 = find_row(rows, "model", "toy", "type", "bf16");
+    assert_non_null(p32);
+    assert_non_null(p16);
+    assert_true(fabs(num(p32, "predicted sequential") - 82) < 1e-6);
+    assert_true(fabs(num(p32, "measured sequential") - 85) < 1e-6);
+    assert_true(fabs(num(p16, "predicted sequential") - 132) < 1e-6);
+    assert_true(fabs(num(p16, "measured sequential") - 140) < 1e-6);
+    json_t *e16 = find_row(table(j, "prediction"), "model", "toy", "type", "bf16");
+    assert_true(fabs(num(e16, "bound error") - 100 * 8 / 140.0) < 1e-2);
+    json_decref(j);
+    db_file = "t.db";
+}
+
 void test_agg_group(struct test_totals *tot)
 {
     struct CMUnitTest tests[] = {
@@ -857,6 +926,7 @@ void test_agg_group(struct test_totals *tot)
         cmocka_unit_test(test_gpu_rows),
         cmocka_unit_test(test_hostile_inputs),
         cmocka_unit_test(test_roofline_and_prediction),
+        cmocka_unit_test(test_cpu_thread_prediction),
     };
     if (!mkdtemp(dir)) {
         perror("mkdtemp");

@@ -638,6 +638,48 @@ static void e2e_deconv(void **state)
     e2e_node_models("deconv_models", models, BZ_ARRAY_LEN(models), "deconv_check.py");
 }
 
+/* A convolution's work is the taps inside the data (gen's conv_taps), not the kernel's volume
+ * times the output: test/oracle/conv_work_check.py has onnx's reference count them (ones
+ * convolved with ones) for every Conv, ConvInteger and ConvTranspose layer of libonnx-testdata's
+ * models (pads, asymmetric pads, auto_pad, strides, dilations, output_padding, output_shape,
+ * 1-D and 3-D) and the deconvolution fixture, in the CPU and the CUDA files. gen only. */
+static void e2e_conv_work(void **state)
+{
+    (void)state;
+    const char *data = test_env("BENANZA_ONNX_TESTDATA", "/usr/share/libonnx-testdata/data");
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    const char *gen = test_env("BENANZA_GEN", "bin/gen");
+    if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
+        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
+    static const char *const models[] = {
+        "conv_with_autopad_same", "conv_with_strides_and_asymmetric_padding", "conv_with_strides_padding",
+        "conv_with_strides_no_padding", "convinteger_with_padding", "convtranspose_1d", "convtranspose_3d",
+        "convtranspose_autopad_same", "convtranspose_dilations", "convtranspose_output_shape", "convtranspose_pads",
+    };
+    uint8_t *bytes;
+    size_t n = fixture_build(FIXTURE_DECONV, &bytes);
+    char fixture[300], out[300];
+    snprintf(fixture, sizeof(fixture), "%s/conv_work.onnx", dir);
+    snprintf(out, sizeof(out), "%s/conv_work", dir);
+    assert_int_equal(bz_write_file_atomic(fixture, bytes, n), 0);
+    free(bytes);
+    struct bz_buf args;
+    bz_buf_init(&args);
+    bz_buf_printf(&args, " '%s'", fixture);
+    for (size_t i = 0; i < BZ_ARRAY_LEN(models); i++) {
+        char model[600];
+        snprintf(model, sizeof(model), "%s/node/test_%s/model.onnx", data, models[i]);
+        if (access(model, R_OK) != 0) {
+            bz_buf_free(&args);
+            TEST_SKIP("skipped: %s is not there (libonnx-testdata)\n", model);
+        }
+        bz_buf_printf(&args, " '%s'", model);
+    }
+    assert_int_equal(test_sh("%s %s -b 2 --backend all -o '%s' 2>'%s.gen.log' >/dev/null", gen, args.data, out, out), 0);
+    bz_buf_free(&args);
+    assert_int_equal(test_sh("%s test/oracle/conv_work_check.py '%s' > '%s.oracle.log'", py, out, out), 0);
+}
+
 /* Recurrent layers (LSTM with and without peepholes, GRU, vanilla RNN; batch-first layouts,
  * initial biases): oneDNN's RNN primitive has no reference implementation beside the one it
  * runs, so every row here is held against the plain C recurrent layer of dnnl_bench.h */
@@ -773,6 +815,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test_setup(e2e_instancenorm, e2e_reset),
         cmocka_unit_test_setup(e2e_f32_only, e2e_reset),
         cmocka_unit_test_setup(e2e_deconv, e2e_reset),
+        cmocka_unit_test_setup(e2e_conv_work, e2e_reset),
         cmocka_unit_test_setup(e2e_recurrent, e2e_reset),
         cmocka_unit_test_setup(e2e_shared_cnn, e2e_reset),
         cmocka_unit_test_setup(e2e_shared_transformer, e2e_reset),

@@ -617,7 +617,7 @@ static int concat_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p
     if (op->axis < 0)
         op->axis += op->src.nd;
     p->layouts = BD_LAYOUT_COUNT;
-    static char srcs[BD_MAX_CAT][32];
+    static char srcs[BD_MAX_CAT][48];
     for (int i = 0; i < n; i++) {
         snprintf(srcs[i], sizeof(srcs[i]), "DNNL_ARG_MULTIPLE_SRC + %d", i);
         plan_arg(p, srcs[i], 0, 0);

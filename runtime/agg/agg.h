@@ -182,6 +182,7 @@ struct agg_algo_time {
     double us;
     char *kernels; /* the kernels its fastest row ran (CUPTI's kernel_names), or NULL */
     int busy;      /* that row was timed on a busy machine: 1; 0; -1 unknown */
+    int one_thread; /* our plain C on a CPU: one thread, whatever the target's count */
 };
 /* per target x layer x precision: every algorithm's best median, and the library's picks */
 struct agg_cell {

@@ -198,6 +198,7 @@ static int agg_prec_cmp(const void *a, const void *b)
 struct agg_feed {
     int n;
     int to[AGG_MAX_FEED];
+    int one_thread; /* the rows are our plain C's (one thread; they feed every thread count) */
 };
 
 #define AGG_STEP(s, what)                                                                       \
@@ -374,12 +375,14 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
     for (int k = 0; k < x->ntargets; k++) {
         struct agg_feed *f = agg_xcalloc(1, sizeof(*f));
         f->to[f->n++] = k;
+        f->one_thread = !strcmp(x->targets[k].backend, "cpu") && !strncmp(x->targets[k].lib, "benanza ", 8);
         agg_map_put_id(&target_ix, x->targets[k].id, f);
     }
     for (int i = 0; i < nall; i++) {
         if (!own[i] || !all[i].backend)
             continue; /* library targets and own targets reported alone are done */
         struct agg_feed *f = agg_xcalloc(1, sizeof(*f));
+        f->one_thread = !strcmp(all[i].backend, "cpu");
         for (int k = 0; k < x->ntargets && f->n < AGG_MAX_FEED; k++) {
             if (!strcmp(x->targets[k].backend, all[i].backend) && !strcmp(x->targets[k].device, all[i].device))
                 f->to[f->n++] = k;
@@ -447,6 +450,7 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
                 c->algos[i].algo = agg_xstrdup(algo);
                 c->algos[i].us = INFINITY;
                 c->algos[i].kernels = NULL;
+                c->algos[i].one_thread = feed->one_thread;
                 c->nalgos++;
             }
             if (us < c->algos[i].us) {

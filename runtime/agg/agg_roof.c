@@ -258,8 +258,9 @@ void agg_ceil_calib_row(struct agg_target *t, const char *layer, const char *pre
                 double g;
                 char num[32];
                 if (at && (snprintf(num, sizeof(num), "%.*s", (int)strcspn(at + strlen(k[i].name), ","),
-                                    at + strlen(k[i].name)), agg_parse_double(num, &g) == 0) && g > 0)
-                    t->sheet.peak[k[i].p] = g * 1e9;
+                                    at + strlen(k[i].name)), agg_parse_double(num, &g) == 0) && g > 0 &&
+                    !(t->sheet.peak[k[i].p] >= g * 1e9))
+                    t->sheet.peak[k[i].p] = g * 1e9; /* the fastest clock any row saw: an upper bound */
             }
             snprintf(t->sheet.source, sizeof(t->sheet.source), "%s", "the CPU's arithmetic (cpu_peak in the notes)");
             double kb;
@@ -497,6 +498,22 @@ int agg_predict(struct agg_data *x, const char *to, const char *from, FILE *err)
         }
         const char *kind = dm && agg_ceil_usable(&src->meas) && agg_ceil_usable(&dm->meas) ? "measured ceilings"
                            : g ? "datasheets" : "scaled ceilings";
+        /* a type whose peak one side did not measure (no GEMM of it ran: a CPU without bf16
+         * instructions) takes both sides' datasheet peaks, never another type's times */
+        int filled = 0;
+        for (int p = 0; p < AGG_NPEAK; p++) {
+            if (sc.peak[p] > 0 && dc.peak[p] > 0)
+                continue;
+            double a = src->sheet.peak[p];
+            double b = dm ? dm->sheet.peak[p]
+                       : g ? dc.peak[p]
+                           : a * (double)threads / (double)(src->threads > 0 ? src->threads : 1);
+            if (a > 0 && b > 0) {
+                sc.peak[p] = a;
+                dc.peak[p] = b;
+                filled = 1;
+            }
+        }
         if (!agg_ceil_usable(&sc) || !agg_ceil_usable(&dc)) {
             fprintf(err, "agg: warning: cannot predict from ");
             agg_fput_safe(err, src->label);
@@ -525,7 +542,8 @@ int agg_predict(struct agg_data *x, const char *to, const char *from, FILE *err)
         t->sheet = dc;
         t->meas = dc;
         t->meas.launch_us = launch_d > 0 ? launch_d : launch_s;
-        snprintf(t->meas.source, sizeof(t->meas.source), "%s", kind);
+        snprintf(t->meas.source, sizeof(t->meas.source), "%s%s", kind,
+                 filled ? " (a datasheet's peak for the types not measured)" : "");
         for (size_t k = 0; k < nkeys; k++) {
             long tid;
             const char *layer;
@@ -542,7 +560,9 @@ int agg_predict(struct agg_data *x, const char *to, const char *from, FILE *err)
             pc->best = -1;
             struct agg_move mv = {&sc, &dc, launch_s, launch_d, clock};
             for (int a = 0; a < c->nalgos; a++) {
-                double us = agg_predict_us(c->algos[a].us, w, agg_peak_of(prec), &mv, NULL);
+                /* our plain C runs one thread at every count: its time stays */
+                double us = !g && c->algos[a].one_thread ? c->algos[a].us
+                                                         : agg_predict_us(c->algos[a].us, w, agg_peak_of(prec), &mv, NULL);
                 if (!(us > 0))
                     continue;
                 if (pc->nalgos == pc->cap) {
@@ -550,7 +570,7 @@ int agg_predict(struct agg_data *x, const char *to, const char *from, FILE *err)
                     pc->algos = agg_xrealloc(pc->algos, (size_t)pc->cap * sizeof(*pc->algos));
                 }
                 pc->algos[pc->nalgos] = (struct agg_algo_time){agg_xstrdup(c->algos[a].algo), us, NULL,
-                                                               c->algos[a].busy};
+                                                               c->algos[a].busy, c->algos[a].one_thread};
                 if (pc->best < 0 || us < pc->algos[pc->best].us)
                     pc->best = pc->nalgos;
                 pc->nalgos++;
