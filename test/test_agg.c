@@ -722,6 +722,27 @@ static void test_hostile_inputs(void **state)
 }
 
 /* one row of the roofline test: LAYER on DEV at f32 in US with its work */
+/* Results rows ROWS (freed) beside the toy manifest in DIR/NAME, ingested into NAME.db (the
+ * database the reports then read); OUT and ERR (512 bytes) name agg's output files */
+static void ingest_rows(const char *name, struct bz_buf *rows, char *out, char *err)
+{
+    static char db[64];
+    assert_int_equal(test_sh("mkdir -p '%s/%s' && cp '%s/manifest.tsv' '%s/%s/'", dir, name, dir, dir, name), 0);
+    char path[512], args[600];
+    snprintf(path, sizeof(path), "%s/%s/results.csv", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(rows->data, f);
+    fclose(f);
+    bz_buf_free(rows);
+    snprintf(db, sizeof(db), "%s.db", name);
+    db_file = db;
+    snprintf(out, 512, "%s/%s.out", dir, name);
+    snprintf(err, 512, "%s/%s.err", dir, name);
+    snprintf(args, sizeof(args), "ingest '%s/%s'", dir, name);
+    assert_int_equal(run_agg(args, out, err), 0);
+}
+
 static void gpu_row(struct bz_buf *b, const char *dev, const char *layer, const char *lib, double us, double flops,
                     double bytes, const char *note)
 {
@@ -767,20 +788,8 @@ static void test_roofline_and_prediction(void **state)
     gpu_row(&b, h100, "calib-gpu-launch", "benanza CUDA kernels", 2, 0, 0, "");
     gpu_row(&b, h200, "LA", "libG", 190, 6.7e9, 3.35e6, "");
     gpu_row(&b, h200, "LB", "libG", 100, 0, 3.35e8, "");
-    assert_int_equal(test_sh("mkdir -p '%s/roof' && cp '%s/manifest.tsv' '%s/roof/'", dir, dir, dir), 0);
-    char path[512];
-    snprintf(path, sizeof(path), "%s/roof/results.csv", dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(b.data, f);
-    fclose(f);
-    bz_buf_free(&b);
-    db_file = "roof.db";
     char out[512], err[512], args[600];
-    snprintf(out, sizeof(out), "%s/roof.out", dir);
-    snprintf(err, sizeof(err), "%s/roof.err", dir);
-    snprintf(args, sizeof(args), "ingest '%s/roof'", dir);
-    assert_int_equal(run_agg(args, out, err), 0);
+    ingest_rows("roof", &b, out, err);
 
     json_t *j = report("--report roofline,roofline-models --device 'NVIDIA H100*'");
     json_t *rows = table(j, "roofline");
@@ -885,20 +894,8 @@ static void test_cpu_thread_prediction(void **state)
     cpu_row(&b, 2, "LA", dnnl, "bf16", 110, 1e7, 0, "");
     cpu_row(&b, 1, "LB", plain, "f32", 30, 1e6, 0, "");
     cpu_row(&b, 1, "LB", plain, "bf16", 30, 1e6, 0, "");
-    assert_int_equal(test_sh("mkdir -p '%s/cputh' && cp '%s/manifest.tsv' '%s/cputh/'", dir, dir, dir), 0);
-    char path[512];
-    snprintf(path, sizeof(path), "%s/cputh/results.csv", dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(b.data, f);
-    fclose(f);
-    bz_buf_free(&b);
-    db_file = "cputh.db";
-    char out[512], err[512], args[600];
-    snprintf(out, sizeof(out), "%s/cputh.out", dir);
-    snprintf(err, sizeof(err), "%s/cputh.err", dir);
-    snprintf(args, sizeof(args), "ingest '%s/cputh'", dir);
-    assert_int_equal(run_agg(args, out, err), 0);
+    char out[512], err[512];
+    ingest_rows("cputh", &b, out, err);
     json_t *j = report("--report predict,prediction --to threads=2");
     json_t *rows = table(j, "predict");
     json_t *p32 = find_row(rows, "model", "toy", "type", "f32"), *p16 = find_row(rows, "model", "toy", "type", "bf16");

@@ -186,6 +186,20 @@ static void e2e_fixture_selections(void **state)
     e2e_fixture_oracle(FIXTURE_SELECTIONS, "2", "plain_check.py");
 }
 
+/* ARGS gets the quoted paths of libonnx-testdata's models test_NAME; -1 and the first one
+ * missing in MISSING where one is not there */
+static int node_model_paths(const char *const *models, size_t n, struct bz_buf *args, char *missing, size_t len)
+{
+    const char *data = test_env("BENANZA_ONNX_TESTDATA", "/usr/share/libonnx-testdata/data");
+    for (size_t i = 0; i < n; i++) {
+        snprintf(missing, len, "%s/node/test_%s/model.onnx", data, models[i]);
+        if (access(missing, R_OK) != 0)
+            return -1;
+        bz_buf_printf(args, " '%s'", missing);
+    }
+    return 0;
+}
+
 static void e2e_node_models(const char *name, const char *const *models, size_t n, const char *oracle);
 
 /* Maths in plain C that oneDNN has not (fixture 'maths', and libonnx-testdata's models of the
@@ -560,20 +574,15 @@ static void e2e_shared_lstm(void **state)
  * ORACLE, a script of test/oracle run on the folder must pass too. */
 static void e2e_node_models(const char *name, const char *const *models, size_t n, const char *oracle)
 {
-    const char *data = test_env("BENANZA_ONNX_TESTDATA", "/usr/share/libonnx-testdata/data");
     const char *py = test_env("BENANZA_PYTHON", "python3");
     if (oracle && test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
         TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
     struct bz_buf args;
     bz_buf_init(&args);
-    for (size_t i = 0; i < n; i++) {
-        char model[600];
-        snprintf(model, sizeof(model), "%s/node/test_%s/model.onnx", data, models[i]);
-        if (access(model, R_OK) != 0) {
-            bz_buf_free(&args);
-            TEST_SKIP("skipped: %s is not there (libonnx-testdata)\n", model);
-        }
-        bz_buf_printf(&args, " '%s'", model);
+    char missing[600];
+    if (node_model_paths(models, n, &args, missing, sizeof(missing))) {
+        bz_buf_free(&args);
+        TEST_SKIP("skipped: %s is not there (libonnx-testdata)\n", missing);
     }
     char out[300], row[300];
     snprintf(out, sizeof(out), "%s/%s", dir, name);
@@ -646,7 +655,6 @@ static void e2e_deconv(void **state)
 static void e2e_conv_work(void **state)
 {
     (void)state;
-    const char *data = test_env("BENANZA_ONNX_TESTDATA", "/usr/share/libonnx-testdata/data");
     const char *py = test_env("BENANZA_PYTHON", "python3");
     const char *gen = test_env("BENANZA_GEN", "bin/gen");
     if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
@@ -666,14 +674,10 @@ static void e2e_conv_work(void **state)
     struct bz_buf args;
     bz_buf_init(&args);
     bz_buf_printf(&args, " '%s'", fixture);
-    for (size_t i = 0; i < BZ_ARRAY_LEN(models); i++) {
-        char model[600];
-        snprintf(model, sizeof(model), "%s/node/test_%s/model.onnx", data, models[i]);
-        if (access(model, R_OK) != 0) {
-            bz_buf_free(&args);
-            TEST_SKIP("skipped: %s is not there (libonnx-testdata)\n", model);
-        }
-        bz_buf_printf(&args, " '%s'", model);
+    char missing[600];
+    if (node_model_paths(models, BZ_ARRAY_LEN(models), &args, missing, sizeof(missing))) {
+        bz_buf_free(&args);
+        TEST_SKIP("skipped: %s is not there (libonnx-testdata)\n", missing);
     }
     assert_int_equal(test_sh("%s %s -b 2 --backend all -o '%s' 2>'%s.gen.log' >/dev/null", gen, args.data, out, out), 0);
     bz_buf_free(&args);
