@@ -236,7 +236,7 @@ static void skipped_layers_counted_per_backend(void **state)
     emit_skipped_take(&e, &b);
     assert_int_equal(b.len, 0);
     /* past 64 kinds the first 64 are kept and counted */
-    char names[70][8];
+    char names[70][16];
     for (int i = 0; i < 70; i++) {
         snprintf(names[i], sizeof(names[i]), "Op%d", i);
         emit_skip(&e, names[i]);
