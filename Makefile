@@ -61,7 +61,7 @@ help:
 	@echo "make demo       the main job on the built-in default model"
 	@echo "make test       all tests (installs what is missing first)"
 	@echo "make asan-test  the same tests under ASan/UBSan"
-	@echo "make fuzz       the libFuzzer targets (gen's loader to layers, agg's ingest), FUZZ_S s each"
+	@echo "make fuzz       the libFuzzer targets (gen's loader to layers, agg's ingest), FUZZ_S s each (FUZZ_TARGETS=gen|agg: one)"
 	@echo "make bench      benchmarks; results go to docs/bench/"
 	@echo "make bench-cuda CUDA benchmark file counts and build times -> docs/bench/cuda-build.md"
 	@echo "make bench-predict agg's prediction, one CPU thread to two -> docs/results/cpu/prediction.md"
@@ -213,12 +213,13 @@ check-cuda: all
 # libFuzzer (clang) under ASan/UBSan: gen from ONNX bytes to layers, agg from any file to every
 # report; each runs its kept regression inputs, then FUZZ_S seconds (scripts/fuzz)
 FUZZ_S ?= 60
+FUZZ_TARGETS ?= gen agg
 FUZZ_SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 fuzz:
 	@scripts/setup --fuzz
 	@$(MAKE) --no-print-directory BUILD=build/fuzz BINDIR=build/fuzz/bin CC=clang OPT="-O1 -g" \
 	    SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" build/fuzz/fuzz_gen build/fuzz/fuzz_agg
-	scripts/fuzz build/fuzz $(FUZZ_S) $(SHARED) $(ONNX_TESTDATA)
+	FUZZ_TARGETS="$(FUZZ_TARGETS)" scripts/fuzz build/fuzz $(FUZZ_S) $(SHARED) $(ONNX_TESTDATA)
 
 $(BUILD)/fuzz_gen: $(BUILD)/obj/fuzz/fuzz_gen.o $(GEN_LIB_OBJS)
 	$(CC) $(OPT) $(SAN) -fsanitize=fuzzer $^ -o $@ $(LDLIBS_GEN)

@@ -163,7 +163,10 @@ static void decode_attr(struct bz_arena *arena, const json_t *attrs, const struc
         set_bit(a->present, spec->id);
     switch (desc_attr_kind(spec->id)) {
     case DESC_AK_I: {
-        int64_t x = json_is_number(v) ? (int64_t)json_number_value(v) : (int64_t)spec->dflt;
+        /* a real where an integer belongs: its whole part, where an int64 holds it (a model's
+         * 1e40 or NaN is no number to convert: the default stays, and the value is unknown) */
+        double r = json_is_number(v) ? json_number_value(v) : spec->dflt;
+        int64_t x = r > -9.2e18 && r < 9.2e18 ? (int64_t)r : (int64_t)spec->dflt;
         if (json_is_integer(v))
             x = json_integer_value(v);
         memcpy(field, &x, sizeof(x));
