@@ -357,6 +357,22 @@ static char *agg_row_label(const struct agg_table *t, int r)
     return s;
 }
 
+/* Row R of roofline's LAYERS as a point of the chart of roofline-models' row ROW: 1 where it is
+ * that model, batch, type and device and has work and a time, with its flop/byte and GFLOP/s */
+static int agg_chart_point(const struct agg_table *models, int row, const struct agg_table *layers, int r,
+                           double *ai, double *gflops)
+{
+    for (int c = 0; c < 4; c++) {
+        const struct agg_cellv *a = agg_at(layers, r, c), *b = agg_at(models, row, c);
+        if (a->s && b->s ? strcmp(a->s, b->s) != 0 : a->v != b->v)
+            return 0;
+    }
+    double g = agg_num(layers, r, "GFLOP"), us = agg_num(layers, r, "time");
+    *ai = agg_num(layers, r, "flop/byte");
+    *gflops = g / (us * 1e-6);
+    return *ai > 0 && g > 0 && us > 0;
+}
+
 /* The roofline of one row of roofline-models (a model on a device at a type): each layer at
  * (flop/byte, GFLOP/s achieved) on log axes under the datasheet's ceiling (solid) and the
  * measured one (dashed), coloured by what bounds it; those above the datasheet's are errors. */
@@ -368,15 +384,9 @@ static void agg_chart_roofline(FILE *f, const struct agg_table *models, int row,
     double bs = agg_num(models, row, "GB/s datasheet"), bm = agg_num(models, row, "GB/s measured");
     int nl = 0;
     for (int r = 0; r < layers->nrows; r++) {
-        int same = 1;
-        for (int c = 0; c < 4 && same; c++) {
-            const struct agg_cellv *a = agg_at(layers, r, c), *b = agg_at(models, row, c);
-            same = a->s && b->s ? !strcmp(a->s, b->s) : a->v == b->v;
-        }
-        double ai = agg_num(layers, r, "flop/byte"), g = agg_num(layers, r, "GFLOP"), us = agg_num(layers, r, "time");
-        if (!same || !(ai > 0) || !(g > 0) || !(us > 0))
+        double ai, y;
+        if (!agg_chart_point(models, row, layers, r, &ai, &y))
             continue;
-        double y = g / (us * 1e-6);
         xmin = fmin(xmin, ai), xmax = fmax(xmax, ai), ymin = fmin(ymin, y), ymax = fmax(ymax, y);
         nl++;
     }
@@ -420,13 +430,8 @@ static void agg_chart_roofline(FILE *f, const struct agg_table *models, int row,
     }
     static const char *const bounds[] = {"compute", "memory", "launch"};
     for (int r = 0; r < layers->nrows; r++) {
-        int same = 1;
-        for (int c = 0; c < 4 && same; c++) {
-            const struct agg_cellv *a = agg_at(layers, r, c), *b = agg_at(models, row, c);
-            same = a->s && b->s ? !strcmp(a->s, b->s) : a->v == b->v;
-        }
-        double ai = agg_num(layers, r, "flop/byte"), g = agg_num(layers, r, "GFLOP"), us = agg_num(layers, r, "time");
-        if (!same || !(ai > 0) || !(g > 0) || !(us > 0))
+        double ai, y;
+        if (!agg_chart_point(models, row, layers, r, &ai, &y))
             continue;
         int bc = agg_col(layers, "bound"), fc = agg_col(layers, "flag");
         const char *bound = bc >= 0 && agg_at(layers, r, bc)->s ? agg_at(layers, r, bc)->s : "";
@@ -435,12 +440,12 @@ static void agg_chart_roofline(FILE *f, const struct agg_table *models, int row,
             colour = !strcmp(bound, bounds[b]) ? b : colour;
         int bad = fc >= 0 && agg_at(layers, r, fc)->s && *agg_at(layers, r, fc)->s;
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\" fill-opacity=\"0.7\"%s><title>",
-                AGG_RX(ai), AGG_RY(g / (us * 1e-6)), bad ? 5 : 3, bad ? "#d00" : agg_palette[colour],
+                AGG_RX(ai), AGG_RY(y), bad ? 5 : 3, bad ? "#d00" : agg_palette[colour],
                 bad ? " stroke=\"#000\"" : "");
         agg_html_text(f, agg_at(layers, r, 6)->s ? agg_at(layers, r, 6)->s : "");
         char tm[32];
-        agg_fmt_us(tm, sizeof(tm), us);
-        fprintf(f, " (%s): %.4g flop/byte, %.4g GFLOP/s, %s", bound, ai, g / (us * 1e-6), tm);
+        agg_fmt_us(tm, sizeof(tm), agg_num(layers, r, "time"));
+        fprintf(f, " (%s): %.4g flop/byte, %.4g GFLOP/s, %s", bound, ai, y, tm);
         if (bad)
             fputs(", faster than the datasheet allows", f);
         fputs("</title></circle>\n", f);

@@ -769,6 +769,18 @@ static const struct agg_target *agg_pred_measured(const struct agg_data *x, cons
     return agg_dest_measured(x, src, g, pt->threads);
 }
 
+/* A predicted combination's sides: its source target (*SRC) and the source's combination (*SC,
+ * where wanted), and the destination's measured combination, returned; NULL where absent */
+static const struct agg_combo *agg_pred_sides(struct agg_ctx *k, const struct agg_combo *c,
+                                              const struct agg_target **src, const struct agg_combo **sc)
+{
+    *src = agg_target_by_id(k->x, c->target->predicted_from);
+    if (sc)
+        *sc = *src ? agg_find_combo(k, c->run, *src, c->prec) : NULL;
+    const struct agg_target *dm = agg_pred_measured(k->x, c->target);
+    return dm ? agg_find_combo(k, c->run, dm, c->prec) : NULL;
+}
+
 struct agg_table *agg_rep_predict(struct agg_ctx *k)
 {
     struct agg_table *t = agg_new("predict", "Prediction: each model on another device",
@@ -784,10 +796,8 @@ struct agg_table *agg_rep_predict(struct agg_ctx *k)
         const struct agg_combo *c = &k->c[i];
         if (!c->target->predicted_from)
             continue;
-        const struct agg_target *src = agg_target_by_id(k->x, c->target->predicted_from);
-        const struct agg_combo *sc = src ? agg_find_combo(k, c->run, src, c->prec) : NULL;
-        const struct agg_target *dm = agg_pred_measured(k->x, c->target);
-        const struct agg_combo *mc = dm ? agg_find_combo(k, c->run, dm, c->prec) : NULL;
+        const struct agg_target *src;
+        const struct agg_combo *sc, *mc = agg_pred_sides(k, c, &src, &sc);
         int r = agg_row_head(t, c);
         agg_table_set_text(t, r, 4, src ? src->label : "");
         agg_table_set_num(t, r, 5, sc ? sc->b.seq : NAN);
@@ -845,9 +855,8 @@ struct agg_table *agg_rep_prediction(struct agg_ctx *k)
         const struct agg_combo *c = &k->c[i];
         if (!c->target->predicted_from)
             continue;
-        const struct agg_target *dm = agg_pred_measured(k->x, c->target);
-        const struct agg_combo *mc = dm ? agg_find_combo(k, c->run, dm, c->prec) : NULL;
-        const struct agg_target *src = agg_target_by_id(k->x, c->target->predicted_from);
+        const struct agg_target *src;
+        const struct agg_combo *mc = agg_pred_sides(k, c, &src, NULL);
         if (!mc)
             continue;
         double *err = agg_xmalloc(((size_t)c->run->nnodes + 1) * sizeof(double));
@@ -858,11 +867,11 @@ struct agg_table *agg_rep_prediction(struct agg_ctx *k)
             double p, m;
             if (strcmp(nd->cls, "compute") || !nd->layer || agg_map_get(&seen, nd->layer) ||
                 agg_best(k->x, c->target->id, nd->layer, c->prec, &p, NULL) ||
-                agg_best(k->x, dm->id, nd->layer, c->prec, &m, NULL) || !(m > 0))
+                agg_best(k->x, mc->target->id, nd->layer, c->prec, &m, NULL) || !(m > 0))
                 continue;
             agg_map_put(&seen, nd->layer, (void *)1);
             err[n++] = 100 * fabs(p - m) / m;
-            const struct agg_algo_time *at = agg_best_at(k->x, dm->id, nd->layer, c->prec);
+            const struct agg_algo_time *at = agg_best_at(k->x, mc->target->id, nd->layer, c->prec);
             busy += at && at->busy == 1;
         }
         agg_map_free(&seen, NULL);
