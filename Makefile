@@ -131,7 +131,7 @@ $(SHAPE_ORACLE): test/oracle/shape_summary.py test/oracle/onnx_summary.py
 
 # The zoo written by gen, read back by the onnx package: checker, shapes, parameters.
 ZOO_ORACLE = $(BUILD)/test/zoo_check.txt
-ZOO_SPECS = resnet50 vgg16 mobilenet_v2 inception_v3 bert_base gpt2
+ZOO_SPECS = resnet50 vgg16 mobilenet_v2 inception_v3 bert_base gpt2 vit_base
 $(ZOO_ORACLE): $(BINDIR)/gen test/oracle/zoo_check.py
 	@mkdir -p $(BUILD)/test/zoo
 	@for z in $(ZOO_SPECS); do $(BINDIR)/gen --zoo $$z -o $(BUILD)/test --layers >/dev/null || exit 1; done

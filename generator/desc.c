@@ -2,6 +2,7 @@
  * the attributes those of its operator's table entry, defaults filled in from there. */
 #include "desc.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@ static const char *const pattern_names[FUSE_PATTERN_COUNT] = {
     [FUSE_GEMM_BIAS_ACT] = "gemm_bias_act", [FUSE_GEMM_ACT] = "gemm_act", [FUSE_LAYERNORM] = "layernorm",
     [FUSE_GELU] = "gelu", [FUSE_QDQ_CONV] = "qdq_conv", [FUSE_QDQ_CONV_ACT] = "qdq_conv_act",
     [FUSE_QDQ_MATMUL] = "qdq_matmul", [FUSE_QDQ_MATMUL_ACT] = "qdq_matmul_act",
+    [FUSE_ATTENTION] = "attention",
 };
 
 const char *fusion_pattern_name(enum fusion_pattern p)
@@ -200,6 +202,51 @@ static void decode_attr(struct bz_arena *arena, const json_t *attrs, const struc
         set_bit(a->known, spec->id);
 }
 
+/* a number of the key, or the strings fusion.c writes for those JSON lacks */
+static double number_any(const json_t *v)
+{
+    const char *s = json_string_value(v);
+    if (s)
+        return !strcmp(s, "inf") ? INFINITY : !strcmp(s, "-inf") ? -INFINITY : NAN;
+    return json_number_value(v);
+}
+
+static void ints_of(const json_t *list, int64_t *out, int n)
+{
+    for (int k = 0; k < n; k++)
+        out[k] = json_integer_value(json_array_get(list, (size_t)k));
+}
+
+/* the "attention" object of an attention group (NULL when it has none or it is malformed) */
+static const struct desc_attention *attention_of(struct bz_arena *arena, const json_t *o)
+{
+    if (!json_is_object(o) || json_array_size(json_object_get(o, "shape")) != 6)
+        return NULL;
+    struct desc_attention *a = bz_arena_alloc(arena, sizeof(*a));
+    memset(a, 0, sizeof(*a));
+    int64_t shape[6];
+    ints_of(json_object_get(o, "shape"), shape, 6);
+    a->b = shape[0], a->h = shape[1], a->sq = shape[2], a->skv = shape[3], a->d = shape[4], a->dv = shape[5];
+    ints_of(json_object_get(o, "q"), a->q, 4);
+    ints_of(json_object_get(o, "k"), a->k, 4);
+    ints_of(json_object_get(o, "v"), a->v, 4);
+    ints_of(json_object_get(o, "o"), a->o, 4);
+    ints_of(json_object_get(o, "mask_strides"), a->m, 4);
+    a->q_elems = json_integer_value(json_object_get(o, "q_elems"));
+    a->k_elems = json_integer_value(json_object_get(o, "k_elems"));
+    a->v_elems = json_integer_value(json_object_get(o, "v_elems"));
+    a->m_elems = json_integer_value(json_object_get(o, "mask_elems"));
+    a->scale = json_number_value(json_object_get(o, "scale"));
+    const char *m = json_string_value(json_object_get(o, "mask"));
+    a->mask = m && !strcmp(m, "add") ? ATT_MASK_ADD : m && !strcmp(m, "select") ? ATT_MASK_SELECT : ATT_MASK_NONE;
+    a->fill = number_any(json_object_get(o, "fill"));
+    a->fill_when = (int)json_integer_value(json_object_get(o, "fill_when"));
+    for (int k = 0; k < 6; k++)
+        if (shape[k] <= 0)
+            return NULL;
+    return a;
+}
+
 void desc_build(struct bz_arena *arena, const json_t *params, struct layer_desc *d)
 {
     memset(d, 0, sizeof(*d));
@@ -212,6 +259,8 @@ void desc_build(struct bz_arena *arena, const json_t *params, struct layer_desc 
         d->members = bz_arena_array(arena, (size_t)d->nmembers + 1, sizeof(*d->members));
         for (int m = 0; m < d->nmembers; m++)
             desc_build(arena, json_array_get(members, (size_t)m), &d->members[m]);
+        if (d->pattern == FUSE_ATTENTION)
+            d->attention = attention_of(arena, json_object_get(params, "attention"));
         return;
     }
     d->op = json_string_value(json_object_get(params, "op"));

@@ -110,7 +110,7 @@ enum fusion_pattern {
     FUSE_NONE = 0,
     FUSE_CONV_ACT, FUSE_CONV_ADD, FUSE_CONV_ADD_ACT, FUSE_CONV_BN, FUSE_CONV_BN_ACT, FUSE_CONV_BN_ADD,
     FUSE_CONV_BN_ADD_ACT, FUSE_GEMM_BIAS, FUSE_GEMM_BIAS_ACT, FUSE_GEMM_ACT, FUSE_LAYERNORM, FUSE_GELU,
-    FUSE_QDQ_CONV, FUSE_QDQ_CONV_ACT, FUSE_QDQ_MATMUL, FUSE_QDQ_MATMUL_ACT,
+    FUSE_QDQ_CONV, FUSE_QDQ_CONV_ACT, FUSE_QDQ_MATMUL, FUSE_QDQ_MATMUL_ACT, FUSE_ATTENTION,
     FUSE_PATTERN_COUNT
 };
 const char *fusion_pattern_name(enum fusion_pattern p);
@@ -124,6 +124,22 @@ bool fusion_has_add(enum fusion_pattern p);
 bool fusion_has_act(enum fusion_pattern p);
 bool fusion_is_qdq(enum fusion_pattern p);
 
+/* A fused attention (pattern "attention"): softmax(Q K^T x scale [+ mask]) V over batch b,
+ * heads h, sq queries, skv keys, head sizes d (Q, K) and dv (V). Each operand's element
+ * strides along (batch, head, row, col) in the buffer of *_elems elements it is read from (K's
+ * rows are the keys); the mask's along the scores' (batch, head, query, key), 0 where it
+ * broadcasts. The mask adds to the scores (ATT_MASK_ADD) or, where it is FILL_WHEN (1: true,
+ * 0: false), puts FILL in their place (ATT_MASK_SELECT, a bool mask). */
+enum att_mask { ATT_MASK_NONE, ATT_MASK_ADD, ATT_MASK_SELECT };
+struct desc_attention {
+    int64_t b, h, sq, skv, d, dv;
+    int64_t q[4], k[4], v[4], o[4], m[4];
+    int64_t q_elems, k_elems, v_elems, m_elems;
+    double scale, fill;
+    enum att_mask mask;
+    int fill_when;
+};
+
 struct op_def;
 
 struct layer_desc {
@@ -136,6 +152,7 @@ struct layer_desc {
     enum fusion_pattern pattern;
     int nmembers;
     struct layer_desc *members;
+    const struct desc_attention *attention; /* pattern "attention": what its kernels read */
 };
 
 static inline bool desc_present(const struct layer_desc *d, enum desc_attr id)

@@ -50,26 +50,36 @@ static const struct ir_value *other_input(const struct ir_node *n, const struct 
     return n->inputs[0] == v ? n->inputs[1] : n->inputs[1] == v ? n->inputs[0] : NULL;
 }
 
-static bool const_scalar(const struct ir_value *v, double want, double tol)
+/* the value of a known constant of one element (float or double) */
+static bool scalar_of(const struct ir_value *v, double *x)
 {
     if (!v || !v->is_const || !v->val || !v->val->data_kept || v->val->nelem != 1)
         return false;
     const struct ir_tensor *t = v->val;
-    double x;
     if (t->dtype == IR_DTYPE_FLOAT) {
         float fv;
         memcpy(&fv, t->data, 4);
-        x = fv;
+        *x = fv;
     } else if (t->dtype == IR_DTYPE_DOUBLE) {
-        memcpy(&x, t->data, 8);
+        memcpy(x, t->data, 8);
     } else {
         return false;
     }
+    return true;
+}
+
+/* a constant scalar within TOL of WANT (any value when WANT is NaN) */
+static bool const_scalar(const struct ir_value *v, double want, double tol)
+{
+    double x;
+    if (!scalar_of(v, &x))
+        return false;
     return want != want ? true : fabs(x - want) <= tol;
 }
 
+/* EXTRA (owned; NULL for none): what the pattern's plans need beyond its members' keys */
 static void add_group(struct layer_set *s, struct fctx *f, const char *pattern, const int *nodes,
-                      int n, int run_index)
+                      int n, int run_index, json_t *extra)
 {
     struct model_run *run = f->run;
     json_t *members = json_array();
@@ -83,6 +93,8 @@ static void add_group(struct layer_set *s, struct fctx *f, const char *pattern, 
         bz_buf_printf(&op, "%s%s", k ? "+" : "", f->g->nodes[nodes[k]].op_type);
     }
     json_t *params = json_pack("{s:s,s:s,s:o}", "op", "Fusion", "pattern", pattern, "members", members);
+    if (extra)
+        json_object_set_new(params, pattern, extra);
     run->groups = bz_realloc(run->groups, (size_t)(run->n_groups + 1) * sizeof(*run->groups));
     struct fusion_group *fg = &run->groups[run->n_groups];
     memset(fg, 0, sizeof(*fg));
@@ -147,7 +159,7 @@ static void find_conv(struct layer_set *s, struct fctx *f, int run_index)
         }
         const char *pattern = patterns[bn][add][act];
         if (pattern)
-            add_group(s, f, pattern, nodes, n, run_index);
+            add_group(s, f, pattern, nodes, n, run_index, NULL);
     }
 }
 
@@ -175,7 +187,7 @@ static void find_qdq(struct layer_set *s, struct fctx *f, int run_index)
             continue;
         nodes[n++] = c;
         add_group(s, f, conv ? (n == 4 ? "qdq_conv_act" : "qdq_conv") : (n == 4 ? "qdq_matmul_act" : "qdq_matmul"),
-                  nodes, n, run_index);
+                  nodes, n, run_index, NULL);
     }
 }
 
@@ -203,13 +215,13 @@ static void find_gemm(struct layer_set *s, struct fctx *f, int run_index)
             int c2 = only_consumer(f, c1);
             if (is_op(f, c2, "Relu") || is_op(f, c2, "Gelu")) {
                 nodes[2] = c2;
-                add_group(s, f, "gemm_bias_act", nodes, 3, run_index);
+                add_group(s, f, "gemm_bias_act", nodes, 3, run_index, NULL);
             } else {
-                add_group(s, f, "gemm_bias", nodes, 2, run_index);
+                add_group(s, f, "gemm_bias", nodes, 2, run_index, NULL);
             }
         } else if (is_op(f, c1, "Relu") || is_op(f, c1, "Gelu")) {
             nodes[1] = c1;
-            add_group(s, f, "gemm_act", nodes, 2, run_index);
+            add_group(s, f, "gemm_act", nodes, 2, run_index, NULL);
         }
     }
 }
@@ -262,7 +274,7 @@ static void find_layernorm(struct layer_set *s, struct fctx *f, int run_index)
                 other_input(&g->nodes[ad], g->nodes[mul].outputs[0])->is_const)
                 nodes[n++] = ad;
         }
-        add_group(s, f, "layernorm", nodes, n, run_index);
+        add_group(s, f, "layernorm", nodes, n, run_index, NULL);
     }
 }
 
@@ -290,15 +302,249 @@ static void find_gelu(struct layer_set *s, struct fctx *f, int run_index)
             if (!is_op(f, m2, "Mul") || !const_scalar(other_input(&g->nodes[m2], g->nodes[m1].outputs[0]), 0.5, 1e-6))
                 continue;
             int nodes[5] = {dv, i, a, m1, m2};
-            add_group(s, f, "gelu", nodes, 5, run_index);
+            add_group(s, f, "gelu", nodes, 5, run_index, NULL);
         } else {
             int h = producer(o);
             if (!is_op(f, h, "Mul") || only_consumer(f, h) != m1 || !other_input(&g->nodes[h], x) ||
                 !const_scalar(other_input(&g->nodes[h], x), 0.5, 1e-6))
                 continue;
             int nodes[5] = {dv, i, a, h, m1};
-            add_group(s, f, "gelu", nodes, 5, run_index);
+            add_group(s, f, "gelu", nodes, 5, run_index, NULL);
         }
+    }
+}
+
+/* ---- scaled dot-product attention ---- */
+
+/* A matrix operand of the attention as the kernel reads it: 4 dims (batch, heads, rows, cols;
+ * a rank-3 operand has one head) and each dim's element stride in the buffer it comes from,
+ * its own or, when the group takes in the Transpose that made it, its source's. */
+struct att_operand {
+    int64_t dims[4], st[4], elems;
+};
+
+static bool operand_of(const struct layer_set *s, const struct fctx *f, const struct ir_value *x, int transpose,
+                       struct att_operand *o)
+{
+    int r = x->type.rank;
+    if (r != 3 && r != 4)
+        return false;
+    int64_t d[4], st[4], cs[8], acc = 1;
+    const struct ir_value *src = transpose >= 0 ? f->g->nodes[transpose].inputs[0] : x;
+    if (!src || src->type.rank != r)
+        return false;
+    for (int k = r - 1; k >= 0; k--) {
+        if (src->type.dims[k].value <= 0 || x->type.dims[k].value <= 0)
+            return false;
+        cs[k] = acc;
+        acc *= src->type.dims[k].value;
+    }
+    for (int k = 0; k < r; k++) {
+        int from = k;
+        if (transpose >= 0) {
+            const struct desc_ints *perm = &s->v[f->run->layer[transpose]].desc->a.perm;
+            from = perm->n == r ? (int)perm->v[k] : r - 1 - k;
+            if (from < 0 || from >= r)
+                return false;
+        }
+        d[k] = x->type.dims[k].value;
+        st[k] = cs[from];
+    }
+    /* rank 3: one head, at stride 0 */
+    int j = 0;
+    for (int k = 0; k < 4; k++) {
+        bool head = r == 3 && k == 1;
+        o->dims[k] = head ? 1 : d[j];
+        o->st[k] = head ? 0 : st[j];
+        j += !head;
+    }
+    o->elems = acc;
+    return true;
+}
+
+/* the Transpose that makes X, when only the group reads it */
+static int lone_transpose(const struct fctx *f, const struct ir_value *x)
+{
+    int t = producer(x);
+    return is_op(f, t, "Transpose") && f->n_consumers[t] == 1 ? t : -1;
+}
+
+/* a Div or Mul of X by a constant scalar, read only by the group: its factor */
+static bool scale_node(const struct fctx *f, int i, const struct ir_value *x, double *factor)
+{
+    bool div = is_op(f, i, "Div");
+    if ((!div && !is_op(f, i, "Mul")) || f->n_consumers[i] != 1)
+        return false;
+    const struct ir_node *n = &f->g->nodes[i];
+    const struct ir_value *c = other_input(n, x);
+    double v;
+    if (!c || c == x || (div && n->inputs[0] != x) || !scalar_of(c, &v) || v == 0 || !isfinite(v))
+        return false;
+    *factor *= div ? 1.0 / v : v;
+    return true;
+}
+
+static json_t *ints4(const int64_t *v)
+{
+    return json_pack("[I,I,I,I]", (json_int_t)v[0], (json_int_t)v[1], (json_int_t)v[2], (json_int_t)v[3]);
+}
+
+/* a number, or the string "inf", "-inf" or "nan" (JSON has none) */
+static json_t *json_number_any(double v)
+{
+    return isfinite(v) ? json_real(v) : json_string(v != v ? "nan" : v > 0 ? "inf" : "-inf");
+}
+
+/* MatMul(Q, K^T) [-> Div/Mul scale] [-> Add mask | Where(mask, fill, .)] -> Softmax(last axis)
+ * -> MatMul(., V), with a Div/Mul of Q by a scale before it and the Transposes that split the
+ * heads of Q, K and V and merge those of the output: one fused attention (flash attention, as
+ * frameworks run it). The group records the shapes, each operand's strides in the buffer the
+ * fused kernel reads (the taken-in transposes become strides), the scale and the mask. */
+static void find_attention(struct layer_set *s, struct fctx *f, int run_index)
+{
+    const struct ir_graph *g = f->g;
+    for (int sm = 0; sm < g->n_nodes; sm++) {
+        if (!is_op(f, sm, "Softmax"))
+            continue;
+        const struct ir_value *p = g->nodes[sm].inputs[0];
+        const struct layer_desc *sd = s->v[f->run->layer[sm]].desc;
+        if (!p || sd->nin < 1 || sd->in[0].rank < 3 || sd->a.axis != sd->in[0].rank - 1)
+            continue;
+        int mm2 = only_consumer(f, sm);
+        if (!is_op(f, mm2, "MatMul") || g->nodes[mm2].inputs[0] != g->nodes[sm].outputs[0] ||
+            g->nodes[mm2].inputs[1] == g->nodes[sm].outputs[0] || !g->nodes[mm2].inputs[1] ||
+            g->nodes[mm2].inputs[1]->is_const)
+            continue;
+        /* back from the softmax: the mask, the scale, the scores' MatMul */
+        int mask = -1, scale = -1, qscale = -1, cur = producer(p);
+        const struct ir_value *mvalue = NULL;
+        const char *mkind = "none";
+        double factor = 1.0, fill = 0;
+        int fill_when = 1;
+        if (is_op(f, cur, "Add") && f->n_consumers[cur] == 1) {
+            /* the scores are the side a MatMul or a scale makes; the mask the other */
+            const struct ir_node *a = &g->nodes[cur];
+            int side = -1;
+            for (int k = 1; k >= 0; k--) {
+                int pr = a->n_inputs == 2 ? producer(a->inputs[k]) : -1;
+                if (is_op(f, pr, "MatMul") || is_op(f, pr, "Div") || is_op(f, pr, "Mul"))
+                    side = k;
+            }
+            if (side < 0)
+                continue;
+            mvalue = a->inputs[1 - side];
+            mask = cur;
+            mkind = "add";
+            cur = producer(other_input(a, mvalue));
+        } else if (is_op(f, cur, "Where") && f->n_consumers[cur] == 1 && g->nodes[cur].n_inputs == 3) {
+            const struct ir_node *w = &g->nodes[cur];
+            int scores = scalar_of(w->inputs[1], &fill) ? 2 : scalar_of(w->inputs[2], &fill) ? 1 : -1;
+            if (scores < 0)
+                continue;
+            fill_when = scores == 2;
+            mvalue = w->inputs[0];
+            mask = cur;
+            mkind = "select";
+            cur = producer(w->inputs[scores]);
+        }
+        if (cur >= 0 && (is_op(f, cur, "Div") || is_op(f, cur, "Mul"))) {
+            const struct ir_node *n = &g->nodes[cur];
+            const struct ir_value *x = n->inputs[0] && !n->inputs[0]->is_const ? n->inputs[0] : n->inputs[1];
+            if (!scale_node(f, cur, x, &factor))
+                continue;
+            scale = cur;
+            cur = producer(x);
+        }
+        if (!is_op(f, cur, "MatMul") || f->n_consumers[cur] != 1)
+            continue;
+        int mm1 = cur;
+        const struct ir_node *m1 = &g->nodes[mm1], *m2 = &g->nodes[mm2];
+        if (!m1->inputs[0] || !m1->inputs[1] || m1->inputs[0]->is_const || m1->inputs[1]->is_const)
+            continue;
+        const struct ir_value *q = m1->inputs[0];
+        int qp = producer(q);
+        if (qp >= 0 && (is_op(f, qp, "Div") || is_op(f, qp, "Mul"))) {
+            const struct ir_node *n = &g->nodes[qp];
+            const struct ir_value *x = n->inputs[0] && !n->inputs[0]->is_const ? n->inputs[0] : n->inputs[1];
+            if (x && scale_node(f, qp, x, &factor)) {
+                qscale = qp;
+                q = x;
+            }
+        }
+        int tq = lone_transpose(f, q), tk = lone_transpose(f, m1->inputs[1]), tv = lone_transpose(f, m2->inputs[1]);
+        int to = only_consumer(f, mm2);
+        if (!is_op(f, to, "Transpose") || g->nodes[to].inputs[0] != m2->outputs[0])
+            to = -1;
+        struct att_operand Q, KT, V, O;
+        if (!operand_of(s, f, q, tq, &Q) || !operand_of(s, f, m1->inputs[1], tk, &KT) ||
+            !operand_of(s, f, m2->inputs[1], tv, &V) || !operand_of(s, f, m2->outputs[0], -1, &O))
+            continue;
+        /* the output's strides: its own, or where the group takes in the Transpose after it,
+         * the places the Transpose's output puts its elements */
+        if (to >= 0) {
+            const struct ir_value *y = g->nodes[to].outputs[0];
+            const struct desc_ints *perm = &s->v[f->run->layer[to]].desc->a.perm;
+            int r = y->type.rank;
+            int64_t ys[8], acc = 1, st[8];
+            if (r != m2->outputs[0]->type.rank || (perm->n && perm->n != r))
+                continue;
+            for (int k = r - 1; k >= 0; k--) {
+                ys[k] = acc;
+                acc *= y->type.dims[k].value;
+            }
+            for (int k = 0; k < r; k++)
+                st[perm->n ? perm->v[k] : r - 1 - k] = ys[k];
+            for (int k = 0, j = 0; k < 4; k++)
+                if (!(r == 3 && k == 1))
+                    O.st[k] = st[j++];
+        }
+        int64_t b = Q.dims[0], h = Q.dims[1], sq = Q.dims[2], d = Q.dims[3], skv = KT.dims[3], dv = V.dims[3];
+        if (KT.dims[0] != b || KT.dims[1] != h || KT.dims[2] != d || V.dims[0] != b || V.dims[1] != h ||
+            V.dims[2] != skv || O.dims[0] != b || O.dims[1] != h || O.dims[2] != sq || O.dims[3] != dv)
+            continue;
+        int dt = q->type.dtype;
+        if (dt != IR_DTYPE_FLOAT && dt != IR_DTYPE_FLOAT16 && dt != IR_DTYPE_BFLOAT16)
+            continue;
+        /* the mask broadcast to the scores [b, h, sq, skv] (a rank-3 score has one head) */
+        int64_t ms[4] = {0, 0, 0, 0}, melems = 0;
+        if (mvalue) {
+            int r = mvalue->type.rank, sr = p->type.rank;
+            int64_t sd4[4] = {b, h, sq, skv}, acc = 1;
+            bool ok = r >= 0 && r <= sr && (mvalue->type.dtype == IR_DTYPE_BOOL) == (mask >= 0 && !strcmp(mkind, "select"));
+            for (int k = r - 1; ok && k >= 0; k--) {
+                int sk = sr - r + k, dk = sr == 3 && sk >= 1 ? sk + 1 : sk; /* the scores' dim, in 4 */
+                int64_t v = mvalue->type.dims[k].value;
+                if (v != 1 && v != sd4[dk]) {
+                    ok = false;
+                    break;
+                }
+                ms[dk] = v == 1 ? 0 : acc;
+                acc *= v;
+            }
+            if (!ok)
+                continue;
+            melems = acc;
+        }
+        int nodes[12], n = 0;
+        for (int k = 0, order[] = {tq, qscale, tk, tv, mm1, scale, mask, sm, mm2, to}; k < 10; k++)
+            if (order[k] >= 0)
+                nodes[n++] = order[k];
+        int64_t shape[6] = {b, h, sq, skv, d, dv};
+        json_t *extra = json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:I,s:I,s:f,s:s}", "shape",
+                                  json_pack("[I,I,I,I,I,I]", (json_int_t)shape[0], (json_int_t)shape[1],
+                                            (json_int_t)shape[2], (json_int_t)shape[3], (json_int_t)shape[4],
+                                            (json_int_t)shape[5]),
+                                  "q", ints4(Q.st), "k", json_pack("[I,I,I,I]", (json_int_t)KT.st[0],
+                                                                   (json_int_t)KT.st[1], (json_int_t)KT.st[3],
+                                                                   (json_int_t)KT.st[2]),
+                                  "v", ints4(V.st), "o", ints4(O.st), "mask_strides", ints4(ms), "q_elems",
+                                  (json_int_t)Q.elems, "k_elems", (json_int_t)KT.elems, "v_elems", (json_int_t)V.elems,
+                                  "mask_elems", (json_int_t)melems, "scale", factor, "mask", mkind);
+        if (!strcmp(mkind, "select")) {
+            json_object_set_new(extra, "fill", json_number_any(fill));
+            json_object_set_new(extra, "fill_when", json_integer(fill_when));
+        }
+        add_group(s, f, "attention", nodes, n, run_index, extra);
     }
 }
 
@@ -309,6 +555,10 @@ void fusion_find(struct layer_set *s, struct model_run *run, int run_index)
                      bz_calloc((size_t)g->n_nodes + 1, sizeof(int)), bz_calloc((size_t)g->n_nodes + 1, sizeof(bool))};
     for (int i = 0; i < g->n_nodes; i++) {
         const struct ir_node *n = &g->nodes[i];
+        /* a Shape or Size reads no data: the value may live inside a group */
+        if (n->n_captures == 0 && (!strcmp(n->op_type, "Shape") || !strcmp(n->op_type, "Size")) &&
+            (!*n->domain || !strcmp(n->domain, "ai.onnx")))
+            continue;
         for (int k = 0; k < n->n_inputs + n->n_captures; k++) {
             const struct ir_value *v = k < n->n_inputs ? n->inputs[k] : n->captures[k - n->n_inputs];
             int p = producer(v);
@@ -325,6 +575,7 @@ void fusion_find(struct layer_set *s, struct model_run *run, int run_index)
         if (p >= 0)
             f.n_consumers[p] += 2;
     }
+    find_attention(s, &f, run_index);
     find_layernorm(s, &f, run_index);
     find_gelu(s, &f, run_index);
     find_qdq(s, &f, run_index);

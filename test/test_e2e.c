@@ -684,6 +684,61 @@ static void e2e_conv_work(void **state)
     assert_int_equal(test_sh("%s test/oracle/conv_work_check.py '%s' > '%s.oracle.log'", py, out, out), 0);
 }
 
+/* The attention pattern in every transformer of ../shared/models and the zoo: gen's attention
+ * groups are counted against test/oracle/attention_check.py's own walk of each model, and each
+ * fused layer's description (shape, strides, scale, mask) against ONNX Runtime running the
+ * group's nodes. ONNX Runtime's own export (gpt2-tiny-random-ort-fused) has its 5 attentions
+ * fused already, as com.microsoft Attention nodes. gen only. */
+static void e2e_attention(void **state)
+{
+    (void)state;
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    const char *gen = test_env("BENANZA_GEN", "bin/gen");
+    if (test_sh("%s -c 'import onnx, onnxruntime' 2>/dev/null", py) != 0)
+        TEST_SKIP("skipped: %s has no onnx or onnxruntime (scripts/setup installs them)\n", py);
+    static const char *const shared[] = {"distilbert-tiny-cls-pytorch-opset11=2", "cct-transformer-fp32-opset20=2",
+                                         "gpt2-tiny-random-ort-fused-opset11=5"};
+    struct bz_buf args, expect;
+    bz_buf_init(&args);
+    bz_buf_init(&expect);
+    bz_buf_puts(&args, "--zoo bert_base --zoo gpt2 --zoo vit_base");
+    bz_buf_puts(&expect, " bert_base-seq128=12 gpt2-seq128=12 vit_base=12");
+    const char *root = test_env("BENANZA_SHARED", "../shared");
+    char path[4300];
+    int have_shared = 0;
+    for (size_t i = 0; i < BZ_ARRAY_LEN(shared); i++) {
+        snprintf(path, sizeof(path), "%s/models/%.*s.onnx", root, (int)(strchr(shared[i], '=') - shared[i]), shared[i]);
+        if (access(path, R_OK) != 0)
+            continue;
+        bz_buf_printf(&args, " '%s'", path);
+        bz_buf_printf(&expect, " %s", shared[i]);
+        have_shared++;
+    }
+    /* the dims of the dynamic ones, as make bench binds them */
+    char *bind;
+    size_t len;
+    assert_int_equal(bz_read_file(test_env("BENANZA_SHARED_ARGS", "bench/shared_models.args"), 1 << 20, &bind, &len),
+                     BZ_READ_OK);
+    for (char *line = strtok(bind, "\n"); line; line = strtok(NULL, "\n"))
+        if (!strncmp(line, "--dim=", 6)) {
+            bz_buf_printf(&args, " '%s'", line);
+            bz_buf_printf(&expect, " '%s'", line);
+        }
+    free(bind);
+    char out[300];
+    snprintf(out, sizeof(out), "%s/attention", dir);
+    assert_int_equal(test_sh("%s %s -b 1 --backend none -o '%s' 2>'%s.gen.log' >/dev/null", gen, args.data, out, out), 0);
+    int rc = test_sh("%s test/oracle/attention_check.py '%s'%s > '%s.oracle.log'", py, out, expect.data, out);
+    bz_buf_free(&args);
+    bz_buf_free(&expect);
+    if (rc != 0) {
+        test_sh("cat '%s.oracle.log' >&2", out);
+        fail();
+    }
+    if (!have_shared)
+        TEST_SKIP("the zoo's transformers checked; %s/models is not there (no ../shared)\n", root);
+}
+
 /* Recurrent layers (LSTM with and without peepholes, GRU, vanilla RNN; batch-first layouts,
  * initial biases): oneDNN's RNN primitive has no reference implementation beside the one it
  * runs, so every row here is held against the plain C recurrent layer of dnnl_bench.h */
@@ -820,6 +875,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test_setup(e2e_f32_only, e2e_reset),
         cmocka_unit_test_setup(e2e_deconv, e2e_reset),
         cmocka_unit_test_setup(e2e_conv_work, e2e_reset),
+        cmocka_unit_test_setup(e2e_attention, e2e_reset),
         cmocka_unit_test_setup(e2e_recurrent, e2e_reset),
         cmocka_unit_test_setup(e2e_shared_cnn, e2e_reset),
         cmocka_unit_test_setup(e2e_shared_transformer, e2e_reset),

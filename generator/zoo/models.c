@@ -347,16 +347,21 @@ static const char *split_heads(struct zb *b, const char *pfx, const char *x, con
                    key ? ZB_ATTRS(ZA_INTS("perm", 0, 2, 3, 1)) : ZB_ATTRS(ZA_INTS("perm", 0, 2, 1, 3)), 1);
 }
 
-/* softmax(Q K^T / sqrt(d) [+ mask]) V, heads merged back to [B, S, H] */
+/* softmax(Q K^T / sqrt(d) [+ mask]) V, heads merged back to [B, S, H]; with QMUL (1 / sqrt(d)),
+ * Q is multiplied by it before the product instead, as PyTorch's scaled_dot_product_attention
+ * exports it */
 static const char *attention_core(struct zb *b, const char *p, const char *q, const char *k, const char *v,
                                   const char *heads_shape, const char *merge_shape, const char *scale,
-                                  const char *mask)
+                                  const char *mask, const char *qmul)
 {
     q = split_heads(b, zb_name(b, "%s.q", p), q, heads_shape, false);
     k = split_heads(b, zb_name(b, "%s.k", p), k, heads_shape, true);
     v = split_heads(b, zb_name(b, "%s.v", p), v, heads_shape, false);
+    if (qmul)
+        q = zb_node(b, "Mul", zb_name(b, "%s.q_scale", p), ZB_IN(q, qmul), ZB_NOATTR, 1);
     const char *s = zb_node(b, "MatMul", zb_name(b, "%s.scores", p), ZB_IN(q, k), ZB_NOATTR, 1);
-    s = zb_node(b, "Div", zb_name(b, "%s.scale", p), ZB_IN(s, scale), ZB_NOATTR, 1);
+    if (!qmul)
+        s = zb_node(b, "Div", zb_name(b, "%s.scale", p), ZB_IN(s, scale), ZB_NOATTR, 1);
     if (mask)
         s = zb_node(b, "Add", zb_name(b, "%s.mask", p), ZB_IN(s, mask), ZB_NOATTR, 1);
     s = zb_node(b, "Softmax", zb_name(b, "%s.softmax", p), ZB_IN(s), ZB_ATTRS(ZA_INT("axis", -1)), 1);
@@ -406,7 +411,7 @@ static struct zb *build_bert_base(int64_t seq)
         const char *k = linear(b, zb_name(b, "%s.attention.self.key", p), x, H, H);
         const char *v = linear(b, zb_name(b, "%s.attention.self.value", p), x, H, H);
         const char *c = attention_core(b, zb_name(b, "%s.attention.self", p), q, k, v, heads_shape, merge_shape,
-                                       scale, NULL);
+                                       scale, NULL, NULL);
         c = linear(b, zb_name(b, "%s.attention.output.dense", p), c, H, H);
         c = zb_node(b, "Add", zb_name(b, "%s.attention.output.residual", p), ZB_IN(c, x), ZB_NOATTR, 1);
         x = layernorm(b, zb_name(b, "%s.attention.output.LayerNorm", p), c, H, 1e-12f);
@@ -456,7 +461,7 @@ static struct zb *build_gpt2(int64_t seq)
         const char *q = zb_node(b, "Split", zb_name(b, "%s.attn.split", p), ZB_IN(qkv, split),
                                 ZB_ATTRS(ZA_INT("axis", -1)), 3);
         const char *c = attention_core(b, zb_name(b, "%s.attn", p), q, zb_out(b, q, 1), zb_out(b, q, 2),
-                                       heads_shape, merge_shape, scale, mask);
+                                       heads_shape, merge_shape, scale, mask, NULL);
         c = linear(b, zb_name(b, "%s.attn.c_proj", p), c, H, H);
         x = zb_node(b, "Add", zb_name(b, "%s.attn.residual", p), ZB_IN(c, x), ZB_NOATTR, 1);
         const char *m = layernorm(b, zb_name(b, "%s.ln_2", p), x, H, 1e-5f);
@@ -472,6 +477,59 @@ static struct zb *build_gpt2(int64_t seq)
     return b;
 }
 
+/* ---- ViT-B/16 (torchvision vit_b_16): 16x16 patches of 224x224, class token, 12 layers,
+ * hidden 768, 12 heads, MLP 3072, 1000 classes ---- */
+
+static struct zb *build_vit_base(int64_t unused)
+{
+    (void)unused;
+    const int64_t H = 768, heads = 12, mlp = 3072, patches = 196, classes = 1000;
+    struct zb *b = zb_new("vit_base", 17);
+    const char *img = zb_input(b, "images", F32, 4, (int64_t[]){1, 3, 224, 224}, NULL);
+    const char *x = conv(b, "conv_proj", img, 3, H, 16, 16, 16, 0, 0, 1, true);
+    const char *flat = zb_const_i64(b, "shape.patches", 1, (int64_t[]){3}, (int64_t[]){0, H, patches});
+    x = zb_node(b, "Reshape", "patches.flatten", ZB_IN(x, flat), ZB_NOATTR, 1);
+    x = zb_node(b, "Transpose", "patches.transpose", ZB_IN(x), ZB_ATTRS(ZA_INTS("perm", 0, 2, 1)), 1);
+    /* the class token, expanded to the batch: [B, 1, H] from the patches' shape */
+    const char *cls = zb_weight(b, "class_token", 3, (int64_t[]){1, 1, H}, true);
+    const char *shape = zb_node(b, "Shape", "class_token.shape", ZB_IN(x), ZB_NOATTR, 1);
+    const char *zero = zb_const_i64(b, "class_token.start", 1, (int64_t[]){1}, (int64_t[]){0});
+    const char *one = zb_const_i64(b, "class_token.end", 1, (int64_t[]){1}, (int64_t[]){1});
+    const char *batch = zb_node(b, "Slice", "class_token.batch", ZB_IN(shape, zero, one), ZB_NOATTR, 1);
+    const char *rest = zb_const_i64(b, "class_token.rest", 1, (int64_t[]){2}, (int64_t[]){1, H});
+    const char *to = zb_node(b, "Concat", "class_token.target", ZB_IN(batch, rest), ZB_ATTRS(ZA_INT("axis", 0)), 1);
+    cls = zb_node(b, "Expand", "class_token.expand", ZB_IN(cls, to), ZB_NOATTR, 1);
+    x = zb_node(b, "Concat", "encoder.tokens", ZB_IN(cls, x), ZB_ATTRS(ZA_INT("axis", 1)), 1);
+    const char *pos = zb_weight(b, "encoder.pos_embedding", 3, (int64_t[]){1, patches + 1, H}, true);
+    x = zb_node(b, "Add", "encoder.add_pos", ZB_IN(x, pos), ZB_NOATTR, 1);
+    const char *heads_shape = zb_const_i64(b, "shape.heads", 1, (int64_t[]){4}, (int64_t[]){0, 0, heads, H / heads});
+    const char *merge_shape = zb_const_i64(b, "shape.merge", 1, (int64_t[]){3}, (int64_t[]){0, 0, H});
+    const char *split = zb_const_i64(b, "shape.qkv_split", 1, (int64_t[]){3}, (int64_t[]){H, H, H});
+    const char *qmul = zb_const_f32(b, "attention.q_scale", 0.125f);
+    for (int l = 0; l < 12; l++) {
+        const char *p = zb_name(b, "encoder.layers.encoder_layer_%d", l);
+        const char *a = layernorm(b, zb_name(b, "%s.ln_1", p), x, H, 1e-6f);
+        const char *qkv = linear(b, zb_name(b, "%s.self_attention.in_proj", p), a, H, 3 * H);
+        const char *q = zb_node(b, "Split", zb_name(b, "%s.self_attention.split", p), ZB_IN(qkv, split),
+                                ZB_ATTRS(ZA_INT("axis", -1)), 3);
+        const char *c = attention_core(b, zb_name(b, "%s.self_attention", p), q, zb_out(b, q, 1), zb_out(b, q, 2),
+                                       heads_shape, merge_shape, NULL, NULL, qmul);
+        c = linear(b, zb_name(b, "%s.self_attention.out_proj", p), c, H, H);
+        x = zb_node(b, "Add", zb_name(b, "%s.residual_1", p), ZB_IN(c, x), ZB_NOATTR, 1);
+        const char *m = layernorm(b, zb_name(b, "%s.ln_2", p), x, H, 1e-6f);
+        m = linear(b, zb_name(b, "%s.mlp.0", p), m, H, mlp);
+        m = gelu_erf(b, zb_name(b, "%s.mlp.gelu", p), m);
+        m = linear(b, zb_name(b, "%s.mlp.3", p), m, mlp, H);
+        x = zb_node(b, "Add", zb_name(b, "%s.residual_2", p), ZB_IN(m, x), ZB_NOATTR, 1);
+    }
+    x = layernorm(b, "encoder.ln", x, H, 1e-6f);
+    const char *first = zb_const_i64(b, "heads.index", 0, NULL, (int64_t[]){0});
+    x = zb_node(b, "Gather", "heads.class_token", ZB_IN(x, first), ZB_ATTRS(ZA_INT("axis", 1)), 1);
+    x = linear(b, "heads.head", x, H, classes);
+    zb_output(b, x, F32, 2, (int64_t[]){1, classes});
+    return b;
+}
+
 const struct zoo_model zoo_models[] = {
     {"resnet50", "ResNet-50 v1.5 (torchvision), 224x224", NULL, 0, 25557032, build_resnet50},
     {"vgg16", "VGG-16 (configuration D, torchvision), 224x224", NULL, 0, 138357544, build_vgg16},
@@ -482,5 +540,6 @@ const struct zoo_model zoo_models[] = {
      build_bert_base},
     {"gpt2", "GPT-2 small (12x768, 12 heads, tied LM head), prefill of seq tokens", "seq", 128, 124439808,
      build_gpt2},
+    {"vit_base", "ViT-B/16 (torchvision), 224x224", NULL, 0, 86567656, build_vit_base},
     {NULL, NULL, NULL, 0, 0, NULL},
 };

@@ -33,6 +33,7 @@ PUBLISHED = {
     "inception_v3": 23.8e6,   # without the auxiliary classifier (27.2 M with it)
     "bert_base-seq128": 110e6,
     "gpt2-seq128": 124e6,
+    "vit_base": 86.6e6,      # torchvision vit_b_16: 86,567,656
 }
 
 

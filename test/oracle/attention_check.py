@@ -1,0 +1,232 @@
+"""Checks gen's attention groups (pattern "attention") in a benchmark folder's manifest.
+
+For every run of the manifest:
+  * counts the scaled dot-product attentions of the model itself, by a walk of its own:
+    a Softmax over the last axis whose one reader is a MatMul (as A, with a B that is not
+    a weight), fed through at most one Add or Where and at most one Div or Mul from a MatMul
+    of two non-weights; ONNX Runtime's fused com.microsoft Attention nodes are counted
+    apart (gen does not benchmark them);
+  * holds gen's number of attention groups to that count;
+  * for one group of each distinct fused layer, cuts the group's nodes out of the model
+    (onnx.utils.Extractor), runs them in ONNX Runtime on random inputs and holds the result
+    to numpy's attention computed from what the layer's key records (shape, the strides of Q,
+    K, V, the output and the mask in their buffers, the scale, the mask's kind and fill): the
+    description the fused kernels and their host reference read.
+
+usage: attention_check.py DIR [--dim=NAME=V ...] [MODEL=N ...]
+  (--dim: as given to gen; MODEL=N: the model must have N attentions, fused ones included)
+Prints one line per run; exit status 1 on any mismatch.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import onnx.utils
+import onnxruntime as ort
+from onnx import numpy_helper
+
+
+def read_manifest(folder):
+    layers, runs, nodes, groups = {}, {}, {}, []
+    with open(folder + "/manifest.tsv", encoding="utf-8") as f:
+        for line in f:
+            c = line.rstrip("\n").split("\t")
+            if c[0] == "layer":
+                layers[c[1]] = json.loads(c[6])
+            elif c[0] == "run":
+                runs[int(c[1])] = {"model": c[2], "batch": int(c[3]), "path": c[4]}
+            elif c[0] == "node":
+                nodes[(int(c[1]), int(c[2]))] = c
+            elif c[0] == "group":
+                groups.append((int(c[1]), int(c[2]), c[3], c[4], [int(x) for x in c[5].split(",")]))
+    return layers, runs, nodes, groups
+
+
+def weights(g):
+    names = {t.name for t in g.initializer}
+    for n in g.node:
+        if n.op_type == "Constant":
+            names.update(n.output)
+    return names
+
+
+def count_attention(model):
+    """the model's attentions by this script's own walk, and its fused com.microsoft ones"""
+    g = model.graph
+    w = weights(g)
+    prod = {o: n for n in g.node for o in n.output}
+    readers = {}
+    for n in g.node:
+        for x in n.input:
+            readers.setdefault(x, []).append(n)
+    found = 0
+    for n in g.node:
+        if n.op_type != "Softmax":
+            continue
+        axis = next((a.i for a in n.attribute if a.name == "axis"), None)
+        r = readers.get(n.output[0], [])
+        if len(r) != 1 or r[0].op_type != "MatMul" or r[0].input[0] != n.output[0] or r[0].input[1] in w:
+            continue
+        x, steps = n.input[0], {"mask": 0, "scale": 0}
+        p = prod.get(x)
+        while p is not None and p.op_type in ("Add", "Where", "Div", "Mul"):
+            kind = "mask" if p.op_type in ("Add", "Where") else "scale"
+            steps[kind] += 1
+            if steps[kind] > 1:
+                p = None
+                break
+            ins = [i for i in p.input if i not in w]
+            # the scores side: made by a MatMul, Div or Mul
+            nxt = [i for i in ins if prod.get(i) is not None and prod[i].op_type in ("MatMul", "Div", "Mul")]
+            p = prod.get(nxt[0]) if nxt else None
+        if p is None or p.op_type != "MatMul" or p.input[0] in w or p.input[1] in w:
+            continue
+        if axis is not None and axis not in (-1, 3, 2):
+            continue
+        found += 1
+    fused = sum(1 for n in g.node if n.op_type == "Attention" and n.domain == "com.microsoft")
+    return found, fused
+
+
+def fixed_dims(model, batch, dims):
+    """the model with its symbolic input dims bound (the batch, then --dim NAME=V) and shapes inferred"""
+    for i in model.graph.input:
+        for k, d in enumerate(i.type.tensor_type.shape.dim):
+            if d.dim_param and d.dim_param in dims:
+                d.dim_value = dims[d.dim_param]
+            elif d.dim_param and k == 0 and batch:
+                d.dim_value = batch
+    return onnx.shape_inference.infer_shapes(model, data_prop=True)
+
+
+def softmax(x):
+    m = np.max(x, axis=-1, keepdims=True)
+    e = np.exp(x - m)
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+def strided(buf, shape, strides):
+    return np.lib.stride_tricks.as_strided(buf, shape=shape, strides=tuple(8 * s for s in strides))
+
+
+def gen_shapes(path, batch, dims):
+    """gen --shapes of the model: for the tensors onnx's inference leaves without a shape (the
+    output of an Expand to a computed shape); ONNX Runtime then checks them by running"""
+    gen = os.environ.get("BENANZA_GEN", "bin/gen")
+    cmd = [gen, "--shapes", path] + (["-b", str(batch)] if batch else [])
+    cmd += ["--dim=%s=%d" % kv for kv in dims.items()]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    shapes = {}
+    for line in out.splitlines():
+        c = line.split("\t")
+        if len(c) == 3 and "?" not in c[2] and "*" not in c[2]:
+            shapes[c[0]] = [int(x) for x in c[2].split(",")] if c[2] else []
+    return shapes
+
+
+def check_group(model, members, att, shapes):
+    """ONNX Runtime on the group's nodes against numpy on the key's description: max |diff|"""
+    g = model.graph
+    nodes = [g.node[i] for i in members]
+    made = {o for n in nodes for o in n.output}
+    w = weights(g)
+    prod = {o: n for n in nodes for o in n.output}
+    mm = [n for n in nodes if n.op_type == "MatMul"]
+    mask_node = next((n for n in nodes if n.op_type in ("Add", "Where")), None)
+
+    def source(x):
+        # back through the group's own nodes to what comes from outside
+        while x in prod:
+            n = prod[x]
+            x = next(i for i in n.input if i not in w)
+        return x
+
+    q, k, v = source(mm[0].input[0]), source(mm[0].input[1]), source(mm[1].input[1])
+    ins = [q, k, v]
+    if mask_node is not None:
+        outside = [i for i in mask_node.input if i not in made and i not in w]
+        ins += outside
+    out = nodes[-1].output[0]
+    sub = onnx.utils.Extractor(model).extract_model(ins, [out])
+    types = {vi.name: vi.type.tensor_type for vi in list(sub.graph.input)}
+    rng = np.random.default_rng(7)
+    feed = {}
+    for name in ins:
+        t = types[name]
+        shape = [d.dim_value for d in t.shape.dim]
+        if not t.HasField("shape") or 0 in shape:
+            shape = shapes[name]
+        if t.elem_type == onnx.TensorProto.BOOL:
+            feed[name] = rng.random(shape) < 0.5
+        else:
+            feed[name] = rng.uniform(-1, 1, shape).astype(np.float32)
+    sess = ort.InferenceSession(sub.SerializeToString(), providers=["CPUExecutionProvider"])
+    got = sess.run([out], feed)[0].astype(np.float64).ravel()
+
+    b, h, sq, skv, d, dv = att["shape"]
+    qb, kb, vb = (feed[x].astype(np.float64).ravel() for x in (q, k, v))
+    assert qb.size == att["q_elems"] and kb.size == att["k_elems"] and vb.size == att["v_elems"], "buffer sizes"
+    Q = strided(qb, (b, h, sq, d), att["q"])
+    K = strided(kb, (b, h, skv, d), att["k"])
+    V = strided(vb, (b, h, skv, dv), att["v"])
+    s = np.einsum("bhqd,bhkd->bhqk", Q, K) * att["scale"]
+    if att["mask"] != "none":
+        mb = feed[ins[3]].astype(np.float64).ravel()
+        assert mb.size == att["mask_elems"], "mask size"
+        M = strided(mb, (b, h, sq, skv), att["mask_strides"])
+        if att["mask"] == "add":
+            s = s + M
+        else:
+            fill = float(att["fill"])
+            s = np.where((M != 0) == bool(att["fill_when"]), fill, s)
+    o = np.einsum("bhqk,bhkd->bhqd", softmax(s), V)
+    want = np.zeros(b * h * sq * dv)
+    strided(want, (b, h, sq, dv), att["o"])[...] = o
+    assert got.size == want.size, "output size"
+    return float(np.max(np.abs(got - want)))
+
+
+def main():
+    folder = sys.argv[1]
+    expect, dims = {}, {}
+    for a in sys.argv[2:]:
+        if a.startswith("--dim="):
+            name, val = a[6:].split("=")
+            dims[name.split(":")[-1]] = int(val)
+        else:
+            name, val = a.split("=")
+            expect[name] = int(val)
+    layers, runs, nodes, groups = read_manifest(folder)
+    bad = 0
+    checked = set()
+    for run, info in sorted(runs.items()):
+        model = onnx.load(info["path"], load_external_data=False)
+        want, fused = count_attention(model)
+        mine = [gr for gr in groups if gr[0] == run and gr[2] == "attention"]
+        name = info["model"]
+        ok = len(mine) == want and (name not in expect or expect[name] == want + fused)
+        model = fixed_dims(model, info["batch"], dims)
+        errs = []
+        shapes = gen_shapes(info["path"], info["batch"], dims) if mine else {}
+        for gr in mine:
+            if gr[3] in checked:
+                continue
+            checked.add(gr[3])
+            att = layers[gr[3]]["attention"]
+            err = check_group(model, gr[4], att, shapes)
+            errs.append(err)
+            ok = ok and err < 1e-4
+        print(
+            "%s %s: %d attention groups, the model has %d (and %d com.microsoft Attention nodes);"
+            " fused layers checked against ONNX Runtime: %d, max error %.3g"
+            % ("ok  " if ok else "FAIL", name, len(mine), want, fused, len(errs), max(errs) if errs else 0)
+        )
+        bad += not ok
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
