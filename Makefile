@@ -198,8 +198,9 @@ bench-predict: setup
 bench-cuda: setup
 	@$(MAKE) --no-print-directory $(BINDIR)/gen
 	@mkdir -p docs/bench
-	bench/bench_cuda_build.sh $(BINDIR)/gen | tee docs/bench/cuda-build.md.tmp
+	bench/bench_cuda_build.sh $(BINDIR)/gen > docs/bench/cuda-build.md.tmp
 	@mv docs/bench/cuda-build.md.tmp docs/bench/cuda-build.md
+	@cat docs/bench/cuda-build.md
 
 # Every generated CUDA benchmark of the shared and zoo models at batch 1 built alone, the way
 # ninja builds them (make test checks them all in batches; this is the slow, literal check)

@@ -16,9 +16,10 @@ echo "$(cc --version | head -1), $(${CUDA_HOME:-/usr/local/cuda}/bin/nvcc --vers
 echo
 echo "## Files per zoo model (batch 1, \`gen --zoo NAME -b 1 --backend cuda\`)"
 echo
-echo "| model | files | conv (8 fwd algos) | advice | fused conv | gemm | other cuDNN | kernels (.cu) |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-for z in resnet50 vgg16 mobilenet_v2 inception_v3 bert_base gpt2; do
+echo "| model | files | conv (8 fwd algos) | advice | fused conv | gemm | other cuDNN | kernels (.cu) | of them attention |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+attn() { { grep -l -m1 "kind = BK_ATTENTION;" "$1"/*.cu 2>/dev/null || true; } | wc -l; }
+for z in resnet50 vgg16 mobilenet_v2 inception_v3 bert_base gpt2 vit_base; do
     "$GEN" --zoo $z -b 1 --backend cuda -o "$W/$z" 2>/dev/null
     b=$W/$z/bench
     total=$(ls "$b" | wc -l)
@@ -26,8 +27,35 @@ for z in resnet50 vgg16 mobilenet_v2 inception_v3 bert_base gpt2; do
     conv=$(fam BC_CONV); adv=$(fam BC_ADVICE); fused=$(fam BC_CONV_FUSED); gemm=$(( $(fam BC_GEMM) + $(fam BC_GEMV) ))
     cu=$(find "$b" -name "*.cu" | wc -l)
     other=$((total - conv - adv - fused - gemm - cu))
-    echo "| $z | $total | $conv | $adv | $fused | $gemm | $other | $cu |"
+    echo "| $z | $total | $conv | $adv | $fused | $gemm | $other | $cu | $(attn "$b") |"
 done
+echo
+echo "## Fast paths per model (batch 1, \`gen MODEL -b 1 --backend cuda\`; ../shared's dynamic models with bench/shared_models.args)"
+echo
+echo "New benchmark kinds of the fast-paths work, as they land: attention groups (gen's fusion"
+echo "finds the scaled dot-product attention) and their flash-attention kernel files (f32, f16, bf16)."
+echo
+echo "| model | attention groups | distinct fused attention layers | flash-attention files (.cu) |"
+echo "|---|---:|---:|---:|"
+SHARED=${SHARED:-../shared}
+binds=()
+[ -r bench/shared_models.args ] && while read -r l; do case $l in -*) binds+=("$l") ;; esac; done < bench/shared_models.args
+row() { # NAME DIR
+    local groups layers
+    groups=$(grep -c "^group.*	attention	" "$2/manifest.tsv" || true)
+    layers=$({ grep "^group.*	attention	" "$2/manifest.tsv" || true; } | cut -f5 | sort -u | wc -l)
+    echo "| $1 | $groups | $layers | $(attn "$2/bench") |"
+}
+for z in bert_base gpt2 vit_base; do
+    row "$z (zoo)" "$W/$z"
+done
+if [ -d "$SHARED/models" ]; then
+    for m in "$SHARED"/models/*.onnx; do
+        n=$(basename "$m" .onnx)
+        "$GEN" "$m" -b 1 "${binds[@]}" --backend cuda -o "$W/s-$n" 2>/dev/null || continue
+        row "$n" "$W/s-$n"
+    done
+fi
 echo
 echo "## gen + ninja wall time (batch 1, $cores cores)"
 echo

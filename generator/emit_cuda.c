@@ -6,6 +6,7 @@
  * gen needs no CUDA toolkit for this: the operation is written as a designated initializer of
  * struct bc_lib_op (runtime/cudnn_ops.h) with the libraries' enum names, so that the C
  * compiler on the benchmark machine checks every field and value. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -74,6 +75,8 @@ static char *op_initializer(const struct cu_plan *p, const struct cu_type *t, co
     }
     if (p->act)
         bz_buf_printf(&b, ", .act = %s, .residual = %d", p->act, p->residual);
+    if (p->family == CU_LT)
+        bz_buf_printf(&b, ", .epilogue = %s", p->epilogue ? p->epilogue : "CUBLASLT_EPILOGUE_DEFAULT");
     if (p->coef != 0 || p->alpha != 0 || p->beta != 0 || p->eps != 0)
         bz_buf_printf(&b, ",\n    .coef = %.9g, .alpha = %.9g, .beta = %.9g, .eps = %.9g", p->coef, p->alpha, p->beta,
                       p->eps);
@@ -113,6 +116,9 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
                                                                   : "cudnnGetConvolutionForwardAlgorithm_v7's heuristic ranking of the forward algorithms");
     else if (family == CU_GEMV)
         bz_buf_puts(&what, "cublasSgemv");
+    else if (family == CU_LT)
+        bz_buf_printf(&what, "cublasLtMatmul%s%s, the algorithm cublasLtMatmulAlgoGetHeuristic ranks %s",
+                      p->epilogue ? " with " : "", p->epilogue ? p->epilogue : "", algo_value);
     else
         bz_buf_printf(&what, "%s, algorithm %s", p->what, algo_value);
     bz_buf_printf(&dtc, "%s, %s", t->dtype,
@@ -172,6 +178,13 @@ static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
         }
         if (p->gemv && ti == CU_F32)
             render_lib(e, li, p, ti, CU_GEMV, "gemv", "0", NULL);
+        if ((p->lt || p->family == CU_LT) && (CU_LT_TYPES & (1u << ti)))
+            for (int k = 0; k < e->top_k; k++) {
+                char name[16], value[16];
+                snprintf(name, sizeof(name), "lt%d", k);
+                snprintf(value, sizeof(value), "%d", k);
+                render_lib(e, li, p, ti, CU_LT, name, value, NULL);
+            }
     }
 }
 
@@ -181,7 +194,7 @@ static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
 static char *kernel_describe(const struct cu_kernel *k)
 {
     static const char *const kernel_kinds[] = {"BK_PLAIN", "BK_TRANSPOSE", "BK_CONCAT", "BK_LAYERNORM", "BK_RESIZE",
-                                               "BK_EMPTY"};
+                                               "BK_EMPTY", "BK_ATTENTION"};
     static const char *const maps[] = {"PL_MAP_SLICE", "PL_MAP_PAD", "PL_MAP_TILE"};
     const struct pl_op *pl = &k->pl;
     struct bz_buf b;
@@ -225,6 +238,28 @@ static char *kernel_describe(const struct cu_kernel *k)
         bz_buf_printf(&b, "    (op)->linear = %d;\n", k->linear);
     if (k->kind == CK_LAYERNORM)
         bz_buf_printf(&b, "    (op)->eps = %.9ef;\n    (op)->affine = %d;\n", k->eps, k->affine);
+    if (k->kind == CK_ATTENTION) {
+        const struct desc_attention *a = k->att;
+        static const char *const names[5] = {"aq", "ak", "av", "ao", "am"};
+        const int64_t *st[5] = {a->q, a->k, a->v, a->o, a->m};
+        bz_buf_printf(&b, "    (op)->ab = %lld;\n    (op)->ah = %lld;\n    (op)->asq = %lld;\n    (op)->askv = %lld;\n"
+                          "    (op)->ad = %lld;\n    (op)->adv = %lld;\n",
+                      (long long)a->b, (long long)a->h, (long long)a->sq, (long long)a->skv, (long long)a->d,
+                      (long long)a->dv);
+        for (int t = 0; t < 5; t++)
+            for (int d = 0; d < 4; d++)
+                bz_buf_printf(&b, "    (op)->%s[%d] = %lld;\n", names[t], d, (long long)st[t][d]);
+        char fill[40];
+        if (isfinite(a->fill))
+            snprintf(fill, sizeof(fill), "%.9ef", a->fill);
+        else
+            snprintf(fill, sizeof(fill), "%s", a->fill != a->fill ? "NAN" : a->fill > 0 ? "INFINITY" : "-INFINITY");
+        bz_buf_printf(&b, "    (op)->aq_elems = %lld;\n    (op)->ak_elems = %lld;\n    (op)->av_elems = %lld;\n"
+                          "    (op)->am_elems = %lld;\n    (op)->amask = %d;\n    (op)->afill_when = %d;\n"
+                          "    (op)->ascale = %.9ef;\n    (op)->afill = %s;\n",
+                      (long long)a->q_elems, (long long)a->k_elems, (long long)a->v_elems, (long long)a->m_elems,
+                      (int)a->mask, a->fill_when, a->scale, fill);
+    }
     bz_buf_puts(&b, "} while (0)");
     return bz_buf_steal(&b);
 }
@@ -251,7 +286,8 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
     const char *kern = emit_embedded("runtime/cuda_kernels.cuh", &kl);
     static const char *const kinds[] = {"element-wise (bk_elementwise, bk_flat4 or bk_gather)", "transpose (bk_transpose)",
                                         "concat (bk_concat)", "LayerNorm (bk_layernorm)", "resize (bk_resize)",
-                                        "empty (bk_empty: the launch floor)"};
+                                        "empty (bk_empty: the launch floor)",
+                                        "flash attention (bk_attention_tc on Tensor Cores, else bk_attention_rows)"};
     char *describe = kernel_describe(k);
     struct bz_buf layer_macro;
     bz_buf_init(&layer_macro);
@@ -316,8 +352,20 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
     /* a kernel of ours: where no library call does the layer, and beside cuDNN's where the
      * hooks ask (binary ops: cuDNN accepts fewer broadcasts) */
     bool want = ok != 0 || (h && (h->flags & PLAN_KERNEL_TOO));
-    if (want && h && plan_kernel(d, h, &kern) == 0)
+    if (want && h && plan_kernel(d, h, &kern) == 0 && kern.kind == CK_ATTENTION) {
+        /* f32 (CUDA cores) and the two 16-bit types (Tensor Cores): the bytes at each */
+        static const int types[] = {PL_FLOAT, PL_FLOAT16, PL_BFLOAT16};
+        const struct desc_attention *a = kern.att;
+        for (int t = 0; t < 3; t++) {
+            double es = (double)pl_esize(types[t]);
+            kern.pl.out.dtype = types[t];
+            kern.bytes = es * (double)(a->q_elems + a->k_elems + a->v_elems + pl_count(&kern.pl.out)) +
+                         (double)a->m_elems * (a->mask == ATT_MASK_SELECT ? 1.0 : es);
+            render_kernel(e, li, &kern);
+        }
+    } else if (want && h && plan_kernel(d, h, &kern) == 0) {
         render_kernel(e, li, &kern);
+    }
     else if (ok != 0 && !l->fused) /* a group's members are benchmarked one by one */
         emit_skip(e, l->op);
 }

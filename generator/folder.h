@@ -12,6 +12,7 @@ struct folder_opts {
     const char *cmdline;    /* gen's command line, for the files' headers */
     bool progress;
     bool calibrate;         /* --calibrate: the machine's calibration benchmarks too (calib.h) */
+    int top_k;              /* --top-k: a library heuristic's algorithms benchmarked (cuBLASLt's) */
 };
 
 /* Writes the folder: manifest.tsv, every backend's benchmarks, build.ninja, run_all, runner and

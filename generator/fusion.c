@@ -714,11 +714,44 @@ static int fusion_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p
     return 0;
 }
 
+/* Gemm/MatMul [+ bias Add] [+ Relu, or a tanh GELU] as one cublasLtMatmul with the epilogue
+ * frameworks use (cuBLASLt's GELU is the tanh approximation: an erf GELU is not fused) */
+static int fusion_cublaslt(const struct layer_desc *d, struct cu_plan *p)
+{
+    const struct layer_desc *first = &d->members[0];
+    const struct op_plans *h = plan_hooks(first);
+    if (!h || !h->cudnn || h->cudnn(first, p) || p->family != CU_GEMM)
+        return -1;
+    bool bias = d->pattern != FUSE_GEMM_ACT;
+    const char *epi = bias ? "CUBLASLT_EPILOGUE_BIAS" : NULL;
+    const struct layer_desc *act = fused_act(d);
+    if (act) {
+        bool relu = act->op && !strcmp(act->op, "Relu");
+        bool gelu_tanh = act->op && !strcmp(act->op, "Gelu") && act->a.approximate && !strcmp(act->a.approximate, "tanh");
+        if (!relu && !gelu_tanh)
+            return -1;
+        epi = relu ? (bias ? "CUBLASLT_EPILOGUE_RELU_BIAS" : "CUBLASLT_EPILOGUE_RELU")
+                   : (bias ? "CUBLASLT_EPILOGUE_GELU_BIAS" : "CUBLASLT_EPILOGUE_GELU");
+    }
+    p->family = CU_LT;
+    p->epilogue = epi;
+    p->what = "cublasLtMatmul";
+    p->nalgos = 0;
+    p->gemv = false;
+    p->lt = true;
+    p->types = CU_LT_TYPES;
+    if (bias)
+        p->elems += (double)p->n;
+    return 0;
+}
+
 /* Conv[+BN folded][+Add residual][+Relu] through cudnnConvolutionBiasActivationForward
- * (identity or Relu; a folded BN is the bias) */
+ * (identity or Relu; a folded BN is the bias); the GEMM groups through cuBLASLt */
 static int fusion_cudnn(const struct layer_desc *d, struct cu_plan *p)
 {
     memset(p, 0, sizeof(*p));
+    if (d->nmembers >= 1 && fusion_is_gemm(d->pattern))
+        return fusion_cublaslt(d, p);
     if (d->nmembers < 1 || fusion_is_qdq(d->pattern) || !fusion_is_conv(d->pattern))
         return -1;
     const struct layer_desc *first = &d->members[0];
@@ -740,11 +773,29 @@ static int fusion_cudnn(const struct layer_desc *d, struct cu_plan *p)
     return 0;
 }
 
+/* the attention group: our flash-attention kernels (runtime/cuda_kernels.cuh), in f32, f16 and
+ * bf16 (emit_cuda sets the type and the bytes); the flops are the two products' */
+static int attention_kernel(const struct layer_desc *d, struct cu_kernel *k)
+{
+    const struct desc_attention *a = d->attention;
+    memset(k, 0, sizeof(*k));
+    if (!a || a->d > 256 || a->dv > 256)
+        return -1;
+    k->kind = CK_ATTENTION;
+    k->att = a;
+    k->pl.out = (struct pl_tensor){PL_FLOAT, 4, {a->b, a->h, a->sq, a->dv}};
+    k->what = "scaled dot-product attention, the group's nodes in one flash-attention kernel";
+    k->flops = 2.0 * (double)a->b * (double)a->h * (double)a->sq * (double)a->skv * (double)(a->d + a->dv);
+    return 0;
+}
+
 /* the decomposed GELU and LayerNorm groups: one kernel of ours from the group's input to its
  * output */
 static int fusion_kernel(const struct layer_desc *d, struct cu_kernel *k)
 {
     memset(k, 0, sizeof(*k));
+    if (d->pattern == FUSE_ATTENTION)
+        return attention_kernel(d, k);
     if (d->nmembers < 1 || plan_ck_tensor(desc_in(&d->members[0], 0), &k->pl.in[0]) ||
         plan_ck_tensor(desc_out(&d->members[d->nmembers - 1], 0), &k->pl.out))
         return -1;
@@ -778,4 +829,4 @@ const struct op_plans *plan_hooks(const struct layer_desc *d)
 }
 
 static const struct op_plans fusion_plans = {fusion_dnnl, NULL, fusion_cudnn, fusion_kernel, NULL, 0,
-    .how = {"oneDNN primitive with post-ops", NULL, "cuDNN fused convolution + bias + activation", "kernel of ours (GELU, LayerNorm)"}};
+    .how = {"oneDNN primitive with post-ops", NULL, "cuDNN fused convolution + bias + activation; cuBLASLt GEMM + bias epilogues", "kernel of ours (GELU, LayerNorm, flash attention)"}};

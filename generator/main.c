@@ -64,6 +64,8 @@ static void usage(FILE *out)
           "                       ceilings of agg's roofline and predict reports; no model needed\n"
           "  --cuda-arch A,...    GPU architectures the .cu benchmarks are built for (default\n"
           "                       sm_90; PTX of the newest is included for later GPUs)\n"
+          "  --top-k K            how many of a library heuristic's algorithms become benchmarks\n"
+          "                       (cuBLASLt's, files lt0 .. lt<K-1>; default 8, 0 for none, at most 64)\n"
           "  --strict             an unsupported operator is an error (exit 6)\n"
           "  --progress           show progress on standard error\n"
           "  -b, --batch N,...    batch sizes (each model is processed at each); the batch size: the batch dim of every data input (dim 0, or\n"
@@ -328,10 +330,14 @@ static int cmd_render(const char *tpl_path, const char *data_path, const char *p
     return rc;
 }
 
+/* the command line as typed, taken before getopt permutes argv and the options are parsed */
+static char *gen_cmdline;
+
 int main(int argc, char **argv)
 {
+    gen_cmdline = command_line(argc, argv);
     enum { OPT_SHAPES = 300, OPT_DIM, OPT_INPUT_SHAPE, OPT_LAYERS, OPT_STRICT, OPT_PROGRESS, OPT_ZOO,
-           OPT_WRITE_ONNX, OPT_BACKEND, OPT_CUDA_ARCH, OPT_REPRO, OPT_CALIBRATE };
+           OPT_WRITE_ONNX, OPT_BACKEND, OPT_CUDA_ARCH, OPT_REPRO, OPT_CALIBRATE, OPT_TOP_K };
     enum { OPT_DUMP = 256, OPT_RENDER, OPT_DATA, OPT_PARTIALS, OPT_VERSION, OPT_MAX_SIZE, OPT_OPS };
     static const struct option longopts[] = {
         {"dump", no_argument, NULL, OPT_DUMP},
@@ -344,6 +350,7 @@ int main(int argc, char **argv)
         {"write-onnx", required_argument, NULL, OPT_WRITE_ONNX},
         {"backend", required_argument, NULL, OPT_BACKEND},
         {"cuda-arch", required_argument, NULL, OPT_CUDA_ARCH},
+        {"top-k", required_argument, NULL, OPT_TOP_K},
         {"repro", required_argument, NULL, OPT_REPRO},
         {"calibrate", no_argument, NULL, OPT_CALIBRATE},
         {"output", required_argument, NULL, 'o'},
@@ -365,6 +372,7 @@ int main(int argc, char **argv)
     const char *write_onnx = NULL;
     unsigned backends = BACKEND_CPU;
     const char *cuda_arch = "sm_90", *repro = NULL;
+    int top_k = 8;
     int64_t batches[32] = {0};
     int n_batches = 0;
     struct shape_opts so = {0};
@@ -439,6 +447,16 @@ int main(int argc, char **argv)
             }
             cuda_arch = optarg;
             break;
+        case OPT_TOP_K: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (end == optarg || *end || v < 0 || v > 64) {
+                bz_diag_error(NULL, "gen", "--top-k wants a count from 0 to 64, not '%s'", optarg);
+                return BZ_EXIT_USAGE;
+            }
+            top_k = (int)v;
+            break;
+        }
         case OPT_DIM: {
             char shown[256];
             snprintf(shown, sizeof(shown), "%s", optarg);
@@ -535,10 +553,11 @@ int main(int argc, char **argv)
     }
     for (int i = optind; i < argc; i++)
         models[n_zoo + i - optind] = bz_strdup(argv[i]);
-    char *cmdline = command_line(argc, argv);
-    struct folder_opts fo = {layers ? NULL : out_dir, backends, cuda_arch, repro, cmdline, progress, calibrate};
+    struct folder_opts fo = {layers ? NULL : out_dir, backends, cuda_arch, repro, gen_cmdline, progress, calibrate,
+                             top_k};
     int rc = cmd_process(n_models, models, &lo, &so, batches, n_batches, layers, strict, &fo);
-    free(cmdline);
+    free(gen_cmdline);
+    gen_cmdline = NULL;
     for (int i = 0; i < n_models; i++)
         free(models[i]);
     free(models);

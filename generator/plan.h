@@ -79,7 +79,7 @@ int plan_eltwise_dnnl(const struct layer_desc *d, float *alpha, float *beta);
 
 enum cu_family {
     CU_CONV, CU_CONV_FUSED, CU_ADVICE, CU_DECONV, CU_POOL, CU_ACT, CU_SOFTMAX, CU_BNORM, CU_LRN, CU_OPTENSOR,
-    CU_REDUCE, CU_RNN, CU_GEMM, CU_GEMV, CU_COPY, CU_FAMILY_COUNT
+    CU_REDUCE, CU_RNN, CU_GEMM, CU_GEMV, CU_COPY, CU_LT, CU_FAMILY_COUNT
 };
 /* its name in runtime/cudnn_ops.h (BC_CONV, ...) */
 const char *cu_family_name(enum cu_family f);
@@ -89,6 +89,8 @@ enum { CU_F32, CU_TF32, CU_F16, CU_F16TC, CU_BF16, CU_NTYPES };
 #define CU_ALL_TYPES ((1u << CU_NTYPES) - 1)
 #define CU_PLAIN_TYPES ((1u << CU_F32) | (1u << CU_F16) | (1u << CU_BF16))
 #define CU_RNN_TYPES ((1u << CU_F32) | (1u << CU_F16) | (1u << CU_F16TC))
+/* cuBLASLt: f32, TF32, and the 16-bit types on Tensor Cores */
+#define CU_LT_TYPES ((1u << CU_F32) | (1u << CU_TF32) | (1u << CU_F16TC) | (1u << CU_BF16))
 
 struct cu_tensor {
     int nd;
@@ -120,6 +122,8 @@ struct cu_plan {
     int nalgos;
     bool advice;                /* also the two advice benchmarks (convolutions) */
     bool gemv;                  /* also cublasSgemv (f32, one side a vector) */
+    bool lt;                    /* also cublasLtMatmul, the heuristic's first --top-k answers */
+    const char *epilogue;       /* its cublasLtEpilogue_t (NULL: none) */
     double flops, elems;        /* elements moved (bytes = elems x type size) */
     char notes[4][160];         /* for the header comment */
     int nnotes;
@@ -140,7 +144,7 @@ void plan_cu_single(struct cu_plan *p);
 
 /* ---- CUDA: kernels of ours (runtime/cuda_kernels.cuh) ---- */
 
-enum cu_kernel_kind { CK_PLAIN, CK_TRANSPOSE, CK_CONCAT, CK_LAYERNORM, CK_RESIZE, CK_EMPTY };
+enum cu_kernel_kind { CK_PLAIN, CK_TRANSPOSE, CK_CONCAT, CK_LAYERNORM, CK_RESIZE, CK_EMPTY, CK_ATTENTION };
 
 struct cu_kernel {
     enum cu_kernel_kind kind;
@@ -150,6 +154,7 @@ struct cu_kernel {
     int axis, ncat, affine, linear;
     struct pl_tensor cat[64];
     double eps, flops, bytes;
+    const struct desc_attention *att; /* CK_ATTENTION: benchmarked in f32, f16 and bf16 */
 };
 
 /* f32 tensors only (the kernels' float type) */

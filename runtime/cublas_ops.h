@@ -85,6 +85,125 @@ static enum bh_status bc_blas_launch(struct bc_state *s, struct bc_lib_state *f,
     return BH_OK;
 }
 
+/* ---- cuBLASLt: the heuristic's algorithms one by one, with the epilogues frameworks fuse ---- */
+
+enum { BC_LT_WORKSPACE = 32 << 20 }; /* what PyTorch gives cuBLASLt on Hopper */
+
+static int bc_lt_has_bias(int epilogue)
+{
+    return epilogue == CUBLASLT_EPILOGUE_BIAS || epilogue == CUBLASLT_EPILOGUE_RELU_BIAS ||
+           epilogue == CUBLASLT_EPILOGUE_GELU_BIAS;
+}
+
+/* A column-major view of a row-major operand (rows x cols, stored transposed when T): the
+ * layout cuBLASLt gets, with the batch */
+static enum bh_status bc_lt_layout(cublasLtMatrixLayout_t *l, cudaDataType_t t, long long rows, long long cols, int tr,
+                                   long long batch, long long stride, struct bh_result *r)
+{
+    /* row-major [rows, cols] is column-major [cols, rows] with ld cols; stored transposed,
+     * [rows, cols] column-major with ld rows */
+    uint64_t cr = (uint64_t)(tr ? rows : cols), cc = (uint64_t)(tr ? cols : rows);
+    BC_BLAS(r, cublasLtMatrixLayoutCreate(l, t, cr, cc, (int64_t)cr));
+    if (batch > 1) {
+        int32_t n = (int32_t)batch;
+        int64_t st = stride;
+        BC_BLAS(r, cublasLtMatrixLayoutSetAttribute(*l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &n, sizeof(n)));
+        BC_BLAS(r, cublasLtMatrixLayoutSetAttribute(*l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &st, sizeof(st)));
+    }
+    return BH_OK;
+}
+
+/* Row-major D[m,n] = A[m,k] B[k,n] (+ C) (+ bias[n], then the activation) is column-major
+ * D^T = B^T A^T: cuBLASLt's A is our B. The algorithm is the heuristic's answer number `algo`
+ * (0: its first choice), asked with the workspace frameworks allow; its configuration goes in
+ * the note. */
+static enum bh_status bc_lt_setup(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
+                                  struct bh_result *r)
+{
+    long long batches = op->batch_count > 0 ? op->batch_count : 1;
+    long long na = op->stride_a ? op->stride_a * batches : op->m * op->k;
+    long long nb = op->stride_b ? op->stride_b * batches : op->k * op->n;
+    long long nc = op->m * op->n * batches;
+    enum bh_status st;
+    if ((st = bc_buffer(s, r, na, op->dt, BC_FILL_UNIFORM, 0, &f->x)) != BH_OK ||
+        (st = bc_buffer(s, r, nb, op->dt, BC_FILL_UNIFORM, 0, &f->w)) != BH_OK ||
+        (st = bc_buffer(s, r, nc, op->dt, op->beta_one ? BC_FILL_UNIFORM : BC_FILL_ZERO, 0, &f->y)) != BH_OK ||
+        (bc_lt_has_bias(op->epilogue) && (st = bc_buffer(s, r, op->n, op->dt, BC_FILL_UNIFORM, 0, &f->b)) != BH_OK))
+        return st;
+    BC_BLAS(r, cublasLtCreate(&f->lt));
+    cudaDataType_t t = bc_blas_type(op->dt);
+    BC_BLAS(r, cublasLtMatmulDescCreate(&f->ltd, bc_blas_compute(op), CUDA_R_32F));
+    cublasOperation_t ta = op->tb ? CUBLAS_OP_T : CUBLAS_OP_N, tb = op->ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+    BC_BLAS(r, cublasLtMatmulDescSetAttribute(f->ltd, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
+    BC_BLAS(r, cublasLtMatmulDescSetAttribute(f->ltd, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
+    cublasLtEpilogue_t epi = (cublasLtEpilogue_t)op->epilogue;
+    BC_BLAS(r, cublasLtMatmulDescSetAttribute(f->ltd, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)));
+    if (bc_lt_has_bias(op->epilogue))
+        BC_BLAS(r, cublasLtMatmulDescSetAttribute(f->ltd, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &f->b, sizeof(f->b)));
+    if ((st = bc_lt_layout(&f->la, t, op->k, op->n, op->tb, batches, op->stride_b, r)) != BH_OK ||
+        (st = bc_lt_layout(&f->lb, t, op->m, op->k, op->ta, batches, op->stride_a, r)) != BH_OK ||
+        (st = bc_lt_layout(&f->lc, t, op->m, op->n, 0, batches, op->m * op->n, r)) != BH_OK)
+        return st;
+    cublasLtMatmulPreference_t pref = NULL;
+    BC_BLAS(r, cublasLtMatmulPreferenceCreate(&pref));
+    f->lt_ws_bytes = BC_LT_WORKSPACE;
+    cublasStatus_t bs = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                             &f->lt_ws_bytes, sizeof(f->lt_ws_bytes));
+    cublasLtMatmulHeuristicResult_t res[64];
+    int want = op->algo + 1 < 64 ? op->algo + 1 : 64, got = 0;
+    if (bs == CUBLAS_STATUS_SUCCESS)
+        bs = cublasLtMatmulAlgoGetHeuristic(f->lt, f->ltd, f->la, f->lb, f->lc, f->lc, pref, want, res, &got);
+    cublasLtMatmulPreferenceDestroy(pref);
+    if (bs != CUBLAS_STATUS_SUCCESS)
+        return bc_blas_fail(r, "cublasLtMatmulAlgoGetHeuristic", bs);
+    if (op->algo >= got) {
+        bh_note(r, "cublasLtMatmulAlgoGetHeuristic offers %d algorithm%s for this GEMM: none at rank %d", got,
+                got == 1 ? "" : "s", op->algo);
+        return BH_UNSUPPORTED;
+    }
+    f->lt_algo = res[op->algo].algo;
+    int id = 0, tile = 0, stages = 0, splitk = 0, swizzle = 0, custom = 0;
+    size_t w;
+    cublasLtMatmulAlgoConfigGetAttribute(&f->lt_algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof(id), &w);
+    cublasLtMatmulAlgoConfigGetAttribute(&f->lt_algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof(tile), &w);
+    cublasLtMatmulAlgoConfigGetAttribute(&f->lt_algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof(stages), &w);
+    cublasLtMatmulAlgoConfigGetAttribute(&f->lt_algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof(splitk), &w);
+    cublasLtMatmulAlgoConfigGetAttribute(&f->lt_algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, &swizzle, sizeof(swizzle), &w);
+    cublasLtMatmulAlgoConfigGetAttribute(&f->lt_algo, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, &custom, sizeof(custom), &w);
+    bh_note(r, "cuBLASLt heuristic rank %d of %d: algo id %d, tile %d, stages %d, split-k %d, swizzle %d, custom %d, "
+               "workspace %zu bytes, %.2f waves",
+            op->algo, got, id, tile, stages, splitk, swizzle, custom, res[op->algo].workspaceSize, res[op->algo].wavesCount);
+    if (res[op->algo].workspaceSize > 0)
+        BC_CUDA(r, cudaMalloc(&f->lt_ws, res[op->algo].workspaceSize));
+    f->lt_ws_bytes = res[op->algo].workspaceSize;
+    return BH_OK;
+}
+
+static enum bh_status bc_lt_launch(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
+                                   struct bh_result *r)
+{
+    const float one = 1.0f, beta = op->beta_one ? 1.0f : 0.0f;
+    BC_BLAS(r, cublasLtMatmul(f->lt, f->ltd, &one, f->w, f->la, f->x, f->lb, &beta, f->y, f->lc, f->y, f->lc,
+                              &f->lt_algo, f->lt_ws, f->lt_ws_bytes, s->stream));
+    return BH_OK;
+}
+
+static void bc_lt_teardown(struct bc_lib_state *f)
+{
+    if (f->la)
+        cublasLtMatrixLayoutDestroy(f->la);
+    if (f->lb)
+        cublasLtMatrixLayoutDestroy(f->lb);
+    if (f->lc)
+        cublasLtMatrixLayoutDestroy(f->lc);
+    if (f->ltd)
+        cublasLtMatmulDescDestroy(f->ltd);
+    if (f->lt_ws)
+        cudaFree(f->lt_ws);
+    if (f->lt)
+        cublasLtDestroy(f->lt);
+}
+
 /* ---- the dispatch of every library benchmark ---- */
 
 static enum bh_status bc_lib_setup(struct bc_state *s, struct bh_result *r)
@@ -118,6 +237,8 @@ static enum bh_status bc_lib_setup(struct bc_state *s, struct bh_result *r)
         BC_BLAS(r, cublasCreate(&f->blas));
         return bc_blas_setup(s, f, op, r);
     }
+    if (op->family == BC_LT)
+        return bc_lt_setup(s, f, op, r);
     BC_DNN(r, cudnnCreate(&f->dnn));
     BC_DNN(r, cudnnSetStream(f->dnn, s->stream));
     return bc_dnn_setup(s, f, op, r);
@@ -134,6 +255,8 @@ static enum bh_status bc_lib_launch(struct bc_state *s, struct bh_result *r)
     }
     if (op->family == BC_GEMM || op->family == BC_GEMV)
         return bc_blas_launch(s, f, op, r);
+    if (op->family == BC_LT)
+        return bc_lt_launch(s, f, op, r);
     return bc_dnn_launch(s, f, op, r);
 }
 
@@ -233,7 +356,7 @@ static enum bh_status bc_lib_verify(void *state, struct bh_result *r)
     memset(&io, 0, sizeof(io));
     double *got = NULL, *got_h = NULL;
     enum bh_status st = BH_ERROR;
-    int gemm = op->family == BC_GEMM || op->family == BC_GEMV;
+    int gemm = op->family == BC_GEMM || op->family == BC_GEMV || op->family == BC_LT;
     if (bh_gpu_lock(r) != 0)
         return BH_ERROR;
     /* the inputs as the device has them (the same rounding), and the output before the call
@@ -254,6 +377,8 @@ static enum bh_status bc_lib_verify(void *state, struct bh_result *r)
     if (op->family == BC_RNN && (!(io.hx = bc_fetch(s, f->hx, r)) || (f->cx && !(io.cx = bc_fetch(s, f->cx, r)))))
         goto out;
     if (gemm && op->beta_one && !(io.y0 = bc_fetch(s, f->y, r)))
+        goto out;
+    if (op->family == BC_LT && bc_lt_has_bias(op->epilogue) && !(io.b = bc_fetch(s, f->b, r)))
         goto out;
     if ((st = bc_lib_launch(s, r)) != BH_OK)
         goto out;
@@ -313,6 +438,7 @@ static void bc_lib_teardown(struct bc_state *s)
     if (!f)
         return;
     bc_dnn_teardown(f);
+    bc_lt_teardown(f);
     if (f->dnn)
         cudnnDestroy(f->dnn);
     if (f->blas)

@@ -13,10 +13,11 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <mma.h>
 
 /* BK_EMPTY: a kernel that does nothing (gen --calibrate: the launch floor, what one launch
  * costs when launches run back to back) */
-enum bk_kind { BK_PLAIN, BK_TRANSPOSE, BK_CONCAT, BK_LAYERNORM, BK_RESIZE, BK_EMPTY };
+enum bk_kind { BK_PLAIN, BK_TRANSPOSE, BK_CONCAT, BK_LAYERNORM, BK_RESIZE, BK_EMPTY, BK_ATTENTION };
 enum { BK_MAX_CAT = 64, BK_THREADS = 256 };
 
 struct bk_op {
@@ -28,6 +29,16 @@ struct bk_op {
     float eps;                /* LayerNorm's epsilon */
     int affine;               /* LayerNorm: scale and shift */
     int linear;               /* BK_RESIZE: bilinear (else nearest, round half down) */
+    /* BK_ATTENTION: softmax(Q K^T scale [+ mask]) V of gen's attention group (its struct
+     * desc_attention): dims, each operand's element strides along (batch, head, row, col) in
+     * its buffer of *_elems elements (K's rows are keys; the mask's along the scores), the
+     * mask (0 none, 1 added, 2 a bool selecting FILL where it equals fill_when); the data
+     * type is pl.out's (Q, K, V, O and an added mask) */
+    long long ab, ah, asq, askv, ad, adv;
+    long long aq[4], ak[4], av[4], ao[4], am[4];
+    long long aq_elems, ak_elems, av_elems, am_elems;
+    int amask, afill_when;
+    float ascale, afill;
 };
 
 /* What a kernel needs, by value (kernel parameters live in constant memory). */
@@ -348,6 +359,296 @@ __global__ void bk_empty(void)
 {
 }
 
+
+/* ---- fused attention (flash attention): one pass over the keys with an online softmax ---- */
+
+enum { BK_ATT_MAXD = 256, BK_ATT_BQ = 64, BK_ATT_BK = 64, BK_ATT_WARPS = 4 };
+
+struct bk_att {
+    long long b, h, sq, skv, d, dv;
+    long long q[4], k[4], v[4], o[4], m[4];
+    int mask, fill_when;
+    float scale, fill;
+};
+
+__device__ __forceinline__ float bk_f(float x) { return x; }
+__device__ __forceinline__ float bk_f(__half x) { return __half2float(x); }
+__device__ __forceinline__ float bk_f(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <typename T> __device__ __forceinline__ T bk_t(float v);
+template <> __device__ __forceinline__ float bk_t<float>(float v) { return v; }
+template <> __device__ __forceinline__ __half bk_t<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ __nv_bfloat16 bk_t<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+
+/* the scaled score of query i and key j with the mask applied */
+template <typename T>
+__device__ __forceinline__ float bk_att_score(const bk_att &a, const void *mask, long long b, long long h, long long i,
+                                              long long j, float dot)
+{
+    float s = dot * a.scale;
+    if (!a.mask)
+        return s;
+    long long at = b * a.m[0] + h * a.m[1] + i * a.m[2] + j * a.m[3];
+    if (a.mask == 1)
+        return s + bk_f(((const T *)mask)[at]);
+    return (((const unsigned char *)mask)[at] != 0) == (a.fill_when != 0) ? a.fill : s;
+}
+
+__device__ __forceinline__ float bk_warp_max(float v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
+__device__ __forceinline__ float bk_warp_sum(float v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* Any type, any head size up to BK_ATT_MAXD: a warp per query row, 32 keys at a time (a lane
+ * each for the dot products, then each lane adds its columns of the 32 value rows); the
+ * running maximum and sum rescale the accumulator as each block of keys comes in. A block of
+ * keys all masked to -inf leaves the state as it is (no inf - inf). */
+template <typename T>
+__global__ void bk_attention_rows(const T *q, const T *k, const T *v, const void *mask, T *o, const bk_att a)
+{
+    __shared__ float qrow[BK_ATT_WARPS][BK_ATT_MAXD];
+    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    long long i = (long long)blockIdx.x * BK_ATT_WARPS + warp, h = blockIdx.y, b = blockIdx.z;
+    if (i >= a.sq) /* the whole warp: no block-wide barrier follows */
+        return;
+    const T *qp = q + b * a.q[0] + h * a.q[1] + i * a.q[2];
+    for (long long d = lane; d < a.d; d += 32)
+        qrow[warp][d] = bk_f(qp[d * a.q[3]]);
+    __syncwarp();
+    float acc[BK_ATT_MAXD / 32], m = -INFINITY, l = 0.0f;
+    for (int c = 0; c < BK_ATT_MAXD / 32; c++)
+        acc[c] = 0.0f;
+    for (long long j0 = 0; j0 < a.skv; j0 += 32) {
+        long long j = j0 + lane;
+        float s = -INFINITY;
+        if (j < a.skv) {
+            const T *kp = k + b * a.k[0] + h * a.k[1] + j * a.k[2];
+            float dot = 0.0f;
+            for (long long d = 0; d < a.d; d++)
+                dot += qrow[warp][d] * bk_f(kp[d * a.k[3]]);
+            s = bk_att_score<T>(a, mask, b, h, i, j, dot);
+        }
+        float mnew = fmaxf(m, bk_warp_max(s)), base = mnew == -INFINITY ? 0.0f : mnew;
+        float p = expf(s - base), alpha = expf(m - base);
+        l = l * alpha + bk_warp_sum(p);
+        m = mnew;
+        for (int c = 0; c < BK_ATT_MAXD / 32; c++)
+            acc[c] *= alpha;
+        int n = a.skv - j0 < 32 ? (int)(a.skv - j0) : 32;
+        for (int t = 0; t < n; t++) {
+            float pt = __shfl_sync(0xffffffffu, p, t);
+            const T *vp = v + b * a.v[0] + h * a.v[1] + (j0 + t) * a.v[2];
+            for (int c = 0; c < BK_ATT_MAXD / 32; c++) {
+                long long d = lane + 32 * c;
+                if (d < a.dv)
+                    acc[c] += pt * bk_f(vp[d * a.v[3]]);
+            }
+        }
+    }
+    T *op = o + b * a.o[0] + h * a.o[1] + i * a.o[2];
+    for (int c = 0; c < BK_ATT_MAXD / 32; c++) {
+        long long d = lane + 32 * c;
+        if (d < a.dv)
+            op[d * a.o[3]] = bk_t<T>(acc[c] / l);
+    }
+}
+
+/* The shared memory of bk_attention_tc for head sizes D and DV: the Q, K and V tiles (rows
+ * padded by 8 elements), per warp its scores (float), probabilities (T) and output rows
+ * (float), and per row the running maximum, sum and this tile's rescale factor. Every part a
+ * multiple of 32 bytes, as WMMA's loads and stores want. */
+__host__ __device__ inline size_t bk_att_smem(long long d, long long dv, size_t es)
+{
+    return (size_t)BK_ATT_BQ * (d + 8) * es + (size_t)BK_ATT_BK * (d + 8) * es + (size_t)BK_ATT_BK * (dv + 8) * es +
+           (size_t)BK_ATT_BQ * (BK_ATT_BK + 4) * 4 + (size_t)BK_ATT_BQ * (BK_ATT_BK + 8) * es +
+           (size_t)BK_ATT_BQ * (dv + 4) * 4 + 3 * BK_ATT_BQ * 4;
+}
+
+/* f16 and bf16 on Tensor Cores (WMMA 16x16x16, float accumulators), head sizes multiples of 16
+ * up to 128: a block of 4 warps takes 64 queries of one (batch, head); for each tile of 64 keys
+ * the warps compute their 16 rows of scores S = Q K^T, update the online softmax row by row
+ * (two lanes a row), round the probabilities to T and add P V to their output rows, which
+ * stay in shared memory between tiles so that each row can be rescaled. */
+template <typename T>
+__device__ void bk_attention_tc_body(const T *q, const T *k, const T *v, const void *mask, T *o, const bk_att &a)
+{
+    using namespace nvcuda;
+    extern __shared__ __align__(128) unsigned char bk_smem[];
+    const int D = (int)a.d, DV = (int)a.dv, ldq = D + 8, ldv = DV + 8, lds = BK_ATT_BK + 4, ldp = BK_ATT_BK + 8,
+              ldo = DV + 4;
+    T *Qs = (T *)bk_smem, *Ks = Qs + BK_ATT_BQ * ldq, *Vs = Ks + BK_ATT_BK * ldq;
+    float *S = (float *)(Vs + BK_ATT_BK * ldv);
+    T *P = (T *)(S + BK_ATT_BQ * lds);
+    float *O = (float *)(P + BK_ATT_BQ * ldp), *rm = O + BK_ATT_BQ * ldo, *rl = rm + BK_ATT_BQ, *ra = rl + BK_ATT_BQ;
+    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, tid = threadIdx.x, nt = blockDim.x;
+    long long q0 = (long long)blockIdx.x * BK_ATT_BQ, h = blockIdx.y, b = blockIdx.z;
+    for (int e = tid; e < BK_ATT_BQ * D; e += nt) {
+        int r = e / D, c = e % D;
+        long long i = q0 + r;
+        Qs[r * ldq + c] = i < a.sq ? q[b * a.q[0] + h * a.q[1] + i * a.q[2] + c * a.q[3]] : bk_t<T>(0.0f);
+    }
+    for (int e = tid; e < BK_ATT_BQ * ldo; e += nt)
+        O[e] = 0.0f;
+    for (int r = tid; r < BK_ATT_BQ; r += nt) {
+        rm[r] = -INFINITY;
+        rl[r] = 0.0f;
+    }
+    float *Sw = S + warp * 16 * lds, *Ow = O + warp * 16 * ldo;
+    T *Pw = P + warp * 16 * ldp;
+    const T *Qw = Qs + warp * 16 * ldq;
+    for (long long j0 = 0; j0 < a.skv; j0 += BK_ATT_BK) {
+        __syncthreads(); /* the last tile's K and V are read by every warp */
+        for (int e = tid; e < BK_ATT_BK * D; e += nt) {
+            int r = e / D, c = e % D;
+            long long j = j0 + r;
+            Ks[r * ldq + c] = j < a.skv ? k[b * a.k[0] + h * a.k[1] + j * a.k[2] + c * a.k[3]] : bk_t<T>(0.0f);
+        }
+        for (int e = tid; e < BK_ATT_BK * DV; e += nt) {
+            int r = e / DV, c = e % DV;
+            long long j = j0 + r;
+            Vs[r * ldv + c] = j < a.skv ? v[b * a.v[0] + h * a.v[1] + j * a.v[2] + c * a.v[3]] : bk_t<T>(0.0f);
+        }
+        __syncthreads();
+        /* this warp's 16 rows of scores */
+        for (int n = 0; n < BK_ATT_BK / 16; n++) {
+            wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+            wmma::fill_fragment(acc, 0.0f);
+            for (int kk = 0; kk < D; kk += 16) {
+                wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> fa;
+                wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> fb;
+                wmma::load_matrix_sync(fa, Qw + kk, ldq);
+                wmma::load_matrix_sync(fb, Ks + n * 16 * ldq + kk, ldq);
+                wmma::mma_sync(acc, fa, fb, acc);
+            }
+            wmma::store_matrix_sync(Sw + n * 16, acc, lds, wmma::mem_row_major);
+        }
+        __syncwarp();
+        /* the online softmax: two lanes per row, 32 keys each */
+        {
+            int r = lane >> 1, half = lane & 1, row = warp * 16 + r;
+            long long i = q0 + row;
+            float sv[32], mx = -INFINITY;
+            for (int c = 0; c < 32; c++) {
+                int col = half * 32 + c;
+                long long j = j0 + col;
+                float x = -INFINITY;
+                if (j < a.skv && i < a.sq)
+                    x = bk_att_score<T>(a, mask, b, h, i, j, Sw[r * lds + col]);
+                sv[c] = x;
+                mx = fmaxf(mx, x);
+            }
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+            float mold = rm[row], mnew = fmaxf(mold, mx), base = mnew == -INFINITY ? 0.0f : mnew, sum = 0.0f;
+            for (int c = 0; c < 32; c++) {
+                float p = expf(sv[c] - base);
+                sum += p;
+                Pw[r * ldp + half * 32 + c] = bk_t<T>(p);
+            }
+            sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+            float alpha = expf(mold - base);
+            __syncwarp();
+            if (!half) {
+                rm[row] = mnew;
+                rl[row] = rl[row] * alpha + sum;
+                ra[row] = alpha;
+            }
+        }
+        __syncwarp();
+        for (int e = lane; e < 16 * DV; e += 32) {
+            int r = e / DV, c = e % DV;
+            Ow[r * ldo + c] *= ra[warp * 16 + r];
+        }
+        __syncwarp();
+        /* O += P V */
+        for (int n = 0; n < DV; n += 16) {
+            wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+            wmma::load_matrix_sync(acc, Ow + n, ldo, wmma::mem_row_major);
+            for (int kk = 0; kk < BK_ATT_BK; kk += 16) {
+                wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> fa;
+                wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> fb;
+                wmma::load_matrix_sync(fa, Pw + kk, ldp);
+                wmma::load_matrix_sync(fb, Vs + kk * ldv + n, ldv);
+                wmma::mma_sync(acc, fa, fb, acc);
+            }
+            wmma::store_matrix_sync(Ow + n, acc, ldo, wmma::mem_row_major);
+        }
+        __syncwarp();
+    }
+    for (int e = lane; e < 16 * DV; e += 32) {
+        int r = e / DV, c = e % DV, row = warp * 16 + r;
+        long long i = q0 + row;
+        if (i < a.sq)
+            o[b * a.o[0] + h * a.o[1] + i * a.o[2] + c * a.o[3]] = bk_t<T>(Ow[r * ldo + c] / rl[row]);
+    }
+}
+
+/* bf16 WMMA needs sm_80, f16 sm_70: built for an older GPU the kernel traps (bk_setup picks
+ * bk_attention_rows there) */
+template <typename T> struct bk_tc_arch {
+    static constexpr int min = 700;
+};
+template <> struct bk_tc_arch<__nv_bfloat16> {
+    static constexpr int min = 800;
+};
+
+template <typename T>
+__global__ void __launch_bounds__(BK_ATT_WARPS * 32) bk_attention_tc(const T *q, const T *k, const T *v,
+                                                                    const void *mask, T *o, const bk_att a)
+{
+#if defined(__CUDA_ARCH__)
+    if constexpr (__CUDA_ARCH__ >= bk_tc_arch<T>::min)
+        bk_attention_tc_body<T>(q, k, v, mask, o, a);
+    else
+        __trap();
+#endif
+}
+
+static float bk_host_f(float x) { return x; }
+static float bk_host_f(__half x) { return __half2float(x); }
+static float bk_host_f(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+/* One query row's outputs (all dv of them) into OUT: the scores in double, the softmax, P V */
+template <typename T>
+static void bk_att_ref_row(const struct bk_op *op, void *const *in, long long b, long long h, long long i, double *s,
+                           double *out)
+{
+    const T *q = (const T *)in[0], *k = (const T *)in[1], *v = (const T *)in[2];
+    double mx = -INFINITY;
+    for (long long j = 0; j < op->askv; j++) {
+        double dot = 0;
+        for (long long d = 0; d < op->ad; d++)
+            dot += (double)bk_host_f(q[b * op->aq[0] + h * op->aq[1] + i * op->aq[2] + d * op->aq[3]]) *
+                   (double)bk_host_f(k[b * op->ak[0] + h * op->ak[1] + j * op->ak[2] + d * op->ak[3]]);
+        double x = dot * op->ascale;
+        long long at = b * op->am[0] + h * op->am[1] + i * op->am[2] + j * op->am[3];
+        if (op->amask == 1)
+            x += bk_host_f(((const T *)in[3])[at]);
+        else if (op->amask == 2 && (((const unsigned char *)in[3])[at] != 0) == (op->afill_when != 0))
+            x = op->afill;
+        s[j] = x;
+        mx = x > mx ? x : mx;
+    }
+    double sum = 0;
+    for (long long j = 0; j < op->askv; j++) {
+        s[j] = exp(s[j] - mx);
+        sum += s[j];
+    }
+    for (long long c = 0; c < op->adv; c++) {
+        double acc = 0;
+        for (long long j = 0; j < op->askv; j++)
+            acc += s[j] * (double)bk_host_f(v[b * op->av[0] + h * op->av[1] + j * op->av[2] + c * op->av[3]]);
+        out[c] = acc / sum;
+    }
+}
+
 /* ---- the benchmark ---- */
 
 struct bk_state {
@@ -359,6 +660,9 @@ struct bk_state {
     bk_cat_args cat;
     long long rows, cols;
     int grid;
+    bk_att att;                          /* BK_ATTENTION */
+    int att_tc;                          /* on Tensor Cores (bk_attention_tc) */
+    size_t att_smem;
 };
 
 static int bk_grid(struct bc_state *s, long long n)
@@ -412,6 +716,75 @@ static enum bh_status bk_upload(struct bc_state *s, struct bk_state *k, int i, c
     return BH_OK;
 }
 
+/* BK_ATTENTION: Q, K, V (and the mask) as flat buffers of the sizes gen recorded, filled like
+ * the other inputs; the output in the layout the strides give. Tensor Cores for f16 and bf16
+ * where the head sizes are multiples of 16 up to 128 and the GPU has them and the shared
+ * memory; else the row kernel. */
+static enum bh_status bk_att_setup(struct bc_state *s, struct bk_state *k, struct bh_result *r)
+{
+    const struct bk_op *op = k->op;
+    int dt = op->pl.out.dtype;
+    if (dt != PL_FLOAT && dt != PL_FLOAT16 && dt != PL_BFLOAT16) {
+        bh_note(r, "attention in data type %d: no kernel (a gen bug)", dt);
+        return BH_ERROR;
+    }
+    if (op->ad > BK_ATT_MAXD || op->adv > BK_ATT_MAXD) {
+        bh_note(r, "head sizes %lld and %lld: the attention kernels take up to %d", op->ad, op->adv, BK_ATT_MAXD);
+        return BH_UNSUPPORTED;
+    }
+    long long elems[4] = {op->aq_elems, op->ak_elems, op->av_elems, op->am_elems};
+    k->nin = op->amask ? 4 : 3;
+    enum bh_status st;
+    for (int i = 0; i < k->nin; i++) {
+        struct pl_tensor t = {i == 3 && op->amask == 2 ? PL_BOOL : dt, 1, {elems[i]}};
+        if ((st = bk_upload(s, k, i, &t, BC_FILL_UNIFORM, r)) != BH_OK)
+            return st;
+    }
+    long long n = pl_count(&op->pl.out);
+    BC_CUDA(r, cudaMalloc(&k->dout, (size_t)(n ? n : 1) * pl_esize(dt)));
+    bk_att *a = &k->att;
+    a->b = op->ab, a->h = op->ah, a->sq = op->asq, a->skv = op->askv, a->d = op->ad, a->dv = op->adv;
+    for (int d = 0; d < 4; d++) {
+        a->q[d] = op->aq[d];
+        a->k[d] = op->ak[d];
+        a->v[d] = op->av[d];
+        a->o[d] = op->ao[d];
+        a->m[d] = op->am[d];
+    }
+    a->mask = op->amask;
+    a->fill_when = op->afill_when;
+    a->scale = op->ascale;
+    a->fill = op->afill;
+    if (a->h > 65535 || a->b > 65535) {
+        bh_note(r, "%lld heads x %lld batch: more than a grid's y and z dims hold", a->h, a->b);
+        return BH_UNSUPPORTED;
+    }
+    int major = 0, minor = 0, optin = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, s->dev);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, s->dev);
+    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, s->dev);
+    int cc = major * 100 + minor * 10;
+    size_t smem = bk_att_smem(a->d, a->dv, pl_esize(dt));
+    bool shapes = a->d % 16 == 0 && a->dv % 16 == 0 && a->d <= 128 && a->dv <= 128;
+    bool arch = dt == PL_FLOAT16 ? cc >= bk_tc_arch<__half>::min : dt == PL_BFLOAT16 && cc >= bk_tc_arch<__nv_bfloat16>::min;
+    k->att_tc = dt != PL_FLOAT && shapes && arch && smem <= (size_t)optin;
+    if (k->att_tc) {
+        k->att_smem = smem;
+        if (dt == PL_FLOAT16)
+            BC_CUDA(r, cudaFuncSetAttribute(bk_attention_tc<__half>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        else
+            BC_CUDA(r, cudaFuncSetAttribute(bk_attention_tc<__nv_bfloat16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            (int)smem));
+        snprintf(r->math, sizeof(r->math), "%s", "tensor_op");
+        bh_note(r, "bk_attention_tc: WMMA 16x16x16, %d queries x %d keys a tile, %zu bytes of shared memory", BK_ATT_BQ,
+                BK_ATT_BK, smem);
+    } else {
+        bh_note(r, "bk_attention_rows: a warp per query row%s",
+                dt == PL_FLOAT ? "" : shapes ? " (no Tensor Cores of this type here)" : " (head sizes not multiples of 16 up to 128)");
+    }
+    return BH_OK;
+}
+
 static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
 {
     const struct bk_op *op = (const struct bk_op *)s->op;
@@ -424,6 +797,8 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
     k->op = op;
     bc_lib(r, "benanza CUDA kernels");
     const struct pl_op *pl = &op->pl;
+    if (op->kind == BK_ATTENTION)
+        return bk_att_setup(s, k, r);
     k->nin = op->kind == BK_CONCAT ? op->ncat : op->kind == BK_LAYERNORM ? (op->affine ? 3 : 1)
              : op->kind == BK_PLAIN ? pl->nin : op->kind == BK_EMPTY ? 0 : 1;
     enum bh_status st;
@@ -551,6 +926,31 @@ static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
                                                             (const float *)k->din[2], (float *)k->dout, k->cols, op->eps);
         break;
     }
+    case BK_ATTENTION: {
+        const bk_att &a = k->att;
+        const void *m = k->nin > 3 ? k->din[3] : NULL;
+        dim3 tc((unsigned)((a.sq + BK_ATT_BQ - 1) / BK_ATT_BQ), (unsigned)a.h, (unsigned)a.b);
+        dim3 rows((unsigned)((a.sq + BK_ATT_WARPS - 1) / BK_ATT_WARPS), (unsigned)a.h, (unsigned)a.b);
+        int dt = pl->out.dtype;
+        if (dt == PL_FLOAT)
+            bk_attention_rows<float><<<rows, BK_ATT_WARPS * 32, 0, q>>>((const float *)k->din[0], (const float *)k->din[1],
+                                                                       (const float *)k->din[2], m, (float *)k->dout, a);
+        else if (dt == PL_FLOAT16 && k->att_tc)
+            bk_attention_tc<__half><<<tc, BK_ATT_WARPS * 32, k->att_smem, q>>>(
+                (const __half *)k->din[0], (const __half *)k->din[1], (const __half *)k->din[2], m, (__half *)k->dout, a);
+        else if (dt == PL_FLOAT16)
+            bk_attention_rows<__half><<<rows, BK_ATT_WARPS * 32, 0, q>>>(
+                (const __half *)k->din[0], (const __half *)k->din[1], (const __half *)k->din[2], m, (__half *)k->dout, a);
+        else if (k->att_tc)
+            bk_attention_tc<__nv_bfloat16><<<tc, BK_ATT_WARPS * 32, k->att_smem, q>>>(
+                (const __nv_bfloat16 *)k->din[0], (const __nv_bfloat16 *)k->din[1], (const __nv_bfloat16 *)k->din[2], m,
+                (__nv_bfloat16 *)k->dout, a);
+        else
+            bk_attention_rows<__nv_bfloat16><<<rows, BK_ATT_WARPS * 32, 0, q>>>(
+                (const __nv_bfloat16 *)k->din[0], (const __nv_bfloat16 *)k->din[1], (const __nv_bfloat16 *)k->din[2], m,
+                (__nv_bfloat16 *)k->dout, a);
+        break;
+    }
     default:
         bh_note(r, "unknown kernel kind %d (a gen bug)", op->kind);
         return BH_ERROR;
@@ -612,6 +1012,33 @@ static double bk_reference(const struct bk_op *op, void *const *in, long long i)
     return v;
 }
 
+/* BK_ATTENTION's answer on the host, in double, stored in the output's type at its strides */
+static enum bh_status bk_att_reference(const struct bk_op *op, void *const *in, void *want)
+{
+    double *s = (double *)malloc((size_t)op->askv * sizeof(double)), *row = (double *)malloc((size_t)op->adv * sizeof(double));
+    if (!s || !row) {
+        free(s);
+        free(row);
+        return BH_OOM;
+    }
+    int dt = op->pl.out.dtype;
+    for (long long b = 0; b < op->ab; b++)
+        for (long long h = 0; h < op->ah; h++)
+            for (long long i = 0; i < op->asq; i++) {
+                if (dt == PL_FLOAT)
+                    bk_att_ref_row<float>(op, in, b, h, i, s, row);
+                else if (dt == PL_FLOAT16)
+                    bk_att_ref_row<__half>(op, in, b, h, i, s, row);
+                else
+                    bk_att_ref_row<__nv_bfloat16>(op, in, b, h, i, s, row);
+                for (long long c = 0; c < op->adv; c++)
+                    pl_store(want, dt, b * op->ao[0] + h * op->ao[1] + i * op->ao[2] + c * op->ao[3], row[c]);
+            }
+    free(s);
+    free(row);
+    return BH_OK;
+}
+
 /* One run on the device, the same inputs through plain C on the host, every element compared:
  * exact for copies and integer results, within a few float roundings for maths. */
 static enum bh_status bk_verify(void *state, struct bh_result *r)
@@ -658,13 +1085,20 @@ static enum bh_status bk_verify(void *state, struct bh_result *r)
         for (int i = 0; i < pl->nin && ps.flat; i++)
             ps.flat = pl_count(&pl->in[i]) == n;
         pl_kernel(&ps);
+    } else if (op->kind == BK_ATTENTION) {
+        if (bk_att_reference(op, k->hin, want) != BH_OK) {
+            free(got);
+            free(want);
+            bh_note(r, "out of host memory");
+            return BH_OOM;
+        }
     } else {
         for (long long i = 0; i < n; i++)
             pl_store(want, pl->out.dtype, i, bk_reference(op, k->hin, i));
     }
     double worst = 0;
     int maths = (op->kind == BK_PLAIN && (pl->kind == PL_UNARY || pl->kind == PL_BINARY)) || op->kind == BK_LAYERNORM ||
-                op->kind == BK_RESIZE;
+                op->kind == BK_RESIZE || op->kind == BK_ATTENTION;
     for (long long i = 0; i < n; i++) {
         double g = pl_load(got, pl->out.dtype, i), w = pl_load(want, pl->out.dtype, i);
         double d = fabs(g - w) / (maths ? 1.0 + fabs(w) : 1.0);
@@ -679,6 +1113,10 @@ static enum bh_status bk_verify(void *state, struct bh_result *r)
      * floats the two roundings of the same value may differ by a step (2^-10 and 2^-7) */
     double tol = !maths ? 0 : pl->out.dtype == PL_FLOAT ? 1e-5 : pl->out.dtype == PL_FLOAT16 ? 1e-3
                             : pl->out.dtype == PL_BFLOAT16 ? 8e-3 : 0;
+    /* attention: sums over the keys in another order; on Tensor Cores the probabilities are
+     * rounded to the type before P V (a step of 2^-11 or 2^-8 each) */
+    if (op->kind == BK_ATTENTION)
+        tol = pl->out.dtype == PL_FLOAT ? 1e-4 : pl->out.dtype == PL_FLOAT16 ? 2e-3 : 1.5e-2;
     if (worst > tol) {
         bh_note(r, "output differs from plain C on the host: max error %.3g (tolerance %.3g)", worst, tol);
         return BH_WRONG;

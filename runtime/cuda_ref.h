@@ -200,6 +200,24 @@ static inline double br_gemm_at(const struct bc_lib_op *op, const struct br_io *
     return acc;
 }
 
+/* cuBLASLt: the GEMM, then its epilogue: the bias along n, then Relu or GELU (cuBLASLt's is
+ * the tanh approximation, as PyTorch's approximate="tanh") */
+static inline double br_lt_at(const struct bc_lib_op *op, const struct br_io *io, long long i, double *mag)
+{
+    double v = br_gemm_at(op, io, i, mag);
+    int e = op->epilogue;
+    if (e == CUBLASLT_EPILOGUE_BIAS || e == CUBLASLT_EPILOGUE_RELU_BIAS || e == CUBLASLT_EPILOGUE_GELU_BIAS) {
+        double b = io->b[i % op->n];
+        v += b;
+        *mag += fabs(b);
+    }
+    if (e == CUBLASLT_EPILOGUE_RELU || e == CUBLASLT_EPILOGUE_RELU_BIAS)
+        v = v > 0 ? v : 0;
+    if (e == CUBLASLT_EPILOGUE_GELU || e == CUBLASLT_EPILOGUE_GELU_BIAS)
+        v = 0.5 * v * (1.0 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+    return v;
+}
+
 /* ---- pooling, activations, softmax, batch norm, LRN, op tensor, reductions ---- */
 
 static inline double br_pool_at(const struct bc_lib_op *op, const struct br_io *io, long long i, double *mag)
@@ -519,6 +537,8 @@ static inline long long br_terms(const struct bc_lib_op *op)
     case BC_GEMM:
     case BC_GEMV:
         return op->k + 1;
+    case BC_LT:
+        return op->k + 3; /* the bias, and the activation's own rounding */
     case BC_POOL: {
         long long w = 1;
         for (int s = 0; s < op->nsp; s++)
@@ -547,7 +567,7 @@ static inline struct br_check br_compare(const struct bc_lib_op *op, const struc
     struct br_check c;
     memset(&c, 0, sizeof(c));
     long long ny = op->family == BC_RNN ? (long long)op->seq * op->batch * op->hidden * (op->bidir ? 2 : 1)
-                                        : op->family == BC_GEMM || op->family == BC_GEMV
+                                        : op->family == BC_GEMM || op->family == BC_GEMV || op->family == BC_LT
                                               ? op->m * op->n * (op->batch_count > 1 ? op->batch_count : 1)
                                               : br_count(&op->y);
     c.total = ny;
@@ -558,7 +578,7 @@ static inline struct br_check br_compare(const struct bc_lib_op *op, const struc
     if (tile)
         acc_term += 8 * br_out_unit(op->dt) + 64 * br_acc;
     int per_elem = op->family == BC_CONV || op->family == BC_CONV_FUSED || op->family == BC_DECONV ||
-                   op->family == BC_GEMM || op->family == BC_GEMV || op->family == BC_POOL;
+                   op->family == BC_GEMM || op->family == BC_GEMV || op->family == BC_LT || op->family == BC_POOL;
     if (per_elem) {
         long long budget = BR_MAX_CHECK_WORK / (K > 0 ? K : 1);
         long long step = ny <= budget || budget < 1024 ? 1 : (ny - 1024) / (budget - 1024) + 1;
@@ -581,6 +601,8 @@ static inline struct br_check br_compare(const struct bc_lib_op *op, const struc
                 v = br_deconv_at(op, io, i, &m);
             else if (op->family == BC_GEMM || op->family == BC_GEMV)
                 v = br_gemm_at(op, io, i, &m);
+            else if (op->family == BC_LT)
+                v = br_lt_at(op, io, i, &m);
             else if (op->family == BC_POOL)
                 v = br_pool_at(op, io, i, &m);
             else

@@ -10,6 +10,7 @@
 #ifndef BENANZA_CUDNN_OPS_H
 #define BENANZA_CUDNN_OPS_H
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cudnn.h>
 
@@ -29,6 +30,9 @@ enum bc_lib_family {
     BC_GEMM,        /* cublasGemmEx / cublasGemmStridedBatchedEx, algo = cublasGemmAlgo_t */
     BC_GEMV,        /* cublasSgemv (f32, one side a vector) */
     BC_COPY,        /* cudaMemcpyAsync device to device, x -> y (gen --calibrate: the bandwidth) */
+    BC_LT,          /* cublasLtMatmul: the GEMM's fields, algo = the rank of the algorithm in
+                       cublasLtMatmulAlgoGetHeuristic's answer, epilogue = cublasLtEpilogue_t
+                       (a bias along n, then Relu or GELU, as frameworks fuse them) */
     BC_LIB_FAMILY_COUNT
 };
 
@@ -52,6 +56,7 @@ struct bc_lib_op {
     long long m, n, k, batch_count, stride_a, stride_b, stride_c;
     int ta, tb;         /* A stored [k,m] / B stored [n,k] */
     int beta_one;       /* C += : a Gemm's bias already in C */
+    int epilogue;       /* BC_LT: cublasLtEpilogue_t (CUBLASLT_EPILOGUE_DEFAULT: none) */
 };
 
 static const char *bc_cudnn_status_text(cudnnStatus_t st)
@@ -101,6 +106,12 @@ struct bc_lib_state {
     void *x, *w, *y, *x2, *b, *z, *mean, *var, *scale, *shift, *hx, *cx, *hy, *cy, *seqlens, *dropout_states;
     size_t weight_bytes, reserve_bytes;
     void *reserve;
+    cublasLtHandle_t lt;                 /* BC_LT */
+    cublasLtMatmulDesc_t ltd;
+    cublasLtMatrixLayout_t la, lb, lc;
+    cublasLtMatmulAlgo_t lt_algo;
+    void *lt_ws;
+    size_t lt_ws_bytes;
     int launches_conv; /* 1: the family launches through cuDNN */
 };
 

@@ -5,7 +5,7 @@
  * few tolerances: a reference that agrees with anything proves nothing.
  *
  * Built and run by the cuda test group (no GPU: cuDNN's headers for the enum names only):
- *     cc -std=c11 -I$CUDA_HOME/include test/cuda_ref_check.c -ldnnl -lcudnn -lcublas -lcudart -lm */
+ *     cc -std=c11 -I$CUDA_HOME/include test/cuda_ref_check.c -ldnnl -lcudnn -lcublasLt -lcublas -lcudart -lm */
 #define _GNU_SOURCE
 #include "../runtime/harness.h"
 #include "../runtime/cuda_bench.h"
@@ -465,9 +465,10 @@ static void cases_simple(void)
     }
 }
 
-/* GEMM: row-major [B,] M x K times K x N, A or B transposed, B shared, C accumulated */
+/* GEMM: row-major [B,] M x K times K x N, A or B transposed, B shared, C accumulated; with a
+ * cuBLASLt epilogue EPI (0: a cuBLAS GEMM), oneDNN's bias and eltwise post-op POST */
 static void case_gemm(const char *name, long long batch, long long m, long long k, long long n, int ta, int tb,
-                      int shared_a, int beta_one)
+                      int shared_a, int beta_one, int epi, int post)
 {
     struct bd_op op;
     memset(&op, 0, sizeof(op));
@@ -479,15 +480,25 @@ static void case_gemm(const char *name, long long batch, long long m, long long 
     op.src_transposed = ta;
     op.wei_transposed = tb;
     op.post_sum = beta_one;
-    struct bd_arg args[3] = {{DNNL_ARG_SRC, 0, 0}, {DNNL_ARG_WEIGHTS, 0, 0}, {DNNL_ARG_DST, 1, 0}};
+    op.post_alg = post;
+    int bias = epi == CUBLASLT_EPILOGUE_BIAS || epi == CUBLASLT_EPILOGUE_RELU_BIAS || epi == CUBLASLT_EPILOGUE_GELU_BIAS;
+    if (bias) {
+        op.has_bias = 1;
+        op.bias = batch > 1 ? bt(3, 1, 1, n, 0, 0) : bt(2, 1, n, 0, 0, 0);
+    }
+    struct bd_arg args[4] = {{DNNL_ARG_SRC, 0, 0}, {DNNL_ARG_WEIGHTS, 0, 0}, {DNNL_ARG_BIAS, 0, 0}, {DNNL_ARG_DST, 1, 0}};
+    if (!bias)
+        args[2] = args[3];
+    int dst = bias ? 3 : 2;
     struct dn_run x;
-    if (dn_exec(&x, &op, args, 3)) {
+    if (dn_exec(&x, &op, args, bias ? 4 : 3)) {
         failures++;
         return;
     }
     struct bc_lib_op cop;
     memset(&cop, 0, sizeof(cop));
-    cop.family = n == 1 && batch == 1 && !ta && !tb ? BC_GEMV : BC_GEMM;
+    cop.family = epi || post ? BC_LT : n == 1 && batch == 1 && !ta && !tb ? BC_GEMV : BC_GEMM;
+    cop.epilogue = epi;
     cop.dt = BC_F32;
     cop.m = m, cop.n = n, cop.k = k, cop.ta = ta, cop.tb = tb, cop.beta_one = beta_one;
     cop.batch_count = batch;
@@ -511,13 +522,15 @@ static void case_gemm(const char *name, long long batch, long long m, long long 
             for (long long j = 0; j < n; j++)
                 io.w[b * k * n + (tb ? j * k + i : i * n + j)] = x.data[1][b * k * n + i * n + j];
     if (beta_one) {
-        float *y0 = dn_initial(&x, 2);
-        io.y0 = dbl(y0, x.count[2]);
+        float *y0 = dn_initial(&x, dst);
+        io.y0 = dbl(y0, x.count[dst]);
         free(y0);
     }
-    double *got = dbl(x.data[2], x.count[2]);
+    if (bias)
+        io.b = dbl(x.data[2], x.count[2]);
+    double *got = dbl(x.data[dst], x.count[dst]);
     check(name, &cop, &io, got, NULL);
-    free(io.x), free(io.w), free(io.y0), free(got);
+    free(io.x), free(io.w), free(io.y0), free(io.b), free(got);
     dn_free(&x);
 }
 
@@ -612,12 +625,18 @@ int main(void)
     case_pool("global average pool", dnnl_pooling_avg_exclude_padding, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, 9,
               1, 0);
     cases_simple();
-    case_gemm("gemm", 1, 5, 7, 3, 0, 0, 0, 0);
-    case_gemm("gemm transposed A", 1, 5, 7, 3, 1, 0, 0, 0);
-    case_gemm("gemm transposed B, C accumulated", 1, 6, 4, 5, 0, 1, 0, 1);
-    case_gemm("gemm batched", 3, 4, 6, 5, 0, 0, 0, 0);
-    case_gemm("gemm batched, A shared", 2, 4, 6, 5, 0, 0, 1, 0);
-    case_gemm("gemv", 1, 6, 9, 1, 0, 0, 0, 0);
+    case_gemm("gemm", 1, 5, 7, 3, 0, 0, 0, 0, 0, 0);
+    case_gemm("gemm transposed A", 1, 5, 7, 3, 1, 0, 0, 0, 0, 0);
+    case_gemm("gemm transposed B, C accumulated", 1, 6, 4, 5, 0, 1, 0, 1, 0, 0);
+    case_gemm("gemm batched", 3, 4, 6, 5, 0, 0, 0, 0, 0, 0);
+    case_gemm("gemm batched, A shared", 2, 4, 6, 5, 0, 0, 1, 0, 0, 0);
+    case_gemm("gemv", 1, 6, 9, 1, 0, 0, 0, 0, 0, 0);
+    case_gemm("cublasLt + bias", 1, 5, 7, 6, 0, 0, 0, 0, CUBLASLT_EPILOGUE_BIAS, 0);
+    case_gemm("cublasLt + bias + relu, B transposed", 1, 5, 7, 6, 0, 1, 0, 0, CUBLASLT_EPILOGUE_RELU_BIAS,
+              dnnl_eltwise_relu);
+    case_gemm("cublasLt + bias + gelu (tanh)", 1, 6, 8, 5, 0, 0, 0, 0, CUBLASLT_EPILOGUE_GELU_BIAS,
+              dnnl_eltwise_gelu_tanh);
+    case_gemm("cublasLt + relu, batched", 2, 4, 6, 5, 0, 0, 0, 0, CUBLASLT_EPILOGUE_RELU, dnnl_eltwise_relu);
     case_rnn("lstm", CUDNN_LSTM, 0);
     case_rnn("lstm bidirectional", CUDNN_LSTM, 1);
     case_rnn("gru (linear before reset)", CUDNN_GRU, 0);

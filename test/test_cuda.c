@@ -138,7 +138,7 @@ static void cuda_host_references(void **state)
     if (!have_cuda())
         return;
     assert_int_equal(test_sh("cc -std=c11 -O1 -Wall -Wextra -Werror -I'%s/include' test/cuda_ref_check.c -o '%s/refcheck' "
-                             "-L'%s/lib64' -Wl,-rpath,'%s/lib64' -ldnnl -lcudnn -lcublas -lcudart -ldl -lm && '%s/refcheck' > "
+                             "-L'%s/lib64' -Wl,-rpath,'%s/lib64' -ldnnl -lcudnn -lcublasLt -lcublas -lcudart -ldl -lm && '%s/refcheck' > "
                              "'%s/refcheck.log'; rc=$?; grep -v '^ok' '%s/refcheck.log'; exit $rc",
                              cuda_home(), dir, cuda_home(), cuda_home(), dir, dir, dir),
                      0);
@@ -199,7 +199,7 @@ static void cuda_shared_compile(void **state)
     char out[300];
     snprintf(out, sizeof(out), "%s/shared", dir);
     assert_int_equal(test_sh("%s --backend cuda -b 1 %s/*.onnx %s/*/*.onnx --zoo resnet50 --zoo vgg16 --zoo mobilenet_v2 "
-                        "--zoo inception_v3 --zoo bert_base --zoo gpt2 $(grep '^-' bench/shared_models.args) "
+                        "--zoo inception_v3 --zoo bert_base --zoo gpt2 --zoo vit_base $(grep '^-' bench/shared_models.args) "
                         "-o '%s' 2>'%s.gen.log'",
                         gen, models, models, out, out),
                      0);

@@ -510,6 +510,7 @@ static int matmul_cudnn(const struct layer_desc *d, struct cu_plan *p)
     p->nalgos = (int)BZ_ARRAY_LEN(gemm_algos);
     p->types = CU_ALL_TYPES;
     p->gemv = (p->m == 1 || p->n == 1) && !p->ta && !p->tb && p->batch_count == 1;
+    p->lt = true;
     p->flops = 2.0 * (double)p->m * (double)p->n * (double)p->k * (double)p->batch_count;
     p->elems = (double)(plan_cu_count(&a) + plan_cu_count(&b) + plan_cu_count(&p->y));
     return 0;
