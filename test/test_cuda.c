@@ -144,6 +144,24 @@ static void cuda_host_references(void **state)
                      0);
 }
 
+/* The fused attention kernels' host reference (what --verify holds them to) against numpy:
+ * strided operands, one head, added and Where masks, f16 and bf16 (test/attention_ref_check.cu,
+ * test/oracle/attention_ref_check.py); built by nvcc, host code only */
+static void cuda_attention_reference(void **state)
+{
+    (void)state;
+    if (!have_cuda())
+        return;
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    if (test_sh("%s -c 'import numpy' 2>/dev/null", py) != 0)
+        TEST_SKIP("skipped: %s has no numpy (scripts/setup installs it)\n", py);
+    assert_int_equal(test_sh("'%s/bin/nvcc' -std=c++17 -Werror all-warnings test/attention_ref_check.cu -o '%s/attref' -ldl "
+                             "&& '%s/attref' > '%s/attref.jsonl' && %s test/oracle/attention_ref_check.py < '%s/attref.jsonl' "
+                             "> '%s/attref.log'; rc=$?; grep -v '^ok' '%s/attref.log'; exit $rc",
+                             cuda_home(), dir, dir, dir, py, dir, dir, dir),
+                     0);
+}
+
 /* gen --repro LAYER: just that layer's benchmarks, in a folder of their own; each builds with
  * the command in its header comment alone (CUDA_HOME set for the CUDA ones) */
 static void cuda_repro(void **state)
@@ -221,6 +239,7 @@ void test_cuda_group(struct test_totals *tot)
     struct CMUnitTest tests[] = {
         cmocka_unit_test(cuda_half_conversions),
         cmocka_unit_test(cuda_host_references),
+        cmocka_unit_test(cuda_attention_reference),
         cmocka_unit_test(cuda_hostile_names),
         cmocka_unit_test(cuda_repro),
         cmocka_unit_test(cuda_shared_compile),

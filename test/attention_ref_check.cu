@@ -1,0 +1,114 @@
+/* The host reference of the fused attention kernels (bk_att_reference, runtime/cuda_kernels.cuh),
+ * which --verify holds the GPU's output to, on small cases: strided (BSHD) operands, one head
+ * of rank 3, an added mask broadcast over heads and queries, a Where mask with -inf, f16 and
+ * bf16 inputs. Prints each case's description, inputs and output as JSON lines; numpy recomputes
+ * them in test/oracle/attention_ref_check.py. Built by nvcc (host code only; no GPU).
+ *     nvcc -std=c++17 test/attention_ref_check.cu -o attention_ref_check -ldl */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#define PL_KERNEL_ONLY
+#define PL_FAMILIES 0u /* the element-wise core only: no family header is included */
+#include "../runtime/harness.h"
+#include "../runtime/plain_ops.h"
+#include "../runtime/cuda_bench.h"
+#include "../runtime/cuda_kernels.cuh"
+
+static void print_buf(const char *name, const void *p, int dt, long long n)
+{
+    printf(", \"%s\": [", name);
+    for (long long i = 0; i < n; i++)
+        printf("%s%.17g", i ? ", " : "", pl_load(p, dt, i));
+    printf("]");
+}
+
+/* contiguous strides of DIMS (4), permuted: stride of logical dim k is that of storage dim perm[k] */
+static void strides(const long long *store, const int *perm, long long *out)
+{
+    long long cs[4], acc = 1;
+    for (int k = 3; k >= 0; k--) {
+        cs[k] = acc;
+        acc *= store[k];
+    }
+    for (int k = 0; k < 4; k++)
+        out[k] = cs[perm[k]];
+}
+
+static void run_case(const char *name, int dt, long long b, long long h, long long sq, long long skv, long long d,
+                     long long dv, int bshd, int mask, const long long *mdims, float fill, int fill_when)
+{
+    struct bk_op op;
+    memset(&op, 0, sizeof(op));
+    op.kind = BK_ATTENTION;
+    op.pl.out = (struct pl_tensor){dt, 4, {b, h, sq, dv}};
+    op.ab = b, op.ah = h, op.asq = sq, op.askv = skv, op.ad = d, op.adv = dv;
+    /* BSHD: stored [b, s, h, d], read as (b, h, s, d); else stored as read */
+    static const int id[4] = {0, 1, 2, 3}, sw[4] = {0, 2, 1, 3};
+    const int *perm = bshd ? sw : id;
+    long long qs[4] = {b, bshd ? sq : h, bshd ? h : sq, d}, ks[4] = {b, bshd ? skv : h, bshd ? h : skv, d},
+              vs[4] = {b, bshd ? skv : h, bshd ? h : skv, dv}, os[4] = {b, bshd ? sq : h, bshd ? h : sq, dv};
+    strides(qs, perm, op.aq);
+    strides(ks, perm, op.ak);
+    strides(vs, perm, op.av);
+    strides(os, perm, op.ao);
+    op.aq_elems = b * h * sq * d, op.ak_elems = b * h * skv * d, op.av_elems = b * h * skv * dv;
+    op.amask = mask, op.ascale = 0.3535533906f, op.afill = fill, op.afill_when = fill_when;
+    if (mask) { /* mdims over (b, h, sq, skv): 1 broadcasts */
+        long long acc = 1;
+        for (int k = 3; k >= 0; k--) {
+            op.am[k] = mdims[k] == 1 ? 0 : acc;
+            acc *= mdims[k];
+        }
+        op.am_elems = acc;
+    }
+    long long n[4] = {op.aq_elems, op.ak_elems, op.av_elems, op.am_elems};
+    void *in[4] = {NULL, NULL, NULL, NULL};
+    unsigned seed = 99u;
+    for (int i = 0; i < (mask ? 4 : 3); i++) {
+        int t = i == 3 && mask == 2 ? PL_BOOL : dt;
+        in[i] = calloc((size_t)n[i], pl_esize(t));
+        for (long long e = 0; e < n[i]; e++) {
+            double v = bc_rand(&seed);
+            pl_store(in[i], t, e, t == PL_BOOL ? v < 0.3 : 2 * v - 1);
+        }
+    }
+    long long no = b * h * sq * dv;
+    void *out = calloc((size_t)no, pl_esize(dt));
+    if (bk_att_reference(&op, in, out) != BH_OK) {
+        fprintf(stderr, "%s: out of memory\n", name);
+        exit(1);
+    }
+    printf("{\"name\": \"%s\", \"shape\": [%lld, %lld, %lld, %lld, %lld, %lld]", name, b, h, sq, skv, d, dv);
+    printf(", \"q_st\": [%lld, %lld, %lld, %lld], \"k_st\": [%lld, %lld, %lld, %lld]", op.aq[0], op.aq[1], op.aq[2],
+           op.aq[3], op.ak[0], op.ak[1], op.ak[2], op.ak[3]);
+    printf(", \"v_st\": [%lld, %lld, %lld, %lld], \"o_st\": [%lld, %lld, %lld, %lld]", op.av[0], op.av[1], op.av[2],
+           op.av[3], op.ao[0], op.ao[1], op.ao[2], op.ao[3]);
+    printf(", \"m_st\": [%lld, %lld, %lld, %lld], \"mask\": %d, \"scale\": %.9g, \"fill\": \"%g\", \"fill_when\": %d", op.am[0],
+           op.am[1], op.am[2], op.am[3], mask, (double)op.ascale, (double)fill, fill_when);
+    printf(", \"dtype\": %d", dt);
+    print_buf("q", in[0], dt, n[0]);
+    print_buf("k", in[1], dt, n[1]);
+    print_buf("v", in[2], dt, n[2]);
+    if (mask)
+        print_buf("m", in[3], mask == 2 ? PL_BOOL : dt, n[3]);
+    print_buf("out", out, dt, no);
+    printf("}\n");
+    for (int i = 0; i < 4; i++)
+        free(in[i]);
+    free(out);
+}
+
+int main(void)
+{
+    long long full[4] = {2, 3, 5, 7}, keys[4] = {2, 1, 1, 7}, causal[4] = {1, 1, 5, 7};
+    run_case("contiguous", PL_FLOAT, 2, 3, 5, 7, 4, 3, 0, 0, NULL, 0, 0);
+    run_case("heads split (BSHD strides)", PL_FLOAT, 2, 3, 5, 7, 4, 6, 1, 0, NULL, 0, 0);
+    run_case("one head", PL_FLOAT, 3, 1, 4, 9, 8, 8, 0, 0, NULL, 0, 0);
+    run_case("added mask over keys", PL_FLOAT, 2, 3, 5, 7, 4, 3, 1, 1, keys, 0, 0);
+    run_case("added mask per query", PL_FLOAT, 2, 3, 5, 7, 4, 3, 0, 1, causal, 0, 0);
+    run_case("where mask, -inf", PL_FLOAT, 2, 3, 5, 7, 4, 3, 1, 2, full, -INFINITY, 1);
+    run_case("where mask, kept where true", PL_FLOAT, 2, 3, 5, 7, 4, 3, 0, 2, keys, -3.0f, 0);
+    run_case("f16", PL_FLOAT16, 1, 2, 6, 5, 16, 16, 1, 1, keys, 0, 0);
+    run_case("bf16", PL_BFLOAT16, 1, 2, 6, 5, 16, 16, 1, 0, NULL, 0, 0);
+    return 0;
+}
