@@ -77,6 +77,8 @@ static char *op_initializer(const struct cu_plan *p, const struct cu_type *t, co
         bz_buf_printf(&b, ", .act = %s, .residual = %d", p->act, p->residual);
     if (p->family == CU_LT)
         bz_buf_printf(&b, ", .epilogue = %s", p->epilogue ? p->epilogue : "CUBLASLT_EPILOGUE_DEFAULT");
+    if (p->nhwc)
+        bz_buf_puts(&b, ", .nhwc = 1");
     if (p->coef != 0 || p->alpha != 0 || p->beta != 0 || p->eps != 0)
         bz_buf_printf(&b, ",\n    .coef = %.9g, .alpha = %.9g, .beta = %.9g, .eps = %.9g", p->coef, p->alpha, p->beta,
                       p->eps);
@@ -120,7 +122,8 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
         bz_buf_printf(&what, "cublasLtMatmul%s%s, the algorithm cublasLtMatmulAlgoGetHeuristic ranks %s",
                       p->epilogue ? " with " : "", p->epilogue ? p->epilogue : "", algo_value);
     else
-        bz_buf_printf(&what, "%s, algorithm %s", p->what, algo_value);
+        bz_buf_printf(&what, "%s, algorithm %s%s", p->what, algo_value,
+                      p->nhwc ? ", channels-last (NHWC) input, filter and output" : "");
     bz_buf_printf(&dtc, "%s, %s", t->dtype,
                   t->tensor_op ? (ti == CU_TF32 ? "TF32 Tensor Core math" : "Tensor Core math allowed")
                                : "no Tensor Cores");
@@ -178,6 +181,18 @@ static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
         }
         if (p->gemv && ti == CU_F32)
             render_lib(e, li, p, ti, CU_GEMV, "gemv", "0", NULL);
+        /* channels-last: the implicit GEMM algorithms, on Tensor Cores */
+        if (p->nhwc_too && ti != CU_F32 && ti != CU_F16) {
+            struct cu_plan cl = *p;
+            cl.nhwc = true;
+            for (int a = 0; a < p->nalgos; a++) {
+                if (strncmp(p->algos[a].name, "implicit_", 9) != 0)
+                    continue;
+                char name[48];
+                snprintf(name, sizeof(name), "nhwc_%s", p->algos[a].name);
+                render_lib(e, li, &cl, ti, p->family, name, p->algos[a].value, p->mode);
+            }
+        }
         if ((p->lt || p->family == CU_LT) && (CU_LT_TYPES & (1u << ti)))
             for (int k = 0; k < e->top_k; k++) {
                 char name[16], value[16];

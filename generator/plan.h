@@ -123,6 +123,9 @@ struct cu_plan {
     bool advice;                /* also the two advice benchmarks (convolutions) */
     bool gemv;                  /* also cublasSgemv (f32, one side a vector) */
     bool lt;                    /* also cublasLtMatmul, the heuristic's first --top-k answers */
+    bool nhwc_too;              /* a convolution: also channels-last, its Tensor Core types, the
+                                   implicit GEMM algorithms (what frameworks run on Tensor Cores) */
+    bool nhwc;                  /* this benchmark's tensors channels-last */
     const char *epilogue;       /* its cublasLtEpilogue_t (NULL: none) */
     double flops, elems;        /* elements moved (bytes = elems x type size) */
     char notes[4][160];         /* for the header comment */

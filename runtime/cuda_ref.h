@@ -200,6 +200,26 @@ static inline double br_gemm_at(const struct bc_lib_op *op, const struct br_io *
     return acc;
 }
 
+/* A channels-last buffer (N, spatial..., C in memory) of the logical tensor T, reordered in
+ * place to N, C, spatial: the host references index NCHW */
+static inline int br_nhwc_to_nchw(double *v, const struct bc_tensor *t)
+{
+    long long n = t->d[0], c = t->d[1], sp = 1;
+    for (int k = 2; k < t->nd; k++)
+        sp *= t->d[k];
+    long long all = n * c * sp;
+    double *tmp = (double *)malloc(sizeof(double) * (size_t)(all > 0 ? all : 1));
+    if (!tmp)
+        return -1;
+    for (long long b = 0; b < n; b++)
+        for (long long s = 0; s < sp; s++)
+            for (long long ch = 0; ch < c; ch++)
+                tmp[(b * c + ch) * sp + s] = v[(b * sp + s) * c + ch];
+    memcpy(v, tmp, sizeof(double) * (size_t)all);
+    free(tmp);
+    return 0;
+}
+
 /* cuBLASLt: the GEMM, then its epilogue: the bias along n, then Relu or GELU (cuBLASLt's is
  * the tanh approximation, as PyTorch's approximate="tanh") */
 static inline double br_lt_at(const struct bc_lib_op *op, const struct br_io *io, long long i, double *mag)

@@ -57,6 +57,8 @@ struct bc_lib_op {
     int ta, tb;         /* A stored [k,m] / B stored [n,k] */
     int beta_one;       /* C += : a Gemm's bias already in C */
     int epilogue;       /* BC_LT: cublasLtEpilogue_t (CUBLASLT_EPILOGUE_DEFAULT: none) */
+    int nhwc;           /* conv, fused conv: x, y (and z) channels-last, the filter [K, k..., C];
+                           the dims stay logical (N, C, spatial) */
 };
 
 static const char *bc_cudnn_status_text(cudnnStatus_t st)
@@ -141,6 +143,18 @@ static cudnnStatus_t bc_tensor_desc(cudnnTensorDescriptor_t *d, const struct bc_
     return cudnnSetTensorNdDescriptor(*d, bc_dnn_type(dt), nd, dims, strides);
 }
 
+/* The same, channels-last (NHWC, NDHWC): C's stride 1, then the spatial dims, then N */
+static cudnnStatus_t bc_tensor_desc_nhwc(cudnnTensorDescriptor_t *d, const struct bc_tensor *t, int dt)
+{
+    cudnnStatus_t st = cudnnCreateTensorDescriptor(d);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return st;
+    int dims[BC_MAX_ND];
+    for (int k = 0; k < t->nd; k++)
+        dims[k] = (int)t->d[k];
+    return cudnnSetTensorNdDescriptorEx(*d, CUDNN_TENSOR_NHWC, bc_dnn_type(dt), t->nd, dims);
+}
+
 static const float bc_one = 1.0f, bc_zero = 0.0f;
 
 /* Descriptors first, then the library's word on the algorithm (its workspace size, or
@@ -149,13 +163,18 @@ static enum bh_status bc_conv_setup(struct bc_state *s, struct bc_lib_state *f, 
                                     struct bh_result *r)
 {
     int dt = op->dt;
-    BC_DNN(r, bc_tensor_desc(&f->xd, &op->x, dt));
-    BC_DNN(r, bc_tensor_desc(&f->yd, &op->y, dt));
+    if (op->nhwc && (op->x.nd < 4 || op->family == BC_DECONV)) {
+        bh_note(r, "channels-last wants 4 or 5 dims and a forward convolution (a gen bug)");
+        return BH_ERROR;
+    }
+    BC_DNN(r, op->nhwc ? bc_tensor_desc_nhwc(&f->xd, &op->x, dt) : bc_tensor_desc(&f->xd, &op->x, dt));
+    BC_DNN(r, op->nhwc ? bc_tensor_desc_nhwc(&f->yd, &op->y, dt) : bc_tensor_desc(&f->yd, &op->y, dt));
     BC_DNN(r, cudnnCreateFilterDescriptor(&f->wd));
     int wd[BC_MAX_ND];
     for (int k = 0; k < op->w.nd; k++)
         wd[k] = (int)op->w.d[k];
-    BC_DNN(r, cudnnSetFilterNdDescriptor(f->wd, bc_dnn_type(dt), CUDNN_TENSOR_NCHW, op->w.nd, wd));
+    BC_DNN(r, cudnnSetFilterNdDescriptor(f->wd, bc_dnn_type(dt), op->nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
+                                         op->w.nd, wd));
     BC_DNN(r, cudnnCreateConvolutionDescriptor(&f->cd));
     /* half and bfloat16 data accumulate in float, as frameworks ask */
     BC_DNN(r, cudnnSetConvolutionNdDescriptor(f->cd, op->nsp, op->pad, op->stride, op->dil, CUDNN_CROSS_CORRELATION,

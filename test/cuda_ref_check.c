@@ -606,8 +606,33 @@ static void case_rnn(const char *name, int mode, int bidir)
     dn_free(&x);
 }
 
+/* A channels-last buffer back to NCHW (what --verify does to an NHWC convolution's tensors
+ * before the reference reads them): against this file's own NCHW -> NHWC loop, exactly */
+static void case_nhwc_order(void)
+{
+    struct bc_tensor t = {5, {2, 3, 4, 5, 6}};
+    long long n = 2 * 3 * 4 * 5 * 6, sp = 4 * 5 * 6;
+    double *nchw = (double *)malloc(sizeof(double) * (size_t)n), *v = (double *)malloc(sizeof(double) * (size_t)n);
+    for (long long i = 0; i < n; i++)
+        nchw[i] = (double)i;
+    for (long long b = 0; b < 2; b++)
+        for (long long c = 0; c < 3; c++)
+            for (long long s = 0; s < sp; s++)
+                v[(b * sp + s) * 3 + c] = nchw[(b * 3 + c) * sp + s];
+    cases++;
+    if (br_nhwc_to_nchw(v, &t) || memcmp(v, nchw, sizeof(double) * (size_t)n)) {
+        printf("FAIL nhwc to nchw: not the NCHW order back\n");
+        failures++;
+    } else {
+        printf("ok   nhwc to nchw\n");
+    }
+    free(nchw);
+    free(v);
+}
+
 int main(void)
 {
+    case_nhwc_order();
     long long in2[2] = {9, 9}, in2b[2] = {7, 8}, in3[3] = {4, 5, 6};
     case_conv("conv 3x3 stride 2 pad 1", 2, in2, 2, 3, 4, 3, 2, 1, 1, 1, 0, 0);
     case_conv("conv grouped dilated", 2, in2b, 1, 4, 6, 3, 1, 2, 2, 2, 0, 0);
