@@ -751,6 +751,43 @@ static void gpu_row(struct bz_buf *b, const char *dev, const char *layer, const 
                   layer, layer, us, us, us, us, us, flops, bytes, dev, lib, us, note);
 }
 
+/* Layout plans on the toy model (cuda devices D3, D4): LC and LD also have channels-last
+ * results (nhwc_*). D3: LC 50 or nhwc 20, LD 30 or nhwc 40. The NCHW plan: 40 + 5 + 50 + 30 +
+ * 7.5 + 2.5 + 20 = 155 sequential, 152 fused ({A, B}: 42 < 45); the NHWC plan: 40 + 5 + 20 + 40
+ * + 7.5 + 2.5 + 20 = 135, 132 fused: the bound is NHWC's (mixing the two per layer, 125, would
+ * count no layout change). D4: LC nhwc 60: NHWC fused 172, NCHW's 152 wins. */
+static void test_layout_plans(void **state)
+{
+    (void)state;
+    struct bz_buf b;
+    bz_buf_init(&b);
+    bz_buf_puts(&b, header);
+    for (int d = 0; d < 2; d++) {
+        const char *dev = d ? "D4" : "D3";
+        static const char *const rows[][3] = {{"LA", "a", "40"},        {"LB", "b", "5"},  {"LAB", "f", "42"},
+                                              {"LC", "c", "50"},        {"LD", "d", "30"}, {"LD", "nhwc_d", "40"},
+                                              {"LE", "e", "7.5"},       {"LF", "f", "2.5"}, {"LH", "h", "20"}};
+        for (size_t i = 0; i < BZ_ARRAY_LEN(rows); i++)
+            row(&b, dev, rows[i][0], rows[i][1], "f32", "ok", atof(rows[i][2]), "");
+        row(&b, dev, "LC", "nhwc_c", "f32", "ok", d ? 60 : 20, "");
+    }
+    char out[512], err[512];
+    ingest_rows("layout", &b, out, err);
+    json_t *j = report("--model toy");
+    json_t *r = find_row(table(j, "bound"), "device", "D3", "type", "f32");
+    assert_string_equal(json_string_value(json_object_get(r, "layout")), "nhwc");
+    assert_float_equal(num(r, "sequential"), 135, 1e-9);
+    assert_float_equal(num(r, "fused"), 132, 1e-9);
+    assert_float_equal(num(r, "other layout fused"), 152, 1e-9);
+    r = find_row(table(j, "bound"), "device", "D4", "type", "f32");
+    assert_string_equal(json_string_value(json_object_get(r, "layout")), "nchw");
+    assert_float_equal(num(r, "sequential"), 155, 1e-9);
+    assert_float_equal(num(r, "fused"), 152, 1e-9);
+    assert_float_equal(num(r, "other layout fused"), 172, 1e-9);
+    json_decref(j);
+    db_file = "t.db";
+}
+
 /* The roofline and the prediction, worked out by hand on two GPUs of the spec table:
  * H100-SXM (67 TFLOP/s f32, 3350 GB/s, 1980 MHz) and H200 (67 TFLOP/s, 4800 GB/s, 1980 MHz).
  * On the H100, at f32:
@@ -922,6 +959,7 @@ void test_agg_group(struct test_totals *tot)
         cmocka_unit_test(test_summary_tables),
         cmocka_unit_test(test_gpu_rows),
         cmocka_unit_test(test_hostile_inputs),
+        cmocka_unit_test(test_layout_plans),
         cmocka_unit_test(test_roofline_and_prediction),
         cmocka_unit_test(test_cpu_thread_prediction),
     };

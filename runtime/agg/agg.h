@@ -273,6 +273,13 @@ struct agg_bound {
     double *node_us;  /* per node: its layer's fastest time; NaN when free or without result */
     char *node_busy;  /* per node: that time was taken on a busy machine (unreliable) */
     int busy;         /* nodes whose time was taken on a busy machine (fused groups' too) */
+    /* layout plans: every layer in the layout frameworks keep activations in on GPUs, NCHW
+     * (no channels-last algorithm) or NHWC (a layer's channels-last algorithms where it has
+     * them, its others where it has none); the bound is the plan with the faster fused
+     * sequential time. layout: "nchw" or "nhwc", or "" when no layer has a channels-last
+     * result (one plan); other_fused_seq: the other plan's fused sequential time (NaN if none) */
+    const char *layout;
+    double other_fused_seq;
 };
 int agg_bound_compute(const struct agg_data *x, const struct agg_run *r, const struct agg_target *t,
                       const char *prec, struct agg_bound *b);

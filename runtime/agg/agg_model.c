@@ -706,8 +706,66 @@ static double agg_critical_path(const struct agg_run *r, const double *w, int **
     return len;
 }
 
+/* a channels-last algorithm (gen's nhwc_* benchmarks) */
+static int agg_algo_cl(const char *algo)
+{
+    return !strncmp(algo, "nhwc_", 5);
+}
+
+/* The fastest of LAYER's algorithms under a layout plan (0 any, 1 NCHW, 2 NHWC), and its row;
+ * CL counts the layers that ran channels-last */
+static const struct agg_algo_time *agg_best_plan(const struct agg_data *x, long target, const char *layer,
+                                                 const char *prec, int plan, int *cl)
+{
+    const struct agg_cell *c = agg_best_cell(x, target, layer, prec, NULL);
+    if (!c || plan == 0)
+        return c ? &c->algos[c->best] : NULL;
+    int has_cl = 0;
+    for (int i = 0; i < c->nalgos; i++)
+        has_cl |= agg_algo_cl(c->algos[i].algo) && isfinite(c->algos[i].us);
+    const struct agg_algo_time *best = NULL;
+    for (int i = 0; i < c->nalgos; i++) {
+        const struct agg_algo_time *a = &c->algos[i];
+        int want = plan == 1 ? !agg_algo_cl(a->algo) : !has_cl || agg_algo_cl(a->algo);
+        if (want && isfinite(a->us) && (!best || a->us < best->us))
+            best = a;
+    }
+    if (best && plan == 2 && has_cl)
+        (*cl)++;
+    return best;
+}
+
+static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, const struct agg_target *t,
+                          const char *prec, int plan, struct agg_bound *b, int *cl);
+
 int agg_bound_compute(const struct agg_data *x, const struct agg_run *r, const struct agg_target *t,
                       const char *prec, struct agg_bound *b)
+{
+    int cl = 0;
+    int rc = agg_bound_plan(x, r, t, prec, 2, b, &cl);
+    b->layout = "";
+    b->other_fused_seq = NAN;
+    if (!cl)
+        return rc; /* no channels-last result: one plan */
+    struct agg_bound nchw;
+    int cl2 = 0;
+    int rc2 = agg_bound_plan(x, r, t, prec, 1, &nchw, &cl2);
+    if (rc2 == 0 && (rc != 0 || nchw.fused_seq < b->fused_seq)) {
+        double other = rc == 0 ? b->fused_seq : NAN;
+        agg_bound_free(b);
+        *b = nchw;
+        b->layout = "nchw";
+        b->other_fused_seq = other;
+        return 0;
+    }
+    b->layout = "nhwc";
+    b->other_fused_seq = rc2 == 0 ? nchw.fused_seq : NAN;
+    agg_bound_free(&nchw);
+    return rc;
+}
+
+static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, const struct agg_target *t,
+                          const char *prec, int plan, struct agg_bound *b, int *cl)
 {
     memset(b, 0, sizeof(*b));
     int n = r->nnodes;
@@ -722,15 +780,15 @@ int agg_bound_compute(const struct agg_data *x, const struct agg_run *r, const s
         if (strcmp(nd->cls, "compute") || !nd->layer)
             continue;
         b->computing++;
-        double us;
-        if (agg_best(x, t->id, nd->layer, prec, &us, NULL) == 0) {
+        const struct agg_algo_time *at = agg_best_plan(x, t->id, nd->layer, prec, plan, cl);
+        if (at) {
+            double us = at->us;
             b->covered++;
             known[i] = 1;
             w[i] = us;
             b->node_us[i] = us;
             b->seq += us;
-            const struct agg_algo_time *at = agg_best_at(x, t->id, nd->layer, prec);
-            if (at && at->busy == 1) {
+            if (at->busy == 1) {
                 b->node_busy[i] = 1;
                 b->busy++;
             }
@@ -749,7 +807,7 @@ int agg_bound_compute(const struct agg_data *x, const struct agg_run *r, const s
      * leaves it */
     for (int g = 0; g < r->ngroups; g++) {
         const struct agg_group *gr = &r->groups[g];
-        double members = 0, fused;
+        double members = 0;
         int all = 1, last = -1;
         for (int k = 0; k < gr->nmembers; k++) {
             int m = agg_node_pos(r, gr->members[k]);
@@ -761,10 +819,10 @@ int agg_bound_compute(const struct agg_data *x, const struct agg_run *r, const s
             last = m;
         }
         double cost = members;
-        if (agg_best(x, t->id, gr->layer, prec, &fused, NULL) == 0 && (!all || fused < members)) {
-            cost = fused;
-            const struct agg_algo_time *at = agg_best_at(x, t->id, gr->layer, prec);
-            b->busy += at && at->busy == 1;
+        const struct agg_algo_time *at = agg_best_plan(x, t->id, gr->layer, prec, plan, cl);
+        if (at && (!all || at->us < members)) {
+            cost = at->us;
+            b->busy += at->busy == 1;
         }
         b->unfused_groups += members;
         b->fused_groups += cost;

@@ -140,8 +140,12 @@ static struct agg_table *agg_rep_bound(struct agg_ctx *k)
         "Per model x batch x type x device. sequential: the sum over computing layers of the fastest ok "
         "algorithm (median); parallel: the critical path of the DAG with every layer at its fastest; fused: "
         "each fusion group at min(its fused benchmark, the sum of its members); covered: computing layers "
-        "with a result (see the missing report for the others).",
-        HEAD "computing|covered|sequential|parallel|fused|fused parallel|parallelism", HK "iiuuuur");
+        "with a result (see the missing report for the others); layout: where some layer has a channels-last "
+        "result, the plan whose fused sequential time is lower: nchw (no layer channels-last) or nhwc (every "
+        "layer that has channels-last results at its fastest of those, the others as they are); other layout "
+        "fused: the other plan's fused sequential time. The times are the chosen plan's.",
+        HEAD "computing|covered|sequential|parallel|fused|fused parallel|parallelism|layout|other layout fused",
+        HK "iiuuuurtu");
     int bc = agg_busy_col(t);
     for (int i = 0; i < k->nc; i++) {
         const struct agg_combo *c = &k->c[i];
@@ -154,6 +158,10 @@ static struct agg_table *agg_rep_bound(struct agg_ctx *k)
         agg_table_set_num(t, r, 8, c->b.fused_seq);
         agg_table_set_num(t, r, 9, c->b.fused_par);
         agg_table_set_num(t, r, 10, agg_ratio(c->b.seq, c->b.par));
+        if (c->b.layout && *c->b.layout) {
+            agg_table_set_text(t, r, 11, c->b.layout);
+            agg_table_set_num(t, r, 12, c->b.other_fused_seq);
+        }
     }
     return t;
 }
