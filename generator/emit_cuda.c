@@ -118,6 +118,9 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
                                                                   : "cudnnGetConvolutionForwardAlgorithm_v7's heuristic ranking of the forward algorithms");
     else if (family == CU_GEMV)
         bz_buf_puts(&what, "cublasSgemv");
+    else if (family == CU_ENGINE)
+        bz_buf_printf(&what, "cuDNN's backend (graph) API, the engine configuration its heuristic (%s) ranks %s, "
+                             "channels-last input, filter and output", mode, algo_value);
     else if (family == CU_LT)
         bz_buf_printf(&what, "cublasLtMatmul%s%s, the algorithm cublasLtMatmulAlgoGetHeuristic ranks %s",
                       p->epilogue ? " with " : "", p->epilogue ? p->epilogue : "", algo_value);
@@ -191,6 +194,17 @@ static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
                 char name[48];
                 snprintf(name, sizeof(name), "nhwc_%s", p->algos[a].name);
                 render_lib(e, li, &cl, ti, p->family, name, p->algos[a].value, p->mode);
+            }
+        }
+        /* the backend API's engine configurations: heuristic mode A's first --top-k, channels-last */
+        if (p->engines && ti != CU_F32 && ti != CU_F16) {
+            struct cu_plan en = *p;
+            en.nhwc = true;
+            for (int k = 0; k < e->top_k; k++) {
+                char name[32], value[16];
+                snprintf(name, sizeof(name), "nhwc_heurA_%d", k);
+                snprintf(value, sizeof(value), "%d", k);
+                render_lib(e, li, &en, ti, CU_ENGINE, name, value, "CUDNN_HEUR_MODE_A");
             }
         }
         if ((p->lt || p->family == CU_LT) && (CU_LT_TYPES & (1u << ti)))

@@ -79,7 +79,7 @@ int plan_eltwise_dnnl(const struct layer_desc *d, float *alpha, float *beta);
 
 enum cu_family {
     CU_CONV, CU_CONV_FUSED, CU_ADVICE, CU_DECONV, CU_POOL, CU_ACT, CU_SOFTMAX, CU_BNORM, CU_LRN, CU_OPTENSOR,
-    CU_REDUCE, CU_RNN, CU_GEMM, CU_GEMV, CU_COPY, CU_LT, CU_FAMILY_COUNT
+    CU_REDUCE, CU_RNN, CU_GEMM, CU_GEMV, CU_COPY, CU_LT, CU_ENGINE, CU_FAMILY_COUNT
 };
 /* its name in runtime/cudnn_ops.h (BC_CONV, ...) */
 const char *cu_family_name(enum cu_family f);
@@ -126,6 +126,8 @@ struct cu_plan {
     bool nhwc_too;              /* a convolution: also channels-last, its Tensor Core types, the
                                    implicit GEMM algorithms (what frameworks run on Tensor Cores) */
     bool nhwc;                  /* this benchmark's tensors channels-last */
+    bool engines;               /* a convolution: also the backend API's engine configurations
+                                   (heuristic mode A's first --top-k, channels-last, Tensor Cores) */
     const char *epilogue;       /* its cublasLtEpilogue_t (NULL: none) */
     double flops, elems;        /* elements moved (bytes = elems x type size) */
     char notes[4][160];         /* for the header comment */

@@ -364,7 +364,7 @@ static enum bh_status bc_lib_verify(void *state, struct bh_result *r)
     if (!(io.x = bc_fetch(s, f->x, r)))
         goto out;
     if ((gemm || op->family == BC_CONV || op->family == BC_CONV_FUSED || op->family == BC_DECONV ||
-         op->family == BC_RNN) &&
+         op->family == BC_RNN || op->family == BC_ENGINE) &&
         !(io.w = bc_fetch(s, f->w, r)))
         goto out;
     if (op->family == BC_OPTENSOR && !(io.x2 = bc_fetch(s, f->x2, r)))
@@ -401,7 +401,14 @@ static enum bh_status bc_lib_verify(void *state, struct bh_result *r)
     }
     bh_gpu_unlock();
     {
-        struct br_check c = br_compare(op, &io, got, got_h);
+        /* an engine is held to the convolution's reference, with the transforms' tolerance
+         * where its notes say FFT or Winograd */
+        struct bc_lib_op vop = *op;
+        if (op->family == BC_ENGINE) {
+            vop.family = BC_CONV;
+            vop.algo = f->be_transform ? CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED : CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+        }
+        struct br_check c = br_compare(&vop, &io, got, got_h);
         if (c.total < 0) {
             bh_note(r, "--verify: out of host memory for the reference");
             st = BH_OOM;

@@ -30,6 +30,9 @@ enum bc_lib_family {
     BC_GEMM,        /* cublasGemmEx / cublasGemmStridedBatchedEx, algo = cublasGemmAlgo_t */
     BC_GEMV,        /* cublasSgemv (f32, one side a vector) */
     BC_COPY,        /* cudaMemcpyAsync device to device, x -> y (gen --calibrate: the bandwidth) */
+    BC_ENGINE,      /* a forward convolution through cuDNN's backend (graph) API: the conv's
+                       fields, mode = cudnnBackendHeurMode_t, algo = the rank of the engine
+                       configuration in that heuristic's answer */
     BC_LT,          /* cublasLtMatmul: the GEMM's fields, algo = the rank of the algorithm in
                        cublasLtMatmulAlgoGetHeuristic's answer, epilogue = cublasLtEpilogue_t
                        (a bias along n, then Relu or GELU, as frameworks fuse them) */
@@ -108,6 +111,10 @@ struct bc_lib_state {
     void *x, *w, *y, *x2, *b, *z, *mean, *var, *scale, *shift, *hx, *cx, *hy, *cy, *seqlens, *dropout_states;
     size_t weight_bytes, reserve_bytes;
     void *reserve;
+    cudnnBackendDescriptor_t be_x, be_w, be_y, be_conv, be_op, be_graph, be_heur, be_plan, be_pack; /* BC_ENGINE */
+    cudnnBackendDescriptor_t *be_cfgs;
+    int64_t be_ncfgs;
+    int be_transform;                    /* the engine's notes say FFT or Winograd (--verify's tolerance) */
     cublasLtHandle_t lt;                 /* BC_LT */
     cublasLtMatmulDesc_t ltd;
     cublasLtMatrixLayout_t la, lb, lc;
@@ -281,6 +288,273 @@ static enum bh_status bc_advice(struct bc_state *s, struct bc_lib_state *f, cons
     return BH_ADVICE;
 }
 
+/* ---- the backend (graph) API: a convolution's engine configurations, one by one ---- */
+
+#define BC_BE(r, call)                                                                              \
+    do {                                                                                            \
+        cudnnStatus_t bc_bs_ = (call);                                                              \
+        if (bc_bs_ != CUDNN_STATUS_SUCCESS)                                                         \
+            return bc_cudnn_fail((r), #call, bc_bs_);                                               \
+    } while (0)
+
+enum { BC_UID_X = 1, BC_UID_W = 2, BC_UID_Y = 3 };
+
+/* A tensor of the graph: its logical dims (N, C, spatial; a filter K, C, spatial), packed, or
+ * channels-last (C's stride 1, then the spatial dims, then N) */
+static enum bh_status bc_be_tensor(cudnnBackendDescriptor_t *d, int64_t uid, const struct bc_tensor *t, int dt,
+                                   int nhwc, struct bh_result *r)
+{
+    int64_t dims[BC_MAX_ND] = {0}, st[BC_MAX_ND] = {0}, acc = 1, align = 16;
+    int nd = t->nd;
+    if (nd < 3 || nd > BC_MAX_ND) {
+        bh_note(r, "a convolution tensor of %d dims (a gen bug)", nd);
+        return BH_ERROR;
+    }
+    for (int k = 0; k < nd; k++)
+        dims[k] = t->d[k];
+    if (nhwc) {
+        st[1] = 1;
+        acc = dims[1];
+        for (int k = nd - 1; k >= 2; k--) {
+            st[k] = acc;
+            acc *= dims[k];
+        }
+        st[0] = acc;
+    } else {
+        for (int k = nd - 1; k >= 0; k--) {
+            st[k] = acc;
+            acc *= dims[k];
+        }
+    }
+    cudnnDataType_t type = bc_dnn_type(dt);
+    BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_TENSOR_DESCRIPTOR, d));
+    BC_BE(r, cudnnBackendSetAttribute(*d, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type));
+    BC_BE(r, cudnnBackendSetAttribute(*d, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, nd, dims));
+    BC_BE(r, cudnnBackendSetAttribute(*d, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, nd, st));
+    BC_BE(r, cudnnBackendSetAttribute(*d, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid));
+    BC_BE(r, cudnnBackendSetAttribute(*d, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align));
+    BC_BE(r, cudnnBackendFinalize(*d));
+    return BH_OK;
+}
+
+/* an engine configuration's engine: its global index and numerical notes as text; whether it
+ * uses Tensor Cores (or down-converts f32) and whether it transforms (FFT, Winograd) */
+static enum bh_status bc_be_engine_info(cudnnBackendDescriptor_t cfg, int64_t *index, char *notes, size_t n,
+                                        int *tensor, int *transform, struct bh_result *r)
+{
+    static const char *const names[CUDNN_NUMERICAL_NOTE_TYPE_COUNT] = {
+        "tensor_core", "down_convert_inputs", "reduced_precision_reduction", "fft", "nondeterministic",
+        "winograd", "winograd_4x4", "winograd_6x6", "winograd_13x13", "strict_nan_prop"};
+    cudnnBackendDescriptor_t eng = NULL;
+    int64_t cnt = 0;
+    cudnnBackendNumericalNote_t nn[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
+    *tensor = *transform = 0;
+    *notes = '\0';
+    BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &eng));
+    cudnnStatus_t st = cudnnBackendGetAttribute(cfg, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                                &cnt, &eng);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = cudnnBackendGetAttribute(eng, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &cnt, index);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = cudnnBackendGetAttribute(eng, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
+                                      CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &cnt, nn);
+    cudnnBackendDestroyDescriptor(eng);
+    if (st != CUDNN_STATUS_SUCCESS)
+        return bc_cudnn_fail(r, "cudnnBackendGetAttribute (engine)", st);
+    size_t w = 0;
+    for (int64_t i = 0; i < cnt && i < CUDNN_NUMERICAL_NOTE_TYPE_COUNT; i++) {
+        int k = (int)nn[i];
+        if (k < 0 || k >= CUDNN_NUMERICAL_NOTE_TYPE_COUNT)
+            continue;
+        *tensor |= k == CUDNN_NUMERICAL_NOTE_TENSOR_CORE || k == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS;
+        *transform |= k == CUDNN_NUMERICAL_NOTE_FFT || (k >= CUDNN_NUMERICAL_NOTE_WINOGRAD &&
+                                                         k <= CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_13x13);
+        if (w < n)
+            w += (size_t)snprintf(notes + w, n - w, "%s%s", w ? "+" : "", names[k]);
+    }
+    if (!*notes)
+        snprintf(notes, n, "none");
+    return BH_OK;
+}
+
+/* the configuration's knobs as "type=value,..." */
+static void bc_be_knobs(cudnnBackendDescriptor_t cfg, char *out, size_t n)
+{
+    cudnnBackendDescriptor_t k[32];
+    int64_t cnt = 0, made = 0;
+    *out = '\0';
+    for (; made < 32; made++)
+        if (cudnnBackendCreateDescriptor(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, &k[made]) != CUDNN_STATUS_SUCCESS)
+            break;
+    if (cudnnBackendGetAttribute(cfg, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, CUDNN_TYPE_BACKEND_DESCRIPTOR, made, &cnt, k) !=
+        CUDNN_STATUS_SUCCESS)
+        cnt = 0;
+    size_t w = 0;
+    for (int64_t i = 0; i < cnt && i < made && w < n; i++) {
+        cudnnBackendKnobType_t type;
+        int64_t v = 0, c2 = 0;
+        if (cudnnBackendGetAttribute(k[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, &c2, &type) ==
+                CUDNN_STATUS_SUCCESS &&
+            cudnnBackendGetAttribute(k[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, CUDNN_TYPE_INT64, 1, &c2, &v) ==
+                CUDNN_STATUS_SUCCESS)
+            w += (size_t)snprintf(out + w, n - w, "%s%d=%lld", w ? "," : "", (int)type, (long long)v);
+    }
+    for (int64_t i = 0; i < made; i++)
+        cudnnBackendDestroyDescriptor(k[i]);
+    if (!*out)
+        snprintf(out, n, "none");
+}
+
+/* The convolution's operation: its tensors, convolution descriptor and forward operation,
+ * finalized (no handle, no GPU needed: test/cuda_ref_check.c builds some) */
+static enum bh_status bc_be_conv_op(struct bc_lib_state *f, const struct bc_lib_op *op, struct bh_result *r)
+{
+    int dt = op->dt, nsp = op->nsp;
+    enum bh_status st;
+    if ((st = bc_be_tensor(&f->be_x, BC_UID_X, &op->x, dt, op->nhwc, r)) != BH_OK ||
+        (st = bc_be_tensor(&f->be_w, BC_UID_W, &op->w, dt, op->nhwc, r)) != BH_OK ||
+        (st = bc_be_tensor(&f->be_y, BC_UID_Y, &op->y, dt, op->nhwc, r)) != BH_OK)
+        return st;
+    int64_t pad[3], stride[3], dil[3], nsp64 = nsp;
+    for (int k = 0; k < nsp; k++) {
+        pad[k] = op->pad[k];
+        stride[k] = op->stride[k];
+        dil[k] = op->dil[k];
+    }
+    cudnnDataType_t comp = CUDNN_DATA_FLOAT;
+    cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
+    BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, &f->be_conv));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_conv, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &comp));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_conv, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_conv, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &nsp64));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_conv, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, nsp, dil));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_conv, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, nsp, stride));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_conv, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, nsp, pad));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_conv, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, nsp, pad));
+    BC_BE(r, cudnnBackendFinalize(f->be_conv));
+    float alpha = 1.0f, beta = 0.0f;
+    BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, &f->be_op));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                      1, &f->be_x));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                      1, &f->be_w));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                      1, &f->be_y));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
+                                      CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &f->be_conv));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1,
+                                      &alpha));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1,
+                                      &beta));
+    BC_BE(r, cudnnBackendFinalize(f->be_op));
+    return BH_OK;
+}
+
+/* The convolution as a one-operation graph; the heuristic's answer (mode A, B or the fallback
+ * list); the configuration at rank `algo` among those the type allows (f32 without Tensor
+ * Cores: no engine that uses them or down-converts); its execution plan, workspace and
+ * variant pack. The row's note names the engine, its numerical notes and knobs. */
+static enum bh_status bc_engine_setup(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
+                                      struct bh_result *r)
+{
+    int dt = op->dt;
+    enum bh_status st = bc_be_conv_op(f, op, r);
+    if (st != BH_OK)
+        return st;
+    BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &f->be_graph));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                      &f->be_op));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &f->dnn));
+    BC_BE(r, cudnnBackendFinalize(f->be_graph));
+    cudnnBackendHeurMode_t hm = (cudnnBackendHeurMode_t)op->mode;
+    BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, &f->be_heur));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                      &f->be_graph));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &hm));
+    BC_BE(r, cudnnBackendFinalize(f->be_heur));
+    int64_t n = 0;
+    BC_BE(r, cudnnBackendGetAttribute(f->be_heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &n,
+                                      NULL));
+    f->be_cfgs = (cudnnBackendDescriptor_t *)calloc((size_t)(n > 0 ? n : 1), sizeof(*f->be_cfgs));
+    if (!f->be_cfgs) {
+        bh_note(r, "out of host memory");
+        return BH_OOM;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &f->be_cfgs[i]));
+        f->be_ncfgs = i + 1;
+    }
+    int64_t got = 0;
+    BC_BE(r, cudnnBackendGetAttribute(f->be_heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, n, &got,
+                                      f->be_cfgs));
+    /* the configuration at the rank, among those the type allows */
+    int rank = -1, allowed = 0;
+    int64_t index = -1;
+    char notes[160] = "", knobs[200] = "";
+    for (int64_t i = 0; i < got && rank < 0; i++) {
+        int tensor = 0, transform = 0;
+        if ((st = bc_be_engine_info(f->be_cfgs[i], &index, notes, sizeof(notes), &tensor, &transform, r)) != BH_OK)
+            return st;
+        if (dt == BC_F32 && !op->tensor_op && tensor)
+            continue;
+        if (allowed++ == op->algo) {
+            rank = (int)i;
+            f->be_transform = transform;
+        }
+    }
+    static const char *const modes[] = {"instant", "B", "fallback", "A"};
+    const char *mname = op->mode >= 0 && op->mode < 4 ? modes[op->mode] : "?";
+    if (rank < 0) {
+        bh_note(r, "cuDNN's heuristic mode %s offers %d engine configuration%s for this convolution and type: none at rank %d",
+                mname, allowed, allowed == 1 ? "" : "s", op->algo);
+        return BH_UNSUPPORTED;
+    }
+    bc_be_knobs(f->be_cfgs[rank], knobs, sizeof(knobs));
+    BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &f->be_plan));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &f->dnn));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                      1, &f->be_cfgs[rank]));
+    cudnnStatus_t fs = cudnnBackendFinalize(f->be_plan);
+    if (fs != CUDNN_STATUS_SUCCESS) {
+        enum bh_status e = bc_cudnn_fail(r, "cudnnBackendFinalize (execution plan)", fs);
+        bh_note(r, "engine %lld (heuristic mode %s rank %d: %s; knobs %s)", (long long)index, mname, op->algo, notes, knobs);
+        return e;
+    }
+    int64_t ws = 0, c = 0;
+    BC_BE(r, cudnnBackendGetAttribute(f->be_plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &c, &ws));
+    bh_note(r, "engine %lld, heuristic mode %s rank %d of %d: numerical notes %s; knobs %s; workspace %lld bytes",
+            (long long)index, mname, op->algo, allowed, notes, knobs, (long long)ws);
+    if ((st = bc_buffer(s, r, bc_numel(&op->x), dt, BC_FILL_UNIFORM, 0, &f->x)) != BH_OK ||
+        (st = bc_buffer(s, r, bc_numel(&op->w), dt, BC_FILL_UNIFORM, 0, &f->w)) != BH_OK ||
+        (st = bc_buffer(s, r, bc_numel(&op->y), dt, BC_FILL_ZERO, 0, &f->y)) != BH_OK ||
+        (st = bc_workspace(s, (size_t)ws, r)) != BH_OK)
+        return st;
+    int64_t uids[3] = {BC_UID_X, BC_UID_W, BC_UID_Y};
+    void *ptrs[3] = {f->x, f->w, f->y};
+    BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &f->be_pack));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, uids));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3, ptrs));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &s->ws));
+    BC_BE(r, cudnnBackendFinalize(f->be_pack));
+    return BH_OK;
+}
+
+static void bc_engine_teardown(struct bc_lib_state *f)
+{
+    cudnnBackendDescriptor_t *all[] = {&f->be_pack, &f->be_plan, &f->be_heur, &f->be_graph, &f->be_op,
+                                       &f->be_conv, &f->be_x, &f->be_w, &f->be_y};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+        if (*all[i]) {
+            cudnnBackendDestroyDescriptor(*all[i]);
+            *all[i] = NULL;
+        }
+    for (int64_t i = 0; i < f->be_ncfgs; i++)
+        cudnnBackendDestroyDescriptor(f->be_cfgs[i]);
+    free(f->be_cfgs);
+    f->be_cfgs = NULL;
+    f->be_ncfgs = 0;
+}
+
 static enum bh_status bc_dnn_setup(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
                                    struct bh_result *r)
 {
@@ -295,6 +569,8 @@ static enum bh_status bc_dnn_setup(struct bc_state *s, struct bc_lib_state *f, c
         if ((st = bc_conv_setup(s, f, op, r)) != BH_OK)
             return st;
         return bc_advice(s, f, op, r);
+    case BC_ENGINE:
+        return bc_engine_setup(s, f, op, r);
     case BC_POOL:
     case BC_ACT:
     case BC_SOFTMAX:
@@ -431,6 +707,9 @@ static enum bh_status bc_dnn_launch(struct bc_state *s, struct bc_lib_state *f, 
 {
     const float *one = &bc_one, *zero = &bc_zero;
     switch (op->family) {
+    case BC_ENGINE:
+        BC_DNN(r, cudnnBackendExecute(f->dnn, f->be_plan, f->be_pack));
+        break;
     case BC_CONV:
         BC_DNN(r, cudnnConvolutionForward(f->dnn, one, f->xd, f->x, f->wd, f->w, f->cd,
                                           (cudnnConvolutionFwdAlgo_t)op->algo, s->ws, s->ws_bytes, zero, f->yd, f->y));
@@ -490,6 +769,7 @@ static enum bh_status bc_dnn_launch(struct bc_state *s, struct bc_lib_state *f, 
 
 static void bc_dnn_teardown(struct bc_lib_state *f)
 {
+    bc_engine_teardown(f);
     cudnnTensorDescriptor_t *ts[] = {&f->xd, &f->yd, &f->x2d, &f->bd, &f->hd};
     for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++)
         if (*ts[i])
