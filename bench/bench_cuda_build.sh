@@ -30,23 +30,28 @@ for z in resnet50 vgg16 mobilenet_v2 inception_v3 bert_base gpt2 vit_base; do
     echo "| $z | $total | $conv | $adv | $fused | $gemm | $other | $cu | $(attn "$b") |"
 done
 echo
-echo "## Fast paths per model (batch 1, \`gen MODEL -b 1 --backend cuda\`; ../shared's dynamic models with bench/shared_models.args)"
+echo "## Fast paths per model (batch 1, \`gen MODEL -b 1 --backend cuda\`, --top-k 8; ../shared's dynamic models with bench/shared_models.args)"
 echo
-echo "New benchmark kinds of the fast-paths work, as they land: attention groups (gen's fusion"
-echo "finds the scaled dot-product attention) and their flash-attention kernel files (f32, f16, bf16)."
+echo "The benchmark kinds of the fast-paths work: attention groups (gen's fusion finds the scaled"
+echo "dot-product attention) and their flash-attention kernel files (f32, f16, bf16); channels-last"
+echo "cuDNN convolutions (nhwc_implicit_gemm, nhwc_implicit_precomp_gemm); cuDNN backend-API engine"
+echo "configurations (nhwc_heurA_k); cuBLASLt (ltK) for the GEMMs, of them with an epilogue (the"
+echo "fused Gemm/MatMul + bias [+ Relu] groups)."
 echo
-echo "| model | attention groups | distinct fused attention layers | flash-attention files (.cu) |"
-echo "|---|---:|---:|---:|"
+echo "| model | files | attention groups | fused attention layers | flash-attention (.cu) | nhwc conv | engine configs | cuBLASLt | cuBLASLt with epilogue |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 SHARED=${SHARED:-../shared}
 binds=()
 [ -r bench/shared_models.args ] && while read -r l; do case $l in -*) binds+=("$l") ;; esac; done < bench/shared_models.args
+count() { { ls "$1" | grep -c -- "$2" || true; } }
 row() { # NAME DIR
-    local groups layers
+    local groups layers epi
     groups=$(grep -c "^group.*	attention	" "$2/manifest.tsv" || true)
     layers=$({ grep "^group.*	attention	" "$2/manifest.tsv" || true; } | cut -f5 | sort -u | wc -l)
-    echo "| $1 | $groups | $layers | $(attn "$2/bench") |"
+    epi=$({ grep -l -m1 "\.epilogue = CUBLASLT_EPILOGUE_[A-Z_]*BIAS\|\.epilogue = CUBLASLT_EPILOGUE_RELU\b" "$2/bench"/*-lt[0-9]*.c 2>/dev/null || true; } | wc -l)
+    echo "| $1 | $(ls "$2/bench" | wc -l) | $groups | $layers | $(attn "$2/bench") | $(count "$2/bench" -nhwc_implicit) | $(count "$2/bench" -nhwc_heurA_) | $(count "$2/bench" '-lt[0-9]') | $epi |"
 }
-for z in bert_base gpt2 vit_base; do
+for z in resnet50 vgg16 mobilenet_v2 inception_v3 bert_base gpt2 vit_base; do
     row "$z (zoo)" "$W/$z"
 done
 if [ -d "$SHARED/models" ]; then
@@ -59,8 +64,8 @@ fi
 echo
 echo "## gen + ninja wall time (batch 1, $cores cores)"
 echo
-echo "| model | gen | ninja | .c files | .cu files |"
-echo "|---|---:|---:|---:|---:|"
+echo "| model | gen | ninja | .c files | .cu files | ninja per file |"
+echo "|---|---:|---:|---:|---:|---:|"
 for z in resnet50 bert_base; do
     rm -rf "$W/t"
     t0=$(date +%s.%N)
@@ -69,5 +74,9 @@ for z in resnet50 bert_base; do
     ninja -C "$W/t" > "$W/ninja.log" 2>&1 || { tail "$W/ninja.log" >&2; exit 1; }
     t2=$(date +%s.%N)
     nc=$(ls "$W/t/bench"/*.c | wc -l); ncu=$(find "$W/t/bench" -name "*.cu" | wc -l)
-    printf '| %s | %.1f s | %.0f s | %d | %d |\n' $z "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)" "$nc" "$ncu"
+    printf '| %s | %.1f s | %.0f s | %d | %d | %.3f s |\n' $z "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)" "$nc" "$ncu" \
+        "$(echo "($t2 - $t1) / ($nc + $ncu)" | bc -l)"
 done
+echo
+echo "ninja per file: the wall time over the files it built ($cores jobs at a time; a kernel .cu file"
+echo "takes nvcc about 10 s alone, a library .c file the C compiler well under one)."
