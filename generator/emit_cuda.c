@@ -126,7 +126,7 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
                       p->epilogue ? " with " : "", p->epilogue ? p->epilogue : "", algo_value);
     else
         bz_buf_printf(&what, "%s, algorithm %s%s", p->what, algo_value,
-                      p->nhwc ? ", channels-last (NHWC) input, filter and output" : "");
+                      p->nhwc ? ", channels-last (NHWC) tensors" : "");
     bz_buf_printf(&dtc, "%s, %s", t->dtype,
                   t->tensor_op ? (ti == CU_TF32 ? "TF32 Tensor Core math" : "Tensor Core math allowed")
                                : "no Tensor Cores");
@@ -184,12 +184,15 @@ static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
         }
         if (p->gemv && ti == CU_F32)
             render_lib(e, li, p, ti, CU_GEMV, "gemv", "0", NULL);
-        /* channels-last: the implicit GEMM algorithms, on Tensor Cores */
-        if (p->nhwc_too && ti != CU_F32 && ti != CU_F16) {
+        /* channels-last: a convolution's implicit GEMM algorithms, the others' all */
+        if (p->nhwc_types & (1u << ti)) {
             struct cu_plan cl = *p;
             cl.nhwc = true;
+            bool conv = p->family == CU_CONV || p->family == CU_CONV_FUSED;
             for (int a = 0; a < p->nalgos; a++) {
-                if (strncmp(p->algos[a].name, "implicit_", 9) != 0)
+                if (conv && strncmp(p->algos[a].name, "implicit_", 9) != 0)
+                    continue;
+                if (p->algos[a].types && !(p->algos[a].types & (1u << ti)))
                     continue;
                 char name[48];
                 snprintf(name, sizeof(name), "nhwc_%s", p->algos[a].name);

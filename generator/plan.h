@@ -123,8 +123,9 @@ struct cu_plan {
     bool advice;                /* also the two advice benchmarks (convolutions) */
     bool gemv;                  /* also cublasSgemv (f32, one side a vector) */
     bool lt;                    /* also cublasLtMatmul, the heuristic's first --top-k answers */
-    bool nhwc_too;              /* a convolution: also channels-last, its Tensor Core types, the
-                                   implicit GEMM algorithms (what frameworks run on Tensor Cores) */
+    unsigned nhwc_types;        /* also channels-last in these types (CU_*): a convolution in its
+                                   Tensor Core types, the implicit GEMM algorithms (what frameworks
+                                   run on Tensor Cores); pooling and batch norm in all theirs */
     bool nhwc;                  /* this benchmark's tensors channels-last */
     bool engines;               /* a convolution: also the backend API's engine configurations
                                    (heuristic mode A's first --top-k, channels-last, Tensor Cores) */

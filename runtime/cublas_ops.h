@@ -393,8 +393,8 @@ static enum bh_status bc_lib_verify(void *state, struct bh_result *r)
         goto out;
     if (op->family == BC_RNN && (st = bc_rnn_weights(s, f, op, io.w, &io, r)) != BH_OK)
         goto out;
-    if (op->nhwc && (br_nhwc_to_nchw(io.x, &op->x) || br_nhwc_to_nchw(io.w, &op->w) || br_nhwc_to_nchw(got, &op->y) ||
-                     (io.z && br_nhwc_to_nchw(io.z, &op->y)))) {
+    if (op->nhwc && (br_nhwc_to_nchw(io.x, &op->x) || (io.w && br_nhwc_to_nchw(io.w, &op->w)) ||
+                     br_nhwc_to_nchw(got, &op->y) || (io.z && br_nhwc_to_nchw(io.z, &op->y)))) {
         bh_note(r, "--verify: out of host memory");
         st = BH_OOM;
         goto out;

@@ -60,8 +60,9 @@ struct bc_lib_op {
     int ta, tb;         /* A stored [k,m] / B stored [n,k] */
     int beta_one;       /* C += : a Gemm's bias already in C */
     int epilogue;       /* BC_LT: cublasLtEpilogue_t (CUBLASLT_EPILOGUE_DEFAULT: none) */
-    int nhwc;           /* conv, fused conv: x, y (and z) channels-last, the filter [K, k..., C];
-                           the dims stay logical (N, C, spatial) */
+    int nhwc;           /* conv, fused conv, engine, pooling, batch norm: x, y (and z)
+                           channels-last, a filter [K, k..., C]; the dims stay logical (N, C,
+                           spatial) */
 };
 
 static const char *bc_cudnn_status_text(cudnnStatus_t st)
@@ -639,9 +640,14 @@ static enum bh_status bc_dnn_setup(struct bc_state *s, struct bc_lib_state *f, c
         bh_note(r, "unknown library family %d (a gen bug)", op->family);
         return BH_ERROR;
     }
-    /* the element-wise-like families: x -> y (x2: the second operand of an op tensor) */
-    BC_DNN(r, bc_tensor_desc(&f->xd, &op->x, dt));
-    BC_DNN(r, bc_tensor_desc(&f->yd, &op->y, dt));
+    /* the element-wise-like families: x -> y (x2: the second operand of an op tensor);
+     * pooling and batch norm channels-last too */
+    if (op->nhwc && (op->x.nd < 4 || (op->family != BC_POOL && op->family != BC_BNORM))) {
+        bh_note(r, "channels-last wants 4 or 5 dims, pooling or batch norm (a gen bug)");
+        return BH_ERROR;
+    }
+    BC_DNN(r, op->nhwc ? bc_tensor_desc_nhwc(&f->xd, &op->x, dt) : bc_tensor_desc(&f->xd, &op->x, dt));
+    BC_DNN(r, op->nhwc ? bc_tensor_desc_nhwc(&f->yd, &op->y, dt) : bc_tensor_desc(&f->yd, &op->y, dt));
     if ((st = bc_buffer(s, r, bc_numel(&op->x), dt, BC_FILL_UNIFORM, 0, &f->x)) != BH_OK ||
         (st = bc_buffer(s, r, bc_numel(&op->y), dt, BC_FILL_ZERO, 0, &f->y)) != BH_OK)
         return st;

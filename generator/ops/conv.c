@@ -339,7 +339,7 @@ static int conv_cudnn(const struct layer_desc *d, struct cu_plan *p)
     }
     if (p->nsp == 1)
         plan_cu_lift_1d(p, true);
-    p->nhwc_too = p->family == CU_CONV;
+    p->nhwc_types = p->family == CU_CONV ? (1u << CU_TF32) | (1u << CU_F16TC) | (1u << CU_BF16) : 0;
     p->engines = p->family == CU_CONV;
     p->types = CU_ALL_TYPES;
     return 0;

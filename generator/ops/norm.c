@@ -99,6 +99,7 @@ static int batchnorm_cudnn(const struct layer_desc *d, struct cu_plan *p)
     p->elems = (double)(plan_cu_count(&p->x) + plan_cu_count(&p->y));
     p->family = CU_BNORM;
     p->what = "cudnnBatchNormalizationForwardInference (spatial)";
+    p->nhwc_types = p->x.nd >= 4 ? p->types : 0;
     p->eps = d->a.epsilon;
     p->flops = 2.0 * (double)plan_cu_count(&p->y);
     return 0;

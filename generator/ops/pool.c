@@ -207,6 +207,7 @@ static int pool_cudnn(const struct layer_desc *d, struct cu_plan *p)
         plan_cu_lift_1d(p, false);
     p->family = CU_POOL;
     p->what = "cudnnPoolingForward";
+    p->nhwc_types = p->x.nd >= 4 ? p->types : 0;
     int64_t wvol = 1;
     for (int k = 0; k < p->nsp; k++)
         wvol *= p->win[k];
