@@ -79,6 +79,8 @@ static char *op_initializer(const struct cu_plan *p, const struct cu_type *t, co
         bz_buf_printf(&b, ", .epilogue = %s", p->epilogue ? p->epilogue : "CUBLASLT_EPILOGUE_DEFAULT");
     if (p->nhwc)
         bz_buf_puts(&b, ", .nhwc = 1");
+    if (p->engine_fused)
+        bz_buf_puts(&b, ", .fused = 1");
     if (p->coef != 0 || p->alpha != 0 || p->beta != 0 || p->eps != 0)
         bz_buf_printf(&b, ",\n    .coef = %.9g, .alpha = %.9g, .beta = %.9g, .eps = %.9g", p->coef, p->alpha, p->beta,
                       p->eps);
@@ -119,8 +121,9 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
     else if (family == CU_GEMV)
         bz_buf_puts(&what, "cublasSgemv");
     else if (family == CU_ENGINE)
-        bz_buf_printf(&what, "cuDNN's backend (graph) API, the engine configuration its heuristic (%s) ranks %s, "
-                             "channels-last input, filter and output", mode, algo_value);
+        bz_buf_printf(&what, "cuDNN's backend (graph) API%s, the engine configuration its heuristic (%s) ranks %s, "
+                             "channels-last tensors", p->engine_fused ? ", the graph conv -> + bias [-> + residual] [-> relu]" : "",
+                      mode, algo_value);
     else if (family == CU_LT)
         bz_buf_printf(&what, "cublasLtMatmul%s%s, the algorithm cublasLtMatmulAlgoGetHeuristic ranks %s",
                       p->epilogue ? " with " : "", p->epilogue ? p->epilogue : "", algo_value);
@@ -203,6 +206,7 @@ static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
         if (p->engines && ti != CU_F32 && ti != CU_F16) {
             struct cu_plan en = *p;
             en.nhwc = true;
+            en.engine_fused = p->family == CU_CONV_FUSED;
             for (int k = 0; k < e->top_k; k++) {
                 char name[32], value[16];
                 snprintf(name, sizeof(name), "nhwc_heurA_%d", k);

@@ -766,7 +766,6 @@ static int fusion_cudnn(const struct layer_desc *d, struct cu_plan *p)
         p->act = "CUDNN_ACTIVATION_RELU";
     }
     p->residual = fusion_has_add(d->pattern);
-    p->engines = false; /* the backend API's fused graphs are not written yet */
     p->family = CU_CONV_FUSED;
     p->what = "cudnnConvolutionBiasActivationForward";
     p->advice = false;

@@ -128,7 +128,9 @@ struct cu_plan {
                                    run on Tensor Cores); pooling and batch norm in all theirs */
     bool nhwc;                  /* this benchmark's tensors channels-last */
     bool engines;               /* a convolution: also the backend API's engine configurations
-                                   (heuristic mode A's first --top-k, channels-last, Tensor Cores) */
+                                   (heuristic mode A's first --top-k, channels-last, Tensor Cores);
+                                   a fused one as its graph conv -> + bias [-> + z] [-> relu] */
+    bool engine_fused;          /* this benchmark is such a graph */
     const char *epilogue;       /* its cublasLtEpilogue_t (NULL: none) */
     double flops, elems;        /* elements moved (bytes = elems x type size) */
     char notes[4][160];         /* for the header comment */

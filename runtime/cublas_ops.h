@@ -369,7 +369,8 @@ static enum bh_status bc_lib_verify(void *state, struct bh_result *r)
         goto out;
     if (op->family == BC_OPTENSOR && !(io.x2 = bc_fetch(s, f->x2, r)))
         goto out;
-    if (op->family == BC_CONV_FUSED && (!(io.b = bc_fetch(s, f->b, r)) || (op->residual && !(io.z = bc_fetch(s, f->z, r)))))
+    int conv_fused = op->family == BC_CONV_FUSED || (op->family == BC_ENGINE && op->fused);
+    if (conv_fused && (!(io.b = bc_fetch(s, f->b, r)) || (op->residual && !(io.z = bc_fetch(s, f->z, r)))))
         goto out;
     if (op->family == BC_BNORM && (!(io.scale = bc_fetch(s, f->scale, r)) || !(io.shift = bc_fetch(s, f->shift, r)) ||
                                    !(io.mean = bc_fetch(s, f->mean, r)) || !(io.var = bc_fetch(s, f->var, r))))
@@ -405,7 +406,7 @@ static enum bh_status bc_lib_verify(void *state, struct bh_result *r)
          * where its notes say FFT or Winograd */
         struct bc_lib_op vop = *op;
         if (op->family == BC_ENGINE) {
-            vop.family = BC_CONV;
+            vop.family = op->fused ? BC_CONV_FUSED : BC_CONV;
             vop.algo = f->be_transform ? CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED : CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
         }
         struct br_check c = br_compare(&vop, &io, got, got_h);

@@ -10,6 +10,8 @@
 #ifndef BENANZA_CUDNN_OPS_H
 #define BENANZA_CUDNN_OPS_H
 
+#include <stdbool.h>
+
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cudnn.h>
@@ -63,6 +65,8 @@ struct bc_lib_op {
     int nhwc;           /* conv, fused conv, engine, pooling, batch norm: x, y (and z)
                            channels-last, a filter [K, k..., C]; the dims stay logical (N, C,
                            spatial) */
+    int fused;          /* BC_ENGINE: the graph conv -> + bias [-> + z] [-> relu] (act, residual),
+                           runtime fusion as frameworks ask for it */
 };
 
 static const char *bc_cudnn_status_text(cudnnStatus_t st)
@@ -113,6 +117,10 @@ struct bc_lib_state {
     size_t weight_bytes, reserve_bytes;
     void *reserve;
     cudnnBackendDescriptor_t be_x, be_w, be_y, be_conv, be_op, be_graph, be_heur, be_plan, be_pack; /* BC_ENGINE */
+    cudnnBackendDescriptor_t be_more[12]; /* a fused graph's bias, residual, intermediates, ops */
+    int be_nmore;
+    cudnnBackendDescriptor_t be_ops[4];
+    int be_nops;
     cudnnBackendDescriptor_t *be_cfgs;
     int64_t be_ncfgs;
     int be_transform;                    /* the engine's notes say FFT or Winograd (--verify's tolerance) */
@@ -298,12 +306,22 @@ static enum bh_status bc_advice(struct bc_state *s, struct bc_lib_state *f, cons
             return bc_cudnn_fail((r), #call, bc_bs_);                                               \
     } while (0)
 
-enum { BC_UID_X = 1, BC_UID_W = 2, BC_UID_Y = 3 };
+enum { BC_UID_X = 1, BC_UID_W = 2, BC_UID_Y = 3, BC_UID_B = 4, BC_UID_Z = 5, BC_UID_VIRTUAL = 10 };
 
 /* A tensor of the graph: its logical dims (N, C, spatial; a filter K, C, spatial), packed, or
  * channels-last (C's stride 1, then the spatial dims, then N) */
+static enum bh_status bc_be_tensor_v(cudnnBackendDescriptor_t *d, int64_t uid, const struct bc_tensor *t, int dt,
+                                     int nhwc, int is_virtual, struct bh_result *r);
+
 static enum bh_status bc_be_tensor(cudnnBackendDescriptor_t *d, int64_t uid, const struct bc_tensor *t, int dt,
                                    int nhwc, struct bh_result *r)
+{
+    return bc_be_tensor_v(d, uid, t, dt, nhwc, 0, r);
+}
+
+/* A tensor of the graph; a virtual one (an intermediate of a fused graph) lives in float */
+static enum bh_status bc_be_tensor_v(cudnnBackendDescriptor_t *d, int64_t uid, const struct bc_tensor *t, int dt,
+                                     int nhwc, int is_virtual, struct bh_result *r)
 {
     int64_t dims[BC_MAX_ND] = {0}, st[BC_MAX_ND] = {0}, acc = 1, align = 16;
     int nd = t->nd;
@@ -327,8 +345,11 @@ static enum bh_status bc_be_tensor(cudnnBackendDescriptor_t *d, int64_t uid, con
             acc *= dims[k];
         }
     }
-    cudnnDataType_t type = bc_dnn_type(dt);
+    cudnnDataType_t type = is_virtual ? CUDNN_DATA_FLOAT : bc_dnn_type(dt);
+    bool virt = is_virtual != 0;
     BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_TENSOR_DESCRIPTOR, d));
+    if (virt)
+        BC_BE(r, cudnnBackendSetAttribute(*d, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &virt));
     BC_BE(r, cudnnBackendSetAttribute(*d, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type));
     BC_BE(r, cudnnBackendSetAttribute(*d, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, nd, dims));
     BC_BE(r, cudnnBackendSetAttribute(*d, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, nd, st));
@@ -406,6 +427,8 @@ static void bc_be_knobs(cudnnBackendDescriptor_t cfg, char *out, size_t n)
         snprintf(out, n, "none");
 }
 
+static enum bh_status bc_be_fused_ops(struct bc_lib_state *f, const struct bc_lib_op *op, struct bh_result *r);
+
 /* The convolution's operation: its tensors, convolution descriptor and forward operation,
  * finalized (no handle, no GPU needed: test/cuda_ref_check.c builds some) */
 static enum bh_status bc_be_conv_op(struct bc_lib_state *f, const struct bc_lib_op *op, struct bh_result *r)
@@ -414,7 +437,7 @@ static enum bh_status bc_be_conv_op(struct bc_lib_state *f, const struct bc_lib_
     enum bh_status st;
     if ((st = bc_be_tensor(&f->be_x, BC_UID_X, &op->x, dt, op->nhwc, r)) != BH_OK ||
         (st = bc_be_tensor(&f->be_w, BC_UID_W, &op->w, dt, op->nhwc, r)) != BH_OK ||
-        (st = bc_be_tensor(&f->be_y, BC_UID_Y, &op->y, dt, op->nhwc, r)) != BH_OK)
+        (st = bc_be_tensor_v(&f->be_y, op->fused ? BC_UID_VIRTUAL : BC_UID_Y, &op->y, dt, op->nhwc, op->fused, r)) != BH_OK)
         return st;
     int64_t pad[3], stride[3], dil[3], nsp64 = nsp;
     for (int k = 0; k < nsp; k++) {
@@ -448,6 +471,90 @@ static enum bh_status bc_be_conv_op(struct bc_lib_state *f, const struct bc_lib_
     BC_BE(r, cudnnBackendSetAttribute(f->be_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1,
                                       &beta));
     BC_BE(r, cudnnBackendFinalize(f->be_op));
+    f->be_ops[0] = f->be_op;
+    f->be_nops = 1;
+    return op->fused ? bc_be_fused_ops(f, op, r) : BH_OK;
+}
+
+/* a new descriptor kept for the teardown (bc_be_fused_ops checks the room first) */
+static enum bh_status bc_be_more(struct bc_lib_state *f, cudnnBackendDescriptorType_t type, cudnnBackendDescriptor_t *d,
+                                 struct bh_result *r)
+{
+    BC_BE(r, cudnnBackendCreateDescriptor(type, d));
+    f->be_more[f->be_nmore++] = *d;
+    return BH_OK;
+}
+
+/* one pointwise operation of the fused graph: Y = MODE(X [, B]) */
+static enum bh_status bc_be_pointwise(struct bc_lib_state *f, cudnnPointwiseMode_t mode, cudnnBackendDescriptor_t x,
+                                      cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t y, struct bh_result *r)
+{
+    cudnnBackendDescriptor_t pw, o;
+    cudnnDataType_t prec = CUDNN_DATA_FLOAT;
+    enum bh_status st;
+    if ((st = bc_be_more(f, CUDNN_BACKEND_POINTWISE_DESCRIPTOR, &pw, r)) != BH_OK)
+        return st;
+    BC_BE(r, cudnnBackendSetAttribute(pw, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &mode));
+    BC_BE(r, cudnnBackendSetAttribute(pw, CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &prec));
+    BC_BE(r, cudnnBackendFinalize(pw));
+    if ((st = bc_be_more(f, CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, &o, r)) != BH_OK)
+        return st;
+    BC_BE(r, cudnnBackendSetAttribute(o, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                      &pw));
+    BC_BE(r, cudnnBackendSetAttribute(o, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x));
+    if (b)
+        BC_BE(r, cudnnBackendSetAttribute(o, CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &b));
+    BC_BE(r, cudnnBackendSetAttribute(o, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y));
+    BC_BE(r, cudnnBackendFinalize(o));
+    f->be_ops[f->be_nops++] = o;
+    return BH_OK;
+}
+
+/* The fused graph after the convolution: + bias [1, C, 1, 1] (a folded batch norm's too),
+ * [+ the residual z], [relu]; the intermediates virtual, the last output y */
+static enum bh_status bc_be_fused_ops(struct bc_lib_state *f, const struct bc_lib_op *op, struct bh_result *r)
+{
+    int dt = op->dt, relu = op->act == CUDNN_ACTIVATION_RELU, steps = 1 + (op->residual != 0) + relu;
+    struct bc_tensor bt = op->y;
+    for (int k = 0; k < bt.nd; k++)
+        bt.d[k] = k == 1 ? op->y.d[1] : 1;
+    cudnnBackendDescriptor_t b = NULL, z = NULL, cur = f->be_y, next = NULL;
+    enum bh_status st;
+    /* at most: bias, residual, three outputs, three pointwise descriptors and their operations */
+    if (f->be_nmore + 11 > (int)(sizeof(f->be_more) / sizeof(f->be_more[0]))) {
+        bh_note(r, "too many descriptors for a fused graph (a benanza bug)");
+        return BH_ERROR;
+    }
+    st = bc_be_tensor(&b, BC_UID_B, &bt, dt, op->nhwc, r);
+    if (b)
+        f->be_more[f->be_nmore++] = b;
+    if (st != BH_OK)
+        return st;
+    if (op->residual) {
+        st = bc_be_tensor(&z, BC_UID_Z, &op->y, dt, op->nhwc, r);
+        if (z)
+            f->be_more[f->be_nmore++] = z;
+        if (st != BH_OK)
+            return st;
+    }
+    for (int s = 0; s < steps; s++) {
+        int last = s == steps - 1;
+        next = NULL;
+        st = bc_be_tensor_v(&next, last ? BC_UID_Y : BC_UID_VIRTUAL + 1 + s, &op->y, dt, op->nhwc, !last, r);
+        if (next)
+            f->be_more[f->be_nmore++] = next;
+        if (st != BH_OK)
+            return st;
+        if (s == 0)
+            st = bc_be_pointwise(f, CUDNN_POINTWISE_ADD, cur, b, next, r);
+        else if (s == 1 && op->residual)
+            st = bc_be_pointwise(f, CUDNN_POINTWISE_ADD, cur, z, next, r);
+        else
+            st = bc_be_pointwise(f, CUDNN_POINTWISE_RELU_FWD, cur, NULL, next, r);
+        if (st != BH_OK)
+            return st;
+        cur = next;
+    }
     return BH_OK;
 }
 
@@ -463,8 +570,8 @@ static enum bh_status bc_engine_setup(struct bc_state *s, struct bc_lib_state *f
     if (st != BH_OK)
         return st;
     BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &f->be_graph));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
-                                      &f->be_op));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                      f->be_nops, f->be_ops));
     BC_BE(r, cudnnBackendSetAttribute(f->be_graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &f->dnn));
     BC_BE(r, cudnnBackendFinalize(f->be_graph));
     cudnnBackendHeurMode_t hm = (cudnnBackendHeurMode_t)op->mode;
@@ -528,13 +635,16 @@ static enum bh_status bc_engine_setup(struct bc_state *s, struct bc_lib_state *f
     if ((st = bc_buffer(s, r, bc_numel(&op->x), dt, BC_FILL_UNIFORM, 0, &f->x)) != BH_OK ||
         (st = bc_buffer(s, r, bc_numel(&op->w), dt, BC_FILL_UNIFORM, 0, &f->w)) != BH_OK ||
         (st = bc_buffer(s, r, bc_numel(&op->y), dt, BC_FILL_ZERO, 0, &f->y)) != BH_OK ||
+        (op->fused && (st = bc_buffer(s, r, op->y.d[1], dt, BC_FILL_UNIFORM, 0, &f->b)) != BH_OK) ||
+        (op->fused && op->residual && (st = bc_buffer(s, r, bc_numel(&op->y), dt, BC_FILL_UNIFORM, 0, &f->z)) != BH_OK) ||
         (st = bc_workspace(s, (size_t)ws, r)) != BH_OK)
         return st;
-    int64_t uids[3] = {BC_UID_X, BC_UID_W, BC_UID_Y};
-    void *ptrs[3] = {f->x, f->w, f->y};
+    int64_t uids[5] = {BC_UID_X, BC_UID_W, BC_UID_Y, BC_UID_B, BC_UID_Z};
+    void *ptrs[5] = {f->x, f->w, f->y, f->b, f->z};
+    int64_t nptr = op->fused ? (op->residual ? 5 : 4) : 3;
     BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &f->be_pack));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, uids));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3, ptrs));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, nptr, uids));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, nptr, ptrs));
     BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &s->ws));
     BC_BE(r, cudnnBackendFinalize(f->be_pack));
     return BH_OK;
@@ -549,6 +659,9 @@ static void bc_engine_teardown(struct bc_lib_state *f)
             cudnnBackendDestroyDescriptor(*all[i]);
             *all[i] = NULL;
         }
+    for (int i = 0; i < f->be_nmore; i++)
+        cudnnBackendDestroyDescriptor(f->be_more[i]);
+    f->be_nmore = f->be_nops = 0;
     for (int64_t i = 0; i < f->be_ncfgs; i++)
         cudnnBackendDestroyDescriptor(f->be_cfgs[i]);
     free(f->be_cfgs);

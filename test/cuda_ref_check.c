@@ -633,11 +633,12 @@ static void case_nhwc_order(void)
 /* cuDNN's backend API takes the engine benchmarks' convolution (tensors, descriptor, forward
  * operation: every attribute's type and value) without a GPU; the graph and its engines need one */
 static void case_backend_op(const char *name, int nsp, const long long *x, const long long *wt, const long long *yd,
-                            int pad, int stride, int dil, int nhwc, int dt)
+                            int pad, int stride, int dil, int nhwc, int dt, int fused, int relu, int residual)
 {
     struct bc_lib_op op;
     memset(&op, 0, sizeof(op));
     op.family = BC_ENGINE, op.dt = dt, op.nsp = nsp, op.nhwc = nhwc;
+    op.fused = fused, op.act = relu ? CUDNN_ACTIVATION_RELU : CUDNN_ACTIVATION_IDENTITY, op.residual = residual;
     op.x.nd = op.w.nd = op.y.nd = nsp + 2;
     for (int k = 0; k < nsp + 2; k++)
         op.x.d[k] = x[k], op.w.d[k] = wt[k], op.y.d[k] = yd[k];
@@ -648,9 +649,13 @@ static void case_backend_op(const char *name, int nsp, const long long *x, const
     struct bh_result r;
     memset(&r, 0, sizeof(r));
     enum bh_status st = bc_be_conv_op(&f, &op, &r);
+    int nops = f.be_nops;
     bc_engine_teardown(&f);
     cases++;
-    if (st != BH_OK) {
+    if (st == BH_OK && nops != 1 + (fused ? 1 + residual + relu : 0)) {
+        printf("FAIL backend operation, %s: %d operations\n", name, nops);
+        failures++;
+    } else if (st != BH_OK) {
         printf("FAIL backend operation, %s: %s\n", name, r.note);
         failures++;
     } else {
@@ -665,10 +670,13 @@ int main(void)
         long long x[] = {2, 64, 56, 56}, w[] = {256, 64, 1, 1}, y[] = {2, 256, 56, 56};
         long long x3[] = {1, 8, 9, 10, 11}, w3[] = {16, 8, 3, 3, 3}, y3[] = {1, 16, 9, 10, 11};
         long long xg[] = {1, 32, 28, 28}, wg[] = {32, 1, 3, 3}, yg[] = {1, 32, 14, 14};
-        case_backend_op("1x1 channels-last f16", 2, x, w, y, 0, 1, 1, 1, BC_F16);
-        case_backend_op("1x1 NCHW f32", 2, x, w, y, 0, 1, 1, 0, BC_F32);
-        case_backend_op("3-d 3x3x3 channels-last bf16", 3, x3, w3, y3, 1, 1, 1, 1, BC_BF16);
-        case_backend_op("depthwise 3x3 stride 2 channels-last f16", 2, xg, wg, yg, 1, 2, 1, 1, BC_F16);
+        case_backend_op("1x1 channels-last f16", 2, x, w, y, 0, 1, 1, 1, BC_F16, 0, 0, 0);
+        case_backend_op("1x1 NCHW f32", 2, x, w, y, 0, 1, 1, 0, BC_F32, 0, 0, 0);
+        case_backend_op("3-d 3x3x3 channels-last bf16", 3, x3, w3, y3, 1, 1, 1, 1, BC_BF16, 0, 0, 0);
+        case_backend_op("depthwise 3x3 stride 2 channels-last f16", 2, xg, wg, yg, 1, 2, 1, 1, BC_F16, 0, 0, 0);
+        case_backend_op("conv + bias", 2, x, w, y, 0, 1, 1, 1, BC_F16, 1, 0, 0);
+        case_backend_op("conv + bias + relu", 2, x, w, y, 0, 1, 1, 1, BC_BF16, 1, 1, 0);
+        case_backend_op("conv + bias + residual + relu", 2, x, w, y, 0, 1, 1, 1, BC_F16, 1, 1, 1);
     }
     long long in2[2] = {9, 9}, in2b[2] = {7, 8}, in3[3] = {4, 5, 6};
     case_conv("conv 3x3 stride 2 pad 1", 2, in2, 2, 3, 4, 3, 2, 1, 1, 1, 0, 0);
