@@ -207,12 +207,15 @@ static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
             struct cu_plan en = *p;
             en.nhwc = true;
             en.engine_fused = p->family == CU_CONV_FUSED;
-            for (int k = 0; k < e->top_k; k++) {
-                char name[32], value[16];
-                snprintf(name, sizeof(name), "nhwc_heurA_%d", k);
-                snprintf(value, sizeof(value), "%d", k);
-                render_lib(e, li, &en, ti, CU_ENGINE, name, value, "CUDNN_HEUR_MODE_A");
-            }
+            static const char *const modes[3][2] = {
+                {"heurA", "CUDNN_HEUR_MODE_A"}, {"heurB", "CUDNN_HEUR_MODE_B"}, {"fallback", "CUDNN_HEUR_MODE_FALLBACK"}};
+            for (int m = 0; m < 3; m++)
+                for (int k = 0; (e->heur_modes >> m & 1u) && k < e->top_k; k++) {
+                    char name[32], value[16];
+                    snprintf(name, sizeof(name), "nhwc_%s_%d", modes[m][0], k);
+                    snprintf(value, sizeof(value), "%d", k);
+                    render_lib(e, li, &en, ti, CU_ENGINE, name, value, modes[m][1]);
+                }
         }
         if ((p->lt || p->family == CU_LT) && (CU_LT_TYPES & (1u << ti)))
             for (int k = 0; k < e->top_k; k++) {

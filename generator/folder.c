@@ -134,7 +134,8 @@ static void free_benches(struct emit_ctx *e)
 int folder_repro(const struct pipeline *p, const struct folder_opts *o, struct bz_diag *diag)
 {
     /* just that layer's files, flat in the folder */
-    struct emit_ctx e = {.p = p, .dir = o->dir, .diag = diag, .cuda_arch = o->cuda_arch, .top_k = o->top_k, .only_layer = o->repro,
+    struct emit_ctx e = {.p = p, .dir = o->dir, .diag = diag, .cuda_arch = o->cuda_arch, .top_k = o->top_k,
+                         .heur_modes = o->heur_modes, .only_layer = o->repro,
                          .cmdline = o->cmdline};
     int rc = BZ_EXIT_OK;
     if (o->backends & BACKEND_CPU)
@@ -163,7 +164,8 @@ int folder_write(const struct pipeline *p, const struct folder_opts *o, struct b
         return BZ_EXIT_IO;
     }
     int rc = BZ_EXIT_OK;
-    struct emit_ctx e = {.p = p, .dir = o->dir, .diag = diag, .cuda_arch = o->cuda_arch, .top_k = o->top_k, .cmdline = o->cmdline};
+    struct emit_ctx e = {.p = p, .dir = o->dir, .diag = diag, .cuda_arch = o->cuda_arch, .top_k = o->top_k,
+                         .heur_modes = o->heur_modes, .cmdline = o->cmdline};
     static const struct {
         unsigned bit;
         const char *name;

@@ -13,6 +13,7 @@ struct folder_opts {
     bool progress;
     bool calibrate;         /* --calibrate: the machine's calibration benchmarks too (calib.h) */
     int top_k;              /* --top-k: a library heuristic's algorithms benchmarked (cuBLASLt's) */
+    unsigned heur_modes;    /* --heur-modes: cuDNN's engine heuristics (bits: A, B, fallback) */
 };
 
 /* Writes the folder: manifest.tsv, every backend's benchmarks, build.ninja, run_all, runner and

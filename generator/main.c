@@ -67,6 +67,8 @@ static void usage(FILE *out)
           "  --top-k K            how many of a library heuristic's algorithms become benchmarks\n"
           "                       (cuBLASLt's lt0 .. lt<K-1>, cuDNN's engine configurations\n"
           "                       nhwc_heurA_0 .. ; default 8, 0 for none, at most 64)\n"
+          "  --heur-modes M,...   cuDNN's engine heuristics benchmarked: A, B, fallback (default A;\n"
+          "                       each adds K files per convolution, type)\n"
           "  --strict             an unsupported operator is an error (exit 6)\n"
           "  --progress           show progress on standard error\n"
           "  -b, --batch N,...    batch sizes (each model is processed at each); the batch size: the batch dim of every data input (dim 0, or\n"
@@ -338,7 +340,7 @@ int main(int argc, char **argv)
 {
     gen_cmdline = command_line(argc, argv);
     enum { OPT_SHAPES = 300, OPT_DIM, OPT_INPUT_SHAPE, OPT_LAYERS, OPT_STRICT, OPT_PROGRESS, OPT_ZOO,
-           OPT_WRITE_ONNX, OPT_BACKEND, OPT_CUDA_ARCH, OPT_REPRO, OPT_CALIBRATE, OPT_TOP_K };
+           OPT_WRITE_ONNX, OPT_BACKEND, OPT_CUDA_ARCH, OPT_REPRO, OPT_CALIBRATE, OPT_TOP_K, OPT_HEUR_MODES };
     enum { OPT_DUMP = 256, OPT_RENDER, OPT_DATA, OPT_PARTIALS, OPT_VERSION, OPT_MAX_SIZE, OPT_OPS };
     static const struct option longopts[] = {
         {"dump", no_argument, NULL, OPT_DUMP},
@@ -352,6 +354,7 @@ int main(int argc, char **argv)
         {"backend", required_argument, NULL, OPT_BACKEND},
         {"cuda-arch", required_argument, NULL, OPT_CUDA_ARCH},
         {"top-k", required_argument, NULL, OPT_TOP_K},
+        {"heur-modes", required_argument, NULL, OPT_HEUR_MODES},
         {"repro", required_argument, NULL, OPT_REPRO},
         {"calibrate", no_argument, NULL, OPT_CALIBRATE},
         {"output", required_argument, NULL, 'o'},
@@ -374,6 +377,7 @@ int main(int argc, char **argv)
     unsigned backends = BACKEND_CPU;
     const char *cuda_arch = "sm_90", *repro = NULL;
     int top_k = 8;
+    unsigned heur_modes = 1u; /* bit 0 A, 1 B, 2 fallback */
     int64_t batches[32] = {0};
     int n_batches = 0;
     struct shape_opts so = {0};
@@ -456,6 +460,18 @@ int main(int argc, char **argv)
                 return BZ_EXIT_USAGE;
             }
             top_k = (int)v;
+            break;
+        }
+        case OPT_HEUR_MODES: {
+            heur_modes = 0;
+            char buf[64];
+            snprintf(buf, sizeof(buf), "%s", optarg);
+            for (char *save = NULL, *m = strtok_r(buf, ",", &save); m; m = strtok_r(NULL, ",", &save))
+                heur_modes |= !strcmp(m, "A") ? 1u : !strcmp(m, "B") ? 2u : !strcmp(m, "fallback") ? 4u : 8u;
+            if (!heur_modes || (heur_modes & 8u) || strlen(optarg) >= sizeof(buf)) {
+                bz_diag_error(NULL, "gen", "--heur-modes wants A, B and fallback separated by commas, not '%s'", optarg);
+                return BZ_EXIT_USAGE;
+            }
             break;
         }
         case OPT_DIM: {
@@ -555,7 +571,7 @@ int main(int argc, char **argv)
     for (int i = optind; i < argc; i++)
         models[n_zoo + i - optind] = bz_strdup(argv[i]);
     struct folder_opts fo = {layers ? NULL : out_dir, backends, cuda_arch, repro, gen_cmdline, progress, calibrate,
-                             top_k};
+                             top_k, heur_modes};
     int rc = cmd_process(n_models, models, &lo, &so, batches, n_batches, layers, strict, &fo);
     free(gen_cmdline);
     gen_cmdline = NULL;
