@@ -36,12 +36,10 @@ static cublasComputeType_t bc_blas_compute(const struct bc_lib_op *op)
     return op->tensor_op ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_PEDANTIC;
 }
 
-static enum bh_status bc_blas_setup(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
-                                    struct bh_result *r)
+/* A GEMM's operands (the batch's, strided) and its output (C's values in it where beta is 1) */
+static enum bh_status bc_gemm_buffers(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
+                                      struct bh_result *r)
 {
-    BC_BLAS(r, cublasSetStream(f->blas, s->stream));
-    /* a Tensor Core algorithm asks for Tensor Core math; the others for none */
-    BC_BLAS(r, cublasSetMathMode(f->blas, op->tensor_op ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH));
     long long batches = op->batch_count > 0 ? op->batch_count : 1;
     long long na = op->stride_a ? op->stride_a * batches : op->m * op->k;
     long long nb = op->stride_b ? op->stride_b * batches : op->k * op->n;
@@ -52,6 +50,15 @@ static enum bh_status bc_blas_setup(struct bc_state *s, struct bc_lib_state *f, 
         (st = bc_buffer(s, r, nc, op->dt, op->beta_one ? BC_FILL_UNIFORM : BC_FILL_ZERO, 0, &f->y)) != BH_OK)
         return st;
     return BH_OK;
+}
+
+static enum bh_status bc_blas_setup(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
+                                    struct bh_result *r)
+{
+    BC_BLAS(r, cublasSetStream(f->blas, s->stream));
+    /* a Tensor Core algorithm asks for Tensor Core math; the others for none */
+    BC_BLAS(r, cublasSetMathMode(f->blas, op->tensor_op ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH));
+    return bc_gemm_buffers(s, f, op, r);
 }
 
 /* Row-major C[m,n] = A[m,k] B[k,n] is column-major C^T = B^T A^T: cuBLAS gets (n, m, k) with
@@ -121,13 +128,8 @@ static enum bh_status bc_lt_setup(struct bc_state *s, struct bc_lib_state *f, co
                                   struct bh_result *r)
 {
     long long batches = op->batch_count > 0 ? op->batch_count : 1;
-    long long na = op->stride_a ? op->stride_a * batches : op->m * op->k;
-    long long nb = op->stride_b ? op->stride_b * batches : op->k * op->n;
-    long long nc = op->m * op->n * batches;
     enum bh_status st;
-    if ((st = bc_buffer(s, r, na, op->dt, BC_FILL_UNIFORM, 0, &f->x)) != BH_OK ||
-        (st = bc_buffer(s, r, nb, op->dt, BC_FILL_UNIFORM, 0, &f->w)) != BH_OK ||
-        (st = bc_buffer(s, r, nc, op->dt, op->beta_one ? BC_FILL_UNIFORM : BC_FILL_ZERO, 0, &f->y)) != BH_OK ||
+    if ((st = bc_gemm_buffers(s, f, op, r)) != BH_OK ||
         (bc_lt_has_bias(op->epilogue) && (st = bc_buffer(s, r, op->n, op->dt, BC_FILL_UNIFORM, 0, &f->b)) != BH_OK))
         return st;
     BC_BLAS(r, cublasLtCreate(&f->lt));
