@@ -20,7 +20,7 @@ ALL_CFLAGS = -std=c11 $(OPT) $(SAN) $(WARN) $(CFLAGS) -MD -MP
 LDLIBS_GEN = -lprotobuf-c -ljansson -ldnnl -lm
 
 GEN_LIB_SRCS = generator/base.c generator/ir.c generator/onnx_load.c generator/dump.c \
-               generator/mustache.c generator/shape.c generator/layers.c generator/fusion.c \
+               generator/mustache.c generator/shape.c generator/layers.c generator/fusion.c generator/relayout.c \
                generator/pipeline.c generator/emit.c generator/emit_cpu.c generator/emit_cuda.c generator/re2posix.c \
                generator/attrs.c generator/desc.c generator/plan.c generator/calib.c generator/folder.c $(wildcard generator/ops/*.c) \
                generator/zoo/builder.c generator/zoo/models.c generator/zoo/zoo.c

@@ -33,23 +33,28 @@ echo
 echo "## Fast paths per model (batch 1, \`gen MODEL -b 1 --backend cuda\`, --top-k 8; ../shared's dynamic models with bench/shared_models.args)"
 echo
 echo "The benchmark kinds of the fast-paths work: attention groups (gen's fusion finds the scaled"
-echo "dot-product attention) and their flash-attention kernel files (f32, f16, bf16); channels-last"
+echo "dot-product attention) and their flash-attention kernel files (f32, f16, bf16) and cuDNN fused-attention"
+echo "engine configurations (sdpa_heurA_k, f16tc and bf16); channels-last"
 echo "cuDNN convolutions (nhwc_implicit_gemm, nhwc_implicit_precomp_gemm); cuDNN backend-API engine"
 echo "configurations (nhwc_heurA_k); cuBLASLt (ltK) for the GEMMs, of them with an epilogue (the"
-echo "fused Gemm/MatMul + bias [+ Relu] groups)."
+echo "fused Gemm/MatMul + bias [+ Relu] groups); the 4-D activations an NHWC plan may transpose"
+echo "(manifest relayout lines) and their cudnnTransformTensor files."
 echo
-echo "| model | files | attention groups | fused attention layers | flash-attention (.cu) | nhwc conv | engine configs | cuBLASLt | cuBLASLt with epilogue |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| model | files | attention groups | fused attention layers | flash-attention (.cu) | cuDNN attention (sdpa_heurA) | nhwc conv | engine configs | cuBLASLt | cuBLASLt with epilogue | relayout values | relayout files |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 SHARED=${SHARED:-../shared}
 binds=()
 [ -r bench/shared_models.args ] && while read -r l; do case $l in -*) binds+=("$l") ;; esac; done < bench/shared_models.args
 count() { { ls "$1" | grep -c -- "$2" || true; } }
 row() { # NAME DIR
-    local groups layers epi
+    local groups layers epi rel relfiles
+    rel=$(grep -c "^relayout	" "$2/manifest.tsv" || true)
+    relfiles=$({ grep "^relayout	" "$2/manifest.tsv" || true; } | cut -f7,8 | tr '\t' '\n' | sort -u |
+        while read -r id; do ls "$2/bench" | grep -c -- "^$id-.*-cudnn\.c$" || true; done | awk '{s += $1} END {print s + 0}')
     groups=$(grep -c "^group.*	attention	" "$2/manifest.tsv" || true)
     layers=$({ grep "^group.*	attention	" "$2/manifest.tsv" || true; } | cut -f5 | sort -u | wc -l)
     epi=$({ grep -l -m1 "\.epilogue = CUBLASLT_EPILOGUE_[A-Z_]*BIAS\|\.epilogue = CUBLASLT_EPILOGUE_RELU\b" "$2/bench"/*-lt[0-9]*.c 2>/dev/null || true; } | wc -l)
-    echo "| $1 | $(ls "$2/bench" | wc -l) | $groups | $layers | $(attn "$2/bench") | $(count "$2/bench" -nhwc_implicit) | $(count "$2/bench" -nhwc_heurA_) | $(count "$2/bench" '-lt[0-9]') | $epi |"
+    echo "| $1 | $(ls "$2/bench" | wc -l) | $groups | $layers | $(attn "$2/bench") | $(count "$2/bench" -sdpa_heurA_) | $(count "$2/bench" -nhwc_implicit) | $(count "$2/bench" -nhwc_heurA_) | $(count "$2/bench" '-lt[0-9]') | $epi | $rel | $relfiles |"
 }
 for z in resnet50 vgg16 mobilenet_v2 inception_v3 bert_base gpt2 vit_base; do
     row "$z (zoo)" "$W/$z"

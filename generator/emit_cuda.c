@@ -77,6 +77,21 @@ static char *op_initializer(const struct cu_plan *p, const struct cu_type *t, co
         bz_buf_printf(&b, ", .act = %s, .residual = %d", p->act, p->residual);
     if (p->family == CU_LT)
         bz_buf_printf(&b, ", .epilogue = %s", p->epilogue ? p->epilogue : "CUBLASLT_EPILOGUE_DEFAULT");
+    if (p->att) {
+        const struct desc_attention *a = p->att;
+        bz_buf_printf(&b, ",\n    .att = {.b = %lld, .h = %lld, .sq = %lld, .skv = %lld, .d = %lld, .dv = %lld",
+                      (long long)a->b, (long long)a->h, (long long)a->sq, (long long)a->skv, (long long)a->d,
+                      (long long)a->dv);
+        static const char *const names[5] = {"q", "k", "v", "o", "m"};
+        const int64_t *st[5] = {a->q, a->k, a->v, a->o, a->m};
+        for (int n = 0; n < 5; n++)
+            bz_buf_printf(&b, ",\n            .%s = {%lld, %lld, %lld, %lld}", names[n], (long long)st[n][0],
+                          (long long)st[n][1], (long long)st[n][2], (long long)st[n][3]);
+        bz_buf_printf(&b, ",\n            .q_elems = %lld, .k_elems = %lld, .v_elems = %lld, .m_elems = %lld, .mask = %d, "
+                          ".scale = %.17g}",
+                      (long long)a->q_elems, (long long)a->k_elems, (long long)a->v_elems, (long long)a->m_elems,
+                      a->mask == ATT_MASK_ADD ? 1 : 0, a->scale);
+    }
     if (p->nhwc)
         bz_buf_puts(&b, ", .nhwc = 1");
     if (p->engine_fused)
@@ -124,6 +139,9 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
         bz_buf_printf(&what, "cuDNN's backend (graph) API%s, the engine configuration its heuristic (%s) ranks %s, "
                              "channels-last tensors", p->engine_fused ? ", the graph conv -> + bias [-> + residual] [-> relu]" : "",
                       mode, algo_value);
+    else if (family == CU_SDPA)
+        bz_buf_printf(&what, "cuDNN's fused attention through the backend (graph) API, the engine configuration its "
+                             "heuristic (%s) ranks %s", mode, algo_value);
     else if (family == CU_LT)
         bz_buf_printf(&what, "cublasLtMatmul%s%s, the algorithm cublasLtMatmulAlgoGetHeuristic ranks %s",
                       p->epilogue ? " with " : "", p->epilogue ? p->epilogue : "", algo_value);
@@ -217,6 +235,14 @@ static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
                     render_lib(e, li, &en, ti, CU_ENGINE, name, value, modes[m][1]);
                 }
         }
+        /* cuDNN's fused attention: heuristic mode A's first --top-k configurations */
+        if (p->family == CU_SDPA)
+            for (int k = 0; k < e->top_k; k++) {
+                char name[32], value[16];
+                snprintf(name, sizeof(name), "sdpa_heurA_%d", k);
+                snprintf(value, sizeof(value), "%d", k);
+                render_lib(e, li, p, ti, CU_SDPA, name, value, "CUDNN_HEUR_MODE_A");
+            }
         if ((p->lt || p->family == CU_LT) && (CU_LT_TYPES & (1u << ti)))
             for (int k = 0; k < e->top_k; k++) {
                 char name[16], value[16];

@@ -745,11 +745,35 @@ static int fusion_cublaslt(const struct layer_desc *d, struct cu_plan *p)
     return 0;
 }
 
+/* The attention group through cuDNN's fused attention (the backend API graph, BC_SDPA): f16
+ * and bf16 on Tensor Cores, head sizes multiples of 8 up to 256, no mask or an added one that
+ * varies along the keys (cuDNN's bias; a Where mask has no cuDNN form) */
+static int attention_cudnn(const struct layer_desc *d, struct cu_plan *p)
+{
+    const struct desc_attention *a = d->attention;
+    if (!a || a->d % 8 || a->dv % 8 || a->d > 256 || a->dv > 256 || a->mask == ATT_MASK_SELECT ||
+        (a->mask == ATT_MASK_ADD && !a->m[3]))
+        return -1;
+    p->family = CU_SDPA;
+    p->att = a;
+    p->types = (1u << CU_F16TC) | (1u << CU_BF16);
+    p->what = "cuDNN fused attention (backend API graph)";
+    p->flops = 2.0 * (double)a->b * (double)a->h * (double)a->sq * (double)a->skv * (double)(a->d + a->dv);
+    p->elems = (double)(a->q_elems + a->k_elems + a->v_elems + a->b * a->h * a->sq * a->dv) +
+               (a->mask == ATT_MASK_ADD ? (double)a->m_elems : 0);
+    plan_cu_note(p, "Q K^T -> * scale%s -> softmax (max, exp, sum, divide) -> . V, the intermediates in float",
+                 a->mask == ATT_MASK_ADD ? " -> + mask" : "");
+    return 0;
+}
+
 /* Conv[+BN folded][+Add residual][+Relu] through cudnnConvolutionBiasActivationForward
- * (identity or Relu; a folded BN is the bias); the GEMM groups through cuBLASLt */
+ * (identity or Relu; a folded BN is the bias); the GEMM groups through cuBLASLt; the attention
+ * groups through cuDNN's fused attention */
 static int fusion_cudnn(const struct layer_desc *d, struct cu_plan *p)
 {
     memset(p, 0, sizeof(*p));
+    if (d->pattern == FUSE_ATTENTION)
+        return attention_cudnn(d, p);
     if (d->nmembers >= 1 && fusion_is_gemm(d->pattern))
         return fusion_cublaslt(d, p);
     if (d->nmembers < 1 || fusion_is_qdq(d->pattern) || !fusion_is_conv(d->pattern))
@@ -828,5 +852,5 @@ const struct op_plans *plan_hooks(const struct layer_desc *d)
     return d->def ? d->def->plans : NULL;
 }
 
-static const struct op_plans fusion_plans = {fusion_dnnl, NULL, fusion_cudnn, fusion_kernel, NULL, 0,
-    .how = {"oneDNN primitive with post-ops", NULL, "cuDNN fused convolution + bias + activation; cuBLASLt GEMM + bias epilogues", "kernel of ours (GELU, LayerNorm, flash attention)"}};
+static const struct op_plans fusion_plans = {fusion_dnnl, NULL, fusion_cudnn, fusion_kernel, NULL, PLAN_KERNEL_TOO,
+    .how = {"oneDNN primitive with post-ops", NULL, "cuDNN fused convolution + bias + activation; cuBLASLt GEMM + bias epilogues; cuDNN fused attention (backend API)", "kernel of ours (GELU, LayerNorm, flash attention)"}};

@@ -472,6 +472,11 @@ void model_run_free(struct model_run *run)
     free(run->layer);
     free(run->group);
     free(run->groups);
+    for (int i = 0; i < run->n_relayouts; i++) {
+        free(run->relayouts[i].readers);
+        free(run->relayouts[i].neutral);
+    }
+    free(run->relayouts);
     free(run->name);
     ir_model_free(run->m);
     memset(run, 0, sizeof(*run));

@@ -43,6 +43,19 @@ struct fusion_group {
     int nodes[12];      /* top-level node indices, in data-flow order */
 };
 
+/* A 4-D activation whose layout a channels-last plan may have to change (relayout.c): made
+ * by PRODUCER (-1: a graph input), read by READERS; neutral[k] when reader k is elementwise
+ * (it runs in either layout, in the one its input has); OUTPUT when a graph output; the
+ * Transpose layers that turn it NCHW -> NHWC and back. */
+struct relayout {
+    int producer;
+    int n_readers;
+    int *readers;
+    bool *neutral;
+    bool output;
+    int to_nhwc, to_nchw;
+};
+
 /* One model at one batch size. */
 struct model_run {
     char *name;         /* file name without folder and .onnx */
@@ -61,6 +74,8 @@ struct model_run {
     int body_layers;    /* computing nodes inside control-flow bodies with a layer (benchmarked,
                            not nodes of the run: how often a body runs is data) */
     int body_unresolved;/* and those whose shapes gen does not know */
+    int n_relayouts;    /* found for backends with channels-last benchmarks (relayout.c) */
+    struct relayout *relayouts;
 };
 
 struct layer_set {

@@ -192,6 +192,8 @@ static int cmd_process(int argc, char **argv, const struct onnx_load_opts *lo, c
         pipeline_print_layers(stdout, &p);
         fflush(stdout);
     }
+    if (fo->dir && (fo->backends & BACKEND_CUDA))
+        pipeline_relayouts(&p);
     if (fo->dir && fo->calibrate)
         calib_add(&p.layers, fo->backends);
     if (fo->dir && fo->repro)

@@ -3,6 +3,7 @@
 #include "pipeline.h"
 
 #include "fusion.h"
+#include "relayout.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -107,6 +108,13 @@ void pipeline_run(struct pipeline *p, char **models, int n_models, const int64_t
         }
     }
     bz_buf_free(&err);
+    layers_unique_names(&p->layers);
+}
+
+void pipeline_relayouts(struct pipeline *p)
+{
+    for (int i = 0; i < p->n_runs; i++)
+        relayout_find(&p->layers, &p->runs[i], i);
     layers_unique_names(&p->layers);
 }
 
@@ -268,6 +276,21 @@ int pipeline_write_manifest(const struct pipeline *p, const char *dir)
             for (int j = 0; j < fg->n_nodes; j++)
                 bz_buf_printf(&b, "%s%d", j ? "," : "", fg->nodes[j]);
             bz_buf_putc(&b, '\n');
+        }
+        for (int k = 0; k < run->n_relayouts; k++) {
+            const struct relayout *rl = &run->relayouts[k];
+            if (rl->producer >= 0)
+                bz_buf_printf(&b, "relayout\t%d\t%d\t", r, rl->producer);
+            else
+                bz_buf_printf(&b, "relayout\t%d\t-\t", r);
+            for (int pass = 0; pass < 2; pass++) {
+                int shown = 0;
+                for (int j = 0; j < rl->n_readers; j++)
+                    if (!pass || rl->neutral[j])
+                        bz_buf_printf(&b, "%s%d", shown++ ? "," : "", rl->readers[j]);
+                bz_buf_puts(&b, shown ? "\t" : "-\t");
+            }
+            bz_buf_printf(&b, "%d\t%s\t%s\n", rl->output ? 1 : 0, s->v[rl->to_nhwc].id, s->v[rl->to_nchw].id);
         }
     }
     free(preds);

@@ -21,6 +21,9 @@ struct pipeline {
 void pipeline_run(struct pipeline *p, char **models, int n_models, const int64_t *batches,
                   int n_batches, const struct shape_opts *so, const struct onnx_load_opts *lo,
                   struct bz_diag *diag, bool progress);
+/* The activations a channels-last plan may transpose, and their Transposes, for every run
+ * (for the backends with channels-last benchmarks: CUDA). */
+void pipeline_relayouts(struct pipeline *p);
 void pipeline_free(struct pipeline *p);
 
 /* gen --layers: the table of unique layers and the per-run statistics. */

@@ -174,6 +174,7 @@ int plan_pl_start(const struct layer_desc *d, int kind, int fn, int nin, struct 
 static const char *const cu_family_names[CU_FAMILY_COUNT] = {
     "BC_CONV", "BC_CONV_FUSED", "BC_ADVICE", "BC_DECONV", "BC_POOL", "BC_ACT", "BC_SOFTMAX",
     "BC_BNORM", "BC_LRN", "BC_OPTENSOR", "BC_REDUCE", "BC_RNN", "BC_GEMM", "BC_GEMV", "BC_COPY", "BC_LT", "BC_ENGINE",
+    "BC_RELAYOUT", "BC_SDPA",
 };
 
 const char *cu_family_name(enum cu_family f)

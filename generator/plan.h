@@ -79,7 +79,7 @@ int plan_eltwise_dnnl(const struct layer_desc *d, float *alpha, float *beta);
 
 enum cu_family {
     CU_CONV, CU_CONV_FUSED, CU_ADVICE, CU_DECONV, CU_POOL, CU_ACT, CU_SOFTMAX, CU_BNORM, CU_LRN, CU_OPTENSOR,
-    CU_REDUCE, CU_RNN, CU_GEMM, CU_GEMV, CU_COPY, CU_LT, CU_ENGINE, CU_FAMILY_COUNT
+    CU_REDUCE, CU_RNN, CU_GEMM, CU_GEMV, CU_COPY, CU_LT, CU_ENGINE, CU_RELAYOUT, CU_SDPA, CU_FAMILY_COUNT
 };
 /* its name in runtime/cudnn_ops.h (BC_CONV, ...) */
 const char *cu_family_name(enum cu_family f);
@@ -132,6 +132,7 @@ struct cu_plan {
                                    a fused one as its graph conv -> + bias [-> + z] [-> relu] */
     bool engine_fused;          /* this benchmark is such a graph */
     const char *epilogue;       /* its cublasLtEpilogue_t (NULL: none) */
+    const struct desc_attention *att; /* CU_SDPA: the attention group */
     double flops, elems;        /* elements moved (bytes = elems x type size) */
     char notes[4][160];         /* for the header comment */
     int nnotes;

@@ -371,6 +371,9 @@ static enum bh_status bc_lib_verify(void *state, struct bh_result *r)
         goto out;
     if (op->family == BC_OPTENSOR && !(io.x2 = bc_fetch(s, f->x2, r)))
         goto out;
+    if (op->family == BC_SDPA && (!(io.w = bc_fetch(s, f->w, r)) || !(io.x2 = bc_fetch(s, f->x2, r)) ||
+                                  (op->att.mask && !(io.b = bc_fetch(s, f->b, r)))))
+        goto out;
     int conv_fused = op->family == BC_CONV_FUSED || (op->family == BC_ENGINE && op->fused);
     if (conv_fused && (!(io.b = bc_fetch(s, f->b, r)) || (op->residual && !(io.z = bc_fetch(s, f->z, r)))))
         goto out;
@@ -396,8 +399,9 @@ static enum bh_status bc_lib_verify(void *state, struct bh_result *r)
         goto out;
     if (op->family == BC_RNN && (st = bc_rnn_weights(s, f, op, io.w, &io, r)) != BH_OK)
         goto out;
-    if (op->nhwc && (br_nhwc_to_nchw(io.x, &op->x) || (io.w && br_nhwc_to_nchw(io.w, &op->w)) ||
-                     br_nhwc_to_nchw(got, &op->y) || (io.z && br_nhwc_to_nchw(io.z, &op->y)))) {
+    if ((op->nhwc && (br_nhwc_to_nchw(io.x, &op->x) || (io.w && br_nhwc_to_nchw(io.w, &op->w)) ||
+                      br_nhwc_to_nchw(got, &op->y) || (io.z && br_nhwc_to_nchw(io.z, &op->y)))) ||
+        (op->family == BC_RELAYOUT && br_nhwc_to_nchw(op->mode == 1 ? io.x : got, op->mode == 1 ? &op->x : &op->y))) {
         bh_note(r, "--verify: out of host memory");
         st = BH_OOM;
         goto out;
@@ -407,6 +411,8 @@ static enum bh_status bc_lib_verify(void *state, struct bh_result *r)
         /* an engine is held to the convolution's reference, with the transforms' tolerance
          * where its notes say FFT or Winograd */
         struct bc_lib_op vop = *op;
+        if (op->family == BC_RELAYOUT)
+            vop.family = BC_COPY; /* both in NCHW order now: equal, exactly */
         if (op->family == BC_ENGINE) {
             vop.family = op->fused ? BC_CONV_FUSED : BC_CONV;
             vop.algo = f->be_transform ? CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED : CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;

@@ -578,12 +578,70 @@ static inline long long br_terms(const struct bc_lib_op *op)
     }
 }
 
+/* BC_SDPA: every output element against softmax(Q K^T scale [+ mask]) V in double (Q in x,
+ * K in w, V in x2, the mask in b). cuDNN's attention engines keep the scores in float and round
+ * the probabilities to the type before P V: each term of the output may be off by a rounding
+ * of p_j |v_j|, and the output by its own. Outputs beyond BR_MAX_CHECK_WORK terms are sampled
+ * by query rows. */
+static inline struct br_check br_sdpa_compare(const struct bc_lib_op *op, const struct br_io *io, const double *got)
+{
+    const struct bc_att *a = &op->att;
+    struct br_check c;
+    memset(&c, 0, sizeof(c));
+    c.total = a->b * a->h * a->sq * a->dv;
+    double *s = (double *)malloc(sizeof(double) * (size_t)(a->skv > 0 ? a->skv : 1));
+    if (!s) {
+        c.total = -1;
+        return c;
+    }
+    double u = br_out_unit(op->dt);
+    long long rows = a->b * a->h * a->sq, per_row = a->skv * (a->d + a->dv);
+    long long budget = BR_MAX_CHECK_WORK / (per_row > 0 ? per_row : 1);
+    long long step = rows <= budget || budget < 1 ? 1 : rows / budget + 1;
+    for (long long row = 0; row < rows; row += step) {
+        long long i = row % a->sq, hb = row / a->sq, h = hb % a->h, b = hb / a->h;
+        double mx = -INFINITY, sum = 0;
+        for (long long j = 0; j < a->skv; j++) {
+            double dot = 0;
+            for (long long e = 0; e < a->d; e++)
+                dot += io->x[b * a->q[0] + h * a->q[1] + i * a->q[2] + e * a->q[3]] *
+                       io->w[b * a->k[0] + h * a->k[1] + j * a->k[2] + e * a->k[3]];
+            double x = dot * a->scale;
+            if (a->mask)
+                x += io->b[b * a->m[0] + h * a->m[1] + i * a->m[2] + j * a->m[3]];
+            s[j] = x;
+            mx = x > mx ? x : mx;
+        }
+        for (long long j = 0; j < a->skv; j++) {
+            s[j] = exp(s[j] - mx);
+            sum += s[j];
+        }
+        for (long long e = 0; e < a->dv; e++) {
+            double acc = 0, mag = 0;
+            for (long long j = 0; j < a->skv; j++) {
+                double vv = io->x2[b * a->v[0] + h * a->v[1] + j * a->v[2] + e * a->v[3]];
+                acc += s[j] * vv;
+                mag += s[j] * fabs(vv);
+            }
+            double ref = acc / sum;
+            mag /= sum;
+            double tol = u * fabs(ref) + (u + 64.0 * br_acc) * mag + 1e-6 * (mag > 0 ? mag : 1);
+            long long at = b * a->o[0] + h * a->o[1] + i * a->o[2] + e * a->o[3];
+            br_check_one(&c, at, got[at], ref, tol);
+        }
+    }
+    free(s);
+    return c;
+}
+
 /* Compares the device's output (got, the family's y) with the reference; the RNN's hy is
  * compared too (got_h). Returns the check; outputs larger than BR_MAX_CHECK_WORK terms are
  * sampled (the first and last 512 elements and an even stride between). */
 static inline struct br_check br_compare(const struct bc_lib_op *op, const struct br_io *io, const double *got,
                                          const double *got_h)
 {
+    if (op->family == BC_SDPA)
+        return br_sdpa_compare(op, io, got);
     struct br_check c;
     memset(&c, 0, sizeof(c));
     long long ny = op->family == BC_RNN ? (long long)op->seq * op->batch * op->hidden * (op->bidir ? 2 : 1)

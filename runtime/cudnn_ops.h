@@ -38,7 +38,25 @@ enum bc_lib_family {
     BC_LT,          /* cublasLtMatmul: the GEMM's fields, algo = the rank of the algorithm in
                        cublasLtMatmulAlgoGetHeuristic's answer, epilogue = cublasLtEpilogue_t
                        (a bias along n, then Relu or GELU, as frameworks fuse them) */
+    BC_SDPA,        /* scaled dot-product attention through cuDNN's backend API: the graph
+                       Q K^T -> * scale -> [+ mask] -> softmax -> . V (att), fused by its
+                       attention engines; mode = cudnnBackendHeurMode_t, algo = the rank of
+                       the engine configuration (f16 and bf16) */
+    BC_RELAYOUT,    /* cudnnTransformTensor between layouts: x and y the same logical NCHW
+                       tensor, mode 0 NCHW -> NHWC, 1 NHWC -> NCHW (a plan's layout change) */
     BC_LIB_FAMILY_COUNT
+};
+
+/* BC_SDPA: softmax(Q K^T scale [+ mask]) V for each (batch, head); every operand's element
+ * strides along (batch, head, row, column) in its buffer (K's and V's rows are the keys), the
+ * mask's along the scores' (batch, head, query, key), 0 where it broadcasts; the buffers'
+ * sizes (the output's: b h sq dv) */
+struct bc_att {
+    long long b, h, sq, skv, d, dv;
+    long long q[4], k[4], v[4], o[4], m[4];
+    long long q_elems, k_elems, v_elems, m_elems;
+    int mask; /* 0: none; 1: added to the scaled scores */
+    double scale;
 };
 
 struct bc_lib_op {
@@ -67,6 +85,7 @@ struct bc_lib_op {
                            spatial) */
     int fused;          /* BC_ENGINE: the graph conv -> + bias [-> + z] [-> relu] (act, residual),
                            runtime fusion as frameworks ask for it */
+    struct bc_att att;  /* BC_SDPA */
 };
 
 static const char *bc_cudnn_status_text(cudnnStatus_t st)
@@ -117,9 +136,9 @@ struct bc_lib_state {
     size_t weight_bytes, reserve_bytes;
     void *reserve;
     cudnnBackendDescriptor_t be_x, be_w, be_y, be_conv, be_op, be_graph, be_heur, be_plan, be_pack; /* BC_ENGINE */
-    cudnnBackendDescriptor_t be_more[12]; /* a fused graph's bias, residual, intermediates, ops */
+    cudnnBackendDescriptor_t be_more[48]; /* a fused graph's tensors, descriptors and ops */
     int be_nmore;
-    cudnnBackendDescriptor_t be_ops[4];
+    cudnnBackendDescriptor_t be_ops[16];
     int be_nops;
     cudnnBackendDescriptor_t *be_cfgs;
     int64_t be_ncfgs;
@@ -131,6 +150,7 @@ struct bc_lib_state {
     void *lt_ws;
     size_t lt_ws_bytes;
     int launches_conv; /* 1: the family launches through cuDNN */
+    float sdpa_scale;  /* BC_SDPA: the scale, passed by value */
 };
 
 static cudnnDataType_t bc_dnn_type(int dt)
@@ -562,6 +582,9 @@ static enum bh_status bc_be_fused_ops(struct bc_lib_state *f, const struct bc_li
  * list); the configuration at rank `algo` among those the type allows (f32 without Tensor
  * Cores: no engine that uses them or down-converts); its execution plan, workspace and
  * variant pack. The row's note names the engine, its numerical notes and knobs. */
+static enum bh_status bc_be_plan(struct bc_lib_state *f, const struct bc_lib_op *op, const char *what, int64_t *ws,
+                                 struct bh_result *r);
+
 static enum bh_status bc_engine_setup(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
                                       struct bh_result *r)
 {
@@ -569,6 +592,36 @@ static enum bh_status bc_engine_setup(struct bc_state *s, struct bc_lib_state *f
     enum bh_status st = bc_be_conv_op(f, op, r);
     if (st != BH_OK)
         return st;
+    int64_t ws = 0;
+    if ((st = bc_be_plan(f, op, "convolution", &ws, r)) != BH_OK)
+        return st;
+    if ((st = bc_buffer(s, r, bc_numel(&op->x), dt, BC_FILL_UNIFORM, 0, &f->x)) != BH_OK ||
+        (st = bc_buffer(s, r, bc_numel(&op->w), dt, BC_FILL_UNIFORM, 0, &f->w)) != BH_OK ||
+        (st = bc_buffer(s, r, bc_numel(&op->y), dt, BC_FILL_ZERO, 0, &f->y)) != BH_OK ||
+        (op->fused && (st = bc_buffer(s, r, op->y.d[1], dt, BC_FILL_UNIFORM, 0, &f->b)) != BH_OK) ||
+        (op->fused && op->residual && (st = bc_buffer(s, r, bc_numel(&op->y), dt, BC_FILL_UNIFORM, 0, &f->z)) != BH_OK) ||
+        (st = bc_workspace(s, (size_t)ws, r)) != BH_OK)
+        return st;
+    int64_t uids[5] = {BC_UID_X, BC_UID_W, BC_UID_Y, BC_UID_B, BC_UID_Z};
+    void *ptrs[5] = {f->x, f->w, f->y, f->b, f->z};
+    int64_t nptr = op->fused ? (op->residual ? 5 : 4) : 3;
+    BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &f->be_pack));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, nptr, uids));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, nptr, ptrs));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &s->ws));
+    BC_BE(r, cudnnBackendFinalize(f->be_pack));
+    return BH_OK;
+}
+
+/* The operation graph of f->be_ops; the heuristic's answer (op->mode: mode A, B or the
+ * fallback list); the configuration at rank op->algo among those the type allows (f32 without
+ * Tensor Cores: no engine that uses them or down-converts); its execution plan and workspace
+ * size. The row's note names the engine, its numerical notes and knobs. */
+static enum bh_status bc_be_plan(struct bc_lib_state *f, const struct bc_lib_op *op, const char *what, int64_t *ws,
+                                 struct bh_result *r)
+{
+    int dt = op->dt;
+    enum bh_status st;
     BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &f->be_graph));
     BC_BE(r, cudnnBackendSetAttribute(f->be_graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
                                       f->be_nops, f->be_ops));
@@ -613,8 +666,8 @@ static enum bh_status bc_engine_setup(struct bc_state *s, struct bc_lib_state *f
     static const char *const modes[] = {"instant", "B", "fallback", "A"};
     const char *mname = op->mode >= 0 && op->mode < 4 ? modes[op->mode] : "?";
     if (rank < 0) {
-        bh_note(r, "cuDNN's heuristic mode %s offers %d engine configuration%s for this convolution and type: none at rank %d",
-                mname, allowed, allowed == 1 ? "" : "s", op->algo);
+        bh_note(r, "cuDNN's heuristic mode %s offers %d engine configuration%s for this %s and type: none at rank %d",
+                mname, allowed, allowed == 1 ? "" : "s", what, op->algo);
         return BH_UNSUPPORTED;
     }
     bc_be_knobs(f->be_cfgs[rank], knobs, sizeof(knobs));
@@ -628,20 +681,178 @@ static enum bh_status bc_engine_setup(struct bc_state *s, struct bc_lib_state *f
         bh_note(r, "engine %lld (heuristic mode %s rank %d: %s; knobs %s)", (long long)index, mname, op->algo, notes, knobs);
         return e;
     }
-    int64_t ws = 0, c = 0;
-    BC_BE(r, cudnnBackendGetAttribute(f->be_plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &c, &ws));
+    int64_t c = 0;
+    BC_BE(r, cudnnBackendGetAttribute(f->be_plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &c, ws));
     bh_note(r, "engine %lld, heuristic mode %s rank %d of %d: numerical notes %s; knobs %s; workspace %lld bytes",
-            (long long)index, mname, op->algo, allowed, notes, knobs, (long long)ws);
-    if ((st = bc_buffer(s, r, bc_numel(&op->x), dt, BC_FILL_UNIFORM, 0, &f->x)) != BH_OK ||
-        (st = bc_buffer(s, r, bc_numel(&op->w), dt, BC_FILL_UNIFORM, 0, &f->w)) != BH_OK ||
-        (st = bc_buffer(s, r, bc_numel(&op->y), dt, BC_FILL_ZERO, 0, &f->y)) != BH_OK ||
-        (op->fused && (st = bc_buffer(s, r, op->y.d[1], dt, BC_FILL_UNIFORM, 0, &f->b)) != BH_OK) ||
-        (op->fused && op->residual && (st = bc_buffer(s, r, bc_numel(&op->y), dt, BC_FILL_UNIFORM, 0, &f->z)) != BH_OK) ||
+            (long long)index, mname, op->algo, allowed, notes, knobs, (long long)*ws);
+    return BH_OK;
+}
+
+/* ---- the backend API's fused attention (BC_SDPA) ---- */
+
+enum { BC_UID_Q = 20, BC_UID_K, BC_UID_V, BC_UID_O, BC_UID_SCALE, BC_UID_MASK, BC_UID_SDPA_VIRT = 40 };
+
+/* a 4-D tensor of the attention graph, kept for the teardown; virtual ones and the by-value
+ * scale in float */
+static enum bh_status bc_be_t4(struct bc_lib_state *f, int64_t uid, const int64_t *dims, const int64_t *strides,
+                               cudnnDataType_t type, int is_virtual, int by_value, cudnnBackendDescriptor_t *out,
+                               struct bh_result *r)
+{
+    int64_t align = 16;
+    bool virt = is_virtual != 0, byv = by_value != 0;
+    enum bh_status st = bc_be_more(f, CUDNN_BACKEND_TENSOR_DESCRIPTOR, out, r);
+    if (st != BH_OK)
+        return st;
+    cudnnBackendDescriptor_t d = *out;
+    if (virt)
+        BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &virt));
+    if (byv)
+        BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, &byv));
+    BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type));
+    BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims));
+    BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides));
+    BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid));
+    BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align));
+    BC_BE(r, cudnnBackendFinalize(d));
+    return BH_OK;
+}
+
+/* C = A B (batched over the leading dims), accumulated in float */
+static enum bh_status bc_be_matmul(struct bc_lib_state *f, cudnnBackendDescriptor_t a, cudnnBackendDescriptor_t b,
+                                   cudnnBackendDescriptor_t c, struct bh_result *r)
+{
+    cudnnBackendDescriptor_t mm, o;
+    cudnnDataType_t comp = CUDNN_DATA_FLOAT;
+    enum bh_status st;
+    if ((st = bc_be_more(f, CUDNN_BACKEND_MATMUL_DESCRIPTOR, &mm, r)) != BH_OK)
+        return st;
+    BC_BE(r, cudnnBackendSetAttribute(mm, CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &comp));
+    BC_BE(r, cudnnBackendFinalize(mm));
+    if ((st = bc_be_more(f, CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR, &o, r)) != BH_OK)
+        return st;
+    BC_BE(r, cudnnBackendSetAttribute(o, CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &a));
+    BC_BE(r, cudnnBackendSetAttribute(o, CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &b));
+    BC_BE(r, cudnnBackendSetAttribute(o, CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &c));
+    BC_BE(r, cudnnBackendSetAttribute(o, CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &mm));
+    BC_BE(r, cudnnBackendFinalize(o));
+    f->be_ops[f->be_nops++] = o;
+    return BH_OK;
+}
+
+/* Y = the max or the sum of X over the dims where Y has 1 */
+static enum bh_status bc_be_reduce(struct bc_lib_state *f, cudnnReduceTensorOp_t mode, cudnnBackendDescriptor_t x,
+                                   cudnnBackendDescriptor_t y, struct bh_result *r)
+{
+    cudnnBackendDescriptor_t rd, o;
+    cudnnDataType_t comp = CUDNN_DATA_FLOAT;
+    enum bh_status st;
+    if ((st = bc_be_more(f, CUDNN_BACKEND_REDUCTION_DESCRIPTOR, &rd, r)) != BH_OK)
+        return st;
+    BC_BE(r, cudnnBackendSetAttribute(rd, CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, 1, &mode));
+    BC_BE(r, cudnnBackendSetAttribute(rd, CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &comp));
+    BC_BE(r, cudnnBackendFinalize(rd));
+    if ((st = bc_be_more(f, CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR, &o, r)) != BH_OK)
+        return st;
+    BC_BE(r, cudnnBackendSetAttribute(o, CUDNN_ATTR_OPERATION_REDUCTION_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x));
+    BC_BE(r, cudnnBackendSetAttribute(o, CUDNN_ATTR_OPERATION_REDUCTION_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y));
+    BC_BE(r, cudnnBackendSetAttribute(o, CUDNN_ATTR_OPERATION_REDUCTION_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &rd));
+    BC_BE(r, cudnnBackendFinalize(o));
+    f->be_ops[f->be_nops++] = o;
+    return BH_OK;
+}
+
+/* The attention graph as frameworks hand it to cuDNN (the frontend's composite softmax):
+ * S = Q K^T; S *= scale; [S += mask]; M = max_j S; E = exp(S - M); Z = sum_j E; the softmax
+ * statistics M + log Z (virtual: inference); P = E / Z; O = P V. Q, K, V, the mask and O in the
+ * type at the layer's strides, every intermediate virtual in float. Finalized without a handle
+ * (test/cuda_ref_check.c builds it with no GPU). */
+static enum bh_status bc_be_sdpa_ops(struct bc_lib_state *f, const struct bc_lib_op *op, struct bh_result *r)
+{
+    const struct bc_att *a = &op->att;
+    cudnnDataType_t t = bc_dnn_type(op->dt), fl = CUDNN_DATA_FLOAT;
+    if ((op->dt != BC_F16 && op->dt != BC_BF16) || a->b < 1 || a->h < 1 || a->sq < 1 || a->skv < 1 || a->d < 1 ||
+        a->dv < 1 || (a->mask && !a->m[3])) {
+        bh_note(r, "cuDNN's fused attention wants f16 or bf16 and a mask along the keys (a gen bug)");
+        return BH_ERROR;
+    }
+    const long long b = a->b, h = a->h, sq = a->sq, skv = a->skv;
+    int64_t qd[4] = {b, h, sq, a->d}, qs[4] = {a->q[0], a->q[1], a->q[2], a->q[3]};
+    int64_t kd[4] = {b, h, a->d, skv}, ks[4] = {a->k[0], a->k[1], a->k[3], a->k[2]}; /* K^T */
+    int64_t vd[4] = {b, h, skv, a->dv}, vs[4] = {a->v[0], a->v[1], a->v[2], a->v[3]};
+    int64_t od[4] = {b, h, sq, a->dv}, os[4] = {a->o[0], a->o[1], a->o[2], a->o[3]};
+    int64_t sd[4] = {b, h, sq, skv}, ss[4] = {h * sq * skv, sq * skv, skv, 1};
+    int64_t rd[4] = {b, h, sq, 1}, rs[4] = {h * sq, sq, 1, 1};
+    int64_t one[4] = {1, 1, 1, 1};
+    /* the mask: 1 along the dims it broadcasts over */
+    int64_t md[4], ms[4];
+    for (int k = 0; k < 4; k++) {
+        md[k] = a->m[k] ? sd[k] : 1;
+        ms[k] = a->m[k] ? a->m[k] : 1;
+    }
+    if (f->be_nmore + 40 > (int)(sizeof(f->be_more) / sizeof(f->be_more[0]))) {
+        bh_note(r, "too many descriptors for the attention graph (a benanza bug)");
+        return BH_ERROR;
+    }
+    cudnnBackendDescriptor_t q, k, v, o, sc, mk = NULL, s0, s1, s2 = NULL, mx, sub, ex, z, lg, stats, p;
+    enum bh_status st;
+    int64_t vid = BC_UID_SDPA_VIRT;
+    if ((st = bc_be_t4(f, BC_UID_Q, qd, qs, t, 0, 0, &q, r)) != BH_OK ||
+        (st = bc_be_t4(f, BC_UID_K, kd, ks, t, 0, 0, &k, r)) != BH_OK ||
+        (st = bc_be_t4(f, BC_UID_V, vd, vs, t, 0, 0, &v, r)) != BH_OK ||
+        (st = bc_be_t4(f, BC_UID_O, od, os, t, 0, 0, &o, r)) != BH_OK ||
+        (st = bc_be_t4(f, BC_UID_SCALE, one, one, fl, 0, 1, &sc, r)) != BH_OK ||
+        (a->mask && (st = bc_be_t4(f, BC_UID_MASK, md, ms, t, 0, 0, &mk, r)) != BH_OK) ||
+        (st = bc_be_t4(f, vid++, sd, ss, fl, 1, 0, &s0, r)) != BH_OK ||
+        (st = bc_be_t4(f, vid++, sd, ss, fl, 1, 0, &s1, r)) != BH_OK ||
+        (a->mask && (st = bc_be_t4(f, vid++, sd, ss, fl, 1, 0, &s2, r)) != BH_OK) ||
+        (st = bc_be_t4(f, vid++, rd, rs, fl, 1, 0, &mx, r)) != BH_OK ||
+        (st = bc_be_t4(f, vid++, sd, ss, fl, 1, 0, &sub, r)) != BH_OK ||
+        (st = bc_be_t4(f, vid++, sd, ss, fl, 1, 0, &ex, r)) != BH_OK ||
+        (st = bc_be_t4(f, vid++, rd, rs, fl, 1, 0, &z, r)) != BH_OK ||
+        (st = bc_be_t4(f, vid++, rd, rs, fl, 1, 0, &lg, r)) != BH_OK ||
+        (st = bc_be_t4(f, vid++, rd, rs, fl, 1, 0, &stats, r)) != BH_OK ||
+        (st = bc_be_t4(f, vid++, sd, ss, fl, 1, 0, &p, r)) != BH_OK)
+        return st;
+    cudnnBackendDescriptor_t scores = a->mask ? s2 : s1;
+    if ((st = bc_be_matmul(f, q, k, s0, r)) != BH_OK ||
+        (st = bc_be_pointwise(f, CUDNN_POINTWISE_MUL, s0, sc, s1, r)) != BH_OK ||
+        (a->mask && (st = bc_be_pointwise(f, CUDNN_POINTWISE_ADD, s1, mk, s2, r)) != BH_OK) ||
+        (st = bc_be_reduce(f, CUDNN_REDUCE_TENSOR_MAX, scores, mx, r)) != BH_OK ||
+        (st = bc_be_pointwise(f, CUDNN_POINTWISE_SUB, scores, mx, sub, r)) != BH_OK ||
+        (st = bc_be_pointwise(f, CUDNN_POINTWISE_EXP, sub, NULL, ex, r)) != BH_OK ||
+        (st = bc_be_reduce(f, CUDNN_REDUCE_TENSOR_ADD, ex, z, r)) != BH_OK ||
+        (st = bc_be_pointwise(f, CUDNN_POINTWISE_LOG, z, NULL, lg, r)) != BH_OK ||
+        (st = bc_be_pointwise(f, CUDNN_POINTWISE_ADD, mx, lg, stats, r)) != BH_OK ||
+        (st = bc_be_pointwise(f, CUDNN_POINTWISE_DIV, ex, z, p, r)) != BH_OK ||
+        (st = bc_be_matmul(f, p, v, o, r)) != BH_OK)
+        return st;
+    return BH_OK;
+}
+
+/* The attention graph's engine configuration at the rank; Q, K, V and the mask filled like
+ * the kernels' (uniform values), the output zeroed; the scale passed by value */
+static enum bh_status bc_sdpa_setup(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
+                                    struct bh_result *r)
+{
+    const struct bc_att *a = &op->att;
+    int dt = op->dt;
+    enum bh_status st = bc_be_sdpa_ops(f, op, r);
+    if (st != BH_OK)
+        return st;
+    int64_t ws = 0;
+    if ((st = bc_be_plan(f, op, "attention graph", &ws, r)) != BH_OK)
+        return st;
+    if ((st = bc_buffer(s, r, a->q_elems, dt, BC_FILL_UNIFORM, 0, &f->x)) != BH_OK ||
+        (st = bc_buffer(s, r, a->k_elems, dt, BC_FILL_UNIFORM, 0, &f->w)) != BH_OK ||
+        (st = bc_buffer(s, r, a->v_elems, dt, BC_FILL_UNIFORM, 0, &f->x2)) != BH_OK ||
+        (st = bc_buffer(s, r, a->b * a->h * a->sq * a->dv, dt, BC_FILL_ZERO, 0, &f->y)) != BH_OK ||
+        (a->mask && (st = bc_buffer(s, r, a->m_elems, dt, BC_FILL_UNIFORM, 0, &f->b)) != BH_OK) ||
         (st = bc_workspace(s, (size_t)ws, r)) != BH_OK)
         return st;
-    int64_t uids[5] = {BC_UID_X, BC_UID_W, BC_UID_Y, BC_UID_B, BC_UID_Z};
-    void *ptrs[5] = {f->x, f->w, f->y, f->b, f->z};
-    int64_t nptr = op->fused ? (op->residual ? 5 : 4) : 3;
+    f->sdpa_scale = (float)a->scale;
+    int64_t uids[6] = {BC_UID_Q, BC_UID_K, BC_UID_V, BC_UID_O, BC_UID_SCALE, BC_UID_MASK};
+    void *ptrs[6] = {f->x, f->w, f->x2, f->y, &f->sdpa_scale, f->b};
+    int64_t nptr = a->mask ? 6 : 5;
     BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &f->be_pack));
     BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, nptr, uids));
     BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, nptr, ptrs));
@@ -685,6 +896,8 @@ static enum bh_status bc_dnn_setup(struct bc_state *s, struct bc_lib_state *f, c
         return bc_advice(s, f, op, r);
     case BC_ENGINE:
         return bc_engine_setup(s, f, op, r);
+    case BC_SDPA:
+        return bc_sdpa_setup(s, f, op, r);
     case BC_POOL:
     case BC_ACT:
     case BC_SOFTMAX:
@@ -692,6 +905,7 @@ static enum bh_status bc_dnn_setup(struct bc_state *s, struct bc_lib_state *f, c
     case BC_BNORM:
     case BC_OPTENSOR:
     case BC_REDUCE:
+    case BC_RELAYOUT:
         break;
     case BC_RNN: {
         BC_DNN(r, cudnnCreateDropoutDescriptor(&f->dd));
@@ -759,8 +973,14 @@ static enum bh_status bc_dnn_setup(struct bc_state *s, struct bc_lib_state *f, c
         bh_note(r, "channels-last wants 4 or 5 dims, pooling or batch norm (a gen bug)");
         return BH_ERROR;
     }
-    BC_DNN(r, op->nhwc ? bc_tensor_desc_nhwc(&f->xd, &op->x, dt) : bc_tensor_desc(&f->xd, &op->x, dt));
-    BC_DNN(r, op->nhwc ? bc_tensor_desc_nhwc(&f->yd, &op->y, dt) : bc_tensor_desc(&f->yd, &op->y, dt));
+    int relayout = op->family == BC_RELAYOUT;
+    if (relayout && (op->x.nd != 4 || (op->mode != 0 && op->mode != 1))) {
+        bh_note(r, "a layout change wants 4 dims and mode 0 or 1 (a gen bug)");
+        return BH_ERROR;
+    }
+    int x_cl = op->nhwc || (relayout && op->mode == 1), y_cl = op->nhwc || (relayout && op->mode == 0);
+    BC_DNN(r, x_cl ? bc_tensor_desc_nhwc(&f->xd, &op->x, dt) : bc_tensor_desc(&f->xd, &op->x, dt));
+    BC_DNN(r, y_cl ? bc_tensor_desc_nhwc(&f->yd, &op->y, dt) : bc_tensor_desc(&f->yd, &op->y, dt));
     if ((st = bc_buffer(s, r, bc_numel(&op->x), dt, BC_FILL_UNIFORM, 0, &f->x)) != BH_OK ||
         (st = bc_buffer(s, r, bc_numel(&op->y), dt, BC_FILL_ZERO, 0, &f->y)) != BH_OK)
         return st;
@@ -827,6 +1047,7 @@ static enum bh_status bc_dnn_launch(struct bc_state *s, struct bc_lib_state *f, 
     const float *one = &bc_one, *zero = &bc_zero;
     switch (op->family) {
     case BC_ENGINE:
+    case BC_SDPA:
         BC_DNN(r, cudnnBackendExecute(f->dnn, f->be_plan, f->be_pack));
         break;
     case BC_CONV:
@@ -871,6 +1092,9 @@ static enum bh_status bc_dnn_launch(struct bc_state *s, struct bc_lib_state *f, 
                                 f->yd, f->y));
         break;
     }
+    case BC_RELAYOUT:
+        BC_DNN(r, cudnnTransformTensor(f->dnn, one, f->xd, f->x, zero, f->yd, f->y));
+        break;
     case BC_REDUCE:
         BC_DNN(r, cudnnReduceTensor(f->dnn, f->rd, NULL, 0, s->ws, s->ws_bytes, one, f->xd, f->x, zero, f->yd, f->y));
         break;

@@ -663,9 +663,57 @@ static void case_backend_op(const char *name, int nsp, const long long *x, const
     }
 }
 
+/* cuDNN's fused attention graph (bc_be_sdpa_ops): every tensor and operation finalized by
+ * cuDNN without a GPU; with MISMATCH, K's head size differs from Q's in the first product,
+ * which cuDNN must refuse */
+static void case_backend_sdpa(const char *name, int dt, int mask, int mismatch)
+{
+    struct bc_lib_op op;
+    memset(&op, 0, sizeof(op));
+    op.family = BC_SDPA, op.dt = dt;
+    struct bc_att *a = &op.att;
+    a->b = 2, a->h = 12, a->sq = 128, a->skv = 96, a->d = 64, a->dv = 64, a->scale = 0.125, a->mask = mask;
+    /* [b, s, h, d] buffers: the heads split by strides, as gen records BERT's */
+    long long qs[4] = {128 * 768, 64, 768, 1}, ks[4] = {96 * 768, 64, 768, 1}, ms[4] = {96, 0, 0, 1};
+    memcpy(a->q, qs, sizeof(qs)), memcpy(a->o, qs, sizeof(qs)), memcpy(a->k, ks, sizeof(ks)), memcpy(a->v, ks, sizeof(ks));
+    if (mask)
+        memcpy(a->m, ms, sizeof(ms));
+    struct bc_lib_state f;
+    memset(&f, 0, sizeof(f));
+    struct bh_result r;
+    memset(&r, 0, sizeof(r));
+    enum bh_status st;
+    if (mismatch) {
+        cudnnBackendDescriptor_t q, k, s;
+        int64_t qd[4] = {2, 12, 128, 64}, kd[4] = {2, 12, 32, 96}, sd[4] = {2, 12, 128, 96};
+        int64_t qst[4] = {128 * 768, 64, 768, 1}, kst[4] = {96 * 768, 64, 1, 768}, sst[4] = {12 * 128 * 96, 128 * 96, 96, 1};
+        st = bc_be_t4(&f, BC_UID_Q, qd, qst, CUDNN_DATA_HALF, 0, 0, &q, &r);
+        if (st == BH_OK)
+            st = bc_be_t4(&f, BC_UID_K, kd, kst, CUDNN_DATA_HALF, 0, 0, &k, &r);
+        if (st == BH_OK)
+            st = bc_be_t4(&f, BC_UID_SDPA_VIRT, sd, sst, CUDNN_DATA_FLOAT, 1, 0, &s, &r);
+        if (st == BH_OK)
+            st = bc_be_matmul(&f, q, k, s, &r);
+    } else {
+        st = bc_be_sdpa_ops(&f, &op, &r);
+    }
+    int nops = f.be_nops;
+    bc_engine_teardown(&f);
+    cases++;
+    if (mismatch ? st == BH_OK : st != BH_OK || nops != 10 + mask) {
+        printf("FAIL backend attention graph, %s: %s (%d operations)\n", name, mismatch ? "accepted" : r.note, nops);
+        failures++;
+    } else {
+        printf("ok   backend attention graph, %s\n", name);
+    }
+}
+
 int main(void)
 {
     case_nhwc_order();
+    case_backend_sdpa("f16, no mask", BC_F16, 0, 0);
+    case_backend_sdpa("bf16, a mask over the keys", BC_BF16, 1, 0);
+    case_backend_sdpa("Q K^T with K's head size wrong", BC_F16, 0, 1);
     {
         long long x[] = {2, 64, 56, 56}, w[] = {256, 64, 1, 1}, y[] = {2, 256, 56, 56};
         long long x3[] = {1, 8, 9, 10, 11}, w3[] = {16, 8, 3, 3, 3}, y3[] = {1, 16, 9, 10, 11};

@@ -724,11 +724,19 @@ static void test_hostile_inputs(void **state)
 /* one row of the roofline test: LAYER on DEV at f32 in US with its work */
 /* Results rows ROWS (freed) beside the toy manifest in DIR/NAME, ingested into NAME.db (the
  * database the reports then read); OUT and ERR (512 bytes) name agg's output files */
-static void ingest_rows(const char *name, struct bz_buf *rows, char *out, char *err)
+static void ingest_rows_with(const char *name, const char *extra_manifest, struct bz_buf *rows, char *out,
+                             char *err)
 {
     static char db[64];
     assert_int_equal(test_sh("mkdir -p '%s/%s' && cp '%s/manifest.tsv' '%s/%s/'", dir, name, dir, dir, name), 0);
     char path[512], args[600];
+    if (extra_manifest) {
+        snprintf(path, sizeof(path), "%s/%s/manifest.tsv", dir, name);
+        FILE *m = fopen(path, "a");
+        assert_non_null(m);
+        fputs(extra_manifest, m);
+        fclose(m);
+    }
     snprintf(path, sizeof(path), "%s/%s/results.csv", dir, name);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
@@ -741,6 +749,11 @@ static void ingest_rows(const char *name, struct bz_buf *rows, char *out, char *
     snprintf(err, 512, "%s/%s.err", dir, name);
     snprintf(args, sizeof(args), "ingest '%s/%s'", dir, name);
     assert_int_equal(run_agg(args, out, err), 0);
+}
+
+static void ingest_rows(const char *name, struct bz_buf *rows, char *out, char *err)
+{
+    ingest_rows_with(name, NULL, rows, out, err);
 }
 
 static void gpu_row(struct bz_buf *b, const char *dev, const char *layer, const char *lib, double us, double flops,
@@ -785,6 +798,79 @@ static void test_layout_plans(void **state)
     assert_float_equal(num(r, "fused"), 152, 1e-9);
     assert_float_equal(num(r, "other layout fused"), 172, 1e-9);
     json_decref(j);
+    db_file = "t.db";
+}
+
+/* The NHWC plan's layout changes, on the toy model with its 4-D values (manifest relayout
+ * lines) and the rows of test_layout_plans. NHWC plan on D3: {A, B} fused (LAB, not
+ * channels-last: NCHW), C and D channels-last, E NCHW (no nhwc row), F elementwise, G free
+ * (NCHW). Values: the graph input -> A (NCHW, NCHW: none); A -> B (inside the group: none);
+ * B (NCHW) -> C, D (NHWC): one Transpose TB_H (3 us) for both; C (NHWC) -> F: F takes NHWC;
+ * D (NHWC) -> E (NCHW): TD_C 2 us; E (NCHW) -> F (NHWC): TE_H 2 us; F (NHWC) -> G (free, NCHW):
+ * TF_C, no result (counted 0, missing 1). NHWC: 135 + 7 = 142 sequential, 132 + 7 = 139 fused,
+ * still below NCHW's 152. D4: NHWC 172 + 7 = 179 fused, NCHW's 152 is the bound. */
+static void test_layout_changes(void **state)
+{
+    (void)state;
+    struct bz_buf b;
+    bz_buf_init(&b);
+    bz_buf_puts(&b, header);
+    for (int d = 0; d < 2; d++) {
+        const char *dev = d ? "D4" : "D3";
+        static const char *const rows[][3] = {{"LA", "a", "40"},   {"LB", "b", "5"},     {"LAB", "f", "42"},
+                                              {"LC", "c", "50"},   {"LD", "d", "30"},    {"LD", "nhwc_d", "40"},
+                                              {"LE", "e", "7.5"},  {"LF", "f", "2.5"},   {"LH", "h", "20"},
+                                              {"TB_H", "cudnn", "3"}, {"TD_C", "cudnn", "2"}, {"TD_C", "kernel", "2.5"},
+                                              {"TE_H", "cudnn", "2"}, {"TIN_H", "cudnn", "9"}};
+        for (size_t i = 0; i < BZ_ARRAY_LEN(rows); i++)
+            row(&b, dev, rows[i][0], rows[i][1], "f32", "ok", atof(rows[i][2]), "");
+        row(&b, dev, "LC", "nhwc_c", "f32", "ok", d ? 60 : 20, "");
+    }
+    static const char extra[] = "layer\tTIN_H\tnode\tTranspose\tt_in_h\t1\t{}\n"
+                                "layer\tTB_H\tnode\tTranspose\tt_b_h\t1\t{}\n"
+                                "layer\tTD_C\tnode\tTranspose\tt_d_c\t1\t{}\n"
+                                "layer\tTE_H\tnode\tTranspose\tt_e_h\t1\t{}\n"
+                                "layer\tTF_C\tnode\tTranspose\tt_f_c\t1\t{}\n"
+                                "relayout\t0\t-\t0\t-\t0\tTIN_H\tTIN_C\n"
+                                "relayout\t0\t0\t1\t1\t0\tTA_H\tTA_C\n"
+                                "relayout\t0\t1\t2,3\t-\t0\tTB_H\tTB_C\n"
+                                "relayout\t0\t2\t5\t5\t0\tTC_H\tTC_C\n"
+                                "relayout\t0\t3\t4\t-\t0\tTD_H\tTD_C\n"
+                                "relayout\t0\t4\t5\t5\t0\tTE_H\tTE_C\n"
+                                "relayout\t0\t5\t6\t-\t0\tTF_H\tTF_C\n";
+    char out[512], err[512];
+    ingest_rows_with("relayout", extra, &b, out, err);
+    json_t *j = report("--model toy");
+    json_t *r = find_row(table(j, "bound"), "device", "D3", "type", "f32");
+    assert_string_equal(json_string_value(json_object_get(r, "layout")), "nhwc");
+    assert_float_equal(num(r, "sequential"), 142, 1e-9);
+    assert_float_equal(num(r, "fused"), 139, 1e-9);
+    assert_float_equal(num(r, "other layout fused"), 152, 1e-9);
+    assert_float_equal(num(r, "layout changes"), 4, 1e-9);
+    assert_float_equal(num(r, "layout change"), 7, 1e-9);
+    assert_float_equal(num(r, "changes missing"), 1, 1e-9);
+    r = find_row(table(j, "bound"), "device", "D4", "type", "f32");
+    assert_string_equal(json_string_value(json_object_get(r, "layout")), "nchw");
+    assert_float_equal(num(r, "fused"), 152, 1e-9);
+    assert_float_equal(num(r, "other layout fused"), 179, 1e-9);
+    assert_float_equal(num(r, "layout changes"), 4, 1e-9);
+    json_decref(j);
+    /* a relayout line naming a node beyond the run, or malformed: the manifest is refused */
+    static const char *const bad[] = {"relayout\t0\t9\t1\t-\t0\tX\tY\n", "relayout\t0\t-\t1\t-\t2\tX\tY\n",
+                                      "relayout\t0\t-\t1\t-\t0\tX\n"};
+    for (size_t i = 0; i < BZ_ARRAY_LEN(bad); i++) {
+        char name[32], path[512], args[600];
+        snprintf(name, sizeof(name), "relayout_bad%zu", i);
+        assert_int_equal(test_sh("mkdir -p '%s/%s' && cp '%s/manifest.tsv' '%s/%s/' && printf '%%s' '%s' >> '%s/%s/manifest.tsv'",
+                                 dir, name, dir, dir, name, bad[i], dir, name), 0);
+        snprintf(path, sizeof(path), "%s/%s.err", dir, name);
+        snprintf(args, sizeof(args), "ingest '%s/%s/manifest.tsv'", dir, name);
+        db_file = "relayout_bad.db";
+        assert_int_not_equal(run_agg(args, out, path), 0);
+        char *text = slurp(path);
+        assert_non_null(strstr(text, "relayout line"));
+        free(text);
+    }
     db_file = "t.db";
 }
 
@@ -960,6 +1046,7 @@ void test_agg_group(struct test_totals *tot)
         cmocka_unit_test(test_gpu_rows),
         cmocka_unit_test(test_hostile_inputs),
         cmocka_unit_test(test_layout_plans),
+        cmocka_unit_test(test_layout_changes),
         cmocka_unit_test(test_roofline_and_prediction),
         cmocka_unit_test(test_cpu_thread_prediction),
     };

@@ -146,19 +146,29 @@ static void cuda_host_references(void **state)
 
 /* The fused attention kernels' host reference (what --verify holds them to) against numpy:
  * strided operands, one head, added and Where masks, f16 and bf16 (test/attention_ref_check.cu,
- * test/oracle/attention_ref_check.py); built by nvcc, host code only */
+ * test/oracle/attention_ref_check.py); built by nvcc, host code only. cuDNN fused attention's
+ * check, br_sdpa_compare, held to the same cases (test/sdpa_ref_check.c) */
 static void cuda_attention_reference(void **state)
 {
     (void)state;
     if (!have_cuda())
         return;
+    assert_int_equal(test_sh("'%s/bin/nvcc' -std=c++17 -Werror all-warnings test/attention_ref_check.cu -o '%s/attref' -ldl "
+                             "&& '%s/attref' > '%s/attref.jsonl'",
+                             cuda_home(), dir, dir, dir),
+                     0);
+    /* cuDNN fused attention's check (br_sdpa_compare) held to the same cases */
+    assert_int_equal(test_sh("cc -std=c11 -O1 -Wall -Wextra -Werror -I'%s/include' test/sdpa_ref_check.c -o '%s/sdparef' "
+                             "-L'%s/lib64' -Wl,-rpath,'%s/lib64' -ljansson -lcudnn -lcublasLt -lcublas -lcudart -lm -ldl && "
+                             "'%s/sdparef' < '%s/attref.jsonl' > '%s/sdparef.log'; rc=$?; grep -v '^ok' '%s/sdparef.log'; exit $rc",
+                             cuda_home(), dir, cuda_home(), cuda_home(), dir, dir, dir, dir),
+                     0);
     const char *py = test_env("BENANZA_PYTHON", "python3");
     if (test_sh("%s -c 'import numpy' 2>/dev/null", py) != 0)
-        TEST_SKIP("skipped: %s has no numpy (scripts/setup installs it)\n", py);
-    assert_int_equal(test_sh("'%s/bin/nvcc' -std=c++17 -Werror all-warnings test/attention_ref_check.cu -o '%s/attref' -ldl "
-                             "&& '%s/attref' > '%s/attref.jsonl' && %s test/oracle/attention_ref_check.py < '%s/attref.jsonl' "
-                             "> '%s/attref.log'; rc=$?; grep -v '^ok' '%s/attref.log'; exit $rc",
-                             cuda_home(), dir, dir, dir, py, dir, dir, dir),
+        TEST_SKIP("skipped: %s has no numpy (scripts/setup installs it): the cases' outputs are not held to numpy\n", py);
+    assert_int_equal(test_sh("%s test/oracle/attention_ref_check.py < '%s/attref.jsonl' > '%s/attref.log'; rc=$?; "
+                             "grep -v '^ok' '%s/attref.log'; exit $rc",
+                             py, dir, dir, dir),
                      0);
 }
 

@@ -744,6 +744,31 @@ static int transpose_kernel(const struct layer_desc *d, struct cu_kernel *k)
     return 0;
 }
 
+/* A 4-D Transpose between NCHW and NHWC (a layout plan's change, gen's relayout layers, or a
+ * model's own): cudnnTransformTensor, in every plain type, beside our kernel */
+static int transpose_cudnn(const struct layer_desc *d, struct cu_plan *p)
+{
+    plan_cu_single(p);
+    struct cu_tensor in, out;
+    if (plan_cu_tensor(desc_in(d, 0), &in) || plan_cu_tensor(desc_out(d, 0), &out) || in.nd != 4 ||
+        d->a.perm.n != 4)
+        return -1;
+    static const int64_t to_nhwc[4] = {0, 2, 3, 1}, to_nchw[4] = {0, 3, 1, 2};
+    bool fwd = !memcmp(d->a.perm.v, to_nhwc, sizeof(to_nhwc)), back = !memcmp(d->a.perm.v, to_nchw, sizeof(to_nchw));
+    if (!fwd && !back)
+        return -1;
+    /* x and y: the logical NCHW tensor, the layouts in the mode */
+    p->x = fwd ? in : out;
+    p->y = p->x;
+    p->mode = fwd ? "0" : "1";
+    p->family = CU_RELAYOUT;
+    p->what = "cudnnTransformTensor";
+    plan_cu_note(p, "%s", fwd ? "NCHW -> NHWC" : "NHWC -> NCHW");
+    p->flops = 0;
+    p->elems = 2.0 * (double)plan_cu_count(&p->x);
+    return 0;
+}
+
 static int concat_kernel(const struct layer_desc *d, struct cu_kernel *k)
 {
     memset(k, 0, sizeof(*k));
@@ -764,8 +789,8 @@ static int concat_kernel(const struct layer_desc *d, struct cu_kernel *k)
     return 0;
 }
 
-static const struct op_plans transpose_plans = {transpose_dnnl, NULL, NULL, transpose_kernel, NULL, 0,
-    .how = {"oneDNN reorder", NULL, NULL, "kernel of ours"}};
+static const struct op_plans transpose_plans = {transpose_dnnl, NULL, transpose_cudnn, transpose_kernel, NULL,
+    PLAN_KERNEL_TOO, .how = {"oneDNN reorder", NULL, "cudnnTransformTensor (4-D, NCHW <-> NHWC)", "kernel of ours"}};
 static const struct op_plans depth_space_plans = {depth_space_dnnl, NULL, NULL, NULL, NULL, 0,
     .how = {"oneDNN reorder of a 6-D view", NULL, NULL, NULL}};
 static const struct op_plans concat_plans = {concat_dnnl, NULL, NULL, concat_kernel, NULL, 0,

@@ -90,6 +90,8 @@ struct op_def {
 
 /* The table (ops/registry.c): one entry per ONNX operator we understand. */
 const struct op_def *op_find(const char *domain, const char *op_type);
+/* an operator of the elementwise family (unary, binary with broadcast, Cast, Where, ...) */
+bool op_is_elementwise(const struct op_def *d);
 /* every entry, with its domain ("" for ONNX's) */
 void op_table_each(void (*fn)(const char *domain, const struct op_def *d, void *ud), void *ud);
 /* gen --ops: the table as Markdown (docs/ops.md) */

@@ -94,3 +94,11 @@ void op_table_print(FILE *out)
                  "|---|---|---|---|---|---|---|---|---|\n");
     op_table_each(print_op, out);
 }
+
+bool op_is_elementwise(const struct op_def *d)
+{
+    for (const struct op_def *e = ops_elementwise; d && e->name; e++)
+        if (e == d)
+            return true;
+    return false;
+}

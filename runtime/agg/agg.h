@@ -116,13 +116,24 @@ struct agg_group {
     char *pattern, *layer;
     int *members, nmembers;
 };
+/* a 4-D activation a channels-last plan may transpose (the manifest's relayout line): made
+ * by node PRODUCER (-1: a graph input), read by READERS, the elementwise ones among them
+ * (which run in either layout) in ELEM; OUTPUT: a graph output; its Transposes' layers */
+struct agg_relayout {
+    int producer;
+    int *readers, nreaders;
+    int *elem, nelem;
+    int output;
+    char *to_nhwc, *to_nchw;
+};
 struct agg_run {
     long id;
     char *model;
     long batch;
-    int nnodes, ngroups;
+    int nnodes, ngroups, nrelayouts;
     struct agg_node *nodes;
     struct agg_group *groups;
+    struct agg_relayout *relayouts; /* in a topological order of their producers */
     int *pos, npos; /* node index (manifest) -> position in nodes, -1 where none */
 };
 /* the position in r->nodes of the node with this manifest index, or -1 */
@@ -280,6 +291,12 @@ struct agg_bound {
      * result (one plan); other_fused_seq: the other plan's fused sequential time (NaN if none) */
     const char *layout;
     double other_fused_seq;
+    /* the NHWC plan's layout changes (the transposes at graph inputs and outputs and between
+     * channels-last layers and the others; counted in that plan's times, whichever plan is
+     * chosen): their number, summed time (their Transposes' fastest benchmarks) and how many
+     * have no result (counted as 0) */
+    int relayouts, relayouts_unknown;
+    double relayout_us;
 };
 int agg_bound_compute(const struct agg_data *x, const struct agg_run *r, const struct agg_target *t,
                       const char *prec, struct agg_bound *b);

@@ -49,6 +49,10 @@ static const char agg_schema_sql[] =
     " class TEXT, layer TEXT, grp INTEGER, preds TEXT, name TEXT, PRIMARY KEY(run, idx));"
     "CREATE TABLE IF NOT EXISTS fgroup(run INTEGER NOT NULL, grp INTEGER NOT NULL,"
     " pattern TEXT, layer TEXT, members TEXT, PRIMARY KEY(run, grp));"
+    /* the 4-D activations a channels-last plan may transpose (manifest relayout lines, in
+     * their order: idx) */
+    "CREATE TABLE IF NOT EXISTS relayout(run INTEGER NOT NULL, idx INTEGER NOT NULL, producer INTEGER,"
+    " readers TEXT, elementwise TEXT, output INTEGER, to_nhwc TEXT, to_nchw TEXT, PRIMARY KEY(run, idx));"
     "CREATE TABLE IF NOT EXISTS measured(model TEXT NOT NULL, batch INTEGER NOT NULL,"
     " dtype TEXT NOT NULL, device TEXT NOT NULL, framework TEXT NOT NULL,"
     " threads INTEGER NOT NULL, node TEXT NOT NULL, latency_us REAL NOT NULL, runs INTEGER,"
@@ -814,7 +818,7 @@ static int agg_int_list(const char *s)
 }
 
 struct agg_mrun {
-    long id, nodes, groups;
+    long id, nodes, groups, relayouts;
 };
 
 /* every number of a "1,2,3" list (or "-") is below n */
@@ -835,7 +839,7 @@ static int agg_list_below(const char *s, long n)
 static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
 {
     sqlite3_stmt *layer = NULL, *run = NULL, *runid = NULL, *node = NULL, *grp = NULL,
-                 *del_n = NULL, *del_g = NULL;
+                 *del_n = NULL, *del_g = NULL, *rel = NULL, *del_r = NULL;
     struct agg_map runs = {0}; /* manifest RUN -> model_run id */
     int rc = -1, k;
     g->whole_file = 1;
@@ -856,7 +860,12 @@ static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
                        " SET pattern=?3, layer=?4, members=?5 WHERE pattern IS NOT ?3 OR layer IS"
                        " NOT ?4 OR members IS NOT ?5", &grp) ||
         agg_prepare(g, "DELETE FROM node WHERE run=? AND idx>=?", &del_n) ||
-        agg_prepare(g, "DELETE FROM fgroup WHERE run=? AND grp>=?", &del_g))
+        agg_prepare(g, "DELETE FROM fgroup WHERE run=? AND grp>=?", &del_g) ||
+        agg_prepare(g, "INSERT INTO relayout VALUES(?1,?2,?3,?4,?5,?6,?7,?8) ON CONFLICT(run, idx) DO UPDATE SET"
+                       " producer=?3, readers=?4, elementwise=?5, output=?6, to_nhwc=?7, to_nchw=?8 WHERE"
+                       " producer IS NOT ?3 OR readers IS NOT ?4 OR elementwise IS NOT ?5 OR output IS NOT ?6"
+                       " OR to_nhwc IS NOT ?7 OR to_nchw IS NOT ?8", &rel) ||
+        agg_prepare(g, "DELETE FROM relayout WHERE run=? AND idx>=?", &del_r))
         goto out;
     while ((k = agg_next_row(g, r)) == 1) {
         char **f = r->fields;
@@ -952,6 +961,33 @@ static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
             } else {
                 agg_bind_text(s, 5, f[5]);
             }
+        } else if (!strcmp(f[0], "relayout")) {
+            /* relayout RUN PRODUCER|- READERS ELEMENTWISE OUTPUT TO_NHWC TO_NCHW */
+            struct agg_mrun *id = n > 1 ? agg_map_get(&runs, f[1]) : NULL;
+            long prod = -1;
+            if (n != 8 || (strcmp(f[2], "-") && (agg_parse_long(f[2], &prod) || prod < 0)) || !agg_int_list(f[3]) ||
+                !agg_int_list(f[4]) || (strcmp(f[5], "0") && strcmp(f[5], "1")) || !*f[6] || !*f[7]) {
+                agg_bad(g, line, "relayout line: expected RUN PRODUCER READERS ELEMENTWISE OUTPUT TO_NHWC TO_NCHW");
+                continue;
+            }
+            if (!id) {
+                agg_bad(g, line, "relayout line for run %s, which no run line defined before", f[1]);
+                continue;
+            }
+            if (prod >= id->nodes || !agg_list_below(f[3], id->nodes) || !agg_list_below(f[4], id->nodes)) {
+                agg_bad(g, line, "relayout line: an index beyond the run's %ld nodes", id->nodes);
+                continue;
+            }
+            s = rel;
+            sqlite3_reset(s);
+            sqlite3_bind_int64(s, 1, id->id);
+            sqlite3_bind_int64(s, 2, id->relayouts++);
+            sqlite3_bind_int64(s, 3, prod);
+            agg_bind_text(s, 4, f[3]);
+            agg_bind_text(s, 5, f[4]);
+            sqlite3_bind_int64(s, 6, f[5][0] == '1');
+            agg_bind_text(s, 7, f[6]);
+            agg_bind_text(s, 8, f[7]);
         } else {
             agg_bad(g, line, "unknown line kind '%.20s'", f[0]);
             continue;
@@ -985,7 +1021,11 @@ static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
         sqlite3_bind_int64(del_n, 2, mr->nodes);
         sqlite3_bind_int64(del_g, 1, mr->id);
         sqlite3_bind_int64(del_g, 2, mr->groups);
-        if (sqlite3_step(del_n) != SQLITE_DONE || sqlite3_step(del_g) != SQLITE_DONE) {
+        sqlite3_reset(del_r);
+        sqlite3_bind_int64(del_r, 1, mr->id);
+        sqlite3_bind_int64(del_r, 2, mr->relayouts);
+        if (sqlite3_step(del_n) != SQLITE_DONE || sqlite3_step(del_g) != SQLITE_DONE ||
+            sqlite3_step(del_r) != SQLITE_DONE) {
             agg_sql_fail(g, "delete");
             goto out;
         }
@@ -999,6 +1039,8 @@ out:
     sqlite3_finalize(grp);
     sqlite3_finalize(del_n);
     sqlite3_finalize(del_g);
+    sqlite3_finalize(rel);
+    sqlite3_finalize(del_r);
     agg_map_free(&runs, free);
     return rc;
 }

@@ -293,6 +293,24 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
     sqlite3_finalize(s);
     s = NULL;
 
+    AGG_STEP(s, "SELECT run, producer, readers, elementwise, output, to_nhwc, to_nchw FROM relayout ORDER BY run, idx");
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        intptr_t i = (intptr_t)agg_map_get_id(&run_ix, sqlite3_column_int64(s, 0));
+        if (!i)
+            continue;
+        struct agg_run *r = &x->runs[i - 1];
+        r->relayouts = agg_xrealloc(r->relayouts, (size_t)(r->nrelayouts + 1) * sizeof(*r->relayouts));
+        struct agg_relayout *l = &r->relayouts[r->nrelayouts++];
+        l->producer = sqlite3_column_int(s, 1);
+        l->readers = agg_parse_list((const char *)sqlite3_column_text(s, 2), &l->nreaders);
+        l->elem = agg_parse_list((const char *)sqlite3_column_text(s, 3), &l->nelem);
+        l->output = sqlite3_column_int(s, 4);
+        l->to_nhwc = agg_col_dup(s, 5);
+        l->to_nchw = agg_col_dup(s, 6);
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+
     /* the layer's own output type, from its key (a fused layer's: its first member's) */
     AGG_STEP(s, "SELECT id, kind, op, name, CASE WHEN json_valid(key) THEN coalesce("
                 "json_extract(key, '$.outputs[0].dtype'), json_extract(key, '$.members[0].outputs[0].dtype')) END"
@@ -585,6 +603,13 @@ void agg_data_free(struct agg_data *x)
             free(r->groups[j].layer);
             free(r->groups[j].members);
         }
+        for (int j = 0; j < r->nrelayouts; j++) {
+            free(r->relayouts[j].readers);
+            free(r->relayouts[j].elem);
+            free(r->relayouts[j].to_nhwc);
+            free(r->relayouts[j].to_nchw);
+        }
+        free(r->relayouts);
         free(r->nodes);
         free(r->pos);
         free(r->groups);
@@ -738,6 +763,72 @@ static const struct agg_algo_time *agg_best_plan(const struct agg_data *x, long 
 static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, const struct agg_target *t,
                           const char *prec, int plan, struct agg_bound *b, int *cl);
 
+/* One layout change of a relayout value: its Transpose's fastest time on node I (the reader
+ * that needs it, or the producer for a graph output) */
+static void agg_relayout_charge(const struct agg_data *x, const struct agg_target *t, const char *prec,
+                                const char *layer, int i, double *w, double *wf, struct agg_bound *b)
+{
+    const struct agg_algo_time *at = agg_best_at(x, t->id, layer, prec);
+    b->relayouts++;
+    if (!at) {
+        b->relayouts_unknown++;
+        return;
+    }
+    b->relayout_us += at->us;
+    b->seq += at->us;
+    if (i >= 0) {
+        w[i] += at->us;
+        wf[i] += at->us;
+    }
+}
+
+/* The NHWC plan's layout changes. LAY holds each node's layout where its benchmark decides it:
+ * 1 channels-last, 0 not, 3 and 2 the same for a member of a group whose fused benchmark
+ * counts, -1 none. An elementwise node not in a fused group runs in the layout of the first
+ * relayout value it reads; every other node, free and unsupported ones too, in NCHW. A value
+ * is made in its producer's layout (a graph input: NCHW); each other layout its readers (and a
+ * graph output: NCHW) need costs one Transpose, on the first node that needs it. The values
+ * come in a topological order of their producers, so a producer's layout is known first. */
+static void agg_relayout_costs(const struct agg_data *x, const struct agg_run *r, const struct agg_target *t,
+                               const char *prec, signed char *lay, double *w, double *wf, struct agg_bound *b)
+{
+    int n = r->nnodes;
+    char *elem = agg_xcalloc((size_t)n + 1, 1);
+    for (int v = 0; v < r->nrelayouts; v++)
+        for (int k = 0; k < r->relayouts[v].nelem; k++) {
+            int q = agg_node_pos(r, r->relayouts[v].elem[k]);
+            if (q >= 0)
+                elem[q] = 1;
+        }
+    /* fixed layouts: fused members as their group ran, elementwise nodes open (-1), the rest
+     * as their benchmark ran (NCHW without one) */
+    for (int i = 0; i < n; i++)
+        lay[i] = lay[i] >= 2 ? lay[i] - 2 : elem[i] ? -1 : lay[i] < 0 ? 0 : lay[i];
+    for (int v = 0; v < r->nrelayouts; v++) {
+        const struct agg_relayout *l = &r->relayouts[v];
+        int p = l->producer >= 0 ? agg_node_pos(r, l->producer) : -1;
+        int have = p >= 0 && lay[p] > 0 ? 1 : 0;
+        int paid[2] = {0, 0};
+        for (int k = 0; k < l->nreaders; k++) {
+            int q = agg_node_pos(r, l->readers[k]);
+            if (q < 0)
+                continue;
+            if (lay[q] < 0) { /* an elementwise node's first value: its layout */
+                lay[q] = (signed char)have;
+                continue;
+            }
+            int need = lay[q];
+            if (need != have && !paid[need]) {
+                paid[need] = 1;
+                agg_relayout_charge(x, t, prec, need ? l->to_nhwc : l->to_nchw, q, w, wf, b);
+            }
+        }
+        if (l->output && have && !paid[0])
+            agg_relayout_charge(x, t, prec, l->to_nchw, p, w, wf, b);
+    }
+    free(elem);
+}
+
 int agg_bound_compute(const struct agg_data *x, const struct agg_run *r, const struct agg_target *t,
                       const char *prec, struct agg_bound *b)
 {
@@ -752,6 +843,9 @@ int agg_bound_compute(const struct agg_data *x, const struct agg_run *r, const s
     int rc2 = agg_bound_plan(x, r, t, prec, 1, &nchw, &cl2);
     if (rc2 == 0 && (rc != 0 || nchw.fused_seq < b->fused_seq)) {
         double other = rc == 0 ? b->fused_seq : NAN;
+        nchw.relayouts = b->relayouts;
+        nchw.relayouts_unknown = b->relayouts_unknown;
+        nchw.relayout_us = b->relayout_us;
         agg_bound_free(b);
         *b = nchw;
         b->layout = "nchw";
@@ -772,6 +866,8 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
     double *w = agg_xcalloc((size_t)n + 1, sizeof(double));
     double *wf = agg_xcalloc((size_t)n + 1, sizeof(double));
     char *known = agg_xcalloc((size_t)n + 1, 1);
+    signed char *lay = agg_xmalloc((size_t)n + 1); /* the NHWC plan's layout per node: 1 NHWC */
+    memset(lay, -1, (size_t)n + 1);
     b->node_us = agg_xmalloc(((size_t)n + 1) * sizeof(double));
     b->node_busy = agg_xcalloc((size_t)n + 1, 1);
     for (int i = 0; i < n; i++) {
@@ -786,6 +882,7 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
             b->covered++;
             known[i] = 1;
             w[i] = us;
+            lay[i] = agg_algo_cl(at->algo) ? 1 : 0;
             b->node_us[i] = us;
             b->seq += us;
             if (at->busy == 1) {
@@ -823,12 +920,20 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
         if (at && (!all || at->us < members)) {
             cost = at->us;
             b->busy += at->busy == 1;
+            /* the fused benchmark runs every member in its layout */
+            for (int k = 0; k < gr->nmembers; k++) {
+                int m = agg_node_pos(r, gr->members[k]);
+                if (m >= 0)
+                    lay[m] = agg_algo_cl(at->algo) ? 3 : 2;
+            }
         }
         b->unfused_groups += members;
         b->fused_groups += cost;
         if (last >= 0)
             wf[last] = cost;
     }
+    if (plan == 2)
+        agg_relayout_costs(x, r, t, prec, lay, w, wf, b);
     b->fused_seq = 0;
     for (int i = 0; i < n; i++)
         b->fused_seq += wf[i];
@@ -839,6 +944,7 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
     free(w);
     free(wf);
     free(known);
+    free(lay);
     return b->covered > 0 ? 0 : -1;
 }
 

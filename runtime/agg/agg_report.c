@@ -143,9 +143,14 @@ static struct agg_table *agg_rep_bound(struct agg_ctx *k)
         "with a result (see the missing report for the others); layout: where some layer has a channels-last "
         "result, the plan whose fused sequential time is lower: nchw (no layer channels-last) or nhwc (every "
         "layer that has channels-last results at its fastest of those, the others as they are); other layout "
-        "fused: the other plan's fused sequential time. The times are the chosen plan's.",
-        HEAD "computing|covered|sequential|parallel|fused|fused parallel|parallelism|layout|other layout fused",
-        HK "iiuuuurtu");
+        "fused: the other plan's fused sequential time. The times are the chosen plan's. layout changes: the "
+        "transposes the nhwc plan needs (at graph inputs and outputs, and between channels-last layers and the "
+        "others; elementwise layers run in the layout of their input), counted in its times; layout change: "
+        "their summed time (their Transpose benchmarks' fastest; changes without a result count 0 and are "
+        "counted in changes missing).",
+        HEAD "computing|covered|sequential|parallel|fused|fused parallel|parallelism|layout|other layout fused|"
+             "layout changes|layout change|changes missing",
+        HK "iiuuuurtuiui");
     int bc = agg_busy_col(t);
     for (int i = 0; i < k->nc; i++) {
         const struct agg_combo *c = &k->c[i];
@@ -161,6 +166,11 @@ static struct agg_table *agg_rep_bound(struct agg_ctx *k)
         if (c->b.layout && *c->b.layout) {
             agg_table_set_text(t, r, 11, c->b.layout);
             agg_table_set_num(t, r, 12, c->b.other_fused_seq);
+        }
+        if (c->b.relayouts) {
+            agg_table_set_num(t, r, 13, c->b.relayouts);
+            agg_table_set_num(t, r, 14, c->b.relayout_us);
+            agg_table_set_num(t, r, 15, c->b.relayouts_unknown);
         }
     }
     return t;
