@@ -874,6 +874,87 @@ static void test_layout_changes(void **state)
     db_file = "t.db";
 }
 
+/* The engines report: the toy's LC (Conv) with two legacy algorithms and two engine
+ * configurations, LH (Gemm) with cuBLAS and cuBLASLt, on one GPU at f16+tensor_op. LC:
+ * implicit_gemm 50 us vs nhwc_heurA_0 30 us (its note's configuration and CUPTI kernels kept,
+ * the tags after them not): 0.6, gain 20; LH: default_tensor_op 20 vs lt0 15: gain 5. A
+ * database of schema 2 (no configuration column) is brought up to schema 3, its rows kept. */
+static void test_engines_report(void **state)
+{
+    (void)state;
+    struct bz_buf b;
+    bz_buf_init(&b);
+    bz_buf_puts(&b, "schema,bench,layer,layer_name,op,backend,impl,dtype,math,status,iters,min_us,median_us,mean_us,"
+                    "p90_us,max_us,stddev_us,workspace_bytes,flops,bytes,threads,peak_rss_kb,device,cc,sms,lib,host,time,"
+                    "method,kernel_us,busy,note\n");
+    static const struct {
+        const char *layer, *algo;
+        double us;
+        const char *note;
+    } rows[] = {
+        {"LC", "implicit_gemm", 50, "kernels=1; kernel_names=implicit_convolve_sgemm"},
+        {"LC", "winograd", 70, ""},
+        {"LC", "nhwc_heurA_0", 30,
+         "engine 7, heuristic mode A rank 0 of 3: numerical notes tensor_core; knobs 1=0,2=4; workspace 0 bytes; "
+         "kernels=1; kernel_names=sm90_xmma_fprop"},
+        {"LC", "nhwc_heurA_1", 35, "engine 9, heuristic mode A rank 1 of 3: numerical notes tensor_core; knobs none"},
+        {"LH", "default_tensor_op", 20, ""},
+        {"LH", "lt0", 15, "cuBLASLt heuristic rank 0 of 8: algo id 21, tile 20, stages 8; kernels=1; kernel_names=sm90_gemm"},
+    };
+    for (size_t i = 0; i < BZ_ARRAY_LEN(rows); i++)
+        bz_buf_printf(&b, "2,%s-f16tc-%s,%s,n,op,cuda,%s,f16,tensor_op,ok,20,%g,%g,%g,%g,%g,0,0,1,1,0,100,GPU E,9.0,132,"
+                          "libG,h,2026-11-24T00:00:00Z,blocking,%g,0,\"%s\"\n",
+                      rows[i].layer, rows[i].algo, rows[i].layer, rows[i].algo, rows[i].us, rows[i].us, rows[i].us,
+                      rows[i].us, rows[i].us, rows[i].us, rows[i].note);
+    char out[512], err[512];
+    ingest_rows("engines", &b, out, err);
+    for (int pass = 0; pass < 2; pass++) {
+        json_t *j = report("--report engines --device 'GPU E'");
+        json_t *t = table(j, "engines");
+        json_t *lc = find_row(t, "layer", "LC", NULL, NULL), *lh = find_row(t, "layer", "LH", NULL, NULL);
+        assert_string_equal(json_string_value(json_object_get(lc, "other")), "implicit_gemm");
+        assert_float_equal(num(lc, "other time"), 50, 1e-9);
+        assert_string_equal(json_string_value(json_object_get(lc, "engine")), "nhwc_heurA_0");
+        assert_float_equal(num(lc, "engine/other"), 0.6, 1e-9);
+        assert_float_equal(num(lc, "gain"), 20, 1e-9);
+        assert_string_equal(json_string_value(json_object_get(lc, "other kernels")), "implicit_convolve_sgemm");
+        assert_string_equal(json_string_value(json_object_get(lc, "engine kernels")), "sm90_xmma_fprop");
+        assert_string_equal(json_string_value(json_object_get(lh, "engine")), "lt0");
+        assert_float_equal(num(lh, "gain"), 5, 1e-9);
+        const char *cfg = json_string_value(json_object_get(lc, "engine config"));
+        if (pass == 0) {
+            assert_string_equal(cfg, "engine 7, heuristic mode A rank 0 of 3: numerical notes tensor_core; knobs 1=0,2=4; "
+                                     "workspace 0 bytes");
+            assert_string_equal(json_string_value(json_object_get(lh, "engine config")),
+                                "cuBLASLt heuristic rank 0 of 8: algo id 21, tile 20, stages 8");
+        } else {
+            assert_true(!cfg || !*cfg); /* rows summarized under schema 2 have none */
+        }
+        assert_int_equal(json_array_size(t), 2);
+        json_decref(j);
+        if (pass == 0) {
+            /* back to schema 2: the configuration column gone */
+            char path[512];
+            snprintf(path, sizeof(path), "%s/engines.db", dir);
+            sqlite3 *db;
+            assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+            assert_int_equal(sqlite3_exec(db, "ALTER TABLE best DROP COLUMN config; UPDATE meta SET value='2' WHERE key='schema'",
+                                          NULL, NULL, NULL),
+                             SQLITE_OK);
+            sqlite3_close(db);
+        }
+    }
+    char path[512];
+    snprintf(path, sizeof(path), "%s/engines.db", dir);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    char *v = query_text(db, "SELECT value FROM meta WHERE key='schema'");
+    assert_string_equal(v, "3|\n");
+    free(v);
+    sqlite3_close(db);
+    db_file = "t.db";
+}
+
 /* The roofline and the prediction, worked out by hand on two GPUs of the spec table:
  * H100-SXM (67 TFLOP/s f32, 3350 GB/s, 1980 MHz) and H200 (67 TFLOP/s, 4800 GB/s, 1980 MHz).
  * On the H100, at f32:
@@ -1047,6 +1128,7 @@ void test_agg_group(struct test_totals *tot)
         cmocka_unit_test(test_hostile_inputs),
         cmocka_unit_test(test_layout_plans),
         cmocka_unit_test(test_layout_changes),
+        cmocka_unit_test(test_engines_report),
         cmocka_unit_test(test_roofline_and_prediction),
         cmocka_unit_test(test_cpu_thread_prediction),
     };

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #define AGG_VERSION "0.1.0"
-#define AGG_DB_SCHEMA 2
+#define AGG_DB_SCHEMA 3
 
 /* exit statuses (docs/formats.md) */
 enum agg_exit {
@@ -192,6 +192,8 @@ struct agg_algo_time {
     char *algo;
     double us;
     char *kernels; /* the kernels its fastest row ran (CUPTI's kernel_names), or NULL */
+    char *config;  /* that row's engine or cuBLASLt configuration (the note's "engine N, ..." or
+                      "cuBLASLt heuristic rank ..." part), or NULL */
     int busy;      /* that row was timed on a busy machine: 1; 0; -1 unknown */
     int one_thread; /* our plain C on a CPU: one thread, whatever the target's count */
 };

@@ -27,7 +27,7 @@ static const char agg_schema_sql[] =
      * the million rows behind it */
     "CREATE TABLE IF NOT EXISTS best(target INTEGER NOT NULL, run TEXT NOT NULL,"
     " layer TEXT NOT NULL, prec TEXT NOT NULL, algo TEXT NOT NULL, median_us REAL NOT NULL,"
-    " kernels TEXT, busy INTEGER, PRIMARY KEY(target, run, layer, prec, algo)) WITHOUT ROWID;"
+    " kernels TEXT, busy INTEGER, config TEXT, PRIMARY KEY(target, run, layer, prec, algo)) WITHOUT ROWID;"
     /* the library's latest pick per target x run x layer x precision x source (heuristic,
      * find), kept by ingest for the same reason */
     "CREATE TABLE IF NOT EXISTS pick(target INTEGER NOT NULL, run TEXT NOT NULL,"
@@ -103,16 +103,20 @@ int agg_db_open(struct agg_db *d, const char *path, int create)
     if (have == AGG_DB_SCHEMA) {
         ok = 1;
     } else if (have == 0) {
-        ok = sqlite3_exec(d->db, "INSERT INTO meta VALUES('schema','2')", NULL, NULL, NULL) == SQLITE_OK;
-    } else if (have == 1) {
-        /* schema 1 lacked the method, kernel_us and busy columns: added, the rows kept */
-        ok = sqlite3_exec(d->db, "BEGIN; ALTER TABLE result ADD COLUMN method TEXT;"
-                                 " ALTER TABLE result ADD COLUMN kernel_us REAL; ALTER TABLE result ADD COLUMN busy INTEGER;"
-                                 " ALTER TABLE best ADD COLUMN kernels TEXT; ALTER TABLE best ADD COLUMN busy INTEGER;"
-                                 " UPDATE meta SET value='2' WHERE key='schema'; COMMIT;",
+        ok = sqlite3_exec(d->db, "INSERT INTO meta VALUES('schema','3')", NULL, NULL, NULL) == SQLITE_OK;
+    } else if (have == 1 || have == 2) {
+        /* schema 1 lacked the method, kernel_us and busy columns, schema 2 the best rows'
+         * configuration: added, the rows kept */
+        ok = sqlite3_exec(d->db, have == 1 ? "BEGIN; ALTER TABLE result ADD COLUMN method TEXT;"
+                                             " ALTER TABLE result ADD COLUMN kernel_us REAL; ALTER TABLE result ADD COLUMN busy INTEGER;"
+                                             " ALTER TABLE best ADD COLUMN kernels TEXT; ALTER TABLE best ADD COLUMN busy INTEGER;"
+                                             " ALTER TABLE best ADD COLUMN config TEXT;"
+                                             " UPDATE meta SET value='3' WHERE key='schema'; COMMIT;"
+                                           : "BEGIN; ALTER TABLE best ADD COLUMN config TEXT;"
+                                             " UPDATE meta SET value='3' WHERE key='schema'; COMMIT;",
                           NULL, NULL, &msg) == SQLITE_OK;
         if (!ok) {
-            fprintf(stderr, "%s: error: cannot update the database from schema 1: %s\n", path, msg ? msg : "?");
+            fprintf(stderr, "%s: error: cannot update the database from schema %d: %s\n", path, have, msg ? msg : "?");
             sqlite3_free(msg);
             sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
         }
@@ -330,6 +334,30 @@ static const char *agg_algo_of(const char *bench, const char *layer, const char 
 
 /* note tokens are separated by "; ": choice=heuristic marks the library's default pick;
  * an advice row's note holds ranking=ALGO>ALGO>... */
+/* The configuration a backend-API engine's or a cuBLASLt algorithm's row names at the start of
+ * its note ("engine 12, heuristic mode A rank 0 of 3: numerical notes ...; knobs ...;
+ * workspace ..." or "cuBLASLt heuristic rank 0 of 8: algo id ..."), up to the first tag
+ * ("; key=value"); NULL for other notes */
+static char *agg_note_config(const char *note)
+{
+    if (!note || (strncmp(note, "engine ", 7) && strncmp(note, "cuBLASLt heuristic rank ", 24)))
+        return NULL;
+    size_t n = 0;
+    for (; note[n]; n++) {
+        if (note[n] != ';' || note[n + 1] != ' ')
+            continue;
+        size_t k = n + 2;
+        while ((note[k] >= 'a' && note[k] <= 'z') || note[k] == '_')
+            k++;
+        if (k > n + 2 && note[k] == '=')
+            break;
+    }
+    char *c = agg_xmalloc(n + 1);
+    memcpy(c, note, n);
+    c[n] = '\0';
+    return c;
+}
+
 static int agg_note_token(const char *note, const char *key, char *out, size_t n)
 {
     size_t k = strlen(key);
@@ -402,8 +430,9 @@ out:
  * value keeps the lengths of its parts, since model text may contain any byte. */
 struct agg_pend {
     unsigned layer_len, prec_len;
-    double median;      /* best: the fastest median of the batch, its row's kernels and busy */
-    char *kernels;
+    double median;      /* best: the fastest median of the batch, its row's kernels, busy and
+                           configuration */
+    char *kernels, *config;
     int busy;
     char time[24];      /* pick: the latest row's time and choice */
     char *chosen;
@@ -453,6 +482,7 @@ static void agg_pend_free(void *v)
     struct agg_pend *p = v;
     free(p->chosen);
     free(p->kernels);
+    free(p->config);
     free(p);
 }
 
@@ -498,6 +528,10 @@ static int agg_pend_flush(struct agg_ing *g, struct agg_map *m, sqlite3_stmt *st
                 sqlite3_bind_int(stmt, 8, p->busy);
             else
                 sqlite3_bind_null(stmt, 8);
+            if (p->config)
+                sqlite3_bind_text(stmt, 9, p->config, -1, SQLITE_STATIC);
+            else
+                sqlite3_bind_null(stmt, 9);
         }
         if (sqlite3_step(stmt) != SQLITE_DONE)
             rc = agg_sql_fail(g, "insert");
@@ -697,6 +731,8 @@ static int agg_result_row(struct agg_ing *g, struct agg_reader *r, sqlite3_stmt 
             free(p->kernels);
             p->kernels = agg_note_token(f[RC_NOTE], "kernel_names", names, sizeof(names)) ? agg_xstrdup(names) : NULL;
             p->busy = isnan(v[RC_BUSY]) ? -1 : (int)v[RC_BUSY];
+            free(p->config);
+            p->config = agg_note_config(f[RC_NOTE]);
         }
         return 0;
     }
@@ -744,8 +780,8 @@ static int agg_ingest_results(struct agg_ing *g, struct agg_reader *r)
                        "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &ins) ||
         agg_prepare(g, "SELECT status, median_us, note, src_ingest, src_line FROM result WHERE target=? AND run=? AND"
                        " bench=? AND host=? AND time=?", &same) ||
-        agg_prepare(g, "INSERT INTO best VALUES(?1,?2,?3,?4,?5,?6,?7,?8) ON CONFLICT DO UPDATE SET"
-                       " median_us=?6, kernels=?7, busy=?8 WHERE ?6 < median_us", &best) ||
+        agg_prepare(g, "INSERT INTO best VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9) ON CONFLICT DO UPDATE SET"
+                       " median_us=?6, kernels=?7, busy=?8, config=?9 WHERE ?6 < median_us", &best) ||
         agg_prepare(g, "INSERT INTO pick VALUES(?1,?2,?3,?4,?5,?6,?7) ON CONFLICT DO UPDATE SET"
                        " chosen=?6, time=?7 WHERE ?7 > time", &pick) ||
         /* ?2 (run) and ?5 are bound by the flush and unused here */

@@ -157,6 +157,7 @@ static void agg_cell_free(void *p)
     for (int i = 0; i < c->nalgos; i++) {
         free(c->algos[i].algo);
         free(c->algos[i].kernels);
+        free(c->algos[i].config);
     }
     free(c->algos);
     free(c->heuristic);
@@ -418,7 +419,7 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
     /* every algorithm's fastest median per target x layer x precision (repeated runs: the
      * best one, from the table ingest keeps); --run restricts to one ingest label. Rows come
      * in key order, so consecutive rows mostly share a cell: the last one is kept at hand. */
-    AGG_STEP(s, "SELECT target, layer, prec, algo, median_us, kernels, busy FROM best WHERE ?1 IS NULL OR run=?1");
+    AGG_STEP(s, "SELECT target, layer, prec, algo, median_us, kernels, busy, config FROM best WHERE ?1 IS NULL OR run=?1");
     if (flt->run)
         sqlite3_bind_text(s, 1, flt->run, -1, SQLITE_STATIC);
     long last_target = -1;
@@ -468,6 +469,7 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
                 c->algos[i].algo = agg_xstrdup(algo);
                 c->algos[i].us = INFINITY;
                 c->algos[i].kernels = NULL;
+                c->algos[i].config = NULL;
                 c->algos[i].one_thread = feed->one_thread;
                 c->nalgos++;
             }
@@ -476,6 +478,9 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
                 c->algos[i].us = us;
                 free(c->algos[i].kernels);
                 c->algos[i].kernels = kn ? agg_xstrdup(kn) : NULL;
+                const char *cf = (const char *)sqlite3_column_text(s, 7);
+                free(c->algos[i].config);
+                c->algos[i].config = cf ? agg_xstrdup(cf) : NULL;
                 c->algos[i].busy = sqlite3_column_type(s, 6) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 6);
             }
             if (c->best < 0 || c->algos[i].us < c->algos[c->best].us)

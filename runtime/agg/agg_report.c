@@ -399,6 +399,74 @@ static struct agg_table *agg_rep_algo_layers(struct agg_ctx *k)
     return t;
 }
 
+/* an algorithm chosen by a library's heuristic query at run time: a backend-API engine
+ * configuration (nhwc_heurA_k, nhwc_heurB_k, nhwc_fallback_k, sdpa_heurA_k) or a cuBLASLt
+ * algorithm (ltK) */
+static int agg_algo_configured(const char *a)
+{
+    return !strncmp(a, "nhwc_heur", 9) || !strncmp(a, "nhwc_fallback", 13) || !strncmp(a, "sdpa_", 5) ||
+           (a[0] == 'l' && a[1] == 't' && a[2] >= '0' && a[2] <= '9');
+}
+
+static struct agg_table *agg_rep_engines(struct agg_ctx *k)
+{
+    struct agg_table *t = agg_new("engines", "Engines and algorithms",
+        "Per layer with backend-API engine configurations or cuBLASLt algorithms: the fastest of those "
+        "(engine: its file's algorithm, its configuration as the row's note gives it: the engine's global "
+        "index, heuristic mode and rank, numerical notes, knobs; or cuBLASLt's algorithm id, tile, stages, "
+        "split-k) vs the fastest of the layer's other benchmarks (the legacy cuDNN algorithms, cuBLAS, "
+        "kernels of ours), with the kernels each ran (CUPTI); gain = uses x (other - engine), largest first.",
+        "device|type|layer|op|name|uses|other|other time|other kernels|engine|engine time|engine config|"
+        "engine kernels|engine/other|gain",
+        "tttttituttuttru");
+    int bc = agg_busy_col(t);
+    int n;
+    struct agg_layer_use *u = agg_layer_uses(k, &n);
+    for (int i = 0; i < n; i++) {
+        const struct agg_cell *c = agg_best_cell(k->x, u[i].target, u[i].layer, u[i].prec, NULL);
+        const struct agg_algo_time *eng = NULL, *oth = NULL;
+        for (int a = 0; c && a < c->nalgos; a++) {
+            const struct agg_algo_time *x = &c->algos[a];
+            if (!isfinite(x->us))
+                continue;
+            if (agg_algo_configured(x->algo)) {
+                if (!eng || x->us < eng->us)
+                    eng = x;
+            } else if (!oth || x->us < oth->us) {
+                oth = x;
+            }
+        }
+        if (!eng)
+            continue;
+        const struct agg_layer_info *l = agg_map_get(&k->x->layers, u[i].layer);
+        int r = agg_table_row(t);
+        agg_table_set_text(t, r, 0, agg_target_by_id(k->x, u[i].target)->label);
+        agg_table_set_text(t, r, 1, u[i].prec);
+        agg_table_set_text(t, r, 2, u[i].layer);
+        agg_table_set_text(t, r, 3, l ? l->op : "");
+        agg_table_set_text(t, r, 4, l ? l->name : "");
+        agg_table_set_num(t, r, 5, u[i].uses);
+        if (oth) {
+            agg_table_set_text(t, r, 6, oth->algo);
+            agg_table_set_num(t, r, 7, oth->us);
+            if (oth->kernels)
+                agg_table_set_text(t, r, 8, oth->kernels);
+            agg_table_set_num(t, r, 13, eng->us / oth->us);
+            agg_table_set_num(t, r, 14, u[i].uses * (oth->us - eng->us));
+        }
+        agg_table_set_text(t, r, 9, eng->algo);
+        agg_table_set_num(t, r, 10, eng->us);
+        if (eng->config)
+            agg_table_set_text(t, r, 11, eng->config);
+        if (eng->kernels)
+            agg_table_set_text(t, r, 12, eng->kernels);
+        agg_table_set_num(t, r, bc, (eng->busy == 1) + (oth && oth->busy == 1));
+    }
+    free(u);
+    agg_table_sort_desc(t, 14);
+    return t;
+}
+
 static struct agg_table *agg_rep_fusion(struct agg_ctx *k)
 {
     struct agg_table *t = agg_new("fusion", "Layer fusion",
@@ -763,6 +831,7 @@ static const struct {
     {"path", agg_rep_path},
     {"algo", agg_rep_algo},
     {"algo-layers", agg_rep_algo_layers},
+    {"engines", agg_rep_engines},
     {"fusion", agg_rep_fusion},
     {"fusion-groups", agg_rep_fusion_groups},
     {"precision", agg_rep_precision},
@@ -782,7 +851,7 @@ _Static_assert(AGG_NREPORTS <= AGG_MAX_REPORTS, "AGG_MAX_REPORTS too small");
 
 const char *agg_report_names(void)
 {
-    return "bound, missing, path, algo, algo-layers, fusion, fusion-groups, precision, "
+    return "bound, missing, path, algo, algo-layers, engines, fusion, fusion-groups, precision, "
            "precision-layers, framework, framework-layers, devices, top-layers, top-ops, roofline, "
            "roofline-models, predict, prediction";
 }

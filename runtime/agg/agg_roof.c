@@ -569,8 +569,9 @@ int agg_predict(struct agg_data *x, const char *to, const char *from, FILE *err)
                     pc->cap = pc->cap ? pc->cap * 2 : 4;
                     pc->algos = agg_xrealloc(pc->algos, (size_t)pc->cap * sizeof(*pc->algos));
                 }
-                pc->algos[pc->nalgos] = (struct agg_algo_time){agg_xstrdup(c->algos[a].algo), us, NULL,
-                                                               c->algos[a].busy, c->algos[a].one_thread};
+                pc->algos[pc->nalgos] = (struct agg_algo_time){.algo = agg_xstrdup(c->algos[a].algo), .us = us,
+                                                               .busy = c->algos[a].busy,
+                                                               .one_thread = c->algos[a].one_thread};
                 if (pc->best < 0 || us < pc->algos[pc->best].us)
                     pc->best = pc->nalgos;
                 pc->nalgos++;
