@@ -18,7 +18,7 @@
 /* ---- the data types: storage type x math mode ---- */
 
 struct cu_type {
-    const char *stem;   /* in file names: f32, tf32, f16, f16tc, bf16 */
+    const char *stem;   /* in file names: f32, tf32, f16, f16tc, bf16, f8 */
     const char *dtype;  /* the CSV's dtype column */
     const char *bc;     /* enum bc_dtype */
     int tensor_op;      /* Tensor Core math (TF32 for f32 storage) */
@@ -27,7 +27,7 @@ struct cu_type {
 
 static const struct cu_type cu_types[CU_NTYPES] = {
     {"f32", "f32", "BC_F32", 0, 4}, {"tf32", "tf32", "BC_F32", 1, 4}, {"f16", "f16", "BC_F16", 0, 2},
-    {"f16tc", "f16", "BC_F16", 1, 2}, {"bf16", "bf16", "BC_BF16", 1, 2},
+    {"f16tc", "f16", "BC_F16", 1, 2}, {"bf16", "bf16", "BC_BF16", 1, 2}, {"f8", "f8", "BC_F8", 1, 1},
 };
 
 /* ---- rendering ---- */
@@ -162,7 +162,12 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
     }
     char flops[64], bytes[64];
     snprintf(flops, sizeof(flops), "%.17g", p->flops);
-    snprintf(bytes, sizeof(bytes), "%.17g", p->elems * t->size);
+    double nbytes = p->elems * t->size;
+    if (ti == CU_F8) { /* the output (C read too where beta is 1) and the bias in bfloat16 */
+        double batches = p->batch_count > 1 ? (double)p->batch_count : 1, out = (double)p->m * (double)p->n * batches;
+        nbytes += out * (p->beta_one ? 2 : 1) + (p->epilogue && strstr(p->epilogue, "BIAS") ? (double)p->n : 0);
+    }
+    snprintf(bytes, sizeof(bytes), "%.17g", nbytes);
     size_t hl, cl, dl, bl, rl;
     const char *harness = emit_embedded("runtime/harness.h", &hl);
     const char *cuda = emit_embedded("runtime/cuda_bench.h", &cl);
@@ -191,6 +196,24 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
 static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
 {
     for (int ti = 0; ti < CU_NTYPES; ti++) {
+        if (ti == CU_F8) {
+            /* fp8: cuBLASLt only, TN (A as [m, k], B as [n, k], as fp8 frameworks keep the
+             * weights), leading dims multiples of 16 */
+            if ((p->lt || p->family == CU_LT) && p->k % 16 == 0 && p->n % 16 == 0) {
+                struct cu_plan f8 = *p;
+                f8.ta = 0;
+                f8.tb = 1;
+                plan_cu_note(&f8, "fp8 e4m3 operands, A as [m, k] and B as [n, k] (the layout cuBLASLt's fp8 GEMMs take), "
+                                  "the output in bfloat16");
+                for (int k = 0; k < e->top_k; k++) {
+                    char name[16], value[16];
+                    snprintf(name, sizeof(name), "lt%d", k);
+                    snprintf(value, sizeof(value), "%d", k);
+                    render_lib(e, li, &f8, ti, CU_LT, name, value, NULL);
+                }
+            }
+            continue;
+        }
         if (!(p->types & (1u << ti)))
             continue;
         for (int a = 0; a < p->nalgos; a++) {

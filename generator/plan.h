@@ -85,12 +85,13 @@ enum cu_family {
 const char *cu_family_name(enum cu_family f);
 
 /* the data types: storage type x math mode */
-enum { CU_F32, CU_TF32, CU_F16, CU_F16TC, CU_BF16, CU_NTYPES };
-#define CU_ALL_TYPES ((1u << CU_NTYPES) - 1)
+enum { CU_F32, CU_TF32, CU_F16, CU_F16TC, CU_BF16, CU_F8, CU_NTYPES };
+/* every type but fp8 (f8: e4m3 operands, bfloat16 output; cuBLASLt's GEMMs only) */
+#define CU_ALL_TYPES ((1u << CU_F8) - 1)
 #define CU_PLAIN_TYPES ((1u << CU_F32) | (1u << CU_F16) | (1u << CU_BF16))
 #define CU_RNN_TYPES ((1u << CU_F32) | (1u << CU_F16) | (1u << CU_F16TC))
-/* cuBLASLt: f32, TF32, and the 16-bit types on Tensor Cores */
-#define CU_LT_TYPES ((1u << CU_F32) | (1u << CU_TF32) | (1u << CU_F16TC) | (1u << CU_BF16))
+/* cuBLASLt: f32, TF32, the 16-bit types and fp8 on Tensor Cores */
+#define CU_LT_TYPES ((1u << CU_F32) | (1u << CU_TF32) | (1u << CU_F16TC) | (1u << CU_BF16) | (1u << CU_F8))
 
 struct cu_tensor {
     int nd;
@@ -123,9 +124,10 @@ struct cu_plan {
     bool advice;                /* also the two advice benchmarks (convolutions) */
     bool gemv;                  /* also cublasSgemv (f32, one side a vector) */
     bool lt;                    /* also cublasLtMatmul, the heuristic's first --top-k answers */
-    unsigned nhwc_types;        /* also channels-last in these types (CU_*): a convolution in its
-                                   Tensor Core types, the implicit GEMM algorithms (what frameworks
-                                   run on Tensor Cores); pooling and batch norm in all theirs */
+    unsigned nhwc_types;        /* also channels-last in these types (CU_*): a convolution in every
+                                   type, the implicit GEMM algorithms (what frameworks run with
+                                   channels_last); pooling, batch norm and a softmax over the
+                                   channels in all theirs */
     bool nhwc;                  /* this benchmark's tensors channels-last */
     bool engines;               /* a convolution: also the backend API's engine configurations
                                    (heuristic mode A's first --top-k, channels-last, Tensor Cores);

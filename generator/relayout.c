@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* operators with channels-last benchmarks (ops/conv.c, ops/pool.c, ops/norm.c) */
+/* operators with channels-last benchmarks (ops/conv.c, ops/pool.c, ops/norm.c; a softmax over
+ * the channels, ops/reduce.c, only beside them) */
 static bool has_channels_last(const char *op)
 {
     static const char *const ops[] = {"Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",

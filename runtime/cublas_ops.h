@@ -24,7 +24,14 @@ static inline enum bh_status bc_blas_fail(struct bh_result *r, const char *call,
 
 static cudaDataType_t bc_blas_type(int dt)
 {
-    return dt == BC_F16 ? CUDA_R_16F : dt == BC_BF16 ? CUDA_R_16BF : CUDA_R_32F;
+    return dt == BC_F16 ? CUDA_R_16F : dt == BC_BF16 ? CUDA_R_16BF : dt == BC_F8 ? CUDA_R_8F_E4M3 : CUDA_R_32F;
+}
+
+/* a GEMM's output (and C, and the bias) type: an fp8 GEMM writes bfloat16, as frameworks keep
+ * the activations between their fp8 GEMMs */
+static int bc_gemm_out_dtype(int dt)
+{
+    return dt == BC_F8 ? BC_BF16 : dt;
 }
 
 /* What frameworks ask for: float accumulation; TF32 only when allowed; half without Tensor
@@ -47,7 +54,8 @@ static enum bh_status bc_gemm_buffers(struct bc_state *s, struct bc_lib_state *f
     enum bh_status st;
     if ((st = bc_buffer(s, r, na, op->dt, BC_FILL_UNIFORM, 0, &f->x)) != BH_OK ||
         (st = bc_buffer(s, r, nb, op->dt, BC_FILL_UNIFORM, 0, &f->w)) != BH_OK ||
-        (st = bc_buffer(s, r, nc, op->dt, op->beta_one ? BC_FILL_UNIFORM : BC_FILL_ZERO, 0, &f->y)) != BH_OK)
+        (st = bc_buffer(s, r, nc, bc_gemm_out_dtype(op->dt), op->beta_one ? BC_FILL_UNIFORM : BC_FILL_ZERO, 0, &f->y)) !=
+            BH_OK)
         return st;
     return BH_OK;
 }
@@ -129,12 +137,29 @@ static enum bh_status bc_lt_setup(struct bc_state *s, struct bc_lib_state *f, co
 {
     long long batches = op->batch_count > 0 ? op->batch_count : 1;
     enum bh_status st;
+    int f8 = op->dt == BC_F8, out = bc_gemm_out_dtype(op->dt);
+    if (f8) {
+        /* fp8 tensor cores: Ada and Hopper on; cuBLASLt takes them as TN only (its A, our B,
+         * stored [n, k]; its B, our A, [m, k]) */
+        struct cudaDeviceProp p;
+        BC_CUDA(r, cudaGetDeviceProperties(&p, s->dev));
+        if (p.major * 10 + p.minor < 89) {
+            bh_note(r, "fp8 (e4m3) GEMMs need compute capability 8.9 or later; this GPU has %d.%d", p.major, p.minor);
+            return BH_UNSUPPORTED;
+        }
+        if (!op->tb || op->ta) {
+            bh_note(r, "an fp8 GEMM wants B stored [n, k] and A [m, k] (a gen bug)");
+            return BH_ERROR;
+        }
+    }
     if ((st = bc_gemm_buffers(s, f, op, r)) != BH_OK ||
-        (bc_lt_has_bias(op->epilogue) && (st = bc_buffer(s, r, op->n, op->dt, BC_FILL_UNIFORM, 0, &f->b)) != BH_OK))
+        (bc_lt_has_bias(op->epilogue) && (st = bc_buffer(s, r, op->n, out, BC_FILL_UNIFORM, 0, &f->b)) != BH_OK))
         return st;
     BC_BLAS(r, cublasLtCreate(&f->lt));
-    cudaDataType_t t = bc_blas_type(op->dt);
+    cudaDataType_t t = bc_blas_type(op->dt), tc = bc_blas_type(out);
     BC_BLAS(r, cublasLtMatmulDescCreate(&f->ltd, bc_blas_compute(op), CUDA_R_32F));
+    if (f8 && bc_lt_has_bias(op->epilogue))
+        BC_BLAS(r, cublasLtMatmulDescSetAttribute(f->ltd, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &tc, sizeof(tc)));
     cublasOperation_t ta = op->tb ? CUBLAS_OP_T : CUBLAS_OP_N, tb = op->ta ? CUBLAS_OP_T : CUBLAS_OP_N;
     BC_BLAS(r, cublasLtMatmulDescSetAttribute(f->ltd, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
     BC_BLAS(r, cublasLtMatmulDescSetAttribute(f->ltd, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
@@ -144,7 +169,7 @@ static enum bh_status bc_lt_setup(struct bc_state *s, struct bc_lib_state *f, co
         BC_BLAS(r, cublasLtMatmulDescSetAttribute(f->ltd, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &f->b, sizeof(f->b)));
     if ((st = bc_lt_layout(&f->la, t, op->k, op->n, op->tb, batches, op->stride_b, r)) != BH_OK ||
         (st = bc_lt_layout(&f->lb, t, op->m, op->k, op->ta, batches, op->stride_a, r)) != BH_OK ||
-        (st = bc_lt_layout(&f->lc, t, op->m, op->n, 0, batches, op->m * op->n, r)) != BH_OK)
+        (st = bc_lt_layout(&f->lc, tc, op->m, op->n, 0, batches, op->m * op->n, r)) != BH_OK)
         return st;
     cublasLtMatmulPreference_t pref = NULL;
     BC_BLAS(r, cublasLtMatmulPreferenceCreate(&pref));
@@ -305,6 +330,7 @@ static double *bc_fetch(struct bc_state *s, const void *p, struct bh_result *r)
         case BC_F32: d[i] = ((const float *)h)[i]; break;
         case BC_F16: d[i] = bc_h2d(((const unsigned short *)h)[i]); break;
         case BC_BF16: d[i] = bc_bf2d(((const unsigned short *)h)[i]); break;
+        case BC_F8: d[i] = bc_e4m3_value(((const unsigned char *)h)[i]); break;
         case BC_I32: d[i] = ((const int *)h)[i]; break;
         case BC_I64: d[i] = (double)((const long long *)h)[i]; break;
         default: d[i] = ((const unsigned char *)h)[i]; break;

@@ -30,8 +30,10 @@
 #endif
 #endif
 
-enum bc_dtype { BC_F32, BC_F16, BC_BF16, BC_I64, BC_I32, BC_U8 };
-static const size_t bc_dtype_size[] = {4, 2, 2, 8, 4, 1};
+/* BC_F8: fp8 e4m3 (1 sign, 4 exponent bits biased by 7, 3 mantissa bits; no infinity, one NaN
+ * per sign; at most 448), the operands of cuBLASLt's fp8 GEMMs */
+enum bc_dtype { BC_F32, BC_F16, BC_BF16, BC_I64, BC_I32, BC_U8, BC_F8 };
+static const size_t bc_dtype_size[] = {4, 2, 2, 8, 4, 1, 1};
 
 enum { BC_MAX_ND = 8, BC_MAX_BUFS = 12 };
 
@@ -225,6 +227,41 @@ static inline unsigned short bc_f2h(float f)
     return (unsigned short)(sign | h);
 }
 
+/* fp8 e4m3 from float, rounding to nearest even, saturating at +-448 (what frameworks' casts do) */
+static inline unsigned char bc_f2e4m3(float f)
+{
+    unsigned char sign = signbit(f) ? 0x80 : 0;
+    double a = fabs((double)f);
+    if (a != a)
+        return 0x7f;
+    if (a >= 448)
+        return (unsigned char)(sign | 0x7e);
+    int e;
+    frexp(a, &e); /* a = m 2^e, m in [0.5, 1): a = (2m) 2^(e-1) */
+    int x = e - 1;
+    if (a == 0 || x < -6) { /* subnormal: a = q 2^-9, q = 0..7 */
+        long q = lrint(a * 512.0);
+        return (unsigned char)(sign | (q >= 8 ? 0x08 : (unsigned char)q));
+    }
+    long q = lrint((a / ldexp(1.0, x) - 1.0) * 8.0); /* the mantissa's 3 bits, 8 carries over */
+    if (q == 8) {
+        q = 0;
+        x++;
+    }
+    int biased = x + 7;
+    if (biased > 15 || (biased == 15 && q == 7))
+        return (unsigned char)(sign | 0x7e);
+    return (unsigned char)(sign | (biased << 3) | (int)q);
+}
+
+/* the value of an fp8 e4m3 code */
+static inline double bc_e4m3_value(unsigned char b)
+{
+    int biased = (b >> 3) & 15, m = b & 7;
+    double v = biased == 15 && m == 7 ? NAN : biased == 0 ? ldexp((double)m, -9) : ldexp((double)(8 + m), biased - 10);
+    return b & 0x80 ? -v : v;
+}
+
 static inline unsigned short bc_f2bf(float f)
 {
     unsigned x;
@@ -253,6 +290,7 @@ static inline enum bh_status bc_fill_buffer(struct bc_state *s, struct bc_buf *b
         case BC_F32: ((float *)h)[i] = v; break;
         case BC_F16: ((unsigned short *)h)[i] = bc_f2h(v); break;
         case BC_BF16: ((unsigned short *)h)[i] = bc_f2bf(v); break;
+        case BC_F8: ((unsigned char *)h)[i] = bc_f2e4m3(v); break;
         case BC_I64: ((long long *)h)[i] = b->fill == BC_FILL_INDEX ? idx : (long long)(v * 8); break;
         case BC_I32: ((int *)h)[i] = b->fill == BC_FILL_INDEX ? (int)idx : (int)(v * 8); break;
         default: ((unsigned char *)h)[i] = (unsigned char)(u < 0.5f); break;

@@ -39,7 +39,8 @@ static const double br_fn = 9.5367431640625e-07;     /* 2^-20 */
 
 static inline double br_out_unit(int dt)
 {
-    return dt == BC_F16 ? 9.765625e-04 : dt == BC_BF16 ? 7.8125e-03 : 1.1920928955078125e-07;
+    /* fp8 GEMMs write bfloat16 */
+    return dt == BC_F16 ? 9.765625e-04 : dt == BC_BF16 || dt == BC_F8 ? 7.8125e-03 : 1.1920928955078125e-07;
 }
 
 /* the rounding of the inputs before they are multiplied */
@@ -651,7 +652,9 @@ static inline struct br_check br_compare(const struct bc_lib_op *op, const struc
     c.total = ny;
     double out = br_out_unit(op->dt), prod = br_prod_unit(op);
     long long K = br_terms(op);
-    double acc_term = prod + (double)K * br_acc;
+    /* fp8 tensor cores add the products in a narrower accumulator than float (about 14 bits
+     * kept between the promotions to float) */
+    double acc_term = prod + (double)K * (op->dt == BC_F8 ? 6.103515625e-05 : br_acc);
     int tile = br_transform_algo(op);
     if (tile)
         acc_term += 8 * br_out_unit(op->dt) + 64 * br_acc;

@@ -969,8 +969,8 @@ static enum bh_status bc_dnn_setup(struct bc_state *s, struct bc_lib_state *f, c
     }
     /* the element-wise-like families: x -> y (x2: the second operand of an op tensor);
      * pooling and batch norm channels-last too */
-    if (op->nhwc && (op->x.nd < 4 || (op->family != BC_POOL && op->family != BC_BNORM))) {
-        bh_note(r, "channels-last wants 4 or 5 dims, pooling or batch norm (a gen bug)");
+    if (op->nhwc && (op->x.nd < 4 || (op->family != BC_POOL && op->family != BC_BNORM && op->family != BC_SOFTMAX))) {
+        bh_note(r, "channels-last wants 4 or 5 dims, pooling, batch norm or softmax (a gen bug)");
         return BH_ERROR;
     }
     int relayout = op->family == BC_RELAYOUT;

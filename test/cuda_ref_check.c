@@ -663,6 +663,79 @@ static void case_backend_op(const char *name, int nsp, const long long *x, const
     }
 }
 
+/* fp8 e4m3 (bc_f2e4m3, bc_e4m3_value): every code but the NaNs back to itself; rounding to
+ * nearest even at the ties, saturation at 448, the subnormals */
+static void case_e4m3(void)
+{
+    int bad = 0;
+    for (int c = 0; c < 256; c++) {
+        if ((c & 0x7f) == 0x7f)
+            continue;
+        unsigned char back = bc_f2e4m3((float)bc_e4m3_value((unsigned char)c));
+        if (back != c) {
+            printf("FAIL fp8 e4m3: code 0x%02x (%g) comes back as 0x%02x\n", c, bc_e4m3_value((unsigned char)c), back);
+            bad++;
+        }
+    }
+    static const struct {
+        float v;
+        unsigned char code;
+    } known[] = {{1.0f, 0x38}, {-2.0f, 0xc0}, {448.0f, 0x7e}, {1000.0f, 0x7e}, {0.001953125f, 0x01},
+                 {0.0009765625f, 0x00}, {1.0625f, 0x38}, {1.1875f, 0x3a}, {0.015625f, 0x08}, {0.013671875f, 0x07}};
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+        if (bc_f2e4m3(known[i].v) != known[i].code) {
+            printf("FAIL fp8 e4m3: %g encodes as 0x%02x, not 0x%02x\n", known[i].v, bc_f2e4m3(known[i].v), known[i].code);
+            bad++;
+        }
+    cases++;
+    failures += bad != 0;
+    if (!bad)
+        printf("ok   fp8 e4m3 encoding and decoding\n");
+}
+
+/* An fp8 GEMM's check (BC_LT, dt f8: e4m3 operands, B stored [n, k], a bfloat16 output): the
+ * exact product rounded to bfloat16 passes, one element 5% off does not */
+static void case_f8_gemm(void)
+{
+    const long long m = 32, n = 48, k = 64;
+    struct bc_lib_op op;
+    memset(&op, 0, sizeof(op));
+    op.family = BC_LT, op.dt = BC_F8, op.tensor_op = 1, op.m = m, op.n = n, op.k = k, op.tb = 1, op.batch_count = 1;
+    op.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+    struct br_io io;
+    memset(&io, 0, sizeof(io));
+    io.x = (double *)malloc(sizeof(double) * (size_t)(m * k));
+    io.w = (double *)malloc(sizeof(double) * (size_t)(n * k));
+    double *got = (double *)malloc(sizeof(double) * (size_t)(m * n));
+    unsigned seed = 7;
+    for (long long i = 0; i < m * k; i++)
+        io.x[i] = bc_e4m3_value(bc_f2e4m3(2.0f * bc_rand(&seed) - 1.0f));
+    for (long long i = 0; i < n * k; i++)
+        io.w[i] = bc_e4m3_value(bc_f2e4m3(2.0f * bc_rand(&seed) - 1.0f));
+    for (long long i = 0; i < m; i++)
+        for (long long j = 0; j < n; j++) {
+            double acc = 0;
+            for (long long c = 0; c < k; c++)
+                acc += io.x[i * k + c] * io.w[j * k + c];
+            unsigned short b = bc_f2bf((float)acc);
+            unsigned bits = (unsigned)b << 16;
+            float f;
+            memcpy(&f, &bits, 4);
+            got[i * n + j] = f;
+        }
+    struct br_check ok = br_compare(&op, &io, got, NULL);
+    got[m * n / 2] += 0.05 * (1 + fabs(got[m * n / 2]));
+    struct br_check moved = br_compare(&op, &io, got, NULL);
+    cases++;
+    if (ok.bad || ok.checked != m * n || !moved.bad) {
+        printf("FAIL fp8 gemm: %lld of %lld beyond the tolerance; moved: %lld\n", ok.bad, ok.checked, moved.bad);
+        failures++;
+    } else {
+        printf("ok   fp8 gemm: %lld elements, worst %.3g x tolerance\n", ok.checked, ok.worst_ratio);
+    }
+    free(io.x), free(io.w), free(got);
+}
+
 /* cuDNN's fused attention graph (bc_be_sdpa_ops): every tensor and operation finalized by
  * cuDNN without a GPU; with MISMATCH, K's head size differs from Q's in the first product,
  * which cuDNN must refuse */
@@ -711,6 +784,8 @@ static void case_backend_sdpa(const char *name, int dt, int mask, int mismatch)
 int main(void)
 {
     case_nhwc_order();
+    case_e4m3();
+    case_f8_gemm();
     case_backend_sdpa("f16, no mask", BC_F16, 0, 0);
     case_backend_sdpa("bf16, a mask over the keys", BC_BF16, 1, 0);
     case_backend_sdpa("Q K^T with K's head size wrong", BC_F16, 0, 1);

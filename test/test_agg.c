@@ -955,6 +955,31 @@ static void test_engines_report(void **state)
     db_file = "t.db";
 }
 
+/* An fp8 bound: the toy's LH (Gemm) has an f8 row (10 us), LC (Conv) only bfloat16 ones (40 us
+ * on Tensor Cores): at f8+tensor_op LH counts its fp8 time and LC its bf16+tensor_op one, 50 us
+ * over the two layers with results */
+static void test_f8_bound(void **state)
+{
+    (void)state;
+    struct bz_buf b;
+    bz_buf_init(&b);
+    bz_buf_puts(&b, "schema,bench,layer,layer_name,op,backend,impl,dtype,math,status,iters,min_us,median_us,mean_us,"
+                    "p90_us,max_us,stddev_us,workspace_bytes,flops,bytes,threads,peak_rss_kb,device,cc,sms,lib,host,time,"
+                    "method,kernel_us,busy,note\n"
+                    "2,LH-f8-lt0,LH,n,op,cuda,lt0,f8,tensor_op,ok,20,10,10,10,10,10,0,0,1,1,0,100,GPU F,9.0,132,libG,h,"
+                    "2026-11-24T00:00:00Z,blocking,10,0,\n"
+                    "2,LC-bf16-a,LC,n,op,cuda,a,bf16,tensor_op,ok,20,40,40,40,40,40,0,0,1,1,0,100,GPU F,9.0,132,libG,h,"
+                    "2026-11-24T00:00:00Z,blocking,40,0,\n");
+    char out[512], err[512];
+    ingest_rows("f8", &b, out, err);
+    json_t *j = report("--report bound --device 'GPU F' --type 'f8*'");
+    json_t *r = find_row(table(j, "bound"), "type", "f8+tensor_op", NULL, NULL);
+    assert_float_equal(num(r, "sequential"), 50, 1e-9);
+    assert_float_equal(num(r, "covered"), 2, 1e-9);
+    json_decref(j);
+    db_file = "t.db";
+}
+
 /* The roofline and the prediction, worked out by hand on two GPUs of the spec table:
  * H100-SXM (67 TFLOP/s f32, 3350 GB/s, 1980 MHz) and H200 (67 TFLOP/s, 4800 GB/s, 1980 MHz).
  * On the H100, at f32:
@@ -1129,6 +1154,7 @@ void test_agg_group(struct test_totals *tot)
         cmocka_unit_test(test_layout_plans),
         cmocka_unit_test(test_layout_changes),
         cmocka_unit_test(test_engines_report),
+        cmocka_unit_test(test_f8_bound),
         cmocka_unit_test(test_roofline_and_prediction),
         cmocka_unit_test(test_cpu_thread_prediction),
     };

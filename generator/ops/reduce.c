@@ -286,9 +286,14 @@ static int softmax_cudnn(const struct layer_desc *d, struct cu_plan *p)
         else
             inner *= p->x.d[k];
     }
+    /* over the channels of an activation (axis 1 of 3 or more dims): channels-last too, the
+     * view (N, C, spatial, 1) with C's stride 1, as a framework with channels_last runs it */
+    bool channels = axis == 1 && !d->a.coerce_2d && p->x.nd >= 3;
     p->x = (struct cu_tensor){4, {outer, mid, inner, 1}};
     p->y = p->x;
     p->family = CU_SOFTMAX;
+    if (channels && inner > 1)
+        p->nhwc_types = p->types;
     p->what = "cudnnSoftmaxForward";
     p->mode = "CUDNN_SOFTMAX_MODE_CHANNEL";
     bool log = d->def->ids.dnnl == dnnl_softmax_log;
@@ -334,7 +339,7 @@ static int arg_topk_plain(const struct layer_desc *d, struct pl_op *op)
 static const struct op_plans reduce_plans = {reduce_dnnl, reduce_plain, reduce_cudnn, NULL, NULL, PLAN_BY_IDS,
     .how = {"oneDNN reduction", "plain C", "cuDNN reduce tensor", NULL}};
 static const struct op_plans softmax_plans = {softmax_dnnl, NULL, softmax_cudnn, NULL, NULL, 0,
-    .how = {"oneDNN softmax", NULL, "cuDNN softmax (fast, accurate; log)", NULL}};
+    .how = {"oneDNN softmax", NULL, "cuDNN softmax (fast, accurate; log); over the channels channels-last too", NULL}};
 PLAIN_PLANS(hardmax_plans, hardmax_plain, "plain C");
 PLAIN_PLANS(arg_topk_plans, arg_topk_plain, "plain C");
 

@@ -66,6 +66,10 @@ static const char *agg_prec_fallback(const char *prec, char *buf, size_t n)
         snprintf(buf, n, "%.*s", (int)(plus - prec), prec);
         return buf;
     }
+    /* an fp8 plan runs what has no fp8 benchmark (all but the GEMMs) in bfloat16, as fp8
+     * frameworks keep their activations */
+    if (!strcmp(prec, "f8"))
+        return "bf16+tensor_op";
     return !strcmp(prec, "tf32") ? "f32" : NULL;
 }
 
@@ -442,12 +446,13 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
             snprintf(last_prec, sizeof(last_prec), "%s", prec);
             int wanted = feed && (!strcmp(prec, "*") || agg_glob(flt->type, prec)) &&
                          strlen(layer) < sizeof(last_layer) && strlen(prec) < sizeof(last_prec);
-            /* the layer's own type is kept too: agg_best falls back to it */
-            const struct agg_layer_info *li = agg_map_get(&x->layers, layer);
-            int own_type = feed && li && li->prec && !strcmp(li->prec, prec) && strlen(layer) < sizeof(last_layer);
+            /* every type is kept, the wanted ones or not: agg_best falls back to the layer's
+             * own type and to the precisions agg_prec_fallback names (tf32 to f32, f8 to
+             * bf16+tensor_op); --type chooses the precisions reported */
+            int kept = feed && strlen(layer) < sizeof(last_layer) && strlen(prec) < sizeof(last_prec);
             for (int fi = 0; feed && fi < feed->n; fi++) {
                 struct agg_target *t = &x->targets[feed->to[fi]];
-                last_cells[fi] = wanted || own_type ? agg_cell_for(x, t->id, layer, prec) : NULL;
+                last_cells[fi] = kept ? agg_cell_for(x, t->id, layer, prec) : NULL;
                 if (wanted && strcmp(prec, "*") && !agg_prec_in(t->precs, t->nprecs, prec)) {
                     t->precs = agg_xrealloc(t->precs, (size_t)(t->nprecs + 1) * sizeof(char *));
                     t->precs[t->nprecs++] = agg_xstrdup(prec);

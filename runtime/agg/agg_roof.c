@@ -205,7 +205,7 @@ enum agg_peak agg_peak_of(const char *prec)
         return tc ? AGG_P_F16TC : AGG_P_F16;
     if (!strncmp(prec, "bf16", 4))
         return tc ? AGG_P_BF16TC : AGG_P_BF16;
-    if (!strncmp(prec, "fp8", 3))
+    if (!strncmp(prec, "fp8", 3) || !strncmp(prec, "f8", 2))
         return AGG_P_FP8;
     return AGG_P_F32; /* f32, and f64, integers and "*" at most that */
 }
