@@ -14,8 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* operators with channels-last benchmarks (ops/conv.c, ops/pool.c, ops/norm.c; a softmax over
- * the channels, ops/reduce.c, only beside them) */
+/* operators with channels-last benchmarks (ops/conv.c, ops/pool.c, ops/norm.c) */
 static bool has_channels_last(const char *op)
 {
     static const char *const ops[] = {"Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
@@ -24,6 +23,18 @@ static bool has_channels_last(const char *op)
         if (!strcmp(op, ops[i]))
             return true;
     return false;
+}
+
+/* a node that has channels-last benchmarks: those operators, and a softmax over the channels
+ * (ops/reduce.c) */
+static bool node_channels_last(const struct ir_node *n)
+{
+    if (has_channels_last(n->op_type))
+        return true;
+    if (strcmp(n->op_type, "Softmax") && strcmp(n->op_type, "LogSoftmax"))
+        return false;
+    const struct ir_value *x = n->n_inputs ? n->inputs[0] : NULL;
+    return x && x->type.rank == 4 && ir_node_attr_int(n, "axis", -1) == 1;
 }
 
 /* a 4-D floating-point activation whose NCHW and NHWC orders differ (C > 1 and H * W > 1) */
@@ -84,10 +95,15 @@ static int transpose_layer(struct layer_set *s, const struct ir_value *v, bool t
     return id;
 }
 
-static void add_value(struct layer_set *s, struct model_run *run, int run_index, const struct ir_value *v)
+/* MAY: per node, whether an NHWC plan may run it channels-last (a node with channels-last
+ * benchmarks, or an elementwise one reading a value made by such a node); a value none of
+ * whose producer and readers may is NCHW on both sides in every plan, and is left out */
+static void add_value(struct layer_set *s, struct model_run *run, int run_index, const struct ir_value *v,
+                      const bool *may)
 {
     const struct ir_graph *g = run->m->graph;
     struct relayout r = {.producer = v->producer, .output = v->is_output};
+    bool any = v->producer >= 0 && may[v->producer];
     for (int i = 0; i < g->n_nodes; i++) {
         const struct ir_node *n = &g->nodes[i];
         bool reads = false;
@@ -99,9 +115,13 @@ static void add_value(struct layer_set *s, struct model_run *run, int run_index,
         r.neutral = bz_realloc(r.neutral, (size_t)(r.n_readers + 1) * sizeof(bool));
         r.readers[r.n_readers] = i;
         r.neutral[r.n_readers++] = layout_neutral(n);
+        any = any || may[i];
     }
-    if (!r.n_readers && !r.output)
+    if ((!r.n_readers && !r.output) || !any) {
+        free(r.readers);
+        free(r.neutral);
         return;
+    }
     r.to_nhwc = transpose_layer(s, v, true, run_index);
     r.to_nchw = transpose_layer(s, v, false, run_index);
     run->relayouts = bz_realloc(run->relayouts, (size_t)(run->n_relayouts + 1) * sizeof(r));
@@ -119,13 +139,24 @@ void relayout_find(struct layer_set *s, struct model_run *run, int run_index)
     /* graph inputs first, then the nodes' outputs in a topological order: a value's producer
      * comes before every value it reads (agg resolves the elementwise layers' layouts in
      * this order) */
+    bool *may = bz_calloc((size_t)g->n_nodes + 1, sizeof(bool));
+    for (int t = 0; t < g->n_nodes; t++) {
+        int i = g->topo ? g->topo[t] : t;
+        const struct ir_node *n = &g->nodes[i];
+        may[i] = run->cls[i] == NODE_COMPUTE && node_channels_last(n);
+        for (int k = 0; !may[i] && layout_neutral(n) && k < n->n_inputs; k++) {
+            const struct ir_value *x = n->inputs[k];
+            may[i] = x && x->graph == g && x->producer >= 0 && may[x->producer];
+        }
+    }
     for (int i = 0; i < g->n_inputs; i++)
         if (relayout_candidate(g->inputs[i]))
-            add_value(s, run, run_index, g->inputs[i]);
+            add_value(s, run, run_index, g->inputs[i], may);
     for (int t = 0; t < g->n_nodes; t++) {
         const struct ir_node *n = &g->nodes[g->topo ? g->topo[t] : t];
         for (int k = 0; k < n->n_outputs; k++)
             if (relayout_candidate(n->outputs[k]))
-                add_value(s, run, run_index, n->outputs[k]);
+                add_value(s, run, run_index, n->outputs[k], may);
     }
+    free(may);
 }

@@ -286,9 +286,9 @@ static int softmax_cudnn(const struct layer_desc *d, struct cu_plan *p)
         else
             inner *= p->x.d[k];
     }
-    /* over the channels of an activation (axis 1 of 3 or more dims): channels-last too, the
-     * view (N, C, spatial, 1) with C's stride 1, as a framework with channels_last runs it */
-    bool channels = axis == 1 && !d->a.coerce_2d && p->x.nd >= 3;
+    /* over the channels of an image activation (axis 1 of 4 dims): channels-last too, the view
+     * (N, C, H W, 1) with C's stride 1, as a framework with channels_last runs it */
+    bool channels = axis == 1 && !d->a.coerce_2d && p->x.nd == 4;
     p->x = (struct cu_tensor){4, {outer, mid, inner, 1}};
     p->y = p->x;
     p->family = CU_SOFTMAX;
