@@ -163,9 +163,9 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
     char flops[64], bytes[64];
     snprintf(flops, sizeof(flops), "%.17g", p->flops);
     double nbytes = p->elems * t->size;
-    if (ti == CU_F8) { /* the output (C read too where beta is 1) and the bias in bfloat16 */
+    if (ti == CU_F8) { /* elems counts A, B, the output and a bias: the last two in bfloat16 */
         double batches = p->batch_count > 1 ? (double)p->batch_count : 1, out = (double)p->m * (double)p->n * batches;
-        nbytes += out * (p->beta_one ? 2 : 1) + (p->epilogue && strstr(p->epilogue, "BIAS") ? (double)p->n : 0);
+        nbytes += out + (p->epilogue && strstr(p->epilogue, "BIAS") ? (double)p->n : 0);
     }
     snprintf(bytes, sizeof(bytes), "%.17g", nbytes);
     size_t hl, cl, dl, bl, rl;

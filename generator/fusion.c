@@ -761,7 +761,7 @@ static int attention_cudnn(const struct layer_desc *d, struct cu_plan *p)
     p->flops = 2.0 * (double)a->b * (double)a->h * (double)a->sq * (double)a->skv * (double)(a->d + a->dv);
     p->elems = (double)(a->q_elems + a->k_elems + a->v_elems + a->b * a->h * a->sq * a->dv) +
                (a->mask == ATT_MASK_ADD ? (double)a->m_elems : 0);
-    plan_cu_note(p, "Q K^T -> * scale%s -> softmax (max, exp, sum, divide) -> . V, the intermediates in float",
+    plan_cu_note(p, "Q K^T -> * scale%s -> softmax (max, exp, sum, divide) -> . V, the scores in float, the probabilities in the type",
                  a->mask == ATT_MASK_ADD ? " -> + mask" : "");
     return 0;
 }

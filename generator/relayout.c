@@ -26,15 +26,16 @@ static bool has_channels_last(const char *op)
 }
 
 /* a node that has channels-last benchmarks: those operators, and a softmax over the channels
- * (ops/reduce.c) */
-static bool node_channels_last(const struct ir_node *n)
+ * of a 4-D activation (ops/reduce.c: opset 13 on, where the axis is not a 2-D view's) */
+static bool node_channels_last(const struct ir_model *m, const struct ir_node *n)
 {
     if (has_channels_last(n->op_type))
         return true;
-    if (strcmp(n->op_type, "Softmax") && strcmp(n->op_type, "LogSoftmax"))
+    if ((strcmp(n->op_type, "Softmax") && strcmp(n->op_type, "LogSoftmax")) || ir_model_opset(m, n->domain) < 13)
         return false;
     const struct ir_value *x = n->n_inputs ? n->inputs[0] : NULL;
-    return x && x->type.rank == 4 && ir_node_attr_int(n, "axis", -1) == 1;
+    int64_t axis = ir_node_attr_int(n, "axis", -1);
+    return x && x->type.rank == 4 && (axis == 1 || axis == -3);
 }
 
 /* a 4-D floating-point activation whose NCHW and NHWC orders differ (C > 1 and H * W > 1) */
@@ -91,6 +92,7 @@ static int transpose_layer(struct layer_set *s, const struct ir_value *v, bool t
     bz_buf_printf(&name, "relayout_%s_%lldx%lldx%lldx%lld_%s", to_nhwc ? "to_nhwc" : "to_nchw", (long long)d[0],
                   (long long)d[1], (long long)d[2], (long long)d[3], layer_dtype_suffix(v->type.dtype));
     int id = layer_set_intern(s, params, "Transpose", name.data, false, run_index);
+    s->v[id].uses--; /* USES counts nodes: no node runs a layout change */
     bz_buf_free(&name);
     return id;
 }
@@ -133,7 +135,7 @@ void relayout_find(struct layer_set *s, struct model_run *run, int run_index)
     const struct ir_graph *g = run->m->graph;
     bool any = false;
     for (int i = 0; i < g->n_nodes && !any; i++)
-        any = run->cls[i] == NODE_COMPUTE && has_channels_last(g->nodes[i].op_type);
+        any = run->cls[i] == NODE_COMPUTE && node_channels_last(run->m, &g->nodes[i]);
     if (!any)
         return; /* every layer runs in NCHW: nothing to change */
     /* graph inputs first, then the nodes' outputs in a topological order: a value's producer
@@ -143,7 +145,7 @@ void relayout_find(struct layer_set *s, struct model_run *run, int run_index)
     for (int t = 0; t < g->n_nodes; t++) {
         int i = g->topo ? g->topo[t] : t;
         const struct ir_node *n = &g->nodes[i];
-        may[i] = run->cls[i] == NODE_COMPUTE && node_channels_last(n);
+        may[i] = run->cls[i] == NODE_COMPUTE && node_channels_last(run->m, n);
         for (int k = 0; !may[i] && layout_neutral(n) && k < n->n_inputs; k++) {
             const struct ir_value *x = n->inputs[k];
             may[i] = x && x->graph == g && x->producer >= 0 && may[x->producer];

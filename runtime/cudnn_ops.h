@@ -764,7 +764,8 @@ static enum bh_status bc_be_reduce(struct bc_lib_state *f, cudnnReduceTensorOp_t
 /* The attention graph as frameworks hand it to cuDNN (the frontend's composite softmax):
  * S = Q K^T; S *= scale; [S += mask]; M = max_j S; E = exp(S - M); Z = sum_j E; the softmax
  * statistics M + log Z (virtual: inference); P = E / Z; O = P V. Q, K, V, the mask and O in the
- * type at the layer's strides, every intermediate virtual in float. Finalized without a handle
+ * type at the layer's strides, every intermediate virtual, in float but P (in the type, as
+ * the frontend sets it for the engines). Finalized without a handle
  * (test/cuda_ref_check.c builds it with no GPU). */
 static enum bh_status bc_be_sdpa_ops(struct bc_lib_state *f, const struct bc_lib_op *op, struct bh_result *r)
 {
@@ -811,7 +812,8 @@ static enum bh_status bc_be_sdpa_ops(struct bc_lib_state *f, const struct bc_lib
         (st = bc_be_t4(f, vid++, rd, rs, fl, 1, 0, &z, r)) != BH_OK ||
         (st = bc_be_t4(f, vid++, rd, rs, fl, 1, 0, &lg, r)) != BH_OK ||
         (st = bc_be_t4(f, vid++, rd, rs, fl, 1, 0, &stats, r)) != BH_OK ||
-        (st = bc_be_t4(f, vid++, sd, ss, fl, 1, 0, &p, r)) != BH_OK)
+        /* the probabilities in the type: cuDNN's attention engines take P V's A in the I/O type */
+        (st = bc_be_t4(f, vid++, sd, ss, t, 1, 0, &p, r)) != BH_OK)
         return st;
     cudnnBackendDescriptor_t scores = a->mask ? s2 : s1;
     if ((st = bc_be_matmul(f, q, k, s0, r)) != BH_OK ||

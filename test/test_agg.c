@@ -899,7 +899,11 @@ static void test_engines_report(void **state)
          "kernels=1; kernel_names=sm90_xmma_fprop"},
         {"LC", "nhwc_heurA_1", 35, "engine 9, heuristic mode A rank 1 of 3: numerical notes tensor_core; knobs none"},
         {"LH", "default_tensor_op", 20, ""},
-        {"LH", "lt0", 15, "cuBLASLt heuristic rank 0 of 8: algo id 21, tile 20, stages 8; kernels=1; kernel_names=sm90_gemm"},
+        {"LAB", "implicit_gemm", 30, ""},
+        {"LAB", "nhwc_heurA_0", 24, "engine 3, heuristic mode A rank 0 of 2: numerical notes tensor_core; knobs none"},
+        {"LH", "lt0", 15,
+         "cuBLASLt heuristic rank 0 of 8: algo id 21, tile 20, stages 8; verify: verified against the host reference "
+         "(double): 4 of 4 elements; kernels=1; kernel_names=sm90_gemm"},
     };
     for (size_t i = 0; i < BZ_ARRAY_LEN(rows); i++)
         bz_buf_printf(&b, "2,%s-f16tc-%s,%s,n,op,cuda,%s,f16,tensor_op,ok,20,%g,%g,%g,%g,%g,0,0,1,1,0,100,GPU E,9.0,132,"
@@ -930,7 +934,11 @@ static void test_engines_report(void **state)
         } else {
             assert_true(!cfg || !*cfg); /* rows summarized under schema 2 have none */
         }
-        assert_int_equal(json_array_size(t), 2);
+        /* the fusion group's layer (the conv_act group {A, B}) too */
+        json_t *lab = find_row(t, "layer", "LAB", NULL, NULL);
+        assert_string_equal(json_string_value(json_object_get(lab, "engine")), "nhwc_heurA_0");
+        assert_float_equal(num(lab, "gain"), 6, 1e-9);
+        assert_int_equal(json_array_size(t), 3);
         json_decref(j);
         if (pass == 0) {
             /* back to schema 2: the configuration column gone */

@@ -337,7 +337,7 @@ static const char *agg_algo_of(const char *bench, const char *layer, const char 
 /* The configuration a backend-API engine's or a cuBLASLt algorithm's row names at the start of
  * its note ("engine 12, heuristic mode A rank 0 of 3: numerical notes ...; knobs ...;
  * workspace ..." or "cuBLASLt heuristic rank 0 of 8: algo id ..."), up to the first tag
- * ("; key=value"); NULL for other notes */
+ * ("; key=value") or --verify's check ("; verify: ..."); NULL for other notes */
 static char *agg_note_config(const char *note)
 {
     if (!note || (strncmp(note, "engine ", 7) && strncmp(note, "cuBLASLt heuristic rank ", 24)))
@@ -346,6 +346,8 @@ static char *agg_note_config(const char *note)
     for (; note[n]; n++) {
         if (note[n] != ';' || note[n + 1] != ' ')
             continue;
+        if (!strncmp(note + n + 2, "verify: ", 8))
+            break; /* --verify's check after the configuration */
         size_t k = n + 2;
         while ((note[k] >= 'a' && note[k] <= 'z') || note[k] == '_')
             k++;

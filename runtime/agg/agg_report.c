@@ -264,7 +264,7 @@ struct agg_layer_use {
 };
 
 /* layers used by the selected runs, per target x precision, with their use counts */
-static struct agg_layer_use *agg_layer_uses(struct agg_ctx *k, int *n)
+static struct agg_layer_use *agg_layer_uses_of(struct agg_ctx *k, int groups, int *n)
 {
     struct agg_map seen = {0};
     struct agg_layer_use *v = NULL;
@@ -272,18 +272,27 @@ static struct agg_layer_use *agg_layer_uses(struct agg_ctx *k, int *n)
     *n = 0;
     for (int i = 0; i < k->nc; i++) {
         const struct agg_combo *c = &k->c[i];
-        for (int j = 0; j < c->run->nnodes; j++) {
-            const struct agg_node *nd = &c->run->nodes[j];
-            if (!nd->layer || strcmp(nd->cls, "compute"))
-                continue;
-            char *key = agg_xprintf("%ld\x1f%s\x1f%s", c->target->id, c->prec, nd->layer);
+        int nn = c->run->nnodes, ng = groups ? c->run->ngroups : 0;
+        for (int j = 0; j < nn + ng; j++) {
+            const char *layer;
+            if (j < nn) {
+                const struct agg_node *nd = &c->run->nodes[j];
+                if (!nd->layer || strcmp(nd->cls, "compute"))
+                    continue;
+                layer = nd->layer;
+            } else {
+                layer = c->run->groups[j - nn].layer;
+                if (!layer)
+                    continue;
+            }
+            char *key = agg_xprintf("%ld\x1f%s\x1f%s", c->target->id, c->prec, layer);
             intptr_t at = (intptr_t)agg_map_get(&seen, key);
             if (!at) {
                 if (*n == cap) {
                     cap = cap ? cap * 2 : 64;
                     v = agg_xrealloc(v, (size_t)cap * sizeof(*v));
                 }
-                v[*n] = (struct agg_layer_use){nd->layer, c->target->id, c->prec, 0};
+                v[*n] = (struct agg_layer_use){layer, c->target->id, c->prec, 0};
                 at = ++*n;
                 agg_map_put(&seen, key, (void *)at);
             }
@@ -293,6 +302,12 @@ static struct agg_layer_use *agg_layer_uses(struct agg_ctx *k, int *n)
     }
     agg_map_free(&seen, NULL);
     return v;
+}
+
+/* the computing nodes' layers */
+static struct agg_layer_use *agg_layer_uses(struct agg_ctx *k, int *n)
+{
+    return agg_layer_uses_of(k, 0, n);
 }
 
 static const struct agg_target *agg_target_by_id(const struct agg_data *x, long id)
@@ -411,7 +426,8 @@ static int agg_algo_configured(const char *a)
 static struct agg_table *agg_rep_engines(struct agg_ctx *k)
 {
     struct agg_table *t = agg_new("engines", "Engines and algorithms",
-        "Per layer with backend-API engine configurations or cuBLASLt algorithms: the fastest of those "
+        "Per layer (fusion groups' fused layers too) with backend-API engine configurations, cuDNN fused "
+        "attention or cuBLASLt algorithms: the fastest of those "
         "(engine: its file's algorithm, its configuration as the row's note gives it: the engine's global "
         "index, heuristic mode and rank, numerical notes, knobs; or cuBLASLt's algorithm id, tile, stages, "
         "split-k) vs the fastest of the layer's other benchmarks (the legacy cuDNN algorithms, cuBLAS, "
@@ -421,7 +437,7 @@ static struct agg_table *agg_rep_engines(struct agg_ctx *k)
         "tttttituttuttru");
     int bc = agg_busy_col(t);
     int n;
-    struct agg_layer_use *u = agg_layer_uses(k, &n);
+    struct agg_layer_use *u = agg_layer_uses_of(k, 1, &n); /* fused layers too */
     for (int i = 0; i < n; i++) {
         const struct agg_cell *c = agg_best_cell(k->x, u[i].target, u[i].layer, u[i].prec, NULL);
         const struct agg_algo_time *eng = NULL, *oth = NULL;
