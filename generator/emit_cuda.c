@@ -193,6 +193,18 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
     bz_buf_free(&dtc);
 }
 
+/* A heuristic's first --top-k answers, one file each: PREFIX followed by the rank */
+static void render_ranks(struct emit_ctx *e, int li, const struct cu_plan *p, int ti, enum cu_family family,
+                         const char *prefix, const char *mode)
+{
+    for (int k = 0; k < e->top_k; k++) {
+        char name[48], value[16];
+        snprintf(name, sizeof(name), "%s%d", prefix, k);
+        snprintf(value, sizeof(value), "%d", k);
+        render_lib(e, li, p, ti, family, name, value, mode);
+    }
+}
+
 static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
 {
     for (int ti = 0; ti < CU_NTYPES; ti++) {
@@ -205,12 +217,7 @@ static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
                 f8.tb = 1;
                 plan_cu_note(&f8, "fp8 e4m3 operands, A as [m, k] and B as [n, k] (the layout cuBLASLt's fp8 GEMMs take), "
                                   "the output in bfloat16");
-                for (int k = 0; k < e->top_k; k++) {
-                    char name[16], value[16];
-                    snprintf(name, sizeof(name), "lt%d", k);
-                    snprintf(value, sizeof(value), "%d", k);
-                    render_lib(e, li, &f8, ti, CU_LT, name, value, NULL);
-                }
+                render_ranks(e, li, &f8, ti, CU_LT, "lt", NULL);
             }
             continue;
         }
@@ -249,30 +256,17 @@ static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
             en.nhwc = true;
             en.engine_fused = p->family == CU_CONV_FUSED;
             static const char *const modes[3][2] = {
-                {"heurA", "CUDNN_HEUR_MODE_A"}, {"heurB", "CUDNN_HEUR_MODE_B"}, {"fallback", "CUDNN_HEUR_MODE_FALLBACK"}};
+                {"nhwc_heurA_", "CUDNN_HEUR_MODE_A"}, {"nhwc_heurB_", "CUDNN_HEUR_MODE_B"},
+                {"nhwc_fallback_", "CUDNN_HEUR_MODE_FALLBACK"}};
             for (int m = 0; m < 3; m++)
-                for (int k = 0; (e->heur_modes >> m & 1u) && k < e->top_k; k++) {
-                    char name[32], value[16];
-                    snprintf(name, sizeof(name), "nhwc_%s_%d", modes[m][0], k);
-                    snprintf(value, sizeof(value), "%d", k);
-                    render_lib(e, li, &en, ti, CU_ENGINE, name, value, modes[m][1]);
-                }
+                if (e->heur_modes >> m & 1u)
+                    render_ranks(e, li, &en, ti, CU_ENGINE, modes[m][0], modes[m][1]);
         }
         /* cuDNN's fused attention: heuristic mode A's first --top-k configurations */
         if (p->family == CU_SDPA)
-            for (int k = 0; k < e->top_k; k++) {
-                char name[32], value[16];
-                snprintf(name, sizeof(name), "sdpa_heurA_%d", k);
-                snprintf(value, sizeof(value), "%d", k);
-                render_lib(e, li, p, ti, CU_SDPA, name, value, "CUDNN_HEUR_MODE_A");
-            }
+            render_ranks(e, li, p, ti, CU_SDPA, "sdpa_heurA_", "CUDNN_HEUR_MODE_A");
         if ((p->lt || p->family == CU_LT) && (CU_LT_TYPES & (1u << ti)))
-            for (int k = 0; k < e->top_k; k++) {
-                char name[16], value[16];
-                snprintf(name, sizeof(name), "lt%d", k);
-                snprintf(value, sizeof(value), "%d", k);
-                render_lib(e, li, p, ti, CU_LT, name, value, NULL);
-            }
+            render_ranks(e, li, p, ti, CU_LT, "lt", NULL);
     }
 }
 

@@ -339,11 +339,32 @@ static enum bh_status bc_be_tensor(cudnnBackendDescriptor_t *d, int64_t uid, con
     return bc_be_tensor_v(d, uid, t, dt, nhwc, 0, r);
 }
 
+/* A created tensor descriptor's attributes, 16-byte aligned, and its finalization: virtual (an
+ * intermediate of a fused graph) or passed by value (a host scalar) when asked */
+static enum bh_status bc_be_tensor_set(cudnnBackendDescriptor_t d, int64_t uid, int nd, const int64_t *dims,
+                                       const int64_t *strides, cudnnDataType_t type, int is_virtual, int by_value,
+                                       struct bh_result *r)
+{
+    int64_t align = 16;
+    bool virt = is_virtual != 0, byv = by_value != 0;
+    if (virt)
+        BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &virt));
+    if (byv)
+        BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, &byv));
+    BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type));
+    BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, nd, dims));
+    BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, nd, strides));
+    BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid));
+    BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align));
+    BC_BE(r, cudnnBackendFinalize(d));
+    return BH_OK;
+}
+
 /* A tensor of the graph; a virtual one (an intermediate of a fused graph) lives in float */
 static enum bh_status bc_be_tensor_v(cudnnBackendDescriptor_t *d, int64_t uid, const struct bc_tensor *t, int dt,
                                      int nhwc, int is_virtual, struct bh_result *r)
 {
-    int64_t dims[BC_MAX_ND] = {0}, st[BC_MAX_ND] = {0}, acc = 1, align = 16;
+    int64_t dims[BC_MAX_ND] = {0}, st[BC_MAX_ND] = {0}, acc = 1;
     int nd = t->nd;
     if (nd < 3 || nd > BC_MAX_ND) {
         bh_note(r, "a convolution tensor of %d dims (a gen bug)", nd);
@@ -365,18 +386,8 @@ static enum bh_status bc_be_tensor_v(cudnnBackendDescriptor_t *d, int64_t uid, c
             acc *= dims[k];
         }
     }
-    cudnnDataType_t type = is_virtual ? CUDNN_DATA_FLOAT : bc_dnn_type(dt);
-    bool virt = is_virtual != 0;
     BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_TENSOR_DESCRIPTOR, d));
-    if (virt)
-        BC_BE(r, cudnnBackendSetAttribute(*d, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &virt));
-    BC_BE(r, cudnnBackendSetAttribute(*d, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type));
-    BC_BE(r, cudnnBackendSetAttribute(*d, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, nd, dims));
-    BC_BE(r, cudnnBackendSetAttribute(*d, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, nd, st));
-    BC_BE(r, cudnnBackendSetAttribute(*d, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid));
-    BC_BE(r, cudnnBackendSetAttribute(*d, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align));
-    BC_BE(r, cudnnBackendFinalize(*d));
-    return BH_OK;
+    return bc_be_tensor_set(*d, uid, nd, dims, st, is_virtual ? CUDNN_DATA_FLOAT : bc_dnn_type(dt), is_virtual, 0, r);
 }
 
 /* an engine configuration's engine: its global index and numerical notes as text; whether it
@@ -585,6 +596,19 @@ static enum bh_status bc_be_fused_ops(struct bc_lib_state *f, const struct bc_li
 static enum bh_status bc_be_plan(struct bc_lib_state *f, const struct bc_lib_op *op, const char *what, int64_t *ws,
                                  struct bh_result *r);
 
+/* The execution's variant pack: the graph's N non-virtual tensors (uid and pointer) and the
+ * workspace */
+static enum bh_status bc_be_pack(struct bc_state *s, struct bc_lib_state *f, int64_t n, const int64_t *uids,
+                                 void *const *ptrs, struct bh_result *r)
+{
+    BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &f->be_pack));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, n, uids));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, n, ptrs));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &s->ws));
+    BC_BE(r, cudnnBackendFinalize(f->be_pack));
+    return BH_OK;
+}
+
 static enum bh_status bc_engine_setup(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
                                       struct bh_result *r)
 {
@@ -604,13 +628,7 @@ static enum bh_status bc_engine_setup(struct bc_state *s, struct bc_lib_state *f
         return st;
     int64_t uids[5] = {BC_UID_X, BC_UID_W, BC_UID_Y, BC_UID_B, BC_UID_Z};
     void *ptrs[5] = {f->x, f->w, f->y, f->b, f->z};
-    int64_t nptr = op->fused ? (op->residual ? 5 : 4) : 3;
-    BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &f->be_pack));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, nptr, uids));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, nptr, ptrs));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &s->ws));
-    BC_BE(r, cudnnBackendFinalize(f->be_pack));
-    return BH_OK;
+    return bc_be_pack(s, f, op->fused ? (op->residual ? 5 : 4) : 3, uids, ptrs, r);
 }
 
 /* The operation graph of f->be_ops; the heuristic's answer (op->mode: mode A, B or the
@@ -692,29 +710,13 @@ static enum bh_status bc_be_plan(struct bc_lib_state *f, const struct bc_lib_op 
 
 enum { BC_UID_Q = 20, BC_UID_K, BC_UID_V, BC_UID_O, BC_UID_SCALE, BC_UID_MASK, BC_UID_SDPA_VIRT = 40 };
 
-/* a 4-D tensor of the attention graph, kept for the teardown; virtual ones and the by-value
- * scale in float */
+/* a 4-D tensor of the attention graph at the given strides, kept for the teardown */
 static enum bh_status bc_be_t4(struct bc_lib_state *f, int64_t uid, const int64_t *dims, const int64_t *strides,
                                cudnnDataType_t type, int is_virtual, int by_value, cudnnBackendDescriptor_t *out,
                                struct bh_result *r)
 {
-    int64_t align = 16;
-    bool virt = is_virtual != 0, byv = by_value != 0;
     enum bh_status st = bc_be_more(f, CUDNN_BACKEND_TENSOR_DESCRIPTOR, out, r);
-    if (st != BH_OK)
-        return st;
-    cudnnBackendDescriptor_t d = *out;
-    if (virt)
-        BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &virt));
-    if (byv)
-        BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, &byv));
-    BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type));
-    BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims));
-    BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides));
-    BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid));
-    BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align));
-    BC_BE(r, cudnnBackendFinalize(d));
-    return BH_OK;
+    return st != BH_OK ? st : bc_be_tensor_set(*out, uid, 4, dims, strides, type, is_virtual, by_value, r);
 }
 
 /* C = A B (batched over the leading dims), accumulated in float */
@@ -854,13 +856,7 @@ static enum bh_status bc_sdpa_setup(struct bc_state *s, struct bc_lib_state *f, 
     f->sdpa_scale = (float)a->scale;
     int64_t uids[6] = {BC_UID_Q, BC_UID_K, BC_UID_V, BC_UID_O, BC_UID_SCALE, BC_UID_MASK};
     void *ptrs[6] = {f->x, f->w, f->x2, f->y, &f->sdpa_scale, f->b};
-    int64_t nptr = a->mask ? 6 : 5;
-    BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &f->be_pack));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, nptr, uids));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, nptr, ptrs));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &s->ws));
-    BC_BE(r, cudnnBackendFinalize(f->be_pack));
-    return BH_OK;
+    return bc_be_pack(s, f, a->mask ? 6 : 5, uids, ptrs, r);
 }
 
 static void bc_engine_teardown(struct bc_lib_state *f)

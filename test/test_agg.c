@@ -86,6 +86,12 @@ static const char manifest[] =
     "node\t0\t7\tGemm\tcompute\tLH\t-\t6\tH\n"
     "node\t0\t8\tSoftmax\tcompute\tLS\t-\t7\tS\n";
 
+/* schema 2's header: schema 1's columns, then method, kernel_us and busy before the note */
+static const char header2[] =
+    "schema,bench,layer,layer_name,op,backend,impl,dtype,math,status,iters,min_us,median_us,mean_us,p90_us,"
+    "max_us,stddev_us,workspace_bytes,flops,bytes,threads,peak_rss_kb,device,cc,sms,lib,host,time,method,"
+    "kernel_us,busy,note\n";
+
 static const char header[] =
     "schema,bench,layer,layer_name,op,backend,impl,dtype,math,status,iters,min_us,median_us,mean_us,p90_us,"
     "max_us,stddev_us,workspace_bytes,flops,bytes,threads,peak_rss_kb,device,cc,sms,lib,host,time,note\n";
@@ -532,9 +538,7 @@ static void test_gpu_rows(void **state)
     static const char *const layers[] = {"LA", "LB", "LAB", "LC", "LD", "LE", "LF", "LH", "LS"};
     struct bz_buf b;
     bz_buf_init(&b);
-    bz_buf_puts(&b, "schema,bench,layer,layer_name,op,backend,impl,dtype,math,status,iters,min_us,median_us,mean_us,"
-                    "p90_us,max_us,stddev_us,workspace_bytes,flops,bytes,threads,peak_rss_kb,device,cc,sms,lib,host,time,"
-                    "method,kernel_us,busy,note\n");
+    bz_buf_puts(&b, header2);
     for (size_t i = 0; i < sizeof(layers) / sizeof(layers[0]); i++) {
         double us = 10.0 * (double)(i + 1);
         /* two algorithms: k1 the faster, k2 the heuristic's pick */
@@ -884,9 +888,7 @@ static void test_engines_report(void **state)
     (void)state;
     struct bz_buf b;
     bz_buf_init(&b);
-    bz_buf_puts(&b, "schema,bench,layer,layer_name,op,backend,impl,dtype,math,status,iters,min_us,median_us,mean_us,"
-                    "p90_us,max_us,stddev_us,workspace_bytes,flops,bytes,threads,peak_rss_kb,device,cc,sms,lib,host,time,"
-                    "method,kernel_us,busy,note\n");
+    bz_buf_puts(&b, header2);
     static const struct {
         const char *layer, *algo;
         double us;
@@ -971,10 +973,8 @@ static void test_f8_bound(void **state)
     (void)state;
     struct bz_buf b;
     bz_buf_init(&b);
-    bz_buf_puts(&b, "schema,bench,layer,layer_name,op,backend,impl,dtype,math,status,iters,min_us,median_us,mean_us,"
-                    "p90_us,max_us,stddev_us,workspace_bytes,flops,bytes,threads,peak_rss_kb,device,cc,sms,lib,host,time,"
-                    "method,kernel_us,busy,note\n"
-                    "2,LH-f8-lt0,LH,n,op,cuda,lt0,f8,tensor_op,ok,20,10,10,10,10,10,0,0,1,1,0,100,GPU F,9.0,132,libG,h,"
+    bz_buf_puts(&b, header2);
+    bz_buf_puts(&b, "2,LH-f8-lt0,LH,n,op,cuda,lt0,f8,tensor_op,ok,20,10,10,10,10,10,0,0,1,1,0,100,GPU F,9.0,132,libG,h,"
                     "2026-11-24T00:00:00Z,blocking,10,0,\n"
                     "2,LC-bf16-a,LC,n,op,cuda,a,bf16,tensor_op,ok,20,40,40,40,40,40,0,0,1,1,0,100,GPU F,9.0,132,libG,h,"
                     "2026-11-24T00:00:00Z,blocking,40,0,\n");
@@ -1012,9 +1012,7 @@ static void test_roofline_and_prediction(void **state)
     (void)state;
     struct bz_buf b;
     bz_buf_init(&b);
-    bz_buf_puts(&b, "schema,bench,layer,layer_name,op,backend,impl,dtype,math,status,iters,min_us,median_us,mean_us,"
-                    "p90_us,max_us,stddev_us,workspace_bytes,flops,bytes,threads,peak_rss_kb,device,cc,sms,lib,host,time,"
-                    "method,kernel_us,busy,note\n");
+    bz_buf_puts(&b, header2);
     const char *h100 = "NVIDIA H100 80GB HBM3", *h200 = "NVIDIA H200";
     gpu_row(&b, h100, "LA", "libG", 200, 6.7e9, 3.35e6, "");
     gpu_row(&b, h100, "LB", "libG", 125, 0, 3.35e8, "");
@@ -1115,9 +1113,7 @@ static void test_cpu_thread_prediction(void **state)
     (void)state;
     struct bz_buf b;
     bz_buf_init(&b);
-    bz_buf_puts(&b, "schema,bench,layer,layer_name,op,backend,impl,dtype,math,status,iters,min_us,median_us,mean_us,"
-                    "p90_us,max_us,stddev_us,workspace_bytes,flops,bytes,threads,peak_rss_kb,device,cc,sms,lib,host,time,"
-                    "method,kernel_us,busy,note\n");
+    bz_buf_puts(&b, header2);
     const char *dnnl = "oneDNN 9", *plain = "benanza plain C";
     cpu_row(&b, 1, "calib-cpu-gemm", dnnl, "f32", 10000, 1e9, 0, "cpu_peak_gflops=f32:100,bf16:100,f16:100");
     cpu_row(&b, 1, "calib-cpu-copy", dnnl, "f32", 50000, 0, 1e9, "");

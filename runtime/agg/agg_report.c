@@ -263,8 +263,9 @@ struct agg_layer_use {
     int uses;
 };
 
-/* layers used by the selected runs, per target x precision, with their use counts */
-static struct agg_layer_use *agg_layer_uses_of(struct agg_ctx *k, int groups, int *n)
+/* layers used by the selected runs (with GROUPS, the fusion groups' fused layers too), per target x
+ * precision, with their use counts */
+static struct agg_layer_use *agg_layer_uses(struct agg_ctx *k, int groups, int *n)
 {
     struct agg_map seen = {0};
     struct agg_layer_use *v = NULL;
@@ -304,12 +305,6 @@ static struct agg_layer_use *agg_layer_uses_of(struct agg_ctx *k, int groups, in
     return v;
 }
 
-/* the computing nodes' layers */
-static struct agg_layer_use *agg_layer_uses(struct agg_ctx *k, int *n)
-{
-    return agg_layer_uses_of(k, 0, n);
-}
-
 static const struct agg_target *agg_target_by_id(const struct agg_data *x, long id)
 {
     for (int i = 0; i < x->ntargets; i++) {
@@ -317,6 +312,20 @@ static const struct agg_target *agg_target_by_id(const struct agg_data *x, long 
             return &x->targets[i];
     }
     return NULL;
+}
+
+/* a new row with the per-layer reports' first columns: device, type, layer, op, name, uses */
+static int agg_layer_use_row(struct agg_table *t, struct agg_ctx *k, const struct agg_layer_use *u)
+{
+    const struct agg_layer_info *l = agg_map_get(&k->x->layers, u->layer);
+    int r = agg_table_row(t);
+    agg_table_set_text(t, r, 0, agg_target_by_id(k->x, u->target)->label);
+    agg_table_set_text(t, r, 1, u->prec);
+    agg_table_set_text(t, r, 2, u->layer);
+    agg_table_set_text(t, r, 3, l ? l->op : "");
+    agg_table_set_text(t, r, 4, l ? l->name : "");
+    agg_table_set_num(t, r, 5, u->uses);
+    return r;
 }
 
 static int agg_sort_col;
@@ -366,7 +375,7 @@ static struct agg_table *agg_rep_algo_layers(struct agg_ctx *k)
         "tttttituturtuu" "tt");
     int bc = agg_busy_col(t);
     int n;
-    struct agg_layer_use *u = agg_layer_uses(k, &n);
+    struct agg_layer_use *u = agg_layer_uses(k, 0, &n);
     for (int i = 0; i < n; i++) {
         const struct agg_cell *c = agg_cell_get(k->x, u[i].target, u[i].layer, u[i].prec);
         double best;
@@ -374,14 +383,7 @@ static struct agg_table *agg_rep_algo_layers(struct agg_ctx *k)
         if (!c || (!c->heuristic && !c->find) ||
             agg_best(k->x, u[i].target, u[i].layer, u[i].prec, &best, &balgo))
             continue;
-        const struct agg_layer_info *l = agg_map_get(&k->x->layers, u[i].layer);
-        int r = agg_table_row(t);
-        agg_table_set_text(t, r, 0, agg_target_by_id(k->x, u[i].target)->label);
-        agg_table_set_text(t, r, 1, u[i].prec);
-        agg_table_set_text(t, r, 2, u[i].layer);
-        agg_table_set_text(t, r, 3, l ? l->op : "");
-        agg_table_set_text(t, r, 4, l ? l->name : "");
-        agg_table_set_num(t, r, 5, u[i].uses);
+        int r = agg_layer_use_row(t, k, &u[i]);
         agg_table_set_text(t, r, 6, balgo);
         agg_table_set_num(t, r, 7, best);
         const struct agg_algo_time *ba = agg_best_at(k->x, u[i].target, u[i].layer, u[i].prec);
@@ -437,7 +439,7 @@ static struct agg_table *agg_rep_engines(struct agg_ctx *k)
         "tttttituttuttru");
     int bc = agg_busy_col(t);
     int n;
-    struct agg_layer_use *u = agg_layer_uses_of(k, 1, &n); /* fused layers too */
+    struct agg_layer_use *u = agg_layer_uses(k, 1, &n); /* fused layers too */
     for (int i = 0; i < n; i++) {
         const struct agg_cell *c = agg_best_cell(k->x, u[i].target, u[i].layer, u[i].prec, NULL);
         const struct agg_algo_time *eng = NULL, *oth = NULL;
@@ -454,14 +456,7 @@ static struct agg_table *agg_rep_engines(struct agg_ctx *k)
         }
         if (!eng)
             continue;
-        const struct agg_layer_info *l = agg_map_get(&k->x->layers, u[i].layer);
-        int r = agg_table_row(t);
-        agg_table_set_text(t, r, 0, agg_target_by_id(k->x, u[i].target)->label);
-        agg_table_set_text(t, r, 1, u[i].prec);
-        agg_table_set_text(t, r, 2, u[i].layer);
-        agg_table_set_text(t, r, 3, l ? l->op : "");
-        agg_table_set_text(t, r, 4, l ? l->name : "");
-        agg_table_set_num(t, r, 5, u[i].uses);
+        int r = agg_layer_use_row(t, k, &u[i]);
         if (oth) {
             agg_table_set_text(t, r, 6, oth->algo);
             agg_table_set_num(t, r, 7, oth->us);
@@ -592,21 +587,14 @@ static struct agg_table *agg_rep_precision_layers(struct agg_ctx *k)
         "device|type|layer|op|name|uses|time|algorithm|speedup vs f32", "tttttiutr");
     int bc = agg_busy_col(t);
     int n;
-    struct agg_layer_use *u = agg_layer_uses(k, &n);
+    struct agg_layer_use *u = agg_layer_uses(k, 0, &n);
     for (int i = 0; i < n; i++) {
         const struct agg_target *tg = agg_target_by_id(k->x, u[i].target);
         double us, base;
         const char *algo;
         if (tg->nprecs < 2 || agg_best(k->x, u[i].target, u[i].layer, u[i].prec, &us, &algo))
             continue;
-        const struct agg_layer_info *l = agg_map_get(&k->x->layers, u[i].layer);
-        int r = agg_table_row(t);
-        agg_table_set_text(t, r, 0, tg->label);
-        agg_table_set_text(t, r, 1, u[i].prec);
-        agg_table_set_text(t, r, 2, u[i].layer);
-        agg_table_set_text(t, r, 3, l ? l->op : "");
-        agg_table_set_text(t, r, 4, l ? l->name : "");
-        agg_table_set_num(t, r, 5, u[i].uses);
+        int r = agg_layer_use_row(t, k, &u[i]);
         agg_table_set_num(t, r, 6, us);
         agg_table_set_text(t, r, 7, algo);
         int busy = agg_layer_busy(k->x, u[i].target, u[i].layer, u[i].prec);
