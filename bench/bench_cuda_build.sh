@@ -36,7 +36,7 @@ echo "The benchmark kinds of the fast-paths work: attention groups (gen's fusion
 echo "dot-product attention) and their flash-attention kernel files (f32, f16, bf16) and cuDNN fused-attention"
 echo "engine configurations (sdpa_heurA_k, f16tc and bf16); channels-last"
 echo "cuDNN convolutions (nhwc_implicit_gemm, nhwc_implicit_precomp_gemm); cuDNN backend-API engine"
-echo "configurations (nhwc_heurA_k); cuBLASLt (ltK) for the GEMMs, of them with an epilogue (the"
+echo "configurations (heurA_k in NCHW, nhwc_heurA_k channels-last, every type but f8); cuBLASLt (ltK) for the GEMMs, of them with an epilogue (the"
 echo "fused Gemm/MatMul + bias [+ Relu] groups); the 4-D activations an NHWC plan may transpose"
 echo "(manifest relayout lines) and their cudnnTransformTensor files."
 echo
@@ -54,7 +54,7 @@ row() { # NAME DIR
     groups=$(grep -c "^group.*	attention	" "$2/manifest.tsv" || true)
     layers=$({ grep "^group.*	attention	" "$2/manifest.tsv" || true; } | cut -f5 | sort -u | wc -l)
     epi=$({ grep -l -m1 "\.epilogue = CUBLASLT_EPILOGUE_[A-Z_]*BIAS\|\.epilogue = CUBLASLT_EPILOGUE_RELU\b" "$2/bench"/*-lt[0-9]*.c 2>/dev/null || true; } | wc -l)
-    echo "| $1 | $(ls "$2/bench" | wc -l) | $groups | $layers | $(attn "$2/bench") | $(count "$2/bench" -sdpa_heurA_) | $(count "$2/bench" -nhwc_implicit) | $(count "$2/bench" -nhwc_heurA_) | $(count "$2/bench" '-lt[0-9]') | $epi | $rel | $relfiles |"
+    echo "| $1 | $(ls "$2/bench" | wc -l) | $groups | $layers | $(attn "$2/bench") | $(count "$2/bench" -sdpa_heurA_) | $(count "$2/bench" -nhwc_implicit) | $(count "$2/bench" '-\(nhwc_\)\?heurA_') | $(count "$2/bench" '-lt[0-9]') | $epi | $rel | $relfiles |"
 }
 for z in resnet50 vgg16 mobilenet_v2 inception_v3 bert_base gpt2 vit_base; do
     row "$z (zoo)" "$W/$z"

@@ -235,13 +235,16 @@ static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
         }
         if (p->gemv && ti == CU_F32)
             render_lib(e, li, p, ti, CU_GEMV, "gemv", "0", NULL);
-        /* channels-last: a convolution's implicit GEMM algorithms, the others' all */
+        /* channels-last: a convolution's implicit GEMM algorithms, a ConvTranspose's algorithms
+         * 0 and 1 (cuDNN's FFT and Winograd take NCHW only), the others' all */
         if (p->nhwc_types & (1u << ti)) {
             struct cu_plan cl = *p;
             cl.nhwc = true;
             bool conv = p->family == CU_CONV || p->family == CU_CONV_FUSED;
             for (int a = 0; a < p->nalgos; a++) {
                 if (conv && strncmp(p->algos[a].name, "implicit_", 9) != 0)
+                    continue;
+                if (p->family == CU_DECONV && strcmp(p->algos[a].name, "algo0") && strcmp(p->algos[a].name, "algo1"))
                     continue;
                 if (p->algos[a].types && !(p->algos[a].types & (1u << ti)))
                     continue;
@@ -250,17 +253,22 @@ static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
                 render_lib(e, li, &cl, ti, p->family, name, p->algos[a].value, p->mode);
             }
         }
-        /* the backend API's engine configurations: heuristic mode A's first --top-k, channels-last */
-        if (p->engines && ti != CU_F32 && ti != CU_F16) {
-            struct cu_plan en = *p;
-            en.nhwc = true;
-            en.engine_fused = p->family == CU_CONV_FUSED;
-            static const char *const modes[3][2] = {
-                {"nhwc_heurA_", "CUDNN_HEUR_MODE_A"}, {"nhwc_heurB_", "CUDNN_HEUR_MODE_B"},
-                {"nhwc_fallback_", "CUDNN_HEUR_MODE_FALLBACK"}};
-            for (int m = 0; m < 3; m++)
-                if (e->heur_modes >> m & 1u)
-                    render_ranks(e, li, &en, ti, CU_ENGINE, modes[m][0], modes[m][1]);
+        /* the backend API's engine configurations: each heuristic mode's first --top-k, in each
+         * layout the type has (NCHW files heurA_k, channels-last nhwc_heurA_k) */
+        if (p->engines) {
+            static const char *const modes[3][3] = {{"heurA_", "nhwc_heurA_", "CUDNN_HEUR_MODE_A"},
+                                                    {"heurB_", "nhwc_heurB_", "CUDNN_HEUR_MODE_B"},
+                                                    {"fallback_", "nhwc_fallback_", "CUDNN_HEUR_MODE_FALLBACK"}};
+            for (int nhwc = 0; nhwc < 2; nhwc++) {
+                if (nhwc && !(p->nhwc_types & (1u << ti)))
+                    continue;
+                struct cu_plan en = *p;
+                en.nhwc = nhwc;
+                en.engine_fused = p->family == CU_CONV_FUSED;
+                for (int m = 0; m < 3; m++)
+                    if (e->heur_modes >> m & 1u)
+                        render_ranks(e, li, &en, ti, CU_ENGINE, modes[m][nhwc], modes[m][2]);
+            }
         }
         /* cuDNN's fused attention: heuristic mode A's first --top-k configurations */
         if (p->family == CU_SDPA)
@@ -318,6 +326,8 @@ static char *kernel_describe(const struct cu_kernel *k)
     }
     if (k->kind == CK_RESIZE)
         bz_buf_printf(&b, "    (op)->linear = %d;\n", k->linear);
+    if (k->nhwc)
+        bz_buf_puts(&b, "    (op)->nhwc = 1;\n");
     if (k->kind == CK_LAYERNORM)
         bz_buf_printf(&b, "    (op)->eps = %.9ef;\n    (op)->affine = %d;\n", k->eps, k->affine);
     if (k->kind == CK_ATTENTION) {
@@ -355,10 +365,13 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
     bz_buf_init(&title);
     bz_buf_init(&key);
     bz_buf_init(&what);
-    bz_buf_printf(&file, "%s-%s-kernel", l->id, dtype);
+    const char *impl = k->nhwc ? "nhwc_kernel" : "kernel";
+    bz_buf_printf(&file, "%s-%s-%s", l->id, dtype, impl);
     emit_comment_text(&title, l->name);
     emit_comment_text(&key, l->key);
     emit_comment_text(&what, k->what);
+    if (k->nhwc)
+        bz_buf_puts(&what, ", input and output channels-last (NHWC)");
     char flops[64], bytes[64];
     snprintf(flops, sizeof(flops), "%.17g", k->flops);
     snprintf(bytes, sizeof(bytes), "%.17g", k->bytes);
@@ -375,9 +388,9 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
     bz_buf_init(&layer_macro);
     emit_macro(&layer_macro, "BZ_DESCRIBE(op)", describe);
     free(describe);
-    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:s%,s:s%,s:s%}", "title",
-                             title.data, "layer", l->id, "layer_name", l->name, "op", l->op, "what", what.data, "dtype",
-                             dtype, "file", file.data, "key_comment", key.data, "uses", emit_uses(e->p, li, 6),
+    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:s%,s:s%,s:s%}", "title",
+                             title.data, "layer", l->id, "layer_name", l->name, "op", l->op, "impl", impl, "what",
+                             what.data, "dtype", dtype, "file", file.data, "key_comment", key.data, "uses", emit_uses(e->p, li, 6),
                              "layer_macro", layer_macro.data, "kernel_kind", kinds[k->kind], "flops", flops, "bytes",
                              bytes, "harness", harness, hl, "cuda_bench", cuda, cl, "cuda_kernels", kern, kl);
     bz_buf_free(&layer_macro);
@@ -447,6 +460,11 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
         }
     } else if (want && h && plan_kernel(d, h, &kern) == 0) {
         render_kernel(e, li, &kern);
+        /* a Resize of a 4-D activation channels-last too, for an NHWC plan */
+        if (kern.kind == CK_RESIZE && kern.pl.out.nd == 4) {
+            kern.nhwc = 1;
+            render_kernel(e, li, &kern);
+        }
     }
     else if (ok != 0 && !l->fused) /* a group's members are benchmarked one by one */
         emit_skip(e, l->op);

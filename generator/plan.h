@@ -126,11 +126,12 @@ struct cu_plan {
     bool lt;                    /* also cublasLtMatmul, the heuristic's first --top-k answers */
     unsigned nhwc_types;        /* also channels-last in these types (CU_*): a convolution in every
                                    type, the implicit GEMM algorithms (what frameworks run with
-                                   channels_last); pooling, batch norm and a softmax over the
-                                   channels in all theirs */
+                                   channels_last), a ConvTranspose its algorithms 0 and 1;
+                                   pooling, batch norm and a softmax over the channels in all
+                                   theirs */
     bool nhwc;                  /* this benchmark's tensors channels-last */
     bool engines;               /* a convolution: also the backend API's engine configurations
-                                   (heuristic mode A's first --top-k, channels-last, Tensor Cores);
+                                   (each heuristic mode's first --top-k, in every type and layout);
                                    a fused one as its graph conv -> + bias [-> + z] [-> relu] */
     bool engine_fused;          /* this benchmark is such a graph */
     const char *epilogue;       /* its cublasLtEpilogue_t (NULL: none) */
@@ -163,6 +164,7 @@ struct cu_kernel {
     struct pl_op pl;
     int perm[8];
     int axis, ncat, affine, linear;
+    int nhwc;                   /* CK_RESIZE: channels-last (file LAYER-f32-nhwc_kernel) */
     struct pl_tensor cat[64];
     double eps, flops, bytes;
     const struct desc_attention *att; /* CK_ATTENTION: benchmarked in f32, f16 and bf16 */

@@ -14,23 +14,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* operators with channels-last benchmarks (ops/conv.c, ops/pool.c, ops/norm.c) */
+/* operators with channels-last benchmarks (ops/conv.c, ConvTranspose too; ops/pool.c, ops/norm.c) */
 static bool has_channels_last(const char *op)
 {
-    static const char *const ops[] = {"Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
-                                      "BatchNormalization"};
+    static const char *const ops[] = {"Conv",          "ConvTranspose", "MaxPool", "AveragePool", "GlobalAveragePool",
+                                      "GlobalMaxPool", "BatchNormalization"};
     for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
         if (!strcmp(op, ops[i]))
             return true;
     return false;
 }
 
-/* a node that has channels-last benchmarks: those operators, and a softmax over the channels
- * of a 4-D activation (ops/reduce.c: opset 13 on, where the axis is not a 2-D view's) */
+/* a node that has channels-last benchmarks: those operators, a Resize of a 4-D activation
+ * (emit_cuda.c: our kernel channels-last), and a softmax over the channels of a 4-D activation
+ * (ops/reduce.c: opset 13 on, where the axis is not a 2-D view's) */
 static bool node_channels_last(const struct ir_model *m, const struct ir_node *n)
 {
     if (has_channels_last(n->op_type))
         return true;
+    if (!strcmp(n->op_type, "Resize") || !strcmp(n->op_type, "Upsample"))
+        return n->n_inputs && n->inputs[0] && n->inputs[0]->type.rank == 4;
     if ((strcmp(n->op_type, "Softmax") && strcmp(n->op_type, "LogSoftmax")) || ir_model_opset(m, n->domain) < 13)
         return false;
     const struct ir_value *x = n->n_inputs ? n->inputs[0] : NULL;

@@ -29,6 +29,8 @@ struct bk_op {
     float eps;                /* LayerNorm's epsilon */
     int affine;               /* LayerNorm: scale and shift */
     int linear;               /* BK_RESIZE: bilinear (else nearest, round half down) */
+    int nhwc;                 /* BK_RESIZE: input and output channels-last ([N, H, W, C] in memory;
+                                 pl's dims stay NCHW's) */
     /* BK_ATTENTION: softmax(Q K^T scale [+ mask]) V of gen's attention group (its struct
      * desc_attention): dims, each operand's element strides along (batch, head, row, col) in
      * its buffer of *_elems elements (K's rows are keys; the mask's along the scores), the
@@ -329,30 +331,43 @@ __global__ void bk_layernorm(const float *x, const float *scale, const float *sh
 }
 
 /* Resize over the last two dims: the source coordinate of output x is (x + 0.5) * in / out - 0.5,
- * clamped; nearest rounds half down, linear blends the two neighbours in each dim */
+ * clamped; nearest rounds half down, linear blends the two neighbours in each dim. IMG is one
+ * plane's first element, CS the distance between neighbours in a row (1 in NCHW, C in NHWC) */
 __host__ __device__ inline float bk_resize_at(const float *img, long long ih, long long iw, long long oh, long long ow,
-                                              long long y, long long x, int linear)
+                                              long long y, long long x, int linear, long long cs)
 {
     float sy = ((float)y + 0.5f) * (float)ih / (float)oh - 0.5f, sx = ((float)x + 0.5f) * (float)iw / (float)ow - 0.5f;
     sy = sy < 0 ? 0 : sy > (float)(ih - 1) ? (float)(ih - 1) : sy;
     sx = sx < 0 ? 0 : sx > (float)(iw - 1) ? (float)(iw - 1) : sx;
     if (!linear)
-        return img[(long long)ceilf(sy - 0.5f) * iw + (long long)ceilf(sx - 0.5f)];
+        return img[((long long)ceilf(sy - 0.5f) * iw + (long long)ceilf(sx - 0.5f)) * cs];
     long long y0 = (long long)sy, x0 = (long long)sx, y1 = y0 + 1 < ih ? y0 + 1 : y0, x1 = x0 + 1 < iw ? x0 + 1 : x0;
     float fy = sy - (float)y0, fx = sx - (float)x0;
-    float top = img[y0 * iw + x0] * (1 - fx) + img[y0 * iw + x1] * fx;
-    float bot = img[y1 * iw + x0] * (1 - fx) + img[y1 * iw + x1] * fx;
+    float top = img[(y0 * iw + x0) * cs] * (1 - fx) + img[(y0 * iw + x1) * cs] * fx;
+    float bot = img[(y1 * iw + x0) * cs] * (1 - fx) + img[(y1 * iw + x1) * cs] * fx;
     return top * (1 - fy) + bot * fy;
 }
 
-__global__ void bk_resize(const float *x, float *y, long long planes, long long ih, long long iw, long long oh,
-                          long long ow, int linear)
+/* output element I's value: in NCHW order I walks the planes (n, c) and their rows; channels-last
+ * it walks [N, OH, OW, C], and its plane (n, c) starts at n * IH * IW * C + c */
+__host__ __device__ inline float bk_resize_elem(const float *x, long long i, long long c, long long ih, long long iw,
+                                                long long oh, long long ow, int linear, int nhwc)
+{
+    if (nhwc) {
+        long long ch = i % c, r = i / c, n = r / (oh * ow);
+        r %= oh * ow;
+        return bk_resize_at(x + n * ih * iw * c + ch, ih, iw, oh, ow, r / ow, r % ow, linear, c);
+    }
+    long long p = i / (oh * ow), r = i % (oh * ow);
+    return bk_resize_at(x + p * ih * iw, ih, iw, oh, ow, r / ow, r % ow, linear, 1);
+}
+
+__global__ void bk_resize(const float *x, float *y, long long planes, long long c, long long ih, long long iw,
+                          long long oh, long long ow, int linear, int nhwc)
 {
     long long n = planes * oh * ow;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        long long p = i / (oh * ow), r = i % (oh * ow);
-        y[i] = bk_resize_at(x + p * ih * iw, ih, iw, oh, ow, r / ow, r % ow, linear);
-    }
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        y[i] = bk_resize_elem(x, i, c, ih, iw, oh, ow, linear, nhwc);
 }
 
 __global__ void bk_empty(void)
@@ -913,8 +928,9 @@ static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
     case BK_RESIZE: {
         const struct pl_tensor *i = &pl->in[0], *o = &pl->out;
         long long ih = i->d[i->nd - 2], iw = i->d[i->nd - 1], oh = o->d[o->nd - 2], ow = o->d[o->nd - 1];
-        bk_resize<<<k->grid, BK_THREADS, 0, q>>>((const float *)k->din[0], (float *)k->dout, pl_count(o) / (oh * ow), ih,
-                                                 iw, oh, ow, op->linear);
+        long long c = o->nd >= 3 ? o->d[o->nd - 3] : 1;
+        bk_resize<<<k->grid, BK_THREADS, 0, q>>>((const float *)k->din[0], (float *)k->dout, pl_count(o) / (oh * ow), c,
+                                                 ih, iw, oh, ow, op->linear, op->nhwc);
         break;
     }
     case BK_EMPTY:
@@ -981,8 +997,8 @@ static double bk_reference(const struct bk_op *op, void *const *in, long long i)
         /* the same sampling rule, in plain C on the host */
         const struct pl_tensor *t = &pl->in[0];
         long long ih = t->d[t->nd - 2], iw = t->d[t->nd - 1], oh = o->d[o->nd - 2], ow = o->d[o->nd - 1];
-        return bk_resize_at((const float *)in[0] + (i / (oh * ow)) * ih * iw, ih, iw, oh, ow, coord[o->nd - 2],
-                            coord[o->nd - 1], op->linear);
+        return bk_resize_elem((const float *)in[0], i, o->nd >= 3 ? o->d[o->nd - 3] : 1, ih, iw, oh, ow, op->linear,
+                              op->nhwc);
     }
     if (op->kind == BK_CONCAT) {
         long long c = coord[op->axis];

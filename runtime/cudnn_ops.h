@@ -199,8 +199,8 @@ static enum bh_status bc_conv_setup(struct bc_state *s, struct bc_lib_state *f, 
                                     struct bh_result *r)
 {
     int dt = op->dt;
-    if (op->nhwc && (op->x.nd < 4 || op->family == BC_DECONV)) {
-        bh_note(r, "channels-last wants 4 or 5 dims and a forward convolution (a gen bug)");
+    if (op->nhwc && op->x.nd < 4) {
+        bh_note(r, "channels-last wants 4 or 5 dims (a gen bug)");
         return BH_ERROR;
     }
     BC_DNN(r, op->nhwc ? bc_tensor_desc_nhwc(&f->xd, &op->x, dt) : bc_tensor_desc(&f->xd, &op->x, dt));
@@ -590,8 +590,8 @@ static enum bh_status bc_be_fused_ops(struct bc_lib_state *f, const struct bc_li
 }
 
 /* The convolution as a one-operation graph; the heuristic's answer (mode A, B or the fallback
- * list); the configuration at rank `algo` among those the type allows (f32 without Tensor
- * Cores: no engine that uses them or down-converts); its execution plan, workspace and
+ * list); the configuration at rank `algo` among those the type allows (f32 and f16 without
+ * Tensor Cores: no engine that uses them or down-converts); its execution plan, workspace and
  * variant pack. The row's note names the engine, its numerical notes and knobs. */
 static enum bh_status bc_be_plan(struct bc_lib_state *f, const struct bc_lib_op *op, const char *what, int64_t *ws,
                                  struct bh_result *r);
@@ -632,13 +632,12 @@ static enum bh_status bc_engine_setup(struct bc_state *s, struct bc_lib_state *f
 }
 
 /* The operation graph of f->be_ops; the heuristic's answer (op->mode: mode A, B or the
- * fallback list); the configuration at rank op->algo among those the type allows (f32 without
- * Tensor Cores: no engine that uses them or down-converts); its execution plan and workspace
+ * fallback list); the configuration at rank op->algo among those the type allows (f32 and f16
+ * without Tensor Cores: no engine that uses them or down-converts); its execution plan and workspace
  * size. The row's note names the engine, its numerical notes and knobs. */
 static enum bh_status bc_be_plan(struct bc_lib_state *f, const struct bc_lib_op *op, const char *what, int64_t *ws,
                                  struct bh_result *r)
 {
-    int dt = op->dt;
     enum bh_status st;
     BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &f->be_graph));
     BC_BE(r, cudnnBackendSetAttribute(f->be_graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
@@ -674,7 +673,7 @@ static enum bh_status bc_be_plan(struct bc_lib_state *f, const struct bc_lib_op 
         int tensor = 0, transform = 0;
         if ((st = bc_be_engine_info(f->be_cfgs[i], &index, notes, sizeof(notes), &tensor, &transform, r)) != BH_OK)
             return st;
-        if (dt == BC_F32 && !op->tensor_op && tensor)
+        if (!op->tensor_op && tensor)
             continue;
         if (allowed++ == op->algo) {
             rank = (int)i;

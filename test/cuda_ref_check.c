@@ -800,6 +800,7 @@ int main(void)
         case_backend_op("conv + bias", 2, x, w, y, 0, 1, 1, 1, BC_F16, 1, 0, 0);
         case_backend_op("conv + bias + relu", 2, x, w, y, 0, 1, 1, 1, BC_BF16, 1, 1, 0);
         case_backend_op("conv + bias + residual + relu", 2, x, w, y, 0, 1, 1, 1, BC_F16, 1, 1, 1);
+        case_backend_op("conv + bias + residual + relu NCHW f32", 2, x, w, y, 0, 1, 1, 0, BC_F32, 1, 1, 1);
     }
     long long in2[2] = {9, 9}, in2b[2] = {7, 8}, in3[3] = {4, 5, 6};
     case_conv("conv 3x3 stride 2 pad 1", 2, in2, 2, 3, 4, 3, 2, 1, 1, 1, 0, 0);

@@ -14,6 +14,28 @@ const char *test_env(const char *name, const char *dflt)
     return v && *v ? v : dflt;
 }
 
+/* each test's time, measured from the end of the one before it (so its setup counts), printed
+ * above its OK line where it passes a second: where the suite's time goes */
+static struct timespec test_last;
+
+static double test_since(struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+    *t0 = t1;
+    return s;
+}
+
+static int test_timed(void **state)
+{
+    (void)state;
+    double s = test_since(&test_last);
+    if (s >= 1.0)
+        printf("[  time  ] %.1f s\n", s);
+    return 0;
+}
+
 void test_group_run(struct test_totals *tot, const char *name, struct CMUnitTest *tests, size_t n)
 {
     /* BENANZA_TEST_GROUP=NAME runs one group (while working on it) */
@@ -26,12 +48,15 @@ void test_group_run(struct test_totals *tot, const char *name, struct CMUnitTest
     if (pattern && *pattern)
         cmocka_set_test_filter(pattern);
     int before = test_skipped;
-    struct timespec t0, t1;
+    for (size_t i = 0; i < n; i++)
+        if (!tests[i].teardown_func)
+            tests[i].teardown_func = test_timed;
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    test_last = t0;
     int failed = _cmocka_run_group_tests(name, tests, n, NULL, NULL);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
     /* where the suite's time goes (CI must stay well inside its limit) */
-    printf("[ group ] %s: %.1f s\n", name, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    printf("[ group ] %s: %.1f s\n", name, test_since(&t0));
     tot->run += (int)n;
     tot->failed += failed;
     tot->skipped += test_skipped - before;

@@ -339,14 +339,14 @@ static int conv_cudnn(const struct layer_desc *d, struct cu_plan *p)
     }
     if (p->nsp == 1)
         plan_cu_lift_1d(p, true);
-    p->nhwc_types = p->family == CU_CONV ? CU_ALL_TYPES : 0;
+    p->nhwc_types = CU_ALL_TYPES;
     p->engines = p->family == CU_CONV;
     p->types = CU_ALL_TYPES;
     return 0;
 }
 
 static const struct op_plans conv_plans = {conv_dnnl, NULL, conv_cudnn, NULL, NULL, 0,
-    .how = {"oneDNN convolution, direct and Winograd", NULL, "cuDNN convolution, its 8 forward algorithms, the implicit GEMMs channels-last (NHWC, every type), the backend API's engine configurations (heuristic mode A), and its heuristic and Find choices (ConvTranspose: backward data, 6 algorithms)", NULL}};
+    .how = {"oneDNN convolution, direct and Winograd", NULL, "cuDNN convolution, its 8 forward algorithms, the implicit GEMMs channels-last (NHWC, every type), the backend API's engine configurations (heuristic mode A, both layouts, every type), and its heuristic and Find choices (ConvTranspose: backward data, 6 algorithms, and algorithms 0 and 1 channels-last)", NULL}};
 
 static const struct op_attr conv_attrs[] = {ATTR_MIN(group, 1, 1), ATTR_LIST(strides, 1, 8), ATTR_LIST(dilations, 1, 8),
                                             ATTR_LIST(pads, 0, 16), ATTR_LIST(kernel_shape, 1, 8),

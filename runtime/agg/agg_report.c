@@ -417,11 +417,13 @@ static struct agg_table *agg_rep_algo_layers(struct agg_ctx *k)
 }
 
 /* an algorithm chosen by a library's heuristic query at run time: a backend-API engine
- * configuration (nhwc_heurA_k, nhwc_heurB_k, nhwc_fallback_k, sdpa_heurA_k) or a cuBLASLt
- * algorithm (ltK) */
+ * configuration (heurA_k, heurB_k, fallback_k in NCHW, the same after nhwc_ channels-last,
+ * sdpa_heurA_k) or a cuBLASLt algorithm (ltK) */
 static int agg_algo_configured(const char *a)
 {
-    return !strncmp(a, "nhwc_heur", 9) || !strncmp(a, "nhwc_fallback", 13) || !strncmp(a, "sdpa_", 5) ||
+    if (!strncmp(a, "nhwc_", 5) || !strncmp(a, "sdpa_", 5))
+        a += 5;
+    return !strncmp(a, "heur", 4) || !strncmp(a, "fallback_", 9) ||
            (a[0] == 'l' && a[1] == 't' && a[2] >= '0' && a[2] <= '9');
 }
 
