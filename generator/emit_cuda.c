@@ -137,8 +137,8 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
         bz_buf_puts(&what, "cublasSgemv");
     else if (family == CU_ENGINE)
         bz_buf_printf(&what, "cuDNN's backend (graph) API%s, the engine configuration its heuristic (%s) ranks %s, "
-                             "channels-last tensors", p->engine_fused ? ", the graph conv -> + bias [-> + residual] [-> relu]" : "",
-                      mode, algo_value);
+                             "%s tensors", p->engine_fused ? ", the graph conv -> + bias [-> + residual] [-> relu]" : "",
+                      mode, algo_value, p->nhwc ? "channels-last" : "NCHW");
     else if (family == CU_SDPA)
         bz_buf_printf(&what, "cuDNN's fused attention through the backend (graph) API, the engine configuration its "
                              "heuristic (%s) ranks %s", mode, algo_value);

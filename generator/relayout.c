@@ -25,9 +25,11 @@ static bool has_channels_last(const char *op)
     return false;
 }
 
-/* a node that has channels-last benchmarks: those operators, a Resize of a 4-D activation
- * (emit_cuda.c: our kernel channels-last), and a softmax over the channels of a 4-D activation
- * (ops/reduce.c: opset 13 on, where the axis is not a 2-D view's) */
+/* a node that may have channels-last benchmarks: those operators, a Resize of a 4-D activation
+ * (emit_cuda.c: our kernel channels-last, where it takes the resize: nearest or bilinear over
+ * the last two dims; where it does not, the value's transposes are benchmarked for nothing and
+ * agg keeps the node NCHW), and a softmax over the channels of a 4-D activation (ops/reduce.c:
+ * opset 13 on, where the axis is not a 2-D view's) */
 static bool node_channels_last(const struct ir_model *m, const struct ir_node *n)
 {
     if (has_channels_last(n->op_type))

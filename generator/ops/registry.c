@@ -74,7 +74,7 @@ static void print_op(const char *domain, const struct op_def *d, void *ud)
                                                   : "compute";
     const char *how[4];
     plan_how(d, how);
-    char cpu[256], cuda[256];
+    char cpu[512], cuda[512];
     snprintf(cpu, sizeof(cpu), "%s%s%s", how[0] ? how[0] : "", how[0] && how[1] ? "; " : "", how[1] ? how[1] : "");
     snprintf(cuda, sizeof(cuda), "%s%s%s", how[2] ? how[2] : "", how[2] && how[3] ? "; " : "", how[3] ? how[3] : "");
     fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", d->name, *domain ? domain : "ai.onnx", ops, in,

@@ -423,7 +423,7 @@ static int agg_algo_configured(const char *a)
 {
     if (!strncmp(a, "nhwc_", 5) || !strncmp(a, "sdpa_", 5))
         a += 5;
-    return !strncmp(a, "heur", 4) || !strncmp(a, "fallback_", 9) ||
+    return !strncmp(a, "heurA_", 6) || !strncmp(a, "heurB_", 6) || !strncmp(a, "fallback_", 9) ||
            (a[0] == 'l' && a[1] == 't' && a[2] >= '0' && a[2] <= '9');
 }
 
