@@ -2,9 +2,13 @@
 # The CUDA backend's build cost on this machine (no GPU needed): benchmark files per zoo model
 # at batch 1 (library .c by family, kernel .cu), and gen + ninja wall time for resnet50 and
 # bert_base. Prints Markdown (make bench-cuda writes it to docs/bench/cuda-build.md).
-#   bench/bench_cuda_build.sh GEN
+#   bench/bench_cuda_build.sh GEN [--counts]
+# --counts: the file counts only (minutes), without the gen + ninja timings (most of an hour
+# on 2 cores)
 set -euo pipefail
-GEN=${1:?usage: bench_cuda_build.sh GEN}
+GEN=${1:?usage: bench_cuda_build.sh GEN [--counts]}
+COUNTS_ONLY=0
+[ "${2:-}" = --counts ] && COUNTS_ONLY=1
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 cores=$(nproc)
@@ -38,10 +42,12 @@ echo "engine configurations (sdpa_heurA_k, f16tc and bf16); channels-last"
 echo "cuDNN convolutions (nhwc_implicit_gemm, nhwc_implicit_precomp_gemm); cuDNN backend-API engine"
 echo "configurations (heurA_k in NCHW, nhwc_heurA_k channels-last, every type but f8); cuBLASLt (ltK) for the GEMMs, of them with an epilogue (the"
 echo "fused Gemm/MatMul + bias [+ Relu] groups); the 4-D activations an NHWC plan may transpose"
-echo "(manifest relayout lines) and their cudnnTransformTensor files."
+echo "(manifest relayout lines) and their cudnnTransformTensor files; the other channels-last
+files (ConvTranspose's nhwc_algo0/1, our Resize's nhwc_kernel) and our Resize kernel files
+in all (f32, f16, bf16, in both layouts)."
 echo
-echo "| model | files | attention groups | fused attention layers | flash-attention (.cu) | cuDNN attention (sdpa_heurA) | nhwc conv | engine configs | cuBLASLt | cuBLASLt with epilogue | relayout values | relayout files |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| model | files | attention groups | fused attention layers | flash-attention (.cu) | cuDNN attention (sdpa_heurA) | nhwc conv | engine configs | cuBLASLt | cuBLASLt with epilogue | relayout values | relayout files | other channels-last | Resize kernels (.cu) |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 SHARED=${SHARED:-../shared}
 binds=()
 [ -r bench/shared_models.args ] && while read -r l; do case $l in -*) binds+=("$l") ;; esac; done < bench/shared_models.args
@@ -54,7 +60,8 @@ row() { # NAME DIR
     groups=$(grep -c "^group.*	attention	" "$2/manifest.tsv" || true)
     layers=$({ grep "^group.*	attention	" "$2/manifest.tsv" || true; } | cut -f5 | sort -u | wc -l)
     epi=$({ grep -l -m1 "\.epilogue = CUBLASLT_EPILOGUE_[A-Z_]*BIAS\|\.epilogue = CUBLASLT_EPILOGUE_RELU\b" "$2/bench"/*-lt[0-9]*.c 2>/dev/null || true; } | wc -l)
-    echo "| $1 | $(ls "$2/bench" | wc -l) | $groups | $layers | $(attn "$2/bench") | $(count "$2/bench" -sdpa_heurA_) | $(count "$2/bench" -nhwc_implicit) | $(count "$2/bench" '-\(nhwc_\)\?heurA_') | $(count "$2/bench" '-lt[0-9]') | $epi | $rel | $relfiles |"
+    resize=$({ grep -l -m1 "kind = BK_RESIZE;" "$2/bench"/*.cu 2>/dev/null || true; } | wc -l)
+    echo "| $1 | $(ls "$2/bench" | wc -l) | $groups | $layers | $(attn "$2/bench") | $(count "$2/bench" -sdpa_heurA_) | $(count "$2/bench" -nhwc_implicit) | $(count "$2/bench" '-\(nhwc_\)\?heurA_') | $(count "$2/bench" '-lt[0-9]') | $epi | $rel | $relfiles | $(count "$2/bench" '-nhwc_\(algo[0-9]\|kernel\)\.') | $resize |"
 }
 for z in resnet50 vgg16 mobilenet_v2 inception_v3 bert_base gpt2 vit_base; do
     row "$z (zoo)" "$W/$z"
@@ -66,6 +73,7 @@ if [ -d "$SHARED/models" ]; then
         row "$n" "$W/s-$n"
     done
 fi
+[ "$COUNTS_ONLY" = 1 ] && exit 0
 echo
 echo "## gen + ninja wall time (batch 1, $cores cores)"
 echo

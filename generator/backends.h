@@ -13,6 +13,10 @@ void emit_cpu(struct emit_ctx *e);
 /* The CUDA backend (cuDNN, cuBLAS, kernels of ours): one file per layer x algorithm x type. */
 void emit_cuda(struct emit_ctx *e);
 
+/* --types: "f32,f16tc" as bits CU_F32 .. CU_F8 (plan.h) into *MASK; -1 if LIST names
+ * anything else. */
+int emit_cuda_type_mask(const char *list, unsigned *mask);
+
 /* Whether a CUDA toolkit is here ($CUDA_HOME or /usr/local/cuda), for --backend auto. */
 bool emit_cuda_found(void);
 

@@ -30,6 +30,41 @@ static const struct cu_type cu_types[CU_NTYPES] = {
     {"f16tc", "f16", "BC_F16", 1, 2}, {"bf16", "bf16", "BC_BF16", 1, 2}, {"f8", "f8", "BC_F8", 1, 1},
 };
 
+/* gen --types: whether type TI is written (all where the option was not given) */
+static bool type_on(const struct emit_ctx *e, int ti)
+{
+    return !e->cuda_types || (e->cuda_types >> ti & 1u);
+}
+
+/* a kernel of ours in storage type PL_DT: written where some type of that storage is (bf16
+ * also for f8, whose plan runs the layers without an fp8 benchmark in bfloat16) */
+static bool kernel_type_on(const struct emit_ctx *e, int pl_dt)
+{
+    unsigned want = pl_dt == PL_FLOAT16 ? (1u << CU_F16) | (1u << CU_F16TC)
+                    : pl_dt == PL_BFLOAT16 ? (1u << CU_BF16) | (1u << CU_F8)
+                                           : (1u << CU_F32) | (1u << CU_TF32);
+    return !e->cuda_types || (e->cuda_types & want);
+}
+
+int emit_cuda_type_mask(const char *list, unsigned *mask)
+{
+    *mask = 0;
+    const char *s = list;
+    while (*s) {
+        size_t n = strcspn(s, ",");
+        int ti = 0;
+        while (ti < CU_NTYPES && (strlen(cu_types[ti].stem) != n || strncmp(cu_types[ti].stem, s, n) != 0))
+            ti++;
+        if (ti == CU_NTYPES)
+            return -1;
+        *mask |= 1u << ti;
+        s += n;
+        if (*s == ',' && *++s == '\0')
+            return -1;
+    }
+    return *mask ? 0 : -1;
+}
+
 /* ---- rendering ---- */
 
 static void tensor_init(struct bz_buf *b, const char *field, const struct cu_tensor *t)
@@ -208,6 +243,8 @@ static void render_ranks(struct emit_ctx *e, int li, const struct cu_plan *p, in
 static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
 {
     for (int ti = 0; ti < CU_NTYPES; ti++) {
+        if (!type_on(e, ti) && p->family != CU_COPY) /* the calibration copy: bytes, of no type */
+            continue;
         if (ti == CU_F8) {
             /* fp8: cuBLASLt only, TN (A as [m, k], B as [n, k], as fp8 frameworks keep the
              * weights), leading dims multiples of 16 */
@@ -447,24 +484,32 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
     /* a kernel of ours: where no library call does the layer, and beside cuDNN's where the
      * hooks ask (binary ops: cuDNN accepts fewer broadcasts) */
     bool want = ok != 0 || (h && (h->flags & PLAN_KERNEL_TOO));
-    if (want && h && plan_kernel(d, h, &kern) == 0 && kern.kind == CK_ATTENTION) {
-        /* f32 (CUDA cores) and the two 16-bit types (Tensor Cores): the bytes at each */
+    if (want && h && plan_kernel(d, h, &kern) == 0 && (kern.kind == CK_ATTENTION || kern.kind == CK_RESIZE)) {
+        /* f32 (CUDA cores) and the two 16-bit types (Tensor Cores for attention): the bytes
+         * at each; a Resize of a 4-D activation channels-last too, for an NHWC plan */
         static const int types[] = {PL_FLOAT, PL_FLOAT16, PL_BFLOAT16};
         const struct desc_attention *a = kern.att;
         for (int t = 0; t < 3; t++) {
+            if (!kernel_type_on(e, types[t]))
+                continue;
             double es = (double)pl_esize(types[t]);
             kern.pl.out.dtype = types[t];
+            if (kern.kind == CK_RESIZE) {
+                kern.pl.in[0].dtype = types[t];
+                kern.bytes = es * (double)(pl_count(&kern.pl.in[0]) + pl_count(&kern.pl.out));
+                kern.nhwc = 0;
+                render_kernel(e, li, &kern);
+                kern.nhwc = kern.pl.out.nd == 4;
+                if (kern.nhwc)
+                    render_kernel(e, li, &kern);
+                continue;
+            }
             kern.bytes = es * (double)(a->q_elems + a->k_elems + a->v_elems + pl_count(&kern.pl.out)) +
                          (double)a->m_elems * (a->mask == ATT_MASK_SELECT ? 1.0 : es);
             render_kernel(e, li, &kern);
         }
     } else if (want && h && plan_kernel(d, h, &kern) == 0) {
         render_kernel(e, li, &kern);
-        /* a Resize of a 4-D activation channels-last too, for an NHWC plan */
-        if (kern.kind == CK_RESIZE && kern.pl.out.nd == 4) {
-            kern.nhwc = 1;
-            render_kernel(e, li, &kern);
-        }
     }
     else if (ok != 0 && !l->fused) /* a group's members are benchmarked one by one */
         emit_skip(e, l->op);

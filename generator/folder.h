@@ -14,6 +14,7 @@ struct folder_opts {
     bool calibrate;         /* --calibrate: the machine's calibration benchmarks too (calib.h) */
     int top_k;              /* --top-k: a library heuristic's algorithms benchmarked (cuBLASLt's) */
     unsigned heur_modes;    /* --heur-modes: cuDNN's engine heuristics (bits: A, B, fallback) */
+    unsigned cuda_types;    /* --types: the CUDA types written (bits CU_F32 .. CU_F8 of plan.h; 0 all) */
 };
 
 /* Writes the folder: manifest.tsv, every backend's benchmarks, build.ninja, run_all, runner and

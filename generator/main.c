@@ -69,6 +69,10 @@ static void usage(FILE *out)
           "                       heurA_0 .. and nhwc_heurA_0 ..; default 8, 0 for none, at most 64)\n"
           "  --heur-modes M,...   cuDNN's engine heuristics benchmarked: A, B, fallback (default A;\n"
           "                       each adds K files per convolution, type and layout)\n"
+          "  --types T,...        the CUDA data types written (default all): f32, tf32 (f32 data,\n"
+          "                       TF32 Tensor Cores), f16, f16tc (f16 on Tensor Cores), bf16, f8;\n"
+          "                       our typed kernels (attention, Resize) follow their storage\n"
+          "                       type, the others keep their layer's\n"
           "  --strict             an unsupported operator is an error (exit 6)\n"
           "  --progress           show progress on standard error\n"
           "  -b, --batch N,...    batch sizes (each model is processed at each); the batch size: the batch dim of every data input (dim 0, or\n"
@@ -226,6 +230,13 @@ static int cmd_write_zoo(const char *spec, const char *path)
     const struct zoo_model *z = zoo_spec(spec, &param);
     if (!z)
         return BZ_EXIT_USAGE;
+    /* the model and FILE.data are written whole and renamed over what was there: never over a
+     * device, a pipe or a folder */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        bz_diag_error(NULL, path, "cannot write: not a regular file (--write-onnx replaces FILE and FILE.data)");
+        return BZ_EXIT_IO;
+    }
     int e = zoo_write_onnx(z, param, path, &params);
     if (e) {
         bz_diag_error(NULL, path, "cannot write: %s", strerror(e));
@@ -342,7 +353,7 @@ int main(int argc, char **argv)
 {
     gen_cmdline = command_line(argc, argv);
     enum { OPT_SHAPES = 300, OPT_DIM, OPT_INPUT_SHAPE, OPT_LAYERS, OPT_STRICT, OPT_PROGRESS, OPT_ZOO,
-           OPT_WRITE_ONNX, OPT_BACKEND, OPT_CUDA_ARCH, OPT_REPRO, OPT_CALIBRATE, OPT_TOP_K, OPT_HEUR_MODES };
+           OPT_WRITE_ONNX, OPT_BACKEND, OPT_CUDA_ARCH, OPT_REPRO, OPT_CALIBRATE, OPT_TOP_K, OPT_HEUR_MODES, OPT_TYPES };
     enum { OPT_DUMP = 256, OPT_RENDER, OPT_DATA, OPT_PARTIALS, OPT_VERSION, OPT_MAX_SIZE, OPT_OPS };
     static const struct option longopts[] = {
         {"dump", no_argument, NULL, OPT_DUMP},
@@ -357,6 +368,7 @@ int main(int argc, char **argv)
         {"cuda-arch", required_argument, NULL, OPT_CUDA_ARCH},
         {"top-k", required_argument, NULL, OPT_TOP_K},
         {"heur-modes", required_argument, NULL, OPT_HEUR_MODES},
+        {"types", required_argument, NULL, OPT_TYPES},
         {"repro", required_argument, NULL, OPT_REPRO},
         {"calibrate", no_argument, NULL, OPT_CALIBRATE},
         {"output", required_argument, NULL, 'o'},
@@ -380,6 +392,7 @@ int main(int argc, char **argv)
     const char *cuda_arch = "sm_90", *repro = NULL;
     int top_k = 8;
     unsigned heur_modes = 1u; /* bit 0 A, 1 B, 2 fallback */
+    unsigned cuda_types = 0;  /* --types: all */
     int64_t batches[32] = {0};
     int n_batches = 0;
     struct shape_opts so = {0};
@@ -476,6 +489,13 @@ int main(int argc, char **argv)
             }
             break;
         }
+        case OPT_TYPES:
+            if (emit_cuda_type_mask(optarg, &cuda_types) != 0) {
+                bz_diag_error(NULL, "gen", "--types wants f32, tf32, f16, f16tc, bf16 and f8 separated by commas, not '%s'",
+                              optarg);
+                return BZ_EXIT_USAGE;
+            }
+            break;
         case OPT_DIM: {
             char shown[256];
             snprintf(shown, sizeof(shown), "%s", optarg);
@@ -573,7 +593,7 @@ int main(int argc, char **argv)
     for (int i = optind; i < argc; i++)
         models[n_zoo + i - optind] = bz_strdup(argv[i]);
     struct folder_opts fo = {layers ? NULL : out_dir, backends, cuda_arch, repro, gen_cmdline, progress, calibrate,
-                             top_k, heur_modes};
+                             top_k, heur_modes, cuda_types};
     int rc = cmd_process(n_models, models, &lo, &so, batches, n_batches, layers, strict, &fo);
     free(gen_cmdline);
     gen_cmdline = NULL;

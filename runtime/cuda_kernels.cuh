@@ -1,6 +1,7 @@
 /* Kernels of ours for the layers no cuDNN/cuBLAS call computes: element-wise maths and
  * comparisons with broadcasting, Where, Cast, Expand, Gather, Slice/Pad/Tile (struct pl_op of
- * plain_ops.h describes them), Transpose, Concat, LayerNormalization, LeakyRelu.
+ * plain_ops.h describes them), Transpose, Concat, LayerNormalization, LeakyRelu, Resize (f32,
+ * f16, bf16; NCHW or channels-last) and fused attention (flash attention; f32, f16, bf16).
  *
  * Written for bandwidth: one thread per output element in grid-stride loops (consecutive
  * threads write consecutive outputs: coalesced stores), float4 loads and stores where a
@@ -330,27 +331,42 @@ __global__ void bk_layernorm(const float *x, const float *scale, const float *sh
     }
 }
 
+/* an element of the typed kernels as float (on the device and on the host), and a float rounded
+ * to T (to nearest even), their store */
+__host__ __device__ inline float bk_f(float x) { return x; }
+__host__ __device__ inline float bk_f(__half x) { return __half2float(x); }
+__host__ __device__ inline float bk_f(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <typename T> __device__ __forceinline__ T bk_t(float v);
+template <> __device__ __forceinline__ float bk_t<float>(float v) { return v; }
+template <> __device__ __forceinline__ __half bk_t<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ __nv_bfloat16 bk_t<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+
 /* Resize over the last two dims: the source coordinate of output x is (x + 0.5) * in / out - 0.5,
  * clamped; nearest rounds half down, linear blends the two neighbours in each dim. IMG is one
- * plane's first element, CS the distance between neighbours in a row (1 in NCHW, C in NHWC) */
-__host__ __device__ inline float bk_resize_at(const float *img, long long ih, long long iw, long long oh, long long ow,
+ * plane's first element, CS the distance between neighbours in a row (1 in NCHW, C in NHWC).
+ * T is the element type (float, __half, __nv_bfloat16): read as float, blended in float; the
+ * caller rounds the result to T. */
+
+template <typename T>
+__host__ __device__ inline float bk_resize_at(const T *img, long long ih, long long iw, long long oh, long long ow,
                                               long long y, long long x, int linear, long long cs)
 {
     float sy = ((float)y + 0.5f) * (float)ih / (float)oh - 0.5f, sx = ((float)x + 0.5f) * (float)iw / (float)ow - 0.5f;
     sy = sy < 0 ? 0 : sy > (float)(ih - 1) ? (float)(ih - 1) : sy;
     sx = sx < 0 ? 0 : sx > (float)(iw - 1) ? (float)(iw - 1) : sx;
     if (!linear)
-        return img[((long long)ceilf(sy - 0.5f) * iw + (long long)ceilf(sx - 0.5f)) * cs];
+        return bk_f(img[((long long)ceilf(sy - 0.5f) * iw + (long long)ceilf(sx - 0.5f)) * cs]);
     long long y0 = (long long)sy, x0 = (long long)sx, y1 = y0 + 1 < ih ? y0 + 1 : y0, x1 = x0 + 1 < iw ? x0 + 1 : x0;
     float fy = sy - (float)y0, fx = sx - (float)x0;
-    float top = img[(y0 * iw + x0) * cs] * (1 - fx) + img[(y0 * iw + x1) * cs] * fx;
-    float bot = img[(y1 * iw + x0) * cs] * (1 - fx) + img[(y1 * iw + x1) * cs] * fx;
+    float top = bk_f(img[(y0 * iw + x0) * cs]) * (1 - fx) + bk_f(img[(y0 * iw + x1) * cs]) * fx;
+    float bot = bk_f(img[(y1 * iw + x0) * cs]) * (1 - fx) + bk_f(img[(y1 * iw + x1) * cs]) * fx;
     return top * (1 - fy) + bot * fy;
 }
 
 /* output element I's value: in NCHW order I walks the planes (n, c) and their rows; channels-last
  * it walks [N, OH, OW, C], and its plane (n, c) starts at n * IH * IW * C + c */
-__host__ __device__ inline float bk_resize_elem(const float *x, long long i, long long c, long long ih, long long iw,
+template <typename T>
+__host__ __device__ inline float bk_resize_elem(const T *x, long long i, long long c, long long ih, long long iw,
                                                 long long oh, long long ow, int linear, int nhwc)
 {
     if (nhwc) {
@@ -362,12 +378,13 @@ __host__ __device__ inline float bk_resize_elem(const float *x, long long i, lon
     return bk_resize_at(x + p * ih * iw, ih, iw, oh, ow, r / ow, r % ow, linear, 1);
 }
 
-__global__ void bk_resize(const float *x, float *y, long long planes, long long c, long long ih, long long iw,
-                          long long oh, long long ow, int linear, int nhwc)
+template <typename T>
+__global__ void bk_resize(const T *x, T *y, long long planes, long long c, long long ih, long long iw, long long oh,
+                          long long ow, int linear, int nhwc)
 {
     long long n = planes * oh * ow;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-        y[i] = bk_resize_elem(x, i, c, ih, iw, oh, ow, linear, nhwc);
+        y[i] = bk_t<T>(bk_resize_elem(x, i, c, ih, iw, oh, ow, linear, nhwc));
 }
 
 __global__ void bk_empty(void)
@@ -386,13 +403,6 @@ struct bk_att {
     float scale, fill;
 };
 
-__device__ __forceinline__ float bk_f(float x) { return x; }
-__device__ __forceinline__ float bk_f(__half x) { return __half2float(x); }
-__device__ __forceinline__ float bk_f(__nv_bfloat16 x) { return __bfloat162float(x); }
-template <typename T> __device__ __forceinline__ T bk_t(float v);
-template <> __device__ __forceinline__ float bk_t<float>(float v) { return v; }
-template <> __device__ __forceinline__ __half bk_t<__half>(float v) { return __float2half_rn(v); }
-template <> __device__ __forceinline__ __nv_bfloat16 bk_t<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
 
 /* the scaled score of query i and key j with the mask applied */
 template <typename T>
@@ -626,9 +636,6 @@ __global__ void __launch_bounds__(BK_ATT_WARPS * 32) bk_attention_tc(const T *q,
 #endif
 }
 
-static float bk_host_f(float x) { return x; }
-static float bk_host_f(__half x) { return __half2float(x); }
-static float bk_host_f(__nv_bfloat16 x) { return __bfloat162float(x); }
 
 /* One query row's outputs (all dv of them) into OUT: the scores in double, the softmax, P V */
 template <typename T>
@@ -640,12 +647,12 @@ static void bk_att_ref_row(const struct bk_op *op, void *const *in, long long b,
     for (long long j = 0; j < op->askv; j++) {
         double dot = 0;
         for (long long d = 0; d < op->ad; d++)
-            dot += (double)bk_host_f(q[b * op->aq[0] + h * op->aq[1] + i * op->aq[2] + d * op->aq[3]]) *
-                   (double)bk_host_f(k[b * op->ak[0] + h * op->ak[1] + j * op->ak[2] + d * op->ak[3]]);
+            dot += (double)bk_f(q[b * op->aq[0] + h * op->aq[1] + i * op->aq[2] + d * op->aq[3]]) *
+                   (double)bk_f(k[b * op->ak[0] + h * op->ak[1] + j * op->ak[2] + d * op->ak[3]]);
         double x = dot * op->ascale;
         long long at = b * op->am[0] + h * op->am[1] + i * op->am[2] + j * op->am[3];
         if (op->amask == 1)
-            x += bk_host_f(((const T *)in[3])[at]);
+            x += bk_f(((const T *)in[3])[at]);
         else if (op->amask == 2 && (((const unsigned char *)in[3])[at] != 0) == (op->afill_when != 0))
             x = op->afill;
         s[j] = x;
@@ -659,7 +666,7 @@ static void bk_att_ref_row(const struct bk_op *op, void *const *in, long long b,
     for (long long c = 0; c < op->adv; c++) {
         double acc = 0;
         for (long long j = 0; j < op->askv; j++)
-            acc += s[j] * (double)bk_host_f(v[b * op->av[0] + h * op->av[1] + j * op->av[2] + c * op->av[3]]);
+            acc += s[j] * (double)bk_f(v[b * op->av[0] + h * op->av[1] + j * op->av[2] + c * op->av[3]]);
         out[c] = acc / sum;
     }
 }
@@ -929,8 +936,17 @@ static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
         const struct pl_tensor *i = &pl->in[0], *o = &pl->out;
         long long ih = i->d[i->nd - 2], iw = i->d[i->nd - 1], oh = o->d[o->nd - 2], ow = o->d[o->nd - 1];
         long long c = o->nd >= 3 ? o->d[o->nd - 3] : 1;
-        bk_resize<<<k->grid, BK_THREADS, 0, q>>>((const float *)k->din[0], (float *)k->dout, pl_count(o) / (oh * ow), c,
-                                                 ih, iw, oh, ow, op->linear, op->nhwc);
+        long long planes = pl_count(o) / (oh * ow);
+        if (o->dtype == PL_FLOAT16)
+            bk_resize<__half><<<k->grid, BK_THREADS, 0, q>>>((const __half *)k->din[0], (__half *)k->dout, planes, c, ih,
+                                                             iw, oh, ow, op->linear, op->nhwc);
+        else if (o->dtype == PL_BFLOAT16)
+            bk_resize<__nv_bfloat16><<<k->grid, BK_THREADS, 0, q>>>((const __nv_bfloat16 *)k->din[0],
+                                                                    (__nv_bfloat16 *)k->dout, planes, c, ih, iw, oh, ow,
+                                                                    op->linear, op->nhwc);
+        else
+            bk_resize<float><<<k->grid, BK_THREADS, 0, q>>>((const float *)k->din[0], (float *)k->dout, planes, c, ih, iw,
+                                                            oh, ow, op->linear, op->nhwc);
         break;
     }
     case BK_EMPTY:
@@ -997,8 +1013,12 @@ static double bk_reference(const struct bk_op *op, void *const *in, long long i)
         /* the same sampling rule, in plain C on the host */
         const struct pl_tensor *t = &pl->in[0];
         long long ih = t->d[t->nd - 2], iw = t->d[t->nd - 1], oh = o->d[o->nd - 2], ow = o->d[o->nd - 1];
-        return bk_resize_elem((const float *)in[0], i, o->nd >= 3 ? o->d[o->nd - 3] : 1, ih, iw, oh, ow, op->linear,
-                              op->nhwc);
+        long long c = o->nd >= 3 ? o->d[o->nd - 3] : 1;
+        if (o->dtype == PL_FLOAT16)
+            return bk_resize_elem((const __half *)in[0], i, c, ih, iw, oh, ow, op->linear, op->nhwc);
+        if (o->dtype == PL_BFLOAT16)
+            return bk_resize_elem((const __nv_bfloat16 *)in[0], i, c, ih, iw, oh, ow, op->linear, op->nhwc);
+        return bk_resize_elem((const float *)in[0], i, c, ih, iw, oh, ow, op->linear, op->nhwc);
     }
     if (op->kind == BK_CONCAT) {
         long long c = coord[op->axis];

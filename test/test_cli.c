@@ -359,6 +359,43 @@ static void output_folder_parents(void **state)
                      "cannot write manifest.tsv: Not a directory");
     expect_one_error((const char *[]){"--backend", "none", "--zoo", "resnet50", "-o", out, NULL}, out, BZ_EXIT_IO,
                      "cannot write the zoo model: Not a directory");
+    /* --write-onnx renames its files into place: never over a folder or a pipe (or /dev/null) */
+    expect_one_error((const char *[]){"--zoo", "resnet50", "--write-onnx", dir, NULL}, dir, BZ_EXIT_IO,
+                     "cannot write: not a regular file");
+    char *fifo = tmp_path("model-fifo");
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    expect_one_error((const char *[]){"--zoo", "resnet50", "--write-onnx", fifo, NULL}, fifo, BZ_EXIT_IO,
+                     "cannot write: not a regular file");
+    struct stat st;
+    assert_int_equal(stat(fifo, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    snprintf(path, sizeof(path), "%s.data", fifo);
+    assert_int_not_equal(access(path, F_OK), 0);
+    unlink(fifo);
+    free(fifo);
+    unlink(m);
+    free(m);
+}
+
+/* gen --types: the CUDA files of the named types and none other, exactly those gen writes
+ * without it (our f32 kernels, of the layer's own type, stay); a bad list is one error line */
+static void cuda_types_option(void **state)
+{
+    (void)state;
+    char *m = write_fixture(FIXTURE_RESIDUAL, "types.onnx");
+    const char *exe = test_env("BENANZA_GEN", "bin/gen");
+    assert_int_equal(test_sh("%s --backend cuda --top-k 1 -b 1 '%s' -o '%s/all' >/dev/null 2>&1 && "
+                             "%s --backend cuda --top-k 1 -b 1 --types tf32,f16tc '%s' -o '%s/some' >/dev/null 2>&1 && "
+                             "ls '%s/all/bench' | grep -E -- '^[^-]+-(tf32|f16tc)-|-f32-kernel\\.cu$' > '%s/want' && "
+                             "ls '%s/some/bench' > '%s/got' && cmp '%s/want' '%s/got' && grep -q -- '-tf32-heurA_0' '%s/got' && "
+                             "grep -q -- '-f16tc-nhwc_heurA_0' '%s/got' && ! grep -q -- '-f32-implicit' '%s/got'",
+                             exe, m, dir, exe, m, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir),
+                     0);
+    assert_int_equal(test_sh("rm -rf '%s/all' '%s/some' '%s/want' '%s/got'", dir, dir, dir, dir), 0);
+    const char *bad[] = {"f32,x", "f32,", "", "F32", "tf32,,f16"};
+    for (size_t i = 0; i < BZ_ARRAY_LEN(bad); i++)
+        expect_one_error((const char *[]){"--backend", "cuda", "--types", bad[i], m, NULL}, "gen", BZ_EXIT_USAGE,
+                         "--types wants f32, tf32, f16, f16tc, bf16 and f8");
     unlink(m);
     free(m);
 }
@@ -551,6 +588,7 @@ void test_cli_group(struct test_totals *tot)
         cmocka_unit_test(render_command),
         cmocka_unit_test(unsupported_operators),
         cmocka_unit_test(output_folder_parents),
+        cmocka_unit_test(cuda_types_option),
         cmocka_unit_test(shared_models_at_two_batches),
         cmocka_unit_test(measure_torch_names),
         cmocka_unit_test(hostile_models),

@@ -173,7 +173,8 @@ static void cuda_attention_reference(void **state)
                      0);
 }
 
-/* Our Resize kernel's channels-last indexing against the NCHW resize of the transposed input
+/* Our Resize kernel's arithmetic against ONNX's Resize (the plain C one) and its channels-last
+ * indexing against the NCHW resize of the transposed input, in f32, f16 and bf16
  * (test/resize_ref_check.cu; host code, built by nvcc) */
 static void cuda_resize_layouts(void **state)
 {

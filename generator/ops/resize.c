@@ -357,7 +357,7 @@ static int resize_kernel(const struct layer_desc *d, struct cu_kernel *k)
 }
 
 static const struct op_plans resize_plans = {resize_dnnl, sample_plain, NULL, resize_kernel, NULL, PLAN_PLAIN_TOO,
-    .how = {"oneDNN resampling (nearest, linear)", "plain C (every mode, beside oneDNN)", NULL, "kernel of ours (nearest, bilinear; a 4-D one channels-last too)"}};
+    .how = {"oneDNN resampling (nearest, linear)", "plain C (every mode, beside oneDNN)", NULL, "kernel of ours (nearest, bilinear; f32, f16, bf16; a 4-D one channels-last too)"}};
 PLAIN_PLANS(grid_sample_plans, sample_plain, "plain C");
 
 static const struct op_attr resize_attrs[] = {
