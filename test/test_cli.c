@@ -400,6 +400,29 @@ static void cuda_types_option(void **state)
     free(m);
 }
 
+/* scripts/gpu-run pack: the folder gen writes (for the toolkit folder run makes there), packed
+ * whole, its manifest beside it; bad arguments are exit 2 (run itself needs a GPU machine's
+ * toolkit: it was tried by hand against a toolkit whose cuDNN came as a wheel) */
+static void gpu_run_pack(void **state)
+{
+    (void)state;
+    char *m = write_fixture(FIXTURE_RESIDUAL, "pack.onnx");
+    const char *exe = test_env("BENANZA_GEN", "bin/gen");
+    assert_int_equal(test_sh("GEN=%s scripts/gpu-run pack '%s/pk' '%s' -b 1 --top-k 1 --types f32 2>/dev/null && "
+                             "test -s '%s/pk/manifest.tsv' && test ! -e '%s/pk/folder' && "
+                             "xz -dc '%s/pk/folder.tar.xz' | tar -tf - > '%s/pk/list' && "
+                             "grep -q '^folder/build.ninja$' '%s/pk/list' && grep -q '^folder/bench/.*-f32-heurA_0\\.c$' '%s/pk/list' && "
+                             "xz -dc '%s/pk/folder.tar.xz' | tar -xOf - folder/build.ninja | grep -q '^cuda_home = /tmp/bz-cuda$'",
+                             exe, dir, m, dir, dir, dir, dir, dir, dir, dir),
+                     0);
+    assert_int_equal(test_sh("scripts/gpu-run run '%s/none' 2>/dev/null; test $? = 2 && "
+                             "scripts/gpu-run bogus 2>/dev/null; test $? = 2 && scripts/gpu-run --help | grep -q 'pack DIR' && "
+                             "rm -rf '%s/pk'", dir, dir),
+                     0);
+    unlink(m);
+    free(m);
+}
+
 /* gen --layers over every shared model at batch 1 and 32: every node resolved except the
  * unsupported operators (gpt2's com.microsoft ops) and gtcrn at batch 32, a streaming
  * model whose ScatterND/Reshape constants fix its batch at 1 (gen must say so). */
@@ -589,6 +612,7 @@ void test_cli_group(struct test_totals *tot)
         cmocka_unit_test(unsupported_operators),
         cmocka_unit_test(output_folder_parents),
         cmocka_unit_test(cuda_types_option),
+        cmocka_unit_test(gpu_run_pack),
         cmocka_unit_test(shared_models_at_two_batches),
         cmocka_unit_test(measure_torch_names),
         cmocka_unit_test(hostile_models),
