@@ -66,17 +66,13 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     if (pl_kind_sample(op->kind)) {
         const struct pl_sample *rs = &op->rs;
         static const char *const modes[] = {"PL_SAMPLE_NEAREST", "PL_SAMPLE_LINEAR", "PL_SAMPLE_CUBIC"};
-        static const char *const coords[] = {"PL_COORD_HALF_PIXEL", "PL_COORD_HALF_PIXEL_SYMMETRIC",
-                                             "PL_COORD_PYTORCH_HALF_PIXEL", "PL_COORD_ALIGN_CORNERS",
-                                             "PL_COORD_ASYMMETRIC", "PL_COORD_TF_CROP_AND_RESIZE"};
-        static const char *const nearest[] = {"PL_NEAREST_ROUND_PREFER_FLOOR", "PL_NEAREST_ROUND_PREFER_CEIL",
-                                              "PL_NEAREST_FLOOR", "PL_NEAREST_CEIL"};
         static const char *const pads[] = {"PL_PAD_ZEROS", "PL_PAD_BORDER", "PL_PAD_REFLECTION"};
         bool resize = op->kind == PL_RESIZE;
         char coord[16];
         snprintf(coord, sizeof(coord), "%d", rs->coord); /* GridSample: align_corners */
         bz_buf_printf(&init, "    .rs = {.mode = %s, .coord = %s, .nearest = %s, .exclude_outside = %d, .antialias = %d,\n",
-                      modes[rs->mode], resize ? coords[rs->coord] : coord, resize ? nearest[rs->nearest] : pads[rs->nearest],
+                      modes[rs->mode], resize ? plan_pl_coord_name(rs->coord) : coord,
+                      resize ? plan_pl_nearest_name(rs->nearest) : pads[rs->nearest],
                       rs->exclude_outside, rs->antialias);
         bz_buf_printf(&init, "           .cubic_a = %.17g, .extrapolation = %.17g,\n           .scale = {", rs->cubic_a,
                       rs->extrapolation);

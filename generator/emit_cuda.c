@@ -36,6 +36,27 @@ static bool type_on(const struct emit_ctx *e, int ti)
     return !e->cuda_types || (e->cuda_types >> ti & 1u);
 }
 
+/* fp8: cuBLASLt's GEMMs only, with leading dims multiples of 16 */
+static bool plan_f8(const struct cu_plan *p)
+{
+    return (p->lt || p->family == CU_LT) && p->k % 16 == 0 && p->n % 16 == 0;
+}
+
+/* gen --types for a plan: type TI where named, and where a named type that falls back to it in
+ * agg (tf32 to f32, f16tc to f16, f8 to bf16) has no benchmark of this plan: a batch norm, with
+ * no Tensor Core form, counts in an f16tc bound at its f16 time */
+static bool plan_type_on(const struct emit_ctx *e, const struct cu_plan *p, int ti)
+{
+    static const int falls[][2] = {{CU_TF32, CU_F32}, {CU_F16TC, CU_F16}, {CU_F8, CU_BF16}};
+    if (type_on(e, ti) || p->family == CU_COPY) /* the calibration copy: bytes, of no type */
+        return true;
+    for (size_t i = 0; i < BZ_ARRAY_LEN(falls); i++)
+        if (falls[i][1] == ti && type_on(e, falls[i][0]) &&
+            !(falls[i][0] == CU_F8 ? plan_f8(p) : (p->types & (1u << falls[i][0])) != 0))
+            return true;
+    return false;
+}
+
 /* a kernel of ours in storage type PL_DT: written where some type of that storage is (bf16
  * also for f8, whose plan runs the layers without an fp8 benchmark in bfloat16) */
 static bool kernel_type_on(const struct emit_ctx *e, int pl_dt)
@@ -243,12 +264,12 @@ static void render_ranks(struct emit_ctx *e, int li, const struct cu_plan *p, in
 static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
 {
     for (int ti = 0; ti < CU_NTYPES; ti++) {
-        if (!type_on(e, ti) && p->family != CU_COPY) /* the calibration copy: bytes, of no type */
+        if (!plan_type_on(e, p, ti))
             continue;
         if (ti == CU_F8) {
             /* fp8: cuBLASLt only, TN (A as [m, k], B as [n, k], as fp8 frameworks keep the
              * weights), leading dims multiples of 16 */
-            if ((p->lt || p->family == CU_LT) && p->k % 16 == 0 && p->n % 16 == 0) {
+            if (plan_f8(p)) {
                 struct cu_plan f8 = *p;
                 f8.ta = 0;
                 f8.tb = 1;
@@ -361,8 +382,12 @@ static char *kernel_describe(const struct cu_kernel *k)
             bz_buf_puts(&b, ";\n");
         }
     }
-    if (k->kind == CK_RESIZE)
-        bz_buf_printf(&b, "    (op)->linear = %d;\n", k->linear);
+    if (k->kind == CK_RESIZE) {
+        bz_buf_printf(&b, "    (op)->linear = %d;\n    (op)->pl.rs.coord = %s;\n    (op)->pl.rs.nearest = %s;\n", k->linear,
+                      plan_pl_coord_name(pl->rs.coord), plan_pl_nearest_name(pl->rs.nearest));
+        for (int d = 0; d < pl->out.nd; d++)
+            bz_buf_printf(&b, "    (op)->pl.rs.scale[%d] = %.17g;\n", d, pl->rs.scale[d]);
+    }
     if (k->nhwc)
         bz_buf_puts(&b, "    (op)->nhwc = 1;\n");
     if (k->kind == CK_LAYERNORM)

@@ -71,8 +71,10 @@ static void usage(FILE *out)
           "                       each adds K files per convolution, type and layout)\n"
           "  --types T,...        the CUDA data types written (default all): f32, tf32 (f32 data,\n"
           "                       TF32 Tensor Cores), f16, f16tc (f16 on Tensor Cores), bf16, f8;\n"
-          "                       our typed kernels (attention, Resize) follow their storage\n"
-          "                       type, the others keep their layer's\n"
+          "                       a layer with no tf32, f16tc or f8 form gets the type agg\n"
+          "                       counts it at instead (f32, f16, bf16); our typed kernels\n"
+          "                       (attention, Resize) follow their storage type, the others\n"
+          "                       keep their layer's\n"
           "  --strict             an unsupported operator is an error (exit 6)\n"
           "  --progress           show progress on standard error\n"
           "  -b, --batch N,...    batch sizes (each model is processed at each); the batch size: the batch dim of every data input (dim 0, or\n"
@@ -232,11 +234,19 @@ static int cmd_write_zoo(const char *spec, const char *path)
         return BZ_EXIT_USAGE;
     /* the model and FILE.data are written whole and renamed over what was there: never over a
      * device, a pipe or a folder */
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        bz_diag_error(NULL, path, "cannot write: not a regular file (--write-onnx replaces FILE and FILE.data)");
-        return BZ_EXIT_IO;
+    struct bz_buf data;
+    bz_buf_init(&data);
+    bz_buf_printf(&data, "%s.data", path);
+    const char *const both[2] = {path, data.data};
+    for (int i = 0; i < 2; i++) {
+        struct stat st;
+        if (stat(both[i], &st) == 0 && !S_ISREG(st.st_mode)) {
+            bz_diag_error(NULL, both[i], "cannot write: not a regular file (--write-onnx replaces FILE and FILE.data)");
+            bz_buf_free(&data);
+            return BZ_EXIT_IO;
+        }
     }
+    bz_buf_free(&data);
     int e = zoo_write_onnx(z, param, path, &params);
     if (e) {
         bz_diag_error(NULL, path, "cannot write: %s", strerror(e));

@@ -346,6 +346,21 @@ const char *plan_pl_fn_name(int fn)
     return fn >= 0 && fn < (int)BZ_ARRAY_LEN(pl_fn_names) ? pl_fn_names[fn] : "0";
 }
 
+const char *plan_pl_coord_name(int coord)
+{
+    static const char *const names[] = {"PL_COORD_HALF_PIXEL", "PL_COORD_HALF_PIXEL_SYMMETRIC",
+                                        "PL_COORD_PYTORCH_HALF_PIXEL", "PL_COORD_ALIGN_CORNERS",
+                                        "PL_COORD_ASYMMETRIC", "PL_COORD_TF_CROP_AND_RESIZE"};
+    return coord >= 0 && coord < (int)BZ_ARRAY_LEN(names) ? names[coord] : "0";
+}
+
+const char *plan_pl_nearest_name(int nearest)
+{
+    static const char *const names[] = {"PL_NEAREST_ROUND_PREFER_FLOOR", "PL_NEAREST_ROUND_PREFER_CEIL",
+                                        "PL_NEAREST_FLOOR", "PL_NEAREST_CEIL"};
+    return nearest >= 0 && nearest < (int)BZ_ARRAY_LEN(names) ? names[nearest] : "0";
+}
+
 const char *plan_pl_dtype_name(int dtype)
 {
     switch (dtype) {

@@ -65,6 +65,9 @@ int plan_pl_start(const struct layer_desc *d, int kind, int fn, int nin, struct 
  * initializer {PL_FLOAT, 2, {3, 4}} */
 const char *plan_pl_kind_name(int kind);
 const char *plan_pl_fn_name(int fn);
+/* enum pl_coord's and enum pl_nearest's names (Resize's coordinate transformation and rounding) */
+const char *plan_pl_coord_name(int coord);
+const char *plan_pl_nearest_name(int nearest);
 const char *plan_pl_dtype_name(int dtype);
 void plan_pl_tensor_init(struct bz_buf *b, const struct pl_tensor *t);
 /* the string kinds' parameters (generator/ops/text.c), after plan_pl_start */

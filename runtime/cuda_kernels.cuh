@@ -29,7 +29,8 @@ struct bk_op {
     struct pl_tensor cat[BK_MAX_CAT];
     float eps;                /* LayerNorm's epsilon */
     int affine;               /* LayerNorm: scale and shift */
-    int linear;               /* BK_RESIZE: bilinear (else nearest, round half down) */
+    int linear;               /* BK_RESIZE: bilinear (else nearest, rounded as pl.rs.nearest says;
+                                 pl.rs also holds the coordinate transformation and scales) */
     int nhwc;                 /* BK_RESIZE: input and output channels-last ([N, H, W, C] in memory;
                                  pl's dims stay NCHW's) */
     /* BK_ATTENTION: softmax(Q K^T scale [+ mask]) V of gen's attention group (its struct
@@ -333,29 +334,53 @@ __global__ void bk_layernorm(const float *x, const float *scale, const float *sh
 
 /* an element of the typed kernels as float (on the device and on the host), and a float rounded
  * to T (to nearest even), their store */
-__host__ __device__ inline float bk_f(float x) { return x; }
-__host__ __device__ inline float bk_f(__half x) { return __half2float(x); }
-__host__ __device__ inline float bk_f(__nv_bfloat16 x) { return __bfloat162float(x); }
+__host__ __device__ __forceinline__ float bk_f(float x) { return x; }
+__host__ __device__ __forceinline__ float bk_f(__half x) { return __half2float(x); }
+__host__ __device__ __forceinline__ float bk_f(__nv_bfloat16 x) { return __bfloat162float(x); }
 template <typename T> __device__ __forceinline__ T bk_t(float v);
 template <> __device__ __forceinline__ float bk_t<float>(float v) { return v; }
 template <> __device__ __forceinline__ __half bk_t<__half>(float v) { return __float2half_rn(v); }
 template <> __device__ __forceinline__ __nv_bfloat16 bk_t<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
 
-/* Resize over the last two dims: the source coordinate of output x is (x + 0.5) * in / out - 0.5,
- * clamped; nearest rounds half down, linear blends the two neighbours in each dim. IMG is one
- * plane's first element, CS the distance between neighbours in a row (1 in NCHW, C in NHWC).
- * T is the element type (float, __half, __nv_bfloat16): read as float, blended in float; the
- * caller rounds the result to T. */
+/* Resize over the last two dims, as ONNX defines it for nearest and linear: the source
+ * coordinate of output index o from its coordinate transformation (enum pl_coord, at the
+ * layer's scale, output over input), clamped to the input; nearest rounds it by its mode (enum
+ * pl_nearest), linear blends the two neighbours in each dim. IMG is one plane's first
+ * element, CS the distance between neighbours in a row (1 in NCHW, C in NHWC). T is the element
+ * type (float, __half, __nv_bfloat16): read as float, blended in float; the caller rounds the
+ * result to T. */
+struct bk_rs {
+    float sh, sw;       /* the scales of H and W */
+    int coord, nearest; /* enum pl_coord (not tf_crop_and_resize), enum pl_nearest */
+};
+
+__host__ __device__ inline float bk_resize_src(long long o, long long in, long long out, float scale, int coord)
+{
+    float y = (float)o, len = scale * (float)in;
+    float x = coord == PL_COORD_ALIGN_CORNERS       ? (len == 1 ? 0 : y * (float)(in - 1) / (len - 1))
+              : coord == PL_COORD_ASYMMETRIC         ? y / scale
+              : coord == PL_COORD_PYTORCH_HALF_PIXEL ? (len == 1 ? -0.5f : (y + 0.5f) / scale - 0.5f)
+              : coord == PL_COORD_HALF_PIXEL_SYMMETRIC
+                  ? (float)in / 2 * (1 - (float)out / len) + (y + 0.5f) / scale - 0.5f
+                  : (y + 0.5f) / scale - 0.5f;
+    return x < 0 ? 0 : x > (float)(in - 1) ? (float)(in - 1) : x;
+}
+
+__host__ __device__ inline long long bk_resize_round(float x, int nearest)
+{
+    return (long long)(nearest == PL_NEAREST_ROUND_PREFER_CEIL ? floorf(x + 0.5f)
+                       : nearest == PL_NEAREST_FLOOR           ? floorf(x)
+                       : nearest == PL_NEAREST_CEIL            ? ceilf(x)
+                                                               : ceilf(x - 0.5f));
+}
 
 template <typename T>
 __host__ __device__ inline float bk_resize_at(const T *img, long long ih, long long iw, long long oh, long long ow,
-                                              long long y, long long x, int linear, long long cs)
+                                              long long y, long long x, int linear, long long cs, bk_rs rs)
 {
-    float sy = ((float)y + 0.5f) * (float)ih / (float)oh - 0.5f, sx = ((float)x + 0.5f) * (float)iw / (float)ow - 0.5f;
-    sy = sy < 0 ? 0 : sy > (float)(ih - 1) ? (float)(ih - 1) : sy;
-    sx = sx < 0 ? 0 : sx > (float)(iw - 1) ? (float)(iw - 1) : sx;
+    float sy = bk_resize_src(y, ih, oh, rs.sh, rs.coord), sx = bk_resize_src(x, iw, ow, rs.sw, rs.coord);
     if (!linear)
-        return bk_f(img[((long long)ceilf(sy - 0.5f) * iw + (long long)ceilf(sx - 0.5f)) * cs]);
+        return bk_f(img[(bk_resize_round(sy, rs.nearest) * iw + bk_resize_round(sx, rs.nearest)) * cs]);
     long long y0 = (long long)sy, x0 = (long long)sx, y1 = y0 + 1 < ih ? y0 + 1 : y0, x1 = x0 + 1 < iw ? x0 + 1 : x0;
     float fy = sy - (float)y0, fx = sx - (float)x0;
     float top = bk_f(img[(y0 * iw + x0) * cs]) * (1 - fx) + bk_f(img[(y0 * iw + x1) * cs]) * fx;
@@ -367,24 +392,24 @@ __host__ __device__ inline float bk_resize_at(const T *img, long long ih, long l
  * it walks [N, OH, OW, C], and its plane (n, c) starts at n * IH * IW * C + c */
 template <typename T>
 __host__ __device__ inline float bk_resize_elem(const T *x, long long i, long long c, long long ih, long long iw,
-                                                long long oh, long long ow, int linear, int nhwc)
+                                                long long oh, long long ow, int linear, int nhwc, bk_rs rs)
 {
     if (nhwc) {
         long long ch = i % c, r = i / c, n = r / (oh * ow);
         r %= oh * ow;
-        return bk_resize_at(x + n * ih * iw * c + ch, ih, iw, oh, ow, r / ow, r % ow, linear, c);
+        return bk_resize_at(x + n * ih * iw * c + ch, ih, iw, oh, ow, r / ow, r % ow, linear, c, rs);
     }
     long long p = i / (oh * ow), r = i % (oh * ow);
-    return bk_resize_at(x + p * ih * iw, ih, iw, oh, ow, r / ow, r % ow, linear, 1);
+    return bk_resize_at(x + p * ih * iw, ih, iw, oh, ow, r / ow, r % ow, linear, 1, rs);
 }
 
 template <typename T>
 __global__ void bk_resize(const T *x, T *y, long long planes, long long c, long long ih, long long iw, long long oh,
-                          long long ow, int linear, int nhwc)
+                          long long ow, int linear, int nhwc, bk_rs rs)
 {
     long long n = planes * oh * ow;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-        y[i] = bk_t<T>(bk_resize_elem(x, i, c, ih, iw, oh, ow, linear, nhwc));
+        y[i] = bk_t<T>(bk_resize_elem(x, i, c, ih, iw, oh, ow, linear, nhwc, rs));
 }
 
 __global__ void bk_empty(void)
@@ -695,6 +720,15 @@ static int bk_grid(struct bc_state *s, long long n)
     return (int)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
 }
 
+/* BK_RESIZE: the coordinate transformation of the layer (pl.rs: its mode, rounding, scales) */
+static bk_rs bk_resize_rs(const struct bk_op *op)
+{
+    const struct pl_op *pl = &op->pl;
+    int nd = pl->out.nd;
+    bk_rs rs = {(float)pl->rs.scale[nd - 2], (float)pl->rs.scale[nd - 1], pl->rs.coord, pl->rs.nearest};
+    return rs;
+}
+
 /* the kernel's inputs: described by the op; filled on the host like plain_ops.h does */
 static const struct pl_tensor *bk_input(const struct bk_op *op, int i)
 {
@@ -937,16 +971,17 @@ static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
         long long ih = i->d[i->nd - 2], iw = i->d[i->nd - 1], oh = o->d[o->nd - 2], ow = o->d[o->nd - 1];
         long long c = o->nd >= 3 ? o->d[o->nd - 3] : 1;
         long long planes = pl_count(o) / (oh * ow);
+        bk_rs rs = bk_resize_rs(op);
         if (o->dtype == PL_FLOAT16)
             bk_resize<__half><<<k->grid, BK_THREADS, 0, q>>>((const __half *)k->din[0], (__half *)k->dout, planes, c, ih,
-                                                             iw, oh, ow, op->linear, op->nhwc);
+                                                             iw, oh, ow, op->linear, op->nhwc, rs);
         else if (o->dtype == PL_BFLOAT16)
             bk_resize<__nv_bfloat16><<<k->grid, BK_THREADS, 0, q>>>((const __nv_bfloat16 *)k->din[0],
                                                                     (__nv_bfloat16 *)k->dout, planes, c, ih, iw, oh, ow,
-                                                                    op->linear, op->nhwc);
+                                                                    op->linear, op->nhwc, rs);
         else
             bk_resize<float><<<k->grid, BK_THREADS, 0, q>>>((const float *)k->din[0], (float *)k->dout, planes, c, ih, iw,
-                                                            oh, ow, op->linear, op->nhwc);
+                                                            oh, ow, op->linear, op->nhwc, rs);
         break;
     }
     case BK_EMPTY:
@@ -1014,11 +1049,12 @@ static double bk_reference(const struct bk_op *op, void *const *in, long long i)
         const struct pl_tensor *t = &pl->in[0];
         long long ih = t->d[t->nd - 2], iw = t->d[t->nd - 1], oh = o->d[o->nd - 2], ow = o->d[o->nd - 1];
         long long c = o->nd >= 3 ? o->d[o->nd - 3] : 1;
+        bk_rs rs = bk_resize_rs(op);
         if (o->dtype == PL_FLOAT16)
-            return bk_resize_elem((const __half *)in[0], i, c, ih, iw, oh, ow, op->linear, op->nhwc);
+            return bk_resize_elem((const __half *)in[0], i, c, ih, iw, oh, ow, op->linear, op->nhwc, rs);
         if (o->dtype == PL_BFLOAT16)
-            return bk_resize_elem((const __nv_bfloat16 *)in[0], i, c, ih, iw, oh, ow, op->linear, op->nhwc);
-        return bk_resize_elem((const float *)in[0], i, c, ih, iw, oh, ow, op->linear, op->nhwc);
+            return bk_resize_elem((const __nv_bfloat16 *)in[0], i, c, ih, iw, oh, ow, op->linear, op->nhwc, rs);
+        return bk_resize_elem((const float *)in[0], i, c, ih, iw, oh, ow, op->linear, op->nhwc, rs);
     }
     if (op->kind == BK_CONCAT) {
         long long c = coord[op->axis];

@@ -1,8 +1,8 @@
 /* Our Resize kernel's arithmetic (bk_resize_elem, runtime/cuda_kernels.cuh: what bk_resize runs
  * per output element and what --verify holds it to) against two things it must agree with:
  *   - ONNX's Resize: the plain C Resize of runtime/plain_sample.h (itself held to
- *     onnx.reference by the e2e tests) with half_pixel coordinates and round_prefer_floor,
- *     the layer our kernel computes; within the plain C benchmark's own tolerance;
+ *     onnx.reference by the e2e tests) at the same coordinate transformation, rounding and
+ *     scales, within the plain C benchmark's own tolerance;
  *   - itself channels-last: the NHWC output at (n, y, x, c) must be exactly the NCHW output at
  *     (n, c, y, x) of the same input transposed.
  * For random inputs, nearest and bilinear, up and down, in f32, f16 and bf16 (the 16-bit ones
@@ -30,9 +30,14 @@ template <> struct type_of<__half> { enum { pl = PL_FLOAT16 }; static const char
 template <> struct type_of<__nv_bfloat16> { enum { pl = PL_BFLOAT16 }; static const char *name() { return "bf16"; } };
 
 /* ONNX's Resize of X (NCHW, type T) into WANT: the plain C benchmark's kernel */
+struct mode {
+    int coord, nearest;
+    double sh, sw; /* the scales; 0: output over input */
+};
+
 template <typename T>
 static int onnx_resize(const T *x, T *want, long long n, long long c, long long ih, long long iw, long long oh,
-                       long long ow, int linear)
+                       long long ow, int linear, const struct mode *md)
 {
     struct pl_op op;
     memset(&op, 0, sizeof(op));
@@ -46,9 +51,13 @@ static int onnx_resize(const T *x, T *want, long long n, long long c, long long 
         op.out.d[k] = od[k];
         op.rs.scale[k] = (double)od[k] / (double)id[k];
     }
+    if (md->sh > 0) {
+        op.rs.scale[2] = md->sh;
+        op.rs.scale[3] = md->sw;
+    }
     op.rs.mode = linear ? PL_SAMPLE_LINEAR : PL_SAMPLE_NEAREST;
-    op.rs.coord = PL_COORD_HALF_PIXEL;
-    op.rs.nearest = PL_NEAREST_ROUND_PREFER_FLOOR;
+    op.rs.coord = md->coord;
+    op.rs.nearest = md->nearest;
     struct pl_state s;
     memset(&s, 0, sizeof(s));
     s.op = &op;
@@ -64,8 +73,11 @@ static int onnx_resize(const T *x, T *want, long long n, long long c, long long 
 }
 
 template <typename T>
-static int check(long long n, long long c, long long ih, long long iw, long long oh, long long ow, int linear)
+static int check(long long n, long long c, long long ih, long long iw, long long oh, long long ow, int linear,
+                 const struct mode *md)
 {
+    bk_rs rs = {(float)(md->sh > 0 ? md->sh : (double)oh / (double)ih),
+                (float)(md->sw > 0 ? md->sw : (double)ow / (double)iw), md->coord, md->nearest};
     long long in = n * c * ih * iw, out = n * c * oh * ow;
     T *x = (T *)malloc(sizeof(T) * (size_t)in), *xt = (T *)malloc(sizeof(T) * (size_t)in),
       *want = (T *)malloc(sizeof(T) * (size_t)out);
@@ -87,15 +99,15 @@ static int check(long long n, long long c, long long ih, long long iw, long long
                     xt[((b * ih + h) * iw + w) * c + k] = x[((b * c + k) * ih + h) * iw + w];
     /* the kernel's values, rounded to T as its store does */
     for (long long i = 0; i < out; i++) {
-        y[i] = bk_resize_elem(x, i, c, ih, iw, oh, ow, linear, 0);
-        yt[i] = bk_resize_elem(xt, i, c, ih, iw, oh, ow, linear, 1);
+        y[i] = bk_resize_elem(x, i, c, ih, iw, oh, ow, linear, 0, rs);
+        yt[i] = bk_resize_elem(xt, i, c, ih, iw, oh, ow, linear, 1, rs);
         T r[2];
         put(r, 0, y[i]);
         put(r, 1, yt[i]);
         y[i] = bk_f(r[0]);
         yt[i] = bk_f(r[1]);
     }
-    if (onnx_resize(x, want, n, c, ih, iw, oh, ow, linear)) {
+    if (onnx_resize(x, want, n, c, ih, iw, oh, ow, linear, md)) {
         printf("FAIL the plain C Resize refused its tables\n");
         return 1;
     }
@@ -112,10 +124,13 @@ static int check(long long n, long long c, long long ih, long long iw, long long
                     worst = d > worst ? d : worst;
                     off += d > tol;
                 }
-    printf("%s resize %s %s [%lld, %lld, %lld, %lld] -> [%lld, %lld]: %lld of %lld channels-last elements differ "
-           "from NCHW; %lld differ from ONNX's (plain C) beyond %.3g (worst %.3g)\n",
-           bad || off ? "FAIL" : "ok  ", type_of<T>::name(), linear ? "bilinear" : "nearest", n, c, ih, iw, oh, ow, bad,
-           out, off, tol, worst);
+    static const char *const coords[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
+                                         "asymmetric"};
+    static const char *const rounds[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+    printf("%s resize %s %s %s%s%s [%lld, %lld, %lld, %lld] -> [%lld, %lld]: %lld of %lld channels-last elements "
+           "differ from NCHW; %lld differ from ONNX's (plain C) beyond %.3g (worst %.3g)\n",
+           bad || off ? "FAIL" : "ok  ", type_of<T>::name(), linear ? "bilinear" : "nearest", coords[md->coord],
+           linear ? "" : " ", linear ? "" : rounds[md->nearest], n, c, ih, iw, oh, ow, bad, out, off, tol, worst);
     free(x);
     free(xt);
     free(want);
@@ -124,16 +139,22 @@ static int check(long long n, long long c, long long ih, long long iw, long long
     return bad != 0 || off != 0;
 }
 
+/* every coordinate transformation but tf_crop_and_resize; nearest in each rounding */
 template <typename T> static int all_cases(void)
 {
     int fails = 0;
-    for (int linear = 0; linear < 2; linear++) {
-        fails += check<T>(2, 3, 5, 7, 10, 14, linear); /* x2 up */
-        fails += check<T>(1, 4, 9, 6, 4, 11, linear);  /* down in H, up in W */
-        fails += check<T>(2, 1, 3, 3, 7, 5, linear);   /* one channel: both orders alike */
-        fails += check<T>(1, 5, 1, 8, 3, 8, linear);   /* a row */
-        fails += check<T>(1, 2, 6, 10, 6, 4, linear);  /* H kept, W down by 2.5 */
-    }
+    for (int coord = PL_COORD_HALF_PIXEL; coord <= PL_COORD_ASYMMETRIC; coord++)
+        for (int linear = 0; linear < 2; linear++)
+            for (int nearest = 0; nearest < (linear ? 1 : 4); nearest++) {
+                struct mode md = {coord, nearest, 0, 0};
+                fails += check<T>(2, 3, 5, 7, 10, 14, linear, &md); /* x2 up */
+                fails += check<T>(1, 4, 9, 6, 4, 11, linear, &md);  /* down in H, up in W */
+                fails += check<T>(2, 1, 3, 3, 7, 5, linear, &md);   /* one channel: both orders alike */
+                fails += check<T>(1, 5, 1, 8, 3, 8, linear, &md);   /* a row */
+                fails += check<T>(1, 2, 6, 10, 6, 4, linear, &md);  /* H kept, W down by 2.5 */
+                struct mode given = {coord, nearest, 2.5, 2.5};     /* scales given: 3 * 2.5 -> 7 */
+                fails += check<T>(1, 3, 3, 4, 7, 10, linear, &given);
+            }
     return fails;
 }
 

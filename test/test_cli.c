@@ -372,24 +372,34 @@ static void output_folder_parents(void **state)
     snprintf(path, sizeof(path), "%s.data", fifo);
     assert_int_not_equal(access(path, F_OK), 0);
     unlink(fifo);
+    /* FILE.data too: the model is not written when its data file could not be */
+    assert_int_equal(mkfifo(path, 0644), 0);
+    expect_one_error((const char *[]){"--zoo", "resnet50", "--write-onnx", fifo, NULL}, path, BZ_EXIT_IO,
+                     "cannot write: not a regular file");
+    assert_int_not_equal(access(fifo, F_OK), 0);
+    unlink(path);
     free(fifo);
     unlink(m);
     free(m);
 }
 
-/* gen --types: the CUDA files of the named types and none other, exactly those gen writes
- * without it (our f32 kernels, of the layer's own type, stay); a bad list is one error line */
+/* gen --types: the CUDA files of the named types, and of the types agg falls back to where a
+ * layer has no Tensor Core form, exactly as test/oracle/cuda_types_expect.sh works them out from
+ * what gen writes without it; a bad list is one error line */
 static void cuda_types_option(void **state)
 {
     (void)state;
     char *m = write_fixture(FIXTURE_RESIDUAL, "types.onnx");
     const char *exe = test_env("BENANZA_GEN", "bin/gen");
-    assert_int_equal(test_sh("%s --backend cuda --top-k 1 -b 1 '%s' -o '%s/all' >/dev/null 2>&1 && "
-                             "%s --backend cuda --top-k 1 -b 1 --types tf32,f16tc '%s' -o '%s/some' >/dev/null 2>&1 && "
-                             "ls '%s/all/bench' | grep -E -- '^[^-]+-(tf32|f16tc)-|-f32-kernel\\.cu$' > '%s/want' && "
-                             "ls '%s/some/bench' > '%s/got' && cmp '%s/want' '%s/got' && grep -q -- '-tf32-heurA_0' '%s/got' && "
-                             "grep -q -- '-f16tc-nhwc_heurA_0' '%s/got' && ! grep -q -- '-f32-implicit' '%s/got'",
-                             exe, m, dir, exe, m, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir),
+    /* the residual block (conv, batch norm, add, relu) and BERT (GEMMs, attention kernels) */
+    assert_int_equal(test_sh("%s --backend cuda --top-k 1 -b 1 '%s' --zoo bert_base -o '%s/all' >/dev/null 2>&1 && "
+                             "%s --backend cuda --top-k 1 -b 1 --types tf32,f16tc '%s' --zoo bert_base -o '%s/some' "
+                             ">/dev/null 2>&1 && test/oracle/cuda_types_expect.sh '%s/all/bench' > '%s/want' && "
+                             "ls '%s/some/bench' | LC_ALL=C sort > '%s/got' && cmp '%s/want' '%s/got' && "
+                             "grep -q -- '-tf32-heurA_0' '%s/got' && grep -q -- '-f16tc-nhwc_heurA_0' '%s/got' && "
+                             "grep -q -- '-f16-kernel\\.cu$' '%s/got' && grep -q -- '-f16-cudnn\\.c$' '%s/got' && "
+                             "! grep -q -- '-f32-implicit\\|-bf16-' '%s/got'",
+                             exe, m, dir, exe, m, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir),
                      0);
     assert_int_equal(test_sh("rm -rf '%s/all' '%s/some' '%s/want' '%s/got'", dir, dir, dir, dir), 0);
     const char *bad[] = {"f32,x", "f32,", "", "F32", "tf32,,f16"};

@@ -337,27 +337,30 @@ static int sample_plain(const struct layer_desc *d, struct pl_op *op)
     return 0;
 }
 
-/* our kernel: the last two dims resampled at half-pixel positions, nearest or bilinear */
+/* our kernel: the last two dims resampled, nearest (any rounding) or bilinear, at the layer's
+ * coordinate transformation and scales (what the plain C Resize reads from the key); not
+ * tf_crop_and_resize, antialiasing or cubic */
 static int resize_kernel(const struct layer_desc *d, struct cu_kernel *k)
 {
     memset(k, 0, sizeof(*k));
-    const char *mode = d->a.mode;
+    struct pl_op rs;
     if (plan_ck_tensor(desc_in(d, 0), &k->pl.in[0]) || plan_ck_tensor(desc_out(d, 0), &k->pl.out) ||
-        k->pl.in[0].nd < 3 || k->pl.in[0].nd != k->pl.out.nd ||
-        (strcmp(mode, "nearest") && strcmp(mode, "linear") && strcmp(mode, "bilinear")))
+        k->pl.in[0].nd < 3 || k->pl.in[0].nd != k->pl.out.nd || sample_plain(d, &rs) || rs.kind != PL_RESIZE ||
+        rs.rs.mode == PL_SAMPLE_CUBIC || rs.rs.coord == PL_COORD_TF_CROP_AND_RESIZE || rs.rs.antialias)
         return -1;
     for (int j = 0; j < k->pl.out.nd - 2; j++)
         if (k->pl.in[0].d[j] != k->pl.out.d[j])
             return -1;
-    k->linear = strcmp(mode, "nearest") != 0;
+    k->pl.rs = rs.rs;
+    k->linear = rs.rs.mode == PL_SAMPLE_LINEAR;
     k->kind = CK_RESIZE;
-    k->what = k->linear ? "Resize (bilinear, half-pixel coordinates)" : "Resize (nearest, half-pixel coordinates)";
+    k->what = k->linear ? "Resize (bilinear)" : "Resize (nearest)";
     plan_ck_finish(k);
     return 0;
 }
 
 static const struct op_plans resize_plans = {resize_dnnl, sample_plain, NULL, resize_kernel, NULL, PLAN_PLAIN_TOO,
-    .how = {"oneDNN resampling (nearest, linear)", "plain C (every mode, beside oneDNN)", NULL, "kernel of ours (nearest, bilinear; f32, f16, bf16; a 4-D one channels-last too)"}};
+    .how = {"oneDNN resampling (nearest, linear)", "plain C (every mode, beside oneDNN)", NULL, "kernel of ours (nearest, bilinear; every coordinate transformation but tf_crop_and_resize; not antialiased; f32, f16, bf16; a 4-D one channels-last too)"}};
 PLAIN_PLANS(grid_sample_plans, sample_plain, "plain C");
 
 static const struct op_attr resize_attrs[] = {
