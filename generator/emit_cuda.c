@@ -42,29 +42,31 @@ static bool plan_f8(const struct cu_plan *p)
     return (p->lt || p->family == CU_LT) && p->k % 16 == 0 && p->n % 16 == 0;
 }
 
-/* gen --types for a plan: type TI where named, and where a named type that falls back to it in
- * agg (tf32 to f32, f16tc to f16, f8 to bf16) has no benchmark of this plan: a batch norm, with
- * no Tensor Core form, counts in an f16tc bound at its f16 time */
-static bool plan_type_on(const struct emit_ctx *e, const struct cu_plan *p, int ti)
+/* gen --types for a layer whose benchmarks come in the types HAS (bits CU_*): type TI where
+ * named, and where a named type that agg falls back to TI from (tf32 to f32, f16tc to f16, f8
+ * to bf16) has none of them: a batch norm, with no Tensor Core form, counts in an f16tc bound
+ * at its f16 time; our kernels (HAS 0) are written in their storage type for either */
+static bool type_wanted(const struct emit_ctx *e, unsigned has, int ti)
 {
     static const int falls[][2] = {{CU_TF32, CU_F32}, {CU_F16TC, CU_F16}, {CU_F8, CU_BF16}};
-    if (type_on(e, ti) || p->family == CU_COPY) /* the calibration copy: bytes, of no type */
+    if (type_on(e, ti))
         return true;
     for (size_t i = 0; i < BZ_ARRAY_LEN(falls); i++)
-        if (falls[i][1] == ti && type_on(e, falls[i][0]) &&
-            !(falls[i][0] == CU_F8 ? plan_f8(p) : (p->types & (1u << falls[i][0])) != 0))
+        if (falls[i][1] == ti && type_on(e, falls[i][0]) && !(has >> falls[i][0] & 1u))
             return true;
     return false;
 }
 
-/* a kernel of ours in storage type PL_DT: written where some type of that storage is (bf16
- * also for f8, whose plan runs the layers without an fp8 benchmark in bfloat16) */
+static bool plan_type_on(const struct emit_ctx *e, const struct cu_plan *p, int ti)
+{
+    /* the calibration copy: bytes, of no type */
+    return p->family == CU_COPY || type_wanted(e, p->types | (plan_f8(p) ? 1u << CU_F8 : 0u), ti);
+}
+
+/* a kernel of ours in storage type PL_DT */
 static bool kernel_type_on(const struct emit_ctx *e, int pl_dt)
 {
-    unsigned want = pl_dt == PL_FLOAT16 ? (1u << CU_F16) | (1u << CU_F16TC)
-                    : pl_dt == PL_BFLOAT16 ? (1u << CU_BF16) | (1u << CU_F8)
-                                           : (1u << CU_F32) | (1u << CU_TF32);
-    return !e->cuda_types || (e->cuda_types & want);
+    return type_wanted(e, 0, pl_dt == PL_FLOAT16 ? CU_F16 : pl_dt == PL_BFLOAT16 ? CU_BF16 : CU_F32);
 }
 
 int emit_cuda_type_mask(const char *list, unsigned *mask)

@@ -167,7 +167,7 @@ struct cu_kernel {
     struct pl_op pl;
     int perm[8];
     int axis, ncat, affine, linear;
-    int nhwc;                   /* CK_RESIZE: channels-last (file LAYER-f32-nhwc_kernel) */
+    int nhwc;                   /* CK_RESIZE: channels-last (file LAYER-TYPE-nhwc_kernel) */
     struct pl_tensor cat[64];
     double eps, flops, bytes;
     const struct desc_attention *att; /* CK_ATTENTION: benchmarked in f32, f16 and bf16 */

@@ -428,7 +428,6 @@ struct bk_att {
     float scale, fill;
 };
 
-
 /* the scaled score of query i and key j with the mask applied */
 template <typename T>
 __device__ __forceinline__ float bk_att_score(const bk_att &a, const void *mask, long long b, long long h, long long i,
@@ -660,7 +659,6 @@ __global__ void __launch_bounds__(BK_ATT_WARPS * 32) bk_attention_tc(const T *q,
         __trap();
 #endif
 }
-
 
 /* One query row's outputs (all dv of them) into OUT: the scores in double, the softmax, P V */
 template <typename T>
