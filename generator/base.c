@@ -344,6 +344,16 @@ int bz_mkdir_p(const char *dir)
     return err;
 }
 
+int bz_rename_over(const char *tmp, const char *path)
+{
+    /* rename replaces any directory entry but a folder: a device (/dev/null), a pipe or a
+     * socket at PATH would become this regular file */
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+        return EEXIST;
+    return rename(tmp, path) == 0 ? 0 : errno;
+}
+
 int bz_write_file_atomic(const char *path, const void *data, size_t size)
 {
     struct bz_buf tmp;
@@ -375,10 +385,8 @@ int bz_write_file_atomic(const char *path, const void *data, size_t size)
         unlink(tmp.data);
         goto out;
     }
-    if (rename(tmp.data, path) != 0) {
-        err = errno;
+    if ((err = bz_rename_over(tmp.data, path)) != 0)
         unlink(tmp.data);
-    }
 out:
     bz_buf_free(&tmp);
     return err;

@@ -94,8 +94,12 @@ const char *bz_read_strerror(enum bz_read_status s);
 enum bz_read_status bz_read_file(const char *path, size_t max_size, char **data, size_t *size);
 
 /* Writes a file atomically: to PATH.tmp.PID then rename, so that a reader
- * never sees a half-written file. Returns 0 or an errno value. */
+ * never sees a half-written file. Returns 0 or an errno value; EEXIST where PATH is there and
+ * is not a regular file (a device, a pipe, a socket: never replaced). */
 int bz_write_file_atomic(const char *path, const void *data, size_t size);
+/* rename(TMP, PATH) unless PATH is there and is neither a regular file nor a symbolic link
+ * (then EEXIST, TMP left to the caller): 0 or an errno value */
+int bz_rename_over(const char *tmp, const char *path);
 
 /* mkdir -p: dir and every missing parent (0755). Returns 0 or an errno value. */
 int bz_mkdir_p(const char *dir);

@@ -431,7 +431,7 @@ static void test_formats_and_errors(void **state)
     assert_int_equal(run_agg("report --report nosuch", out, err), 2);
     assert_int_equal(run_agg("report --model nomodel", out, err), 4);
     assert_int_equal(run_agg("report --format pdf", out, err), 2);
-    char args[700];
+    char args[1400];
     snprintf(args, sizeof(args), "ingest '%s/manifest.tsv' '%s/nonexistent.csv'", dir, dir);
     assert_int_equal(run_agg(args, out, err), 3);
     /* -o writes the whole file */
@@ -439,6 +439,20 @@ static void test_formats_and_errors(void **state)
     assert_int_equal(run_agg(args, out, err), 0);
     snprintf(args, sizeof(args), "%s/bound.csv", dir);
     char *text = slurp(args);
+    assert_true(strncmp(text, "model,batch,type,device,", 24) == 0);
+    free(text);
+    /* -o onto a FIFO (as onto /dev/null or /dev/stdout): written through, the FIFO kept */
+    char fifo[300];
+    snprintf(fifo, sizeof(fifo), "%s/report.fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    snprintf(args, sizeof(args), "report --format csv --report bound -o '%s' & timeout 60 cat '%s' > '%s/through.csv'; wait $!", fifo,
+             fifo, dir);
+    assert_int_equal(run_agg(args, out, err), 0);
+    struct stat st;
+    assert_int_equal(lstat(fifo, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    snprintf(args, sizeof(args), "%s/through.csv", dir);
+    text = slurp(args);
     assert_true(strncmp(text, "model,batch,type,device,", 24) == 0);
     free(text);
 }

@@ -142,6 +142,24 @@ static void write_atomic_leaves_no_temp(void **state)
     /* a folder that does not exist: an error, and nothing written */
     snprintf(path, sizeof(path), "%s/no/such/dir/x", tmpdir);
     assert_int_equal(bz_write_file_atomic(path, "abc", 3), ENOENT);
+    /* a FIFO at the path (like /dev/null, not a regular file): refused, left as it was, and
+     * no temporary file stays; a symbolic link is replaced by the file (its target untouched) */
+    snprintf(path, sizeof(path), "%s/fifo", tmpdir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(bz_write_file_atomic(path, "abc", 3), EEXIST);
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+    assert_int_equal(access(tmp, F_OK), -1);
+    char link[600];
+    snprintf(link, sizeof(link), "%s/link", tmpdir);
+    assert_int_equal(symlink(path, link), 0);
+    assert_int_equal(bz_write_file_atomic(link, "abc", 3), 0);
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
 }
 
 /* whether RE2 pattern fully matches text, through the translation */

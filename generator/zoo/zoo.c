@@ -104,8 +104,10 @@ int zoo_write_onnx(const struct zoo_model *z, int64_t param, const char *path, i
         if (fd >= 0)
             close(fd);
         unlink(tmp.data);
-    } else if (close(fd) != 0 || rename(tmp.data, data_path.data) != 0) {
+    } else if (close(fd) != 0) {
         err = errno;
+        unlink(tmp.data);
+    } else if ((err = bz_rename_over(tmp.data, data_path.data)) != 0) {
         unlink(tmp.data);
     }
     if (!err)

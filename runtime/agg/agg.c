@@ -3,6 +3,7 @@
 #include "agg.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,7 +42,8 @@ static void agg_usage(FILE *f)
         "                   adds the predict reports (and prediction, where GPU is measured too)\n"
         "  --from PAT       predict only from the devices matching a shell pattern\n"
         "  --specs FILE     the GPU spec table (default: the built-in runtime/agg/gpu_specs.tsv)\n"
-        "  -o FILE          write the report to FILE (whole or not at all) instead of stdout\n"
+        "  -o FILE          write the report to FILE (whole or not at all) instead of stdout; a\n"
+        "                   device or a FIFO there (/dev/null) is written to, not replaced\n"
         "\n"
         "exit status: 0 ok, 2 bad command line, 3 bad rows or files were skipped (the rest was\n"
         "ingested), 4 nothing to report, 5 database or output file error, 70 internal error\n",
@@ -247,9 +249,13 @@ static int agg_do_report(struct agg_db *d, struct agg_opts *o)
     }
     FILE *f = stdout;
     char *tmp = NULL;
+    /* --out FILE: written whole beside it and renamed over it; a device or a pipe there
+     * (/dev/null, /dev/stdout, a FIFO) is written to, never replaced */
+    struct stat st;
+    bool stream = o->out && stat(o->out, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
     if (o->out) {
-        tmp = agg_xprintf("%s.tmp.%ld", o->out, (long)getpid());
-        f = fopen(tmp, "w");
+        tmp = stream ? NULL : agg_xprintf("%s.tmp.%ld", o->out, (long)getpid());
+        f = fopen(stream ? o->out : tmp, "w");
         if (!f) {
             fprintf(stderr, "%s: error: cannot write: %s\n", o->out, strerror(errno));
             free(tmp);
@@ -266,9 +272,10 @@ static int agg_do_report(struct agg_db *d, struct agg_opts *o)
         agg_out_tables(f, t, n, &o->out_opts);
     if (o->out) {
         int bad = ferror(f) | (fclose(f) != 0);
-        if (bad || rename(tmp, o->out) != 0) {
+        if (bad || (tmp && rename(tmp, o->out) != 0)) {
             fprintf(stderr, "%s: error: cannot write: %s\n", o->out, strerror(errno));
-            unlink(tmp);
+            if (tmp)
+                unlink(tmp);
             rc = AGG_EXIT_DB;
         }
         free(tmp);
