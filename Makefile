@@ -138,8 +138,9 @@ $(ZOO_ORACLE): $(BINDIR)/gen test/oracle/zoo_check.py
 	$(TEST_PYTHON) test/oracle/zoo_check.py $(BUILD)/test/zoo > $@.tmp || true
 	@mv $@.tmp $@
 
-# BENANZA_CUDA_COMPILE=no: the compile check of all generated CUDA benchmarks is skipped (it
-# tests generated code, not ours; asan-test runs gen on the same models and leaves it to test)
+# BENANZA_CUDA_COMPILE=no: the builds of generated CUDA folders are skipped (the compile check
+# of every generated CUDA benchmark, the hostile-names and repro folders): they test generated
+# code, not ours; asan-test runs gen on the same models and leaves the builds to test
 BENANZA_CUDA_COMPILE ?= yes
 # BENANZA_E2E_SEMANTICS=0: the e2e tests of the generated kernels' semantics are skipped
 # (asan-test: ninja builds that code with the folder's flags, out of the sanitizers' reach)

@@ -176,8 +176,9 @@ static enum bh_status bc_lt_setup(struct bc_state *s, struct bc_lib_state *f, co
     f->lt_ws_bytes = BC_LT_WORKSPACE;
     cublasStatus_t bs = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                              &f->lt_ws_bytes, sizeof(f->lt_ws_bytes));
+    /* all the heuristic offers (up to 64), so that the note says how many there are */
     cublasLtMatmulHeuristicResult_t res[64];
-    int want = op->algo + 1 < 64 ? op->algo + 1 : 64, got = 0;
+    int want = 64, got = 0;
     if (bs == CUBLAS_STATUS_SUCCESS)
         bs = cublasLtMatmulAlgoGetHeuristic(f->lt, f->ltd, f->la, f->lb, f->lc, f->lc, pref, want, res, &got);
     cublasLtMatmulPreferenceDestroy(pref);
@@ -188,6 +189,8 @@ static enum bh_status bc_lt_setup(struct bc_state *s, struct bc_lib_state *f, co
                 got == 1 ? "" : "s", op->algo);
         return BH_UNSUPPORTED;
     }
+    if (res[op->algo].state != CUBLAS_STATUS_SUCCESS)
+        return bc_blas_fail(r, "cublasLtMatmulAlgoGetHeuristic (the result at this rank)", res[op->algo].state);
     f->lt_algo = res[op->algo].algo;
     int id = 0, tile = 0, stages = 0, splitk = 0, swizzle = 0, custom = 0;
     size_t w;
@@ -203,6 +206,7 @@ static enum bh_status bc_lt_setup(struct bc_state *s, struct bc_lib_state *f, co
     if (res[op->algo].workspaceSize > 0)
         BC_CUDA(r, cudaMalloc(&f->lt_ws, res[op->algo].workspaceSize));
     f->lt_ws_bytes = res[op->algo].workspaceSize;
+    r->workspace_bytes = (double)f->lt_ws_bytes;
     return BH_OK;
 }
 

@@ -103,7 +103,8 @@ static const char *bc_cudnn_status_text(cudnnStatus_t st)
 static inline enum bh_status bc_cudnn_fail(struct bh_result *r, const char *call, cudnnStatus_t st)
 {
     bh_note(r, "%s failed: %s", call, bc_cudnn_status_text(st));
-    if (st == CUDNN_STATUS_ALLOC_FAILED)
+    /* ALLOC_FAILED is cuDNN 9's host allocation failure; the device's has its own code */
+    if (st == CUDNN_STATUS_ALLOC_FAILED || st == CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED)
         return BH_OOM;
     /* cuDNN 9 refines NOT_SUPPORTED into sub-codes in the same range */
     if (st == CUDNN_STATUS_NOT_SUPPORTED || (st >= 3000 && st < 4000))
@@ -665,18 +666,30 @@ static enum bh_status bc_be_plan(struct bc_lib_state *f, const struct bc_lib_op 
     int64_t got = 0;
     BC_BE(r, cudnnBackendGetAttribute(f->be_heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, n, &got,
                                       f->be_cfgs));
-    /* the configuration at the rank, among those the type allows */
+    /* the configuration at the rank, among those the type allows; all of them counted (a
+     * configuration past the rank that cannot be read ends the count, not the benchmark) */
     int rank = -1, allowed = 0;
     int64_t index = -1;
     char notes[160] = "", knobs[200] = "";
-    for (int64_t i = 0; i < got && rank < 0; i++) {
+    const char *more = "";
+    for (int64_t i = 0; i < got; i++) {
         int tensor = 0, transform = 0;
-        if ((st = bc_be_engine_info(f->be_cfgs[i], &index, notes, sizeof(notes), &tensor, &transform, r)) != BH_OK)
-            return st;
+        int64_t idx = -1;
+        char nt[160];
+        struct bh_result scratch;
+        if ((st = bc_be_engine_info(f->be_cfgs[i], &idx, nt, sizeof(nt), &tensor, &transform,
+                                    rank < 0 ? r : &scratch)) != BH_OK) {
+            if (rank < 0)
+                return st;
+            more = " or more";
+            break;
+        }
         if (!op->tensor_op && tensor)
             continue;
         if (allowed++ == op->algo) {
             rank = (int)i;
+            index = idx;
+            snprintf(notes, sizeof(notes), "%s", nt);
             f->be_transform = transform;
         }
     }
@@ -695,13 +708,16 @@ static enum bh_status bc_be_plan(struct bc_lib_state *f, const struct bc_lib_op 
     cudnnStatus_t fs = cudnnBackendFinalize(f->be_plan);
     if (fs != CUDNN_STATUS_SUCCESS) {
         enum bh_status e = bc_cudnn_fail(r, "cudnnBackendFinalize (execution plan)", fs);
-        bh_note(r, "engine %lld (heuristic mode %s rank %d: %s; knobs %s)", (long long)index, mname, op->algo, notes, knobs);
+        char why[sizeof(r->note)];
+        snprintf(why, sizeof(why), "%s", r->note);
+        bh_note(r, "engine %lld (heuristic mode %s rank %d: %s; knobs %s): %s", (long long)index, mname, op->algo, notes,
+                knobs, why);
         return e;
     }
     int64_t c = 0;
     BC_BE(r, cudnnBackendGetAttribute(f->be_plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &c, ws));
-    bh_note(r, "engine %lld, heuristic mode %s rank %d of %d: numerical notes %s; knobs %s; workspace %lld bytes",
-            (long long)index, mname, op->algo, allowed, notes, knobs, (long long)*ws);
+    bh_note(r, "engine %lld, heuristic mode %s rank %d of %d%s: numerical notes %s; knobs %s; workspace %lld bytes",
+            (long long)index, mname, op->algo, allowed, more, notes, knobs, (long long)*ws);
     return BH_OK;
 }
 
@@ -785,11 +801,12 @@ static enum bh_status bc_be_sdpa_ops(struct bc_lib_state *f, const struct bc_lib
     int64_t sd[4] = {b, h, sq, skv}, ss[4] = {h * sq * skv, sq * skv, skv, 1};
     int64_t rd[4] = {b, h, sq, 1}, rs[4] = {h * sq, sq, 1, 1};
     int64_t one[4] = {1, 1, 1, 1};
-    /* the mask: 1 along the dims it broadcasts over */
+    /* the mask: 1 along the dims it broadcasts over, those at the stride a packed tensor of
+     * these dims would have there (as cuDNN's own samples give them; no stride repeated) */
     int64_t md[4], ms[4];
-    for (int k = 0; k < 4; k++) {
+    for (int k = 3; k >= 0; k--) {
         md[k] = a->m[k] ? sd[k] : 1;
-        ms[k] = a->m[k] ? a->m[k] : 1;
+        ms[k] = a->m[k] ? a->m[k] : k == 3 ? 1 : ms[k + 1] * md[k + 1];
     }
     if (f->be_nmore + 40 > (int)(sizeof(f->be_more) / sizeof(f->be_more[0]))) {
         bh_note(r, "too many descriptors for the attention graph (a benanza bug)");
