@@ -411,8 +411,8 @@ static void cuda_types_option(void **state)
 }
 
 /* scripts/gpu-run pack: the folder gen writes (for the toolkit folder run makes there), packed
- * whole, its manifest beside it; bad arguments are exit 2 (run itself needs a GPU machine's
- * toolkit: it was tried by hand against a toolkit whose cuDNN came as a wheel) */
+ * whole, its manifest beside it; bad arguments are exit 2; run against this machine's toolkit
+ * (a GPU machine's cuDNN comes as a wheel: tried by hand), out of budget and resumed */
 static void gpu_run_pack(void **state)
 {
     (void)state;
@@ -426,9 +426,26 @@ static void gpu_run_pack(void **state)
                              exe, dir, m, dir, dir, dir, dir, dir, dir, dir),
                      0);
     assert_int_equal(test_sh("scripts/gpu-run run '%s/none' 2>/dev/null; test $? = 2 && "
-                             "scripts/gpu-run bogus 2>/dev/null; test $? = 2 && scripts/gpu-run --help | grep -q 'pack DIR' && "
-                             "rm -rf '%s/pk'", dir, dir),
+                             "scripts/gpu-run bogus 2>/dev/null; test $? = 2 && scripts/gpu-run --help | grep -q 'pack DIR'",
+                             dir),
                      0);
+    /* run, where there is a toolkit (no GPU needed): a budget too short for the build is exit
+     * 5 with what was done copied out; the same command again resumes in the unpacked folder,
+     * builds the rest and runs it (here: one nodevice row) */
+    const char *cuda = test_env("CUDA_HOME", "/usr/local/cuda");
+    if (test_sh("test -x '%s/bin/nvcc' && test -r '%s/include/cudnn.h'", cuda, cuda) != 0) {
+        print_message("no CUDA toolkit with cuDNN at %s: gpu-run run not tried\n", cuda);
+    } else {
+        assert_int_equal(test_sh("export CUDA_ROOT='%s' GPU_RUN_WORK='%s/pkw' MEASURE_TORCH=0; "
+                                 "OUT='%s/o1' GPU_RUN_BUDGET=1 scripts/gpu-run run '%s/pk' 2> '%s/o1.log'; test $? = 5 && "
+                                 "grep -q 'partial=1' '%s/o1/machine.txt' && test -s '%s/o1/ninja.log' && "
+                                 "OUT='%s/o2' scripts/gpu-run run '%s/pk' -- --iters 1 2> '%s/o2.log' && "
+                                 "grep -q 'resuming in' '%s/o2.log' && grep -q 'partial=0' '%s/o2/machine.txt' && "
+                                 "grep -q ',nodevice,' '%s/o2/results.csv' || { cat '%s/o1.log' '%s/o2.log'; exit 1; }",
+                                 cuda, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir),
+                         0);
+    }
+    assert_int_equal(test_sh("rm -rf '%s/pk' '%s/pkw' '%s/o1' '%s/o2'", dir, dir, dir, dir), 0);
     unlink(m);
     free(m);
 }
