@@ -149,7 +149,12 @@ const struct ir_type *canon_out(const struct canon_ctx *c, int i)
 
 void canon_name_dims(struct bz_buf *name, const struct ir_type *t)
 {
-    name_dims(name, t);
+    /* an omitted input (canon_in's NULL: an empty name where a variadic operator's inputs are
+     * all required is not refused by its schema's counts) */
+    if (!t)
+        bz_buf_puts(name, "none");
+    else
+        name_dims(name, t);
 }
 
 double canon_default_f(const struct canon_ctx *c, json_t *attrs, const char *name, double dflt)

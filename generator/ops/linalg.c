@@ -254,6 +254,12 @@ static void canon_matmul(const struct canon_ctx *c, struct json_t *attrs, struct
  * appears in an input, at most once in the output */
 static int check_einsum(const struct ir_node *n, struct bz_buf *why)
 {
+    /* the operands are one variadic input: none of them may be left out */
+    for (int i = 0; i < n->n_inputs; i++)
+        if (!n->inputs[i]) {
+            bz_buf_printf(why, "input %d is empty, but every Einsum operand is required", i);
+            return -1;
+        }
     const struct ir_attr *a = ir_node_attr(n, "equation");
     if (!a)
         return 0; /* the operator says it has none */

@@ -85,6 +85,11 @@ n.attribute.append(helper.make_attribute("equation", b"i\xff,i->"))
 save("einsum_not_utf8", [n], [X("x", [4])], [X("y", None)], frag="attribute equation holds byte 0xff")
 save("einsum_unknown_label", [helper.make_node("Einsum", ["x"], ["y"], equation="ij->k")], [X("x", [2, 3])],
      [X("y", None)], frag="output label 'k' is in no input")
+# an Einsum operand left out, with no equation and a declared output (fuzz: a crash once, its
+# name made from the missing operand's shape)
+n = helper.make_node("Einsum", ["", "x"], ["y"])
+save("einsum_empty_operand", [n], [helper.make_tensor_value_info("x", T.DOUBLE, [5])],
+     [helper.make_tensor_value_info("y", T.DOUBLE, [])], frag="input 0 is empty, but every Einsum operand is required")
 # huge dims and shape constants whose arithmetic overflows int64
 save("huge_input", [helper.make_node("Relu", ["x"], ["y"])], [X("x", [2 ** 40, 2 ** 40, 2 ** 40])], [X("y", None)],
      frag="too many to be a tensor")
