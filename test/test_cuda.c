@@ -34,9 +34,14 @@ static bool have_cuda(void)
 /* BENANZA_CUDA_COMPILE=no (make asan-test): gen's part of a test runs, the build of the code
  * it wrote does not (that code is built with its folder's own flags, out of the sanitizers'
  * reach, and make test builds it) */
+static bool cuda_compile_off(void)
+{
+    return !strcmp(test_env("BENANZA_CUDA_COMPILE", "yes"), "no");
+}
+
 static bool generated_code_built(const char *what)
 {
-    if (strcmp(test_env("BENANZA_CUDA_COMPILE", "yes"), "no"))
+    if (!cuda_compile_off())
         return true;
     print_message("BENANZA_CUDA_COMPILE=no: %s not built (make test's check)\n", what);
     return false;
@@ -265,7 +270,7 @@ static void cuda_shared_compile(void **state)
                         "-o '%s' 2>'%s.gen.log'",
                         gen, models, models, out, out),
                      0);
-    if (!strcmp(test_env("BENANZA_CUDA_COMPILE", "yes"), "no")) {
+    if (cuda_compile_off()) {
         TEST_SKIP("BENANZA_CUDA_COMPILE=no: gen ran on every model; the compile check is make test's\n");
         return;
     }

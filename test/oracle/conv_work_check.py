@@ -8,13 +8,12 @@ the layer's taps; flops must be 2 x N x channels x channels per group x that sum
 
 usage: conv_work_check.py FOLDER   (one line per layer; exit 1 on a mismatch or when none ran)"""
 import glob
-import json
 import os
 import re
 import sys
 
 import numpy as np
-from single_node import run_node
+from single_node import layer_key, run_node
 
 # the operators whose benchmarks are convolutions, and the reference operator of their taps
 CONV_OPS = {"Conv": "Conv", "ConvInteger": "Conv", "QLinearConv": "Conv", "ConvTranspose": "ConvTranspose"}
@@ -34,7 +33,7 @@ def taps(op, attrs, x_shape, w_shape):
 
 def check(path):
     text = open(path).read()
-    key = json.loads(re.search(r"^ \*\s+layer key: (\{.*\})$", text, re.M).group(1))
+    key = layer_key(text)
     op = CONV_OPS.get(key.get("op"))
     if not op:
         return None

@@ -11,7 +11,6 @@ bias, must give the same output within 1e-4 of its largest value.
 
 usage: deconv_check.py FOLDER   (one line per benchmark; exit 1 on a mismatch or when none ran)"""
 import glob
-import json
 import os
 import re
 import subprocess
@@ -19,7 +18,7 @@ import sys
 import tempfile
 
 import numpy as np
-from single_node import run_node
+from single_node import layer_key, run_node
 
 DRIVER = r'''
 #define main benanza_bench_main
@@ -95,7 +94,7 @@ def reference(attrs, x, w, b, groups):
 def check(path, tmp):
     text = open(path).read()
     impl = re.search(r'st\.impl = "([^"]*)";', text).group(1)
-    key = json.loads(re.search(r"^ \*\s+layer key: (\{.*\})$", text, re.M).group(1))
+    key = layer_key(text)
     drv = os.path.join(tmp, "driver.c")
     with open(drv, "w") as f:
         f.write(DRIVER % (os.path.abspath(path), impl))

@@ -6,12 +6,11 @@ random data of the layer key's input shape, must give the same output.
 
 usage: permute_check.py FOLDER   (prints one line per layer; exit 1 on any mismatch)"""
 import glob
-import json
 import re
 import sys
 
 import numpy as np
-from single_node import run_node
+from single_node import layer_key, run_node
 
 OPS = ("Transpose", "DepthToSpace", "SpaceToDepth")
 
@@ -24,10 +23,9 @@ def main():
     bad = checked = 0
     for path in sorted(glob.glob(sys.argv[1] + "/bench/*-f32-*.c")):
         text = open(path).read()
-        m = re.search(r"^ \*\s+layer key: (\{.*\})$", text, re.M)
-        if not m:
+        key = layer_key(text)
+        if not key:
             continue
-        key = json.loads(m.group(1))
         if key["op"] not in OPS or key["inputs"][0]["dtype"] != "FLOAT":
             continue
         src = re.search(r"\.src = \{(\d+), \{([^}]*)\}\}", text)

@@ -18,7 +18,6 @@ inputs and must give the same outputs, exactly.
 usage: plain_check.py FOLDER   (one line per benchmark; exit 1 on a mismatch or when none ran)"""
 import concurrent.futures
 import glob
-import json
 import os
 import re
 import subprocess
@@ -28,7 +27,7 @@ import tempfile
 import ml_dtypes
 import numpy as np
 from onnx import numpy_helper
-from single_node import run_node, run_node_ort
+from single_node import layer_key, run_node, run_node_ort
 
 OPS = ("ScatterND", "Split", "ArgMax", "ArgMin", "TopK", "GatherElements", "GatherND", "ScatterElements", "Scatter",
        "CumSum", "Trilu", "OneHot", "ReverseSequence", "EyeLike", "Range", "Cast", "CastLike", "BitShift",
@@ -446,10 +445,9 @@ def main():
     todo = []
     for path in sorted(glob.glob(sys.argv[1] + "/bench/*-c_plain.c")):
         text = open(path).read()
-        m = re.search(r"^ \*\s+layer key: (\{.*\})$", text, re.M)
-        if not m:
+        key = layer_key(text)
+        if not key:
             continue
-        key = json.loads(m.group(1))
         if key["op"] not in OPS + MATHS + SAMPLING + SIGNAL + NN + SELECT + STRINGS:
             continue
         if key["op"] in ("Cast", "CastLike") and all(t["dtype"] in ("FLOAT", "DOUBLE", "INT64", "INT32", "BOOL")

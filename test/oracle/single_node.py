@@ -1,4 +1,8 @@
-"""One ONNX node run by onnx's reference implementation: the oracles' shared helper."""
+"""One ONNX node run by onnx's reference implementation, and the layer key of a generated
+benchmark: the oracles' shared helpers."""
+import json
+import re
+
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
@@ -35,3 +39,9 @@ def run_node_ort(op, attrs, feeds, out_types, opset=13):
     o = ort.SessionOptions()
     o.intra_op_num_threads = 1
     return ort.InferenceSession(model.SerializeToString(), o, providers=["CPUExecutionProvider"]).run(None, feeds)
+
+
+def layer_key(text):
+    """the layer key a generated benchmark's header comment gives (a dict), or None"""
+    m = re.search(r"^ \*\s+layer key: (\{.*\})$", text, re.M)
+    return json.loads(m.group(1)) if m else None
