@@ -458,8 +458,17 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
                              "layer_macro", layer_macro.data, "kernel_kind", kinds[k->kind], "flops", flops, "bytes",
                              bytes, "harness", harness, hl, "cuda_bench", cuda, cl, "cuda_kernels", kern, kl);
     bz_buf_free(&layer_macro);
-    if (data)
+    /* the one kernel kind (and type of the templated ones) nvcc is to compile */
+    int odt = k->pl.out.dtype;
+    char select[200];
+    snprintf(select, sizeof(select),
+             "/* the kernel this benchmark launches (runtime/cuda_kernels.cuh): the others are left out */\n"
+             "#define BK_KINDS 0x%02xu\n#define BK_TYPES 0x%xu",
+             1u << k->kind, odt == PL_FLOAT16 ? 2u : odt == PL_BFLOAT16 ? 4u : 1u);
+    if (data) {
         emit_plain_headers(data, pl_family(k->pl.kind), true);
+        json_object_set_new(data, "kernel_select", json_string(select));
+    }
     emit_bench(e, l, file.data, ".cu", "templates/cuda/kernel.cu.mustache", "nvcc", data);
     bz_buf_free(&file);
     bz_buf_free(&title);

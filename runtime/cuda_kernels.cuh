@@ -21,6 +21,26 @@
 enum bk_kind { BK_PLAIN, BK_TRANSPOSE, BK_CONCAT, BK_LAYERNORM, BK_RESIZE, BK_EMPTY, BK_ATTENTION };
 enum { BK_MAX_CAT = 64, BK_THREADS = 256 };
 
+/* What a file compiles: gen defines BK_KINDS (bit 1 << enum bk_kind) and BK_TYPES (the float
+ * types of the templated kernels) as its layer needs, so that nvcc compiles one kernel, not
+ * all fifteen (device code is compiled whether launched or not). Left undefined: all. */
+#define BK_K_PLAIN 0x01u
+#define BK_K_TRANSPOSE 0x02u
+#define BK_K_CONCAT 0x04u
+#define BK_K_LAYERNORM 0x08u
+#define BK_K_RESIZE 0x10u
+#define BK_K_EMPTY 0x20u
+#define BK_K_ATTENTION 0x40u
+#define BK_T_F32 0x1u
+#define BK_T_F16 0x2u
+#define BK_T_BF16 0x4u
+#ifndef BK_KINDS
+#define BK_KINDS 0x7fu
+#endif
+#ifndef BK_TYPES
+#define BK_TYPES 0x7u
+#endif
+
 struct bk_op {
     int kind;
     struct pl_op pl;          /* BK_PLAIN: the whole operation; for all: in[0] (input) and out */
@@ -173,6 +193,7 @@ __device__ __forceinline__ float bk_apply(int fn, float a, float b, float alpha,
     }
 }
 
+#if BK_KINDS & BK_K_PLAIN
 /* Element-wise with broadcasting (unary, binary, Where, Cast, Expand), Slice/Pad/Tile */
 __global__ void bk_elementwise(const bk_args a)
 {
@@ -255,6 +276,9 @@ __global__ void bk_gather(const void *x, const long long *idx, void *y, long lon
     }
 }
 
+#endif
+
+#if BK_KINDS & BK_K_TRANSPOSE
 /* Transpose: output coordinates to the input offset through the permuted input strides */
 __global__ void bk_transpose(const float *x, float *y, bk_args a)
 {
@@ -267,6 +291,7 @@ __global__ void bk_transpose(const float *x, float *y, bk_args a)
         y[i] = x[src];
     }
 }
+#endif
 
 /* Concat of up to BK_MAX_CAT inputs along an axis: [outer, sum(axis_i), inner] */
 struct bk_cat_args {
@@ -276,6 +301,7 @@ struct bk_cat_args {
     long long outer, inner, total;
 };
 
+#if BK_KINDS & BK_K_CONCAT
 __global__ void bk_concat(float *y, const bk_cat_args a)
 {
     long long n = a.outer * a.total * a.inner;
@@ -288,7 +314,9 @@ __global__ void bk_concat(float *y, const bk_cat_args a)
         y[i] = a.in[k][(o * len + (c - a.off[k])) * a.inner + in];
     }
 }
+#endif
 
+#if BK_KINDS & BK_K_LAYERNORM
 /* LayerNorm over the last `cols` elements of each row: one block per row, warp shuffles then
  * shared memory for the mean and the variance */
 __device__ __forceinline__ float bk_block_sum(float v, float *shared)
@@ -331,6 +359,7 @@ __global__ void bk_layernorm(const float *x, const float *scale, const float *sh
         out[c] = scale ? v * scale[c] + shift[c] : v;
     }
 }
+#endif
 
 /* an element of the typed kernels as float (on the device and on the host), and a float rounded
  * to T (to nearest even), their store */
@@ -412,9 +441,11 @@ __global__ void bk_resize(const T *x, T *y, long long planes, long long c, long 
         y[i] = bk_t<T>(bk_resize_elem(x, i, c, ih, iw, oh, ow, linear, nhwc, rs));
 }
 
+#if BK_KINDS & BK_K_EMPTY
 __global__ void bk_empty(void)
 {
 }
+#endif
 
 
 /* ---- fused attention (flash attention): one pass over the keys with an online softmax ---- */
@@ -824,11 +855,15 @@ static enum bh_status bk_att_setup(struct bc_state *s, struct bk_state *k, struc
     k->att_tc = dt != PL_FLOAT && shapes && arch && smem <= (size_t)optin;
     if (k->att_tc) {
         k->att_smem = smem;
+#if (BK_KINDS & BK_K_ATTENTION) && (BK_TYPES & BK_T_F16)
         if (dt == PL_FLOAT16)
             BC_CUDA(r, cudaFuncSetAttribute(bk_attention_tc<__half>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-        else
+#endif
+#if (BK_KINDS & BK_K_ATTENTION) && (BK_TYPES & BK_T_BF16)
+        if (dt == PL_BFLOAT16)
             BC_CUDA(r, cudaFuncSetAttribute(bk_attention_tc<__nv_bfloat16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             (int)smem));
+#endif
         snprintf(r->math, sizeof(r->math), "%s", "tensor_op");
         bh_note(r, "bk_attention_tc: WMMA 16x16x16, %d queries x %d keys a tile, %zu bytes of shared memory", BK_ATT_BQ,
                 BK_ATT_BK, smem);
@@ -935,6 +970,14 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
     return BH_OK;
 }
 
+/* a kind or type this file's BK_KINDS and BK_TYPES leave out: gen wrote a wrong file */
+static enum bh_status bk_not_compiled(struct bh_result *r, int kind, int dtype)
+{
+    bh_note(r, "kernel kind %d in data type %d is not compiled into this file (BK_KINDS 0x%02x, BK_TYPES 0x%x): a gen bug",
+            kind, dtype, (unsigned)BK_KINDS, (unsigned)BK_TYPES);
+    return BH_ERROR;
+}
+
 static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
 {
     struct bk_state *k = (struct bk_state *)s->family;
@@ -942,6 +985,7 @@ static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
     const struct pl_op *pl = &op->pl;
     cudaStream_t q = s->stream;
     switch (op->kind) {
+#if BK_KINDS & BK_K_PLAIN
     case BK_PLAIN:
         if (pl->kind == PL_GATHER) {
             long long outer = 1, inner = 1, dim = pl->in[0].d[pl->axis];
@@ -958,67 +1002,108 @@ static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
             bk_elementwise<<<k->grid, BK_THREADS, 0, q>>>(k->args);
         }
         break;
+#endif
+#if BK_KINDS & BK_K_TRANSPOSE
     case BK_TRANSPOSE:
         bk_transpose<<<k->grid, BK_THREADS, 0, q>>>((const float *)k->din[0], (float *)k->dout, k->args);
         break;
+#endif
+#if BK_KINDS & BK_K_CONCAT
     case BK_CONCAT:
         bk_concat<<<k->grid, BK_THREADS, 0, q>>>((float *)k->dout, k->cat);
         break;
+#endif
+#if BK_KINDS & BK_K_RESIZE
     case BK_RESIZE: {
         const struct pl_tensor *i = &pl->in[0], *o = &pl->out;
         long long ih = i->d[i->nd - 2], iw = i->d[i->nd - 1], oh = o->d[o->nd - 2], ow = o->d[o->nd - 1];
         long long c = o->nd >= 3 ? o->d[o->nd - 3] : 1;
         long long planes = pl_count(o) / (oh * ow);
         bk_rs rs = bk_resize_rs(op);
-        if (o->dtype == PL_FLOAT16)
+        switch (o->dtype) {
+#if BK_TYPES & BK_T_F32
+        case PL_FLOAT:
+            bk_resize<float><<<k->grid, BK_THREADS, 0, q>>>((const float *)k->din[0], (float *)k->dout, planes, c, ih, iw,
+                                                            oh, ow, op->linear, op->nhwc, rs);
+            break;
+#endif
+#if BK_TYPES & BK_T_F16
+        case PL_FLOAT16:
             bk_resize<__half><<<k->grid, BK_THREADS, 0, q>>>((const __half *)k->din[0], (__half *)k->dout, planes, c, ih,
                                                              iw, oh, ow, op->linear, op->nhwc, rs);
-        else if (o->dtype == PL_BFLOAT16)
+            break;
+#endif
+#if BK_TYPES & BK_T_BF16
+        case PL_BFLOAT16:
             bk_resize<__nv_bfloat16><<<k->grid, BK_THREADS, 0, q>>>((const __nv_bfloat16 *)k->din[0],
                                                                     (__nv_bfloat16 *)k->dout, planes, c, ih, iw, oh, ow,
                                                                     op->linear, op->nhwc, rs);
-        else
-            bk_resize<float><<<k->grid, BK_THREADS, 0, q>>>((const float *)k->din[0], (float *)k->dout, planes, c, ih, iw,
-                                                            oh, ow, op->linear, op->nhwc, rs);
+            break;
+#endif
+        default:
+            return bk_not_compiled(r, op->kind, o->dtype);
+        }
         break;
     }
+#endif
+#if BK_KINDS & BK_K_EMPTY
     case BK_EMPTY:
         bk_empty<<<1, 32, 0, q>>>();
         break;
+#endif
+#if BK_KINDS & BK_K_LAYERNORM
     case BK_LAYERNORM: {
         int threads = k->cols >= 1024 ? 1024 : k->cols >= 256 ? 256 : 128;
         bk_layernorm<<<(unsigned)k->rows, threads, 0, q>>>((const float *)k->din[0], (const float *)k->din[1],
                                                             (const float *)k->din[2], (float *)k->dout, k->cols, op->eps);
         break;
     }
+#endif
+#if BK_KINDS & BK_K_ATTENTION
     case BK_ATTENTION: {
         const bk_att &a = k->att;
         const void *m = k->nin > 3 ? k->din[3] : NULL;
         dim3 tc((unsigned)((a.sq + BK_ATT_BQ - 1) / BK_ATT_BQ), (unsigned)a.h, (unsigned)a.b);
         dim3 rows((unsigned)((a.sq + BK_ATT_WARPS - 1) / BK_ATT_WARPS), (unsigned)a.h, (unsigned)a.b);
-        int dt = pl->out.dtype;
-        if (dt == PL_FLOAT)
+        (void)tc;
+        (void)rows;
+        switch (pl->out.dtype) {
+#if BK_TYPES & BK_T_F32
+        case PL_FLOAT:
             bk_attention_rows<float><<<rows, BK_ATT_WARPS * 32, 0, q>>>((const float *)k->din[0], (const float *)k->din[1],
                                                                        (const float *)k->din[2], m, (float *)k->dout, a);
-        else if (dt == PL_FLOAT16 && k->att_tc)
-            bk_attention_tc<__half><<<tc, BK_ATT_WARPS * 32, k->att_smem, q>>>(
-                (const __half *)k->din[0], (const __half *)k->din[1], (const __half *)k->din[2], m, (__half *)k->dout, a);
-        else if (dt == PL_FLOAT16)
-            bk_attention_rows<__half><<<rows, BK_ATT_WARPS * 32, 0, q>>>(
-                (const __half *)k->din[0], (const __half *)k->din[1], (const __half *)k->din[2], m, (__half *)k->dout, a);
-        else if (k->att_tc)
-            bk_attention_tc<__nv_bfloat16><<<tc, BK_ATT_WARPS * 32, k->att_smem, q>>>(
-                (const __nv_bfloat16 *)k->din[0], (const __nv_bfloat16 *)k->din[1], (const __nv_bfloat16 *)k->din[2], m,
-                (__nv_bfloat16 *)k->dout, a);
-        else
-            bk_attention_rows<__nv_bfloat16><<<rows, BK_ATT_WARPS * 32, 0, q>>>(
-                (const __nv_bfloat16 *)k->din[0], (const __nv_bfloat16 *)k->din[1], (const __nv_bfloat16 *)k->din[2], m,
-                (__nv_bfloat16 *)k->dout, a);
+            break;
+#endif
+#if BK_TYPES & BK_T_F16
+        case PL_FLOAT16:
+            if (k->att_tc)
+                bk_attention_tc<__half><<<tc, BK_ATT_WARPS * 32, k->att_smem, q>>>(
+                    (const __half *)k->din[0], (const __half *)k->din[1], (const __half *)k->din[2], m, (__half *)k->dout, a);
+            else
+                bk_attention_rows<__half><<<rows, BK_ATT_WARPS * 32, 0, q>>>(
+                    (const __half *)k->din[0], (const __half *)k->din[1], (const __half *)k->din[2], m, (__half *)k->dout, a);
+            break;
+#endif
+#if BK_TYPES & BK_T_BF16
+        case PL_BFLOAT16:
+            if (k->att_tc)
+                bk_attention_tc<__nv_bfloat16><<<tc, BK_ATT_WARPS * 32, k->att_smem, q>>>(
+                    (const __nv_bfloat16 *)k->din[0], (const __nv_bfloat16 *)k->din[1], (const __nv_bfloat16 *)k->din[2], m,
+                    (__nv_bfloat16 *)k->dout, a);
+            else
+                bk_attention_rows<__nv_bfloat16><<<rows, BK_ATT_WARPS * 32, 0, q>>>(
+                    (const __nv_bfloat16 *)k->din[0], (const __nv_bfloat16 *)k->din[1], (const __nv_bfloat16 *)k->din[2], m,
+                    (__nv_bfloat16 *)k->dout, a);
+            break;
+#endif
+        default:
+            return bk_not_compiled(r, op->kind, pl->out.dtype);
+        }
         break;
     }
+#endif
     default:
-        bh_note(r, "unknown kernel kind %d (a gen bug)", op->kind);
-        return BH_ERROR;
+        return bk_not_compiled(r, op->kind, pl->out.dtype);
     }
     BC_CUDA(r, cudaGetLastError());
     return BH_OK;

@@ -105,6 +105,16 @@ static void cuda_hostile_names(void **state)
     assert_int_equal(test_sh("scripts/check-cuda-build --no-alone '%s' > '%s.check.log' 2>&1 || { cat '%s.check.log'; exit 1; }", out,
                         out, out),
                      0);
+    /* a kernel benchmark whose BK_KINDS leaves out the kernel it launches is refused */
+    assert_int_equal(test_sh("cd '%s' && mkdir -p wrong/bench && f=$(ls bench/*-kernel.cu | head -1) && "
+                             "sed 's/^#define BK_KINDS 0x[0-9a-f]*u/#define BK_KINDS 0x00u/' \"$f\" > wrong/$f && "
+                             "! grep -q '^#define BK_KINDS 0x00u' \"$f\" && grep -q '^#define BK_KINDS 0x00u' wrong/$f",
+                             out),
+                     0);
+    assert_int_equal(test_sh("scripts/check-cuda-build '%s/wrong' > '%s.wrong.log' 2>&1; test $? = 1 && "
+                             "grep -q 'FAILED: .*-kernel.cu: kind BK_[A-Z]*, type .*: BK_KINDS 0x00u' '%s.wrong.log'",
+                             out, out, out),
+                     0);
     /* a CUDA binary without a GPU: one row, nodevice, exit 3 */
     assert_int_equal(test_sh("cd '%s' && f=$(ls bin/*-f32-implicit_precomp_gemm | head -1) && $f > row.csv; "
                         "test $? = 3 && grep -q ',nodevice,' row.csv && test $(wc -l < row.csv) = 1",
