@@ -1,8 +1,12 @@
 /* gen --dump: a readable summary of a loaded model. */
 #include "dump.h"
 
+#include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ops/ops.h"
 
 static void put_quoted(struct bz_buf *b, const char *s)
 {
@@ -201,4 +205,130 @@ void dump_model(FILE *out, const struct ir_model *m)
     dump_graph(&b, m->graph, 1);
     fwrite(b.data, 1, b.len, out);
     bz_buf_free(&b);
+}
+
+/* ---- gen --graph: the main graph as gen works on it, as JSON ---- */
+
+static json_t *jstr(const char *s)
+{
+    json_t *j = json_string(s ? s : "");
+    return j ? j : json_string("?"); /* the loader keeps names valid UTF-8; never NULL in practice */
+}
+
+/* a number, or "inf", "-inf", "nan" (JSON has none) */
+static json_t *jnum(double v)
+{
+    return isfinite(v) ? json_real(v) : json_string(v != v ? "nan" : v > 0 ? "inf" : "-inf");
+}
+
+static json_t *tensor_json(const struct ir_tensor *t)
+{
+    json_t *o = json_object(), *dims = json_array();
+    json_object_set_new(o, "dtype", jstr(ir_dtype_name(t->dtype)));
+    for (int k = 0; k < t->rank; k++)
+        json_array_append_new(dims, json_integer(t->dims[k]));
+    json_object_set_new(o, "dims", dims);
+    bool numeric = dtype_is_float(t->dtype) || dtype_is_int(t->dtype) || t->dtype == IR_DTYPE_DOUBLE;
+    if (t->data_kept && numeric && t->nelem <= IR_TENSOR_KEEP_MAX) {
+        json_t *vals = json_array();
+        bool integer = dtype_is_int(t->dtype);
+        for (int64_t k = 0; k < t->nelem; k++)
+            json_array_append_new(vals, integer ? json_integer(tensor_get_i(t, k)) : jnum(tensor_get_f(t, k)));
+        json_object_set_new(o, "values", vals);
+    }
+    return o;
+}
+
+static json_t *attr_json(const struct ir_attr *a)
+{
+    json_t *v = NULL;
+    switch (a->type) {
+    case IR_ATTR_INT: v = json_integer(a->u.i); break;
+    case IR_ATTR_FLOAT: v = jnum(a->u.f); break;
+    case IR_ATTR_STRING: v = json_stringn(a->u.s.data, a->u.s.len); break;
+    case IR_ATTR_TENSOR: v = a->u.t ? tensor_json(a->u.t) : NULL; break;
+    case IR_ATTR_INTS:
+        v = json_array();
+        for (size_t k = 0; k < a->count; k++)
+            json_array_append_new(v, json_integer(a->u.ints[k]));
+        break;
+    case IR_ATTR_FLOATS:
+        v = json_array();
+        for (size_t k = 0; k < a->count; k++)
+            json_array_append_new(v, jnum(a->u.floats[k]));
+        break;
+    case IR_ATTR_STRINGS:
+        v = json_array();
+        for (size_t k = 0; k < a->count; k++) {
+            json_t *s = json_stringn(a->u.strings[k].data, a->u.strings[k].len);
+            json_array_append_new(v, s ? s : json_null());
+        }
+        break;
+    default: break; /* graphs and the rest: the type only */
+    }
+    return json_pack("{s:s,s:o}", "type", ir_attr_type_name(a->type), "value", v ? v : json_null());
+}
+
+static json_t *names_json(int n, struct ir_value *const *v)
+{
+    json_t *a = json_array();
+    for (int k = 0; k < n; k++)
+        json_array_append_new(a, jstr(v[k] ? v[k]->name : ""));
+    return a;
+}
+
+static json_t *type_json(const struct ir_type *t)
+{
+    if (t->kind != IR_TYPE_TENSOR)
+        return json_pack("{s:s}", "kind", ir_type_kind_name(t->kind));
+    json_t *o = json_pack("{s:s}", "dtype", t->dtype ? ir_dtype_name(t->dtype) : "?");
+    if (t->rank >= 0) {
+        json_t *dims = json_array();
+        for (int k = 0; k < t->rank; k++)
+            json_array_append_new(dims, t->dims[k].value >= 0 ? json_integer(t->dims[k].value) : json_null());
+        json_object_set_new(o, "shape", dims);
+    }
+    return o;
+}
+
+void dump_graph_json(FILE *out, const struct ir_model *m)
+{
+    const struct ir_graph *g = m->graph;
+    json_t *root = json_object(), *opsets = json_object(), *inputs = json_array(), *inits = json_array();
+    json_t *nodes = json_array(), *values = json_object();
+    json_object_set_new(root, "model", jstr(m->path));
+    for (int i = 0; i < m->n_opsets; i++)
+        json_object_set_new(opsets, ir_domain_is_onnx(m->opsets[i].domain) ? "" : m->opsets[i].domain,
+                            json_integer(m->opsets[i].version));
+    json_object_set_new(root, "opsets", opsets);
+    for (int i = 0; i < g->n_inputs; i++)
+        if (!g->inputs[i]->init)
+            json_array_append_new(inputs, jstr(g->inputs[i]->name));
+    json_object_set_new(root, "inputs", inputs);
+    json_object_set_new(root, "outputs", names_json(g->n_outputs, g->outputs));
+    for (int i = 0; i < g->n_initializers; i++) {
+        const struct ir_value *v = g->initializers[i];
+        json_t *t = v->init ? tensor_json(v->init) : json_object();
+        json_object_set_new(t, "name", jstr(v->name));
+        json_array_append_new(inits, t);
+    }
+    json_object_set_new(root, "initializers", inits);
+    for (int i = 0; i < g->n_nodes; i++) {
+        const struct ir_node *n = &g->nodes[i];
+        json_t *attrs = json_object();
+        for (int k = 0; k < n->n_attrs; k++)
+            json_object_set_new(attrs, n->attrs[k].name, attr_json(&n->attrs[k]));
+        json_array_append_new(nodes, json_pack("{s:o,s:o,s:o,s:I,s:I,s:o,s:o,s:o}", "name", jstr(n->name), "op",
+                                               jstr(n->op_type), "domain", jstr(n->domain), "opset",
+                                               (json_int_t)ir_node_opset(m, n), "file_index", (json_int_t)n->index,
+                                               "inputs", names_json(n->n_inputs, n->inputs), "outputs",
+                                               names_json(n->n_outputs, n->outputs), "attrs", attrs));
+    }
+    json_object_set_new(root, "nodes", nodes);
+    for (int i = 0; i < g->n_values; i++)
+        json_object_set_new(values, g->values[i]->name, type_json(&g->values[i]->type));
+    json_object_set_new(root, "values", values);
+    json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+    fputc('\n', out);
+    json_decref(root);
 }

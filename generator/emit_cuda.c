@@ -373,6 +373,11 @@ static char *kernel_describe(const struct cu_kernel *k)
             bz_buf_printf(&b, "    (op)->pl.start[%d] = %lld;\n    (op)->pl.step[%d] = %lld;\n", d,
                           (long long)pl->start[d], d, (long long)pl->step[d]);
     }
+    if (pl->kind == PL_SPLIT) {
+        bz_buf_printf(&b, "    (op)->pl.nsplit = %d;\n", pl->nsplit);
+        for (int j = 0; j < pl->nsplit; j++)
+            bz_buf_printf(&b, "    (op)->pl.split[%d] = %lld;\n", j, (long long)pl->split[j]);
+    }
     if (k->kind == CK_TRANSPOSE)
         for (int d = 0; d < pl->out.nd; d++)
             bz_buf_printf(&b, "    (op)->perm[%d] = %d;\n", d, k->perm[d]);
@@ -443,7 +448,7 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
     const char *harness = emit_embedded("runtime/harness.h", &hl);
     const char *cuda = emit_embedded("runtime/cuda_bench.h", &cl);
     const char *kern = emit_embedded("runtime/cuda_kernels.cuh", &kl);
-    static const char *const kinds[] = {"element-wise (bk_elementwise, bk_flat4 or bk_gather)", "transpose (bk_transpose)",
+    static const char *const kinds[] = {"element-wise (bk_elementwise, bk_flat4, bk_gather or bk_split)", "transpose (bk_transpose)",
                                         "concat (bk_concat)", "LayerNorm (bk_layernorm)", "resize (bk_resize)",
                                         "empty (bk_empty: the launch floor)",
                                         "flash attention (bk_attention_tc on Tensor Cores, else bk_attention_rows)"};
@@ -478,7 +483,7 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
 
 /* A kernel of ours for the layer: its operator's own (Transpose, Concat, Resize, LayerNorm, the
  * fused GELU and LayerNorm), else its plain C operation where the kernels have it (the
- * element-wise kinds, Gather, Slice/Pad/Tile; not a fold of three inputs, nor Mean) */
+ * element-wise kinds, Gather, Slice/Pad/Tile, Split; not a fold of three inputs, nor Mean) */
 static int plan_kernel(const struct layer_desc *d, const struct op_plans *h, struct cu_kernel *k)
 {
     memset(k, 0, sizeof(*k));
@@ -487,7 +492,7 @@ static int plan_kernel(const struct layer_desc *d, const struct op_plans *h, str
     if (!h->plain || h->plain(d, &k->pl))
         return -1;
     bool nary = k->pl.kind == PL_BINARY && (k->pl.nin != 2 || (k->pl.flag && k->pl.fn == PL_ADD));
-    if (k->pl.kind > PL_MAP || nary)
+    if ((k->pl.kind > PL_MAP && k->pl.kind != PL_SPLIT) || nary)
         return -1;
     k->kind = CK_PLAIN;
     k->what = d->op;

@@ -106,6 +106,108 @@ int64_t ir_model_opset(const struct ir_model *m, const char *domain)
     return 0;
 }
 
+int64_t ir_node_opset(const struct ir_model *m, const struct ir_node *n)
+{
+    return n->opset > 0 ? n->opset : ir_model_opset(m, n->domain);
+}
+
+/* Min-heap of node indices: Kahn's algorithm that keeps file order where it can. */
+static void heap_push(int *h, int *n, int x)
+{
+    int i = (*n)++;
+    h[i] = x;
+    while (i > 0 && h[(i - 1) / 2] > h[i]) {
+        int p = (i - 1) / 2, t = h[p];
+        h[p] = h[i];
+        h[i] = t;
+        i = p;
+    }
+}
+
+static int heap_pop(int *h, int *n)
+{
+    int top = h[0];
+    h[0] = h[--(*n)];
+    for (int i = 0;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        if (l < *n && h[l] < h[m])
+            m = l;
+        if (r < *n && h[r] < h[m])
+            m = r;
+        if (m == i)
+            break;
+        int t = h[m];
+        h[m] = h[i];
+        h[i] = t;
+        i = m;
+    }
+    return top;
+}
+
+static int ir_node_dep(const struct ir_graph *g, const struct ir_value *v)
+{
+    return v && v->graph == g ? v->producer : -1;
+}
+
+int ir_graph_sort(struct ir_model *m, struct ir_graph *g, int **left)
+{
+    int n = g->n_nodes;
+    g->topo = bz_arena_array(&m->arena, (size_t)(n ? n : 1), sizeof(int));
+    if (left)
+        *left = NULL;
+    if (n == 0)
+        return 0;
+    int *indeg = bz_calloc((size_t)n, sizeof(int));
+    int *nsucc = bz_calloc((size_t)n + 1, sizeof(int));
+    /* count edges (with multiplicity), then fill a CSR successor list */
+    for (int i = 0; i < n; i++) {
+        const struct ir_node *nd = &g->nodes[i];
+        for (int k = 0; k < nd->n_inputs + nd->n_captures; k++) {
+            const struct ir_value *v = k < nd->n_inputs ? nd->inputs[k] : nd->captures[k - nd->n_inputs];
+            int p = ir_node_dep(g, v);
+            if (p >= 0) {
+                indeg[i]++;
+                nsucc[p + 1]++;
+            }
+        }
+    }
+    for (int i = 0; i < n; i++)
+        nsucc[i + 1] += nsucc[i];
+    int *succ = bz_malloc(((size_t)nsucc[n] + 1) * sizeof(int));
+    int *fill = bz_malloc(((size_t)n + 1) * sizeof(int));
+    memcpy(fill, nsucc, ((size_t)n + 1) * sizeof(int));
+    for (int i = 0; i < n; i++) {
+        const struct ir_node *nd = &g->nodes[i];
+        for (int k = 0; k < nd->n_inputs + nd->n_captures; k++) {
+            const struct ir_value *v = k < nd->n_inputs ? nd->inputs[k] : nd->captures[k - nd->n_inputs];
+            int p = ir_node_dep(g, v);
+            if (p >= 0)
+                succ[fill[p]++] = i;
+        }
+    }
+    int *heap = bz_malloc((size_t)n * sizeof(int));
+    int hn = 0, done = 0;
+    for (int i = 0; i < n; i++)
+        if (indeg[i] == 0)
+            heap_push(heap, &hn, i);
+    while (hn) {
+        int x = heap_pop(heap, &hn);
+        g->topo[done++] = x;
+        for (int e = nsucc[x]; e < nsucc[x + 1]; e++)
+            if (--indeg[succ[e]] == 0)
+                heap_push(heap, &hn, succ[e]);
+    }
+    free(heap);
+    free(fill);
+    free(succ);
+    free(nsucc);
+    if (done < n && left)
+        *left = indeg;
+    else
+        free(indeg);
+    return done;
+}
+
 /* FNV-1a: names are short and the table is rebuilt per graph, nothing fancier needed. */
 #define ir_hash_name bz_hash_str
 

@@ -180,6 +180,9 @@ struct ir_node {
     const char *op_type;
     const char *domain;         /* "" for the default ONNX domain */
     const char *doc;
+    /* the version of its domain's opset it follows; 0: the model's. Set on the nodes that an
+     * expansion of another runtime's operator made (ops/expand_api.c), which follow their own. */
+    int64_t opset;
     int n_inputs;
     struct ir_value **inputs;   /* NULL entries: omitted optional inputs */
     int n_outputs;
@@ -253,6 +256,12 @@ struct ir_model {
 
 /* Opset version in effect for a domain ("" and "ai.onnx" are the same), or 0. */
 int64_t ir_model_opset(const struct ir_model *m, const char *domain);
+/* the opset version a node follows: its own where it has one, else the model's for its domain */
+int64_t ir_node_opset(const struct ir_model *m, const struct ir_node *n);
+/* Sorts G's nodes topologically into g->topo (Kahn's algorithm with a min-heap: a sorted graph
+ * keeps its order). Returns the number of nodes placed: fewer than g->n_nodes when there is a
+ * cycle, and then *LEFT (when not NULL) gets each node's count of unplaced inputs (malloc'd). */
+int ir_graph_sort(struct ir_model *m, struct ir_graph *g, int **left);
 bool ir_domain_is_onnx(const char *domain);
 
 /* Value lookup in a graph's own scope, then in enclosing scopes. */

@@ -352,7 +352,7 @@ static json_t *layer_params(const struct ir_model *m, const struct ir_node *n, c
             json_object_set_new(attrs, n->attrs[k].name, attr_json(&n->attrs[k]));
     bz_buf_clear(name);
     if (def && def->canon) {
-        struct canon_ctx cc = {m, n, ir_model_opset(m, n->domain), def};
+        struct canon_ctx cc = {m, n, ir_node_opset(m, n), def};
         def->canon(&cc, attrs, name);
     } else {
         generic_name(n, name);

@@ -27,6 +27,7 @@ static void usage(FILE *out)
           "       gen --dump MODEL.onnx...\n"
           "       gen --zoo NAME[:PARAM=V] --write-onnx FILE.onnx\n"
           "       gen --shapes MODEL.onnx... [-b N] [--dim [MODEL:]NAME=V] [--input-shape ...]\n"
+          "       gen --graph MODEL.onnx [-b N] [--dim [MODEL:]NAME=V] [--input-shape ...]\n"
           "       gen --render TEMPLATE --data DATA.json [--partials DIR]\n"
           "       gen --ops\n"
           "       gen --help | --version\n"
@@ -41,6 +42,10 @@ static void usage(FILE *out)
           "  --shapes             infer every tensor's type and shape and print them, one per\n"
           "                       line: name<TAB>ELEM_TYPE<TAB>d0,d1,... ('?' unknown dim,\n"
           "                       '*' unknown rank, an empty list for scalars)\n"
+          "  --graph              print the model's main graph as gen benchmarks it, as JSON:\n"
+          "                       its nodes (other runtimes' fused operators, com.microsoft\n"
+          "                       Attention and the like, written as the ONNX operators they\n"
+          "                       fuse), attributes, initializers and inferred types\n"
           "  --zoo NAME[:PARAM=V] add a built-in model (repeatable); it is written to\n"
           "                       DIR/zoo/NAME.onnx and processed with the others\n"
           "  --write-onnx FILE    with one --zoo: write it as FILE (weights as external data in\n"
@@ -118,6 +123,29 @@ static int cmd_dump(int argc, char **argv, const struct onnx_load_opts *lo)
     }
     bz_buf_free(&err);
     return diag.errors ? BZ_EXIT_MODEL : BZ_EXIT_OK;
+}
+
+static int cmd_graph(const char *path, const struct onnx_load_opts *lo, const struct shape_opts *so)
+{
+    struct bz_diag diag = {0};
+    struct bz_buf err;
+    bz_buf_init(&err);
+    struct ir_model *m;
+    if (onnx_load_file(path, lo, &m, &err) != ONNX_LOAD_OK) {
+        bz_diag_error(&diag, path, "%s", err.data);
+        bz_buf_free(&err);
+        return BZ_EXIT_MODEL;
+    }
+    bz_buf_free(&err);
+    struct shape_result res;
+    int bad = shape_infer(m, so, &diag, &res);
+    free(res.unsupported);
+    if (!bad) {
+        dump_graph_json(stdout, m);
+        fflush(stdout);
+    }
+    ir_model_free(m);
+    return bad ? BZ_EXIT_MODEL : BZ_EXIT_OK;
 }
 
 static int cmd_shapes(int argc, char **argv, const struct onnx_load_opts *lo,
@@ -364,11 +392,12 @@ int main(int argc, char **argv)
     gen_cmdline = command_line(argc, argv);
     enum { OPT_SHAPES = 300, OPT_DIM, OPT_INPUT_SHAPE, OPT_LAYERS, OPT_STRICT, OPT_PROGRESS, OPT_ZOO,
            OPT_WRITE_ONNX, OPT_BACKEND, OPT_CUDA_ARCH, OPT_REPRO, OPT_CALIBRATE, OPT_TOP_K, OPT_HEUR_MODES, OPT_TYPES };
-    enum { OPT_DUMP = 256, OPT_RENDER, OPT_DATA, OPT_PARTIALS, OPT_VERSION, OPT_MAX_SIZE, OPT_OPS };
+    enum { OPT_DUMP = 256, OPT_RENDER, OPT_DATA, OPT_PARTIALS, OPT_VERSION, OPT_MAX_SIZE, OPT_OPS, OPT_GRAPH };
     static const struct option longopts[] = {
         {"dump", no_argument, NULL, OPT_DUMP},
         {"ops", no_argument, NULL, OPT_OPS},
         {"shapes", no_argument, NULL, OPT_SHAPES},
+        {"graph", no_argument, NULL, OPT_GRAPH},
         {"layers", no_argument, NULL, OPT_LAYERS},
         {"strict", no_argument, NULL, OPT_STRICT},
         {"progress", no_argument, NULL, OPT_PROGRESS},
@@ -393,7 +422,7 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
-    bool dump = false, shapes = false, layers = false, strict = false, progress = false, calibrate = false;
+    bool dump = false, shapes = false, graph = false, layers = false, strict = false, progress = false, calibrate = false;
     const char *out_dir = "out";
     const char *zoo_specs[16];
     int n_zoo = 0;
@@ -416,6 +445,7 @@ int main(int argc, char **argv)
         switch (c) {
         case OPT_DUMP: dump = true; break;
         case OPT_SHAPES: shapes = true; break;
+        case OPT_GRAPH: graph = true; break;
         case 'b': {
             n_batches = 0;
             for (char *p = optarg;;) {
@@ -566,6 +596,13 @@ int main(int argc, char **argv)
             return BZ_EXIT_USAGE;
         }
         return cmd_shapes(argc - optind, argv + optind, &lo, &so);
+    }
+    if (graph) {
+        if (optind + 1 != argc || n_batches > 1) {
+            bz_diag_error(NULL, "gen", "--graph takes one model file and at most one batch size");
+            return BZ_EXIT_USAGE;
+        }
+        return cmd_graph(argv[optind], &lo, &so);
     }
     if (dump) {
         if (optind >= argc) {

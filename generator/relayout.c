@@ -36,7 +36,7 @@ static bool node_channels_last(const struct ir_model *m, const struct ir_node *n
         return true;
     if (!strcmp(n->op_type, "Resize") || !strcmp(n->op_type, "Upsample"))
         return n->n_inputs && n->inputs[0] && n->inputs[0]->type.rank == 4;
-    if ((strcmp(n->op_type, "Softmax") && strcmp(n->op_type, "LogSoftmax")) || ir_model_opset(m, n->domain) < 13)
+    if ((strcmp(n->op_type, "Softmax") && strcmp(n->op_type, "LogSoftmax")) || ir_node_opset(m, n) < 13)
         return false;
     const struct ir_value *x = n->n_inputs ? n->inputs[0] : NULL;
     int64_t axis = ir_node_attr_int(n, "axis", -1);

@@ -16,6 +16,8 @@ struct driver {
     bool batch_changed;
     int64_t batch_from, batch_to;
     struct ir_model *m;
+    struct op_xp_memo *memo;    /* what the expansions of the main graph share */
+    bool resort;                /* an expansion added nodes: the main graph is sorted again */
 };
 
 static void note_unsupported(struct driver *d, const struct ir_node *n, int top_index)
@@ -122,10 +124,42 @@ static void drop_oversized(struct driver *d, const struct ir_node *n, struct bz_
 }
 
 static void infer_node(struct driver *d, struct ir_graph *g, struct ir_node *n, struct bz_diag *diag,
+                       int top_index);
+
+/* Another runtime's fused operator written as ONNX nodes (ops.h, "expansions"): true when
+ * C's node was replaced (the new nodes inferred in its place), false with a warning when its
+ * operator's hook refused (the node stays, unsupported). */
+static bool expand_node(struct driver *d, struct infer_ctx *c, struct bz_diag *diag)
+{
+    const struct op_def *def = op_find(c->n->domain, c->n->op_type);
+    struct op_xp *x = op_xp_begin(c, &d->memo);
+    if (def->expand(c, x)) {
+        struct bz_buf w;
+        bz_buf_init(&w);
+        ir_node_where(&w, c->n);
+        bz_diag_warning(diag, d->m->path, "%s: not written as ONNX operators: %s", w.data, op_xp_why(x));
+        bz_buf_free(&w);
+        op_xp_end(x);
+        d->res->n_not_expanded++;
+        return false;
+    }
+    int index = c->n->index, *made, n_made;
+    op_xp_commit(x, &made, &n_made);
+    op_xp_end(x);
+    d->res->n_expanded++;
+    d->res->n_expansion_nodes += n_made;
+    d->resort = true;
+    for (int i = 0; i < n_made; i++)
+        infer_node(d, c->g, &c->g->nodes[made[i]], diag, index);
+    free(made);
+    return true;
+}
+
+static void infer_node(struct driver *d, struct ir_graph *g, struct ir_node *n, struct bz_diag *diag,
                        int top_index)
 {
     struct infer_ctx c = {
-        .m = d->m, .g = g, .n = n, .opset = ir_model_opset(d->m, n->domain), .diag = diag,
+        .m = d->m, .g = g, .n = n, .opset = ir_node_opset(d->m, n), .diag = diag,
         .infer_graph = infer_graph, .driver = d, .batch_from = d->batch_from, .batch_to = d->batch_to,
     };
     const struct op_def *def = op_find(n->domain, n->op_type);
@@ -153,6 +187,8 @@ static void infer_node(struct driver *d, struct ir_graph *g, struct ir_node *n, 
         return;
     }
     bz_buf_free(&why);
+    if (def && def->expand && !g->parent && expand_node(d, &c, diag))
+        return; /* N is gone: its nodes took its place, inferred */
     if (def)
         def->infer(&c);
     if (c.failed) {
@@ -226,8 +262,18 @@ static int infer_graph(struct infer_ctx *parent, struct ir_graph *g)
 {
     struct driver *d = parent->driver;
     reset_graph(g);
-    for (int i = 0; i < g->n_nodes; i++)
-        infer_node(d, g, &g->nodes[g->topo[i]], parent->diag, parent->n ? parent->n->index : g->topo[i]);
+    /* an expansion adds nodes to the main graph as it goes: the walk is over the nodes and the
+     * order it started with (the original's place is taken by one of its nodes, the others are
+     * inferred by the expansion), sorted again at the end */
+    const int *order = g->topo;
+    int n = g->n_nodes;
+    for (int i = 0; i < n; i++)
+        infer_node(d, g, &g->nodes[order[i]], parent->diag, parent->n ? parent->n->index : g->nodes[order[i]].index);
+    if (!g->parent && d->resort) {
+        int placed = ir_graph_sort(d->m, g, NULL);
+        BZ_ASSERT(placed == g->n_nodes); /* an expansion reads only what its node read */
+        d->resort = false;
+    }
     return 0;
 }
 
@@ -360,6 +406,11 @@ int shape_infer(struct ir_model *m, const struct shape_opts *o, struct bz_diag *
             continue;
         }
         int bd = batch_dim(g, v);
+        /* the first input's batch symbol is the batch wherever it appears (a cache [2, batch,
+         * heads, past, head size] whose batch is not its leading dim) */
+        for (int k = 0; have_first && first_batch.param && o->batch > 0 && k < v->type.rank; k++)
+            if (dims[k].param && !strcmp(dims[k].param, first_batch.param))
+                dims[k] = dim_of(o->batch);
         if (o->batch > 0 && bd >= 0 && bd < v->type.rank) {
             /* the first data input defines the model's batch; other inputs follow only
              * when their batch dim is the same (a streaming cache of another size is not
@@ -383,7 +434,7 @@ int shape_infer(struct ir_model *m, const struct shape_opts *o, struct bz_diag *
     struct infer_ctx top = {.m = m, .g = g, .diag = diag, .infer_graph = infer_graph, .driver = &d};
     int warnings_before = diag ? diag->warnings : 0;
     infer_graph(&top, g);
-    if (d.batch_changed && diag && diag->warnings > warnings_before + res->n_unsupported_ops) {
+    if (d.batch_changed && diag && diag->warnings > warnings_before + res->n_unsupported_ops + res->n_not_expanded) {
         /* the usual cause: an input whose batch is not its leading dim (a streaming cache) */
         struct bz_buf kept;
         bz_buf_init(&kept);
@@ -406,6 +457,7 @@ int shape_infer(struct ir_model *m, const struct shape_opts *o, struct bz_diag *
         bz_buf_free(&kept);
     }
 
+    op_xp_memo_free(d.memo);
     res->n_values = g->n_values;
     for (int i = 0; i < g->n_values; i++)
         res->n_resolved += type_concrete(&g->values[i]->type);

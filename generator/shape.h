@@ -48,6 +48,9 @@ struct shape_result {
     int n_unsupported_nodes;
     int n_conflicts;        /* inferred shapes that contradict a declared one */
     int n_invalid;          /* nodes that break their operator's schema (errors, said) */
+    int n_expanded;         /* nodes of other runtimes' fused operators written as ONNX ones */
+    int n_expansion_nodes;  /* the ONNX nodes that replaced them */
+    int n_not_expanded;     /* nodes whose expansion refused them (a warning each, said) */
 };
 
 /* Infers every value's type in place (value->type), folding known values into

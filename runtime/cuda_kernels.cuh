@@ -183,11 +183,13 @@ __device__ __forceinline__ float bk_apply(int fn, float a, float b, float alpha,
         return n >= 64 ? 0.0f : (float)(alpha != 0 ? x >> n : x << n);
     }
 #define PLM(fn) fn##f
+#define PLC(x) x##f
 #define PL_ALPHA alpha
 #define PL_MATH_CASE(fn, expr) case fn: return (expr);
     PL_UNARY_MATHS(PL_MATH_CASE)
 #undef PL_MATH_CASE
 #undef PL_ALPHA
+#undef PLC
 #undef PLM
     default: return a;
     }
@@ -237,6 +239,42 @@ __global__ void bk_elementwise(const bk_args a)
         else
             v = bk_load(a.in[0], a.idt[0], pos[0]);
         bk_store(a.out, a.odt, i, v);
+    }
+}
+
+/* Split along an axis (PL_SPLIT): the output buffer holds the pieces one after the other, piece
+ * k being [outer, off[k+1] - off[k], inner] of the input [outer, dim, inner]; elements of ES bytes */
+struct bk_split_args {
+    const void *x;
+    void *y;
+    long long outer, dim, inner;
+    long long off[33]; /* prefix sums of the pieces' sizes (pl_op holds up to 32 pieces) */
+    int n, es;
+};
+
+/* the input element output element I copies (host and device: test/split_ref_check.cu) */
+__host__ __device__ static inline long long bk_split_src(const bk_split_args *a, long long i)
+{
+    int k = 0;
+    while (k + 1 < a->n && i >= a->outer * a->off[k + 1] * a->inner)
+        k++;
+    long long len = a->off[k + 1] - a->off[k], j = i - a->outer * a->off[k] * a->inner;
+    return ((j / (a->inner * len)) * a->dim + a->off[k] + (j / a->inner) % len) * a->inner + j % a->inner;
+}
+
+__global__ void bk_split(const bk_split_args a)
+{
+    long long total = a.outer * a.dim * a.inner;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
+        long long src = bk_split_src(&a, i);
+        if (a.es == 4)
+            ((unsigned *)a.y)[i] = ((const unsigned *)a.x)[src];
+        else if (a.es == 2)
+            ((unsigned short *)a.y)[i] = ((const unsigned short *)a.x)[src];
+        else if (a.es == 8)
+            ((unsigned long long *)a.y)[i] = ((const unsigned long long *)a.x)[src];
+        else
+            ((unsigned char *)a.y)[i] = ((const unsigned char *)a.x)[src];
     }
 }
 
@@ -734,6 +772,9 @@ struct bk_state {
     int nin;
     bk_args args;
     bk_cat_args cat;
+#if BK_KINDS & BK_K_PLAIN
+    bk_split_args split;                 /* BK_PLAIN's PL_SPLIT */
+#endif
     long long rows, cols;
     int grid;
     bk_att att;                          /* BK_ATTENTION */
@@ -932,6 +973,21 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
             a->start[d] = pl->start[d];
             a->step[d] = pl->step[d];
         }
+#if BK_KINDS & BK_K_PLAIN
+    } else if (op->kind == BK_PLAIN && pl->kind == PL_SPLIT) {
+        bk_split_args *sp = &k->split;
+        int64_t outer, dim, inner;
+        pl_axis_split(&pl->in[0], pl->axis, &outer, &dim, &inner);
+        sp->x = k->din[0];
+        sp->y = k->dout;
+        sp->outer = outer;
+        sp->dim = dim;
+        sp->inner = inner;
+        sp->n = pl->nsplit;
+        sp->es = (int)pl_esize(pl->in[0].dtype);
+        for (int j = 0; j < pl->nsplit; j++)
+            sp->off[j + 1] = sp->off[j] + pl->split[j];
+#endif
     } else if (op->kind == BK_PLAIN && pl->kind != PL_GATHER) {
         a->flat = 1;
         for (int i = 0; i < pl->nin; i++) {
@@ -995,6 +1051,8 @@ static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
                 inner *= pl->in[0].d[d];
             bk_gather<<<k->grid, BK_THREADS, 0, q>>>(k->din[0], (const long long *)k->din[1], k->dout, outer, dim,
                                                      pl_count(&pl->in[1]), inner, (int)pl_esize(pl->in[0].dtype));
+        } else if (pl->kind == PL_SPLIT) {
+            bk_split<<<k->grid, BK_THREADS, 0, q>>>(k->split);
         } else if (k->args.flat && k->args.n % 4 == 0 && pl->out.dtype == PL_FLOAT && pl->in[0].dtype == PL_FLOAT &&
                    (pl->kind == PL_UNARY || (pl->kind == PL_BINARY && pl->in[1].dtype == PL_FLOAT))) {
             bk_flat4<<<bk_grid(s, k->args.n / 4), BK_THREADS, 0, q>>>(k->args);

@@ -116,10 +116,13 @@ enum pl_kind {
 enum pl_map { PL_MAP_SLICE, PL_MAP_PAD, PL_MAP_TILE };
 
 /* Unary functions of one input and the parameter PL_ALPHA, one line each: their name and their
- * value at a, written once for the host (in double: PLM(exp) is exp) and the CUDA kernels (in
- * float: PLM(exp) is expf). A new one is a line here (and its operator's line in gen's table). */
+ * value at a, written once for the host (in double: PLM(exp) is exp, PLC(0.5) is 0.5) and the CUDA
+ * kernels (in float: PLM(exp) is expf, PLC(0.5) is 0.5f). A new one is a line here (and its
+ * operator's line in gen's table). PL_GELU_TANH: GELU's tanh approximation (ONNX Gelu with
+ * approximate "tanh", ONNX Runtime's FastGelu). */
 #define PL_UNARY_MATHS(X) \
-    X(PL_SWISH, a / (1 + PLM(exp)(-PL_ALPHA * a)))
+    X(PL_SWISH, a / (1 + PLM(exp)(-PL_ALPHA * a))) \
+    X(PL_GELU_TANH, PLC(0.5) * a * (1 + PLM(tanh)(PLC(0.7978845608028654) * (a + PLC(0.044715) * a * a * a))))
 
 enum pl_fn {
     PL_ERF, PL_NEG, PL_ABS, PL_SQRT, PL_EXP, PL_LOG, PL_FLOOR, PL_CEIL, PL_ROUND, PL_SIGN, PL_SIN,
@@ -554,11 +557,13 @@ static inline double pl_apply(const struct pl_op *op, double a, double b)
     case PL_MEAN: case PL_LOGSUM: case PL_LOGSUMEXP: case PL_SUMSQUARE: case PL_L1: case PL_L2:
         break; /* reductions: plain_reduce.h */
 #define PLM(f) f
+#define PLC(x) x
 #define PL_ALPHA (double)op->alpha
 #define PL_MATH_CASE(fn, expr) case fn: return (expr);
     PL_UNARY_MATHS(PL_MATH_CASE)
 #undef PL_MATH_CASE
 #undef PL_ALPHA
+#undef PLC
 #undef PLM
     case PL_FN_COUNT:
         break;

@@ -214,6 +214,19 @@ static void cuda_resize_layouts(void **state)
                      0);
 }
 
+/* Our Split kernel's indexing against the plain C Split (test/split_ref_check.cu; host code,
+ * built by nvcc) */
+static void cuda_split_index(void **state)
+{
+    (void)state;
+    if (!have_cuda())
+        return;
+    assert_int_equal(test_sh("'%s/bin/nvcc' -std=c++17 -Werror all-warnings test/split_ref_check.cu -o '%s/splitref' -ldl "
+                             "&& '%s/splitref' > '%s/splitref.log'; rc=$?; grep -v '^ok' '%s/splitref.log'; exit $rc",
+                             cuda_home(), dir, dir, dir, dir),
+                     0);
+}
+
 /* gen --repro LAYER: just that layer's benchmarks, in a folder of their own; each builds with
  * the command in its header comment alone (CUDA_HOME set for the CUDA ones) */
 static void cuda_repro(void **state)
@@ -300,6 +313,7 @@ void test_cuda_group(struct test_totals *tot)
         cmocka_unit_test(cuda_host_references),
         cmocka_unit_test(cuda_attention_reference),
         cmocka_unit_test(cuda_resize_layouts),
+        cmocka_unit_test(cuda_split_index),
         cmocka_unit_test(cuda_hostile_names),
         cmocka_unit_test(cuda_repro),
         cmocka_unit_test(cuda_shared_compile),

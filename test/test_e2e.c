@@ -688,7 +688,8 @@ static void e2e_conv_work(void **state)
  * groups are counted against test/oracle/attention_check.py's own walk of each model, and each
  * fused layer's description (shape, strides, scale, mask) against ONNX Runtime running the
  * group's nodes. ONNX Runtime's own export (gpt2-tiny-random-ort-fused) has its 5 attentions
- * fused already, as com.microsoft Attention nodes. gen only. */
+ * fused already, as com.microsoft Attention nodes: the walk is of the ONNX nodes gen writes them
+ * as (gen --graph). gen only. */
 static void e2e_attention(void **state)
 {
     (void)state;
@@ -737,6 +738,30 @@ static void e2e_attention(void **state)
     }
     if (!have_shared)
         TEST_SKIP("the zoo's transformers checked; %s/models is not there (no ../shared)\n", root);
+}
+
+/* ONNX Runtime's com.microsoft fused operators as gen writes them (ONNX operators) against ONNX
+ * Runtime running them: every form of each (test/oracle/msft_expand_check.py), and the whole of
+ * ../shared's gpt2-tiny-random-ort-fused where it is there. gen only. */
+static void e2e_msft_expansion(void **state)
+{
+    (void)state;
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    if (test_sh("%s -c 'import onnx, onnxruntime' 2>/dev/null", py) != 0)
+        TEST_SKIP("skipped: %s has no onnx or onnxruntime (scripts/setup installs them)\n", py);
+    const char *root = test_env("BENANZA_SHARED", "../shared");
+    char models[4200];
+    snprintf(models, sizeof(models), "%s/models/gpt2-tiny-random-ort-fused-opset11.onnx", root);
+    bool shared = access(models, R_OK) == 0;
+    snprintf(models, sizeof(models), "%s/models", root);
+    int rc = test_sh("%s test/oracle/msft_expand_check.py '%s/msft' %s%s%s > '%s/msft.log' 2>&1", py, dir,
+                     shared ? "'" : "", shared ? models : "", shared ? "'" : "", dir);
+    if (rc != 0) {
+        test_sh("cat '%s/msft.log' >&2", dir);
+        fail();
+    }
+    if (!shared)
+        TEST_SKIP("the fused operators' forms checked; %s is not there (no ../shared)\n", models);
 }
 
 /* Recurrent layers (LSTM with and without peepholes, GRU, vanilla RNN; batch-first layouts,
@@ -876,6 +901,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test_setup(e2e_deconv, e2e_reset),
         cmocka_unit_test_setup(e2e_conv_work, e2e_reset),
         cmocka_unit_test_setup(e2e_attention, e2e_reset),
+        cmocka_unit_test_setup(e2e_msft_expansion, e2e_reset),
         cmocka_unit_test_setup(e2e_recurrent, e2e_reset),
         cmocka_unit_test_setup(e2e_shared_cnn, e2e_reset),
         cmocka_unit_test_setup(e2e_shared_transformer, e2e_reset),

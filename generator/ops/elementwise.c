@@ -332,7 +332,9 @@ static int unary_plain(const struct layer_desc *d, struct pl_op *op)
         op->alpha = (float)d->a.alpha;
     switch (op->fn) {
     case PL_GELU:
-        return strcmp(d->a.approximate, "none") != 0 ? -1 : 0; /* the tanh approximation is another function */
+        if (!strcmp(d->a.approximate, "tanh"))
+            op->fn = PL_GELU_TANH; /* the tanh approximation is another function */
+        return !strcmp(d->a.approximate, "none") || op->fn == PL_GELU_TANH ? 0 : -1;
     case PL_CLIP:
         /* the bounds as gen knows them (attributes, or constant inputs folded into them) */
         if (d->nin > 1 && !desc_present(d, DA_min) && !desc_present(d, DA_max))

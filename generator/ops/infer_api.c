@@ -105,6 +105,36 @@ static float half_to_float(uint16_t h)
     return f;
 }
 
+/* float to IEEE half, rounded to nearest even (overflow to infinity, NaN kept a NaN) */
+static uint16_t float_to_half(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+    uint32_t ax = x & 0x7fffffffu;
+    if (ax >= 0x7f800000u) /* inf or NaN */
+        return sign | 0x7c00 | (ax > 0x7f800000u ? 0x200 : 0);
+    if (ax >= 0x477ff000u) /* rounds past the largest half */
+        return sign | 0x7c00;
+    if (ax < 0x38800000u) { /* a subnormal half (or zero): the value in units of 2^-24 */
+        float a;
+        memcpy(&a, &ax, 4);
+        return sign | (uint16_t)lrintf(a * 16777216.0f);
+    }
+    uint32_t r = ax + 0x0fffu + ((ax >> 13) & 1u); /* round the 13 dropped bits to even */
+    return sign | (uint16_t)((r - 0x38000000u) >> 13);
+}
+
+/* float to bfloat16, rounded to nearest even */
+static uint16_t float_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((x >> 16) | 0x40);
+    return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
 double tensor_get_f(const struct ir_tensor *t, int64_t k)
 {
     const unsigned char *p = t->data;
@@ -160,6 +190,8 @@ void tensor_set_f(struct ir_tensor *t, int64_t k, double v)
     case IR_DTYPE_INT8: p[k] = (unsigned char)(int8_t)(int64_t)v; break;
     case IR_DTYPE_UINT8: p[k] = (unsigned char)(int64_t)v; break;
     case IR_DTYPE_BOOL: p[k] = v != 0; break;
+    case IR_DTYPE_FLOAT16: { uint16_t h = float_to_half((float)v); memcpy(p + k * 2, &h, 2); break; }
+    case IR_DTYPE_BFLOAT16: { uint16_t h = float_to_bf16((float)v); memcpy(p + k * 2, &h, 2); break; }
     default: break;
     }
 }

@@ -799,7 +799,8 @@ static const struct op_plans expand_plans = {NULL, expand_plain, NULL, NULL, NUL
     .how = {NULL, "plain C", NULL, "kernel of ours"}};
 static const struct op_plans gather_plans = {NULL, gather_plain, NULL, NULL, NULL, 0,
     .how = {NULL, "plain C", NULL, "kernel of ours"}};
-PLAIN_PLANS(split_plans, split_plain, "plain C");
+static const struct op_plans split_plans = {NULL, split_plain, NULL, NULL, NULL, 0,
+    .how = {NULL, "plain C", NULL, "kernel of ours"}};
 static const struct op_plans tile_plans = {NULL, tile_plain, NULL, NULL, NULL, 0,
     .how = {NULL, "plain C", NULL, "kernel of ours"}};
 static const struct op_plans pad_plans = {NULL, pad_plain, NULL, NULL, NULL, 0,

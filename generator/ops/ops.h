@@ -23,6 +23,13 @@ struct infer_ctx {
 
 typedef void (*op_infer_fn)(struct infer_ctx *c);
 
+/* An expansion under way (ops/expand_api.c): the ONNX nodes that replace one node of another
+ * runtime's fused operator. */
+struct op_xp;
+/* Builds C's node as ONNX nodes through X, its inputs inferred: 0, or 1 after op_xp_refuse
+ * (before the first node is made) when the node is beyond the expansion. */
+typedef int (*op_expand_fn)(struct infer_ctx *c, struct op_xp *x);
+
 /* Canonicalisation for layer keys (generator/layers.c): fills ATTRS (a JSON object) with
  * the node's attributes normalised, ONNX defaults filled in, and appends the op-specific
  * part of the readable name to NAME (e.g. "conv2d_n1_c64_56x56_k64_3x3_s1_p1_d1_g1"). */
@@ -86,6 +93,9 @@ struct op_def {
     /* what else a node must hold, checked with the schema (Einsum's equation): 0, -1 with why
      * (not valid ONNX), 1 with why (valid, beyond gen) */
     int (*check)(const struct ir_node *n, struct bz_buf *why);
+    /* another runtime's operator that is ONNX operators fused (OP_FOREIGN): how it is written
+     * as them, so that every backend benchmarks it as what they are (ops/msft.c) */
+    op_expand_fn expand;
 };
 
 /* The table (ops/registry.c): one entry per ONNX operator we understand. */
@@ -220,6 +230,56 @@ bool dtype_is_float(int dtype);
 bool dtype_is_int(int dtype);
 /* values can be folded: kept, numeric, and small */
 bool tensor_foldable(const struct ir_tensor *t);
+
+/* ---- expansions (generator/ops/expand_api.c) ----
+ * A node of another runtime's fused operator (com.microsoft Attention) is replaced, during
+ * shape inference, by the ONNX nodes that compute the same: the driver calls the operator's
+ * expand hook with the node's inputs inferred, the hook checks what it needs (op_xp_refuse when
+ * it cannot) and then makes the nodes in data-flow order; each follows opset OP_XP_OPSET of the
+ * ONNX domain, whatever the model imports. The node that makes the original's output 0 takes its
+ * place in the graph (its index), the others go after the graph's last node, all named
+ * "NAME/PART" and located at the original's index in messages. Values made are "NAME/PART" too;
+ * constants become initializers. */
+enum { OP_XP_OPSET = 20 };
+/* the node's input / output I as the hook reads or writes it (NULL: omitted or absent) */
+struct ir_value *op_xp_in(struct op_xp *x, int i);
+struct ir_value *op_xp_out(struct op_xp *x, int i);
+/* refuses the expansion: the reason (printf-style) goes in the warning; returns 1 */
+int op_xp_refuse(struct op_xp *x, const char *fmt, ...) BZ_PRINTF(2, 3);
+/* a node of OP with NIN inputs (NULL: omitted) and NOUT outputs: OUT[k] where the caller gives
+ * one (an output of the original node), else a new value, stored in OUT[k] */
+void op_xp_node(struct op_xp *x, const char *op, const char *part, int nin, struct ir_value *const *in, int nout,
+                struct ir_value **out);
+/* the same with one output: OUT (an original output) or, when NULL, a new value; returns it */
+struct ir_value *op_xp_op(struct op_xp *x, const char *op, const char *part, int nin, struct ir_value *const *in,
+                          struct ir_value *out);
+#define OP_XP_IN(...) (int)(sizeof((struct ir_value *[]){__VA_ARGS__}) / sizeof(struct ir_value *)), \
+    (struct ir_value *[]){__VA_ARGS__}
+/* attributes of the node made last */
+void op_xp_attr_i(struct op_xp *x, const char *name, int64_t v);
+void op_xp_attr_f(struct op_xp *x, const char *name, float v);
+void op_xp_attr_s(struct op_xp *x, const char *name, const char *v);
+void op_xp_attr_ints(struct op_xp *x, const char *name, int n, const int64_t *v);
+/* constants: a 1-D (RANK 1) or scalar (RANK 0, N 1) tensor of integers of DTYPE, and a scalar of a
+ * float DTYPE (f32, f16, bf16, f64) */
+struct ir_value *op_xp_ints(struct op_xp *x, const char *part, int dtype, int rank, int n, const int64_t *v);
+struct ir_value *op_xp_scalar(struct op_xp *x, const char *part, int dtype, double v);
+/* a value an earlier expansion of the same graph made under KEY (what several nodes share: one
+ * attention mask), or NULL; and recording one */
+struct ir_value *op_xp_memo(struct op_xp *x, const char *key);
+void op_xp_memo_put(struct op_xp *x, const char *key, struct ir_value *v);
+
+/* the driver's side (shape.c): what expansions of one graph share, and one expansion's course */
+struct op_xp_memo;
+struct op_xp *op_xp_begin(struct infer_ctx *c, struct op_xp_memo **memo);
+/* the reason a refusing hook gave */
+const char *op_xp_why(const struct op_xp *x);
+/* puts the nodes made in the graph in place of the original (see above); *NEW gets their
+ * indices in data-flow order (malloc'd, *N_NEW of them), for the driver to infer them */
+void op_xp_commit(struct op_xp *x, int **new_nodes, int *n_new);
+/* frees X (after op_xp_commit, or instead of it) */
+void op_xp_end(struct op_xp *x);
+void op_xp_memo_free(struct op_xp_memo *memo);
 
 /* ---- canonicalisation helpers (generator/ops/canon_api.c) ---- */
 /* a string of a model (attribute bytes: any bytes are valid ONNX) as a JSON string a key can

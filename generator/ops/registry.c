@@ -69,7 +69,7 @@ static void print_op(const char *domain, const struct op_def *d, void *ud)
         if (s->required >> i & 1u)
             snprintf(req + strlen(req), sizeof(req) - strlen(req), "%s%d", *req ? "," : "", i);
     const char *kind = d->flags & OP_FREE      ? "free"
-                       : d->flags & OP_FOREIGN ? "foreign"
+                       : d->flags & OP_FOREIGN ? (d->expand ? "expanded" : "foreign")
                        : d->flags & OP_DATA_SIZED ? "data-sized"
                                                   : "compute";
     const char *how[4];
@@ -77,6 +77,10 @@ static void print_op(const char *domain, const struct op_def *d, void *ud)
     char cpu[512], cuda[512];
     snprintf(cpu, sizeof(cpu), "%s%s%s", how[0] ? how[0] : "", how[0] && how[1] ? "; " : "", how[1] ? how[1] : "");
     snprintf(cuda, sizeof(cuda), "%s%s%s", how[2] ? how[2] : "", how[2] && how[3] ? "; " : "", how[3] ? how[3] : "");
+    if (d->expand) {
+        snprintf(cpu, sizeof(cpu), "as the ONNX operators it fuses (`gen --graph`)");
+        snprintf(cuda, sizeof(cuda), "%s", cpu);
+    }
     fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", d->name, *domain ? domain : "ai.onnx", ops, in,
             *req ? req : "-", outs, kind, *cpu ? cpu : "-", *cuda ? cuda : "-");
 }
@@ -88,7 +92,8 @@ void op_table_print(FILE *out)
                  "its domain that define it (`13-`: from 13 to the newest), what a node must have (inputs, the "
                  "inputs every version requires, outputs, `1+` any number: the loosest over those versions; gen checks every node "
                  "against it), what gen makes of it (compute: a layer; free: computes nothing at inference; "
-                 "data-sized: an output's size depends on the data; foreign: another runtime's, shapes only) and how "
+                 "data-sized: an output's size depends on the data; expanded: another runtime's fused operator, "
+                 "written as the ONNX operators it fuses; foreign: another runtime's, shapes only) and how "
                  "each backend benchmarks its layers.\n\n"
                  "| op | domain | opsets | inputs | required | outputs | kind | CPU | CUDA |\n"
                  "|---|---|---|---|---|---|---|---|---|\n");

@@ -4,8 +4,10 @@ For every run of the manifest:
   * counts the scaled dot-product attentions of the model itself, by a walk of its own:
     a Softmax over the last axis whose one reader is a MatMul (as A, with a B that is not
     a weight), fed through at most one Add or Where and at most one Div or Mul from a MatMul
-    of two non-weights; ONNX Runtime's fused com.microsoft Attention nodes are counted
-    apart (gen does not benchmark them);
+    of two non-weights. A model with ONNX Runtime's com.microsoft fused nodes is walked as gen
+    writes it (gen --graph: those nodes as the ONNX operators they fuse, which
+    msft_expand_check.py holds to ONNX Runtime); com.microsoft Attention nodes still there are
+    counted apart;
   * holds gen's number of attention groups to that count;
   * for one group of each distinct fused layer, cuts the group's nodes out of the model
     (onnx.utils.Extractor), runs them in ONNX Runtime on random inputs and holds the result
@@ -24,6 +26,7 @@ import sys
 
 import numpy as np
 import onnx
+from gen_graph import node_positions
 import onnx.utils
 import onnxruntime as ort
 from onnx import numpy_helper
@@ -192,6 +195,7 @@ def check_group(model, members, att, shapes):
 def main():
     folder = sys.argv[1]
     expect, dims = {}, {}
+    raw_dims = [a for a in sys.argv[2:] if a.startswith("--dim=")]
     for a in sys.argv[2:]:
         if a.startswith("--dim="):
             name, val = a[6:].split("=")
@@ -204,6 +208,10 @@ def main():
     checked = set()
     for run, info in sorted(runs.items()):
         model = onnx.load(info["path"], load_external_data=False)
+        pos = None
+        if any(n.domain == "com.microsoft" for n in model.graph.node):
+            # the manifest's node indices are those of gen's graph, expansions included
+            model, pos = node_positions(info["path"], (["-b", str(info["batch"])] if info["batch"] else []) + raw_dims)
         want, fused = count_attention(model)
         mine = [gr for gr in groups if gr[0] == run and gr[2] == "attention"]
         name = info["model"]
@@ -216,7 +224,7 @@ def main():
                 continue
             checked.add(gr[3])
             att = layers[gr[3]]["attention"]
-            err = check_group(model, gr[4], att, shapes)
+            err = check_group(model, [pos[i] for i in gr[4]] if pos else gr[4], att, shapes)
             errs.append(err)
             ok = ok and err < 1e-4
         print(

@@ -108,6 +108,25 @@ save("huge_onehot", [helper.make_node("OneHot", ["i", "d", "v"], ["y"])],
      [helper.make_tensor("d", T.INT64, [], [big]), helper.make_tensor("v", T.FLOAT, [2], [0, 1])], code=0,
      frag="too large to be a tensor")
 
+# ONNX Runtime's fused Attention in forms gen cannot write as ONNX operators: head sizes that do not
+# add up (negative ones), a past of 2^40 keys (its causal mask would be too large a tensor)
+def save_ms(name, nodes, inputs, outputs, inits=(), code=0, frag=""):
+    g = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 8
+    onnx.save(m, os.path.join(out, name + ".onnx"))
+    expect.append((name, code, frag))
+
+
+wqkv = helper.make_tensor("wqkv", T.FLOAT, [16, 24], np.zeros(384, np.float32))
+save_ms("attention_negative_heads", [helper.make_node("Attention", ["x", "wqkv"], ["y"], domain="com.microsoft",
+                                                      num_heads=2, qkv_hidden_sizes=[-8, -8, 40])],
+        [X("x", [1, 5, 16])], [X("y", None)], [wqkv], frag="not written as ONNX operators: weights [16, 24] do not fit")
+save_ms("attention_huge_past", [helper.make_node("Attention", ["x", "wqkv", "", "", "past"], ["y", "present"],
+                                                 domain="com.microsoft", num_heads=2, unidirectional=1)],
+        [X("x", [1, 5, 16]), X("past", [2, 1, 2, 2 ** 40, 4])], [X("y", None), X("present", None)], [wqkv],
+        frag="too large to be a tensor")
+
 # a Reshape whose constant target fixes batch 1 behind an input of symbolic batch: at -b 2 the
 # reshape cannot hold its input (the test checks that nothing after it is given batch 1)
 xs = helper.make_tensor_value_info("x", T.FLOAT, ["N", 3, 8, 8])

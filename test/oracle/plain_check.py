@@ -4,7 +4,7 @@ subtly wrong: ScatterND, Split, ArgMax/ArgMin, TopK, the index and scan operator
 (GatherElements, GatherND, ScatterElements, CumSum, Trilu, OneHot, ReverseSequence, EyeLike,
 Range), the reductions and normalisations oneDNN has not (Reduce*, MeanVarianceNormalization,
 Hardmax), casts and the maths that oneDNN has not (inverse and hyperbolic trigonometry,
-IsInf/IsNaN, Celu, Shrink, ThresholdedRelu, Mod, BitShift, the n-ary Sum/Mean/Min/Max),
+IsInf/IsNaN, Celu, Shrink, ThresholdedRelu, Gelu in both forms, Mod, BitShift, the n-ary Sum/Mean/Min/Max),
 resampling (Resize, GridSample), Einsum, the transforms (DFT, STFT), Det, RoiAlign, MaxUnpool,
 the losses, the training optimizers, NonZero, Compress, Unique and NonMaxSuppression, casts to
 and from strings (to strings: against ONNX Runtime, whose form of a number the benchmark
@@ -35,7 +35,7 @@ OPS = ("ScatterND", "Split", "ArgMax", "ArgMin", "TopK", "GatherElements", "Gath
 # maths that onnx.reference computes in float32 where the benchmark rounds a double: equal
 # within 1e-6 of the largest value (exactly for integers and booleans)
 MATHS = ("Einsum", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "IsInf", "IsNaN", "Celu", "Shrink",
-         "ThresholdedRelu", "Swish", "Mod", "Sum", "Mean", "Min", "Max", "Pow", "Hardmax", "MeanVarianceNormalization",
+         "ThresholdedRelu", "Swish", "Gelu", "Mod", "Sum", "Mean", "Min", "Max", "Pow", "Hardmax", "MeanVarianceNormalization",
          "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum",
          "ReduceLogSumExp", "ReduceSumSquare")
 # resampling, computed in float by the benchmark and in float64 (Resize) or float32 (GridSample)
@@ -247,7 +247,7 @@ def reference(key, inputs):
             return [resize_by_axis(inputs[0], attrs, scales64, out, roi)]
         x = feeds.pop("x0")
         feeds = {"x0": x, **feeds}
-    if op == "GridSample":
+    if op in ("GridSample", "Gelu"):
         opset = 20
     if op == "DFT":  # opset 20: dft_length and the axis are inputs
         opset = 20
