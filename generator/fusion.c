@@ -314,6 +314,79 @@ static void find_gelu(struct layer_set *s, struct fctx *f, int run_index)
     }
 }
 
+/* the other input of binary node I when X is one of its inputs and the other is the constant
+ * scalar WANT (within TOL), else false */
+static bool times_const(const struct fctx *f, int i, const struct ir_value *x, double want, double tol)
+{
+    if (i < 0 || f->g->nodes[i].n_inputs != 2)
+        return false;
+    const struct ir_value *o = other_input(&f->g->nodes[i], x);
+    return o && o != x && const_scalar(o, want, tol);
+}
+
+/* GELU's tanh approximation written out (GPT-2's gelu_new): Pow(x, 3) -> Mul(0.044715) ->
+ * Add(x, .) -> Mul(sqrt(2/pi)) -> Tanh -> Add(1) -> Mul(x, .) -> Mul(0.5), or with Mul(x, 0.5)
+ * first: one kernel, as GELU's tanh form (what cuBLASLt's GELU epilogue and oneDNN's gelu_tanh
+ * compute) */
+static void find_gelu_tanh(struct layer_set *s, struct fctx *f, int run_index)
+{
+    const struct ir_graph *g = f->g;
+    for (int t = 0; t < g->n_nodes; t++) {
+        if (!is_op(f, t, "Tanh"))
+            continue;
+        int mk = producer(g->nodes[t].inputs[0]);
+        const struct ir_value *inner = NULL;
+        if (!is_op(f, mk, "Mul") || only_consumer(f, mk) != t)
+            continue;
+        for (int k = 0; k < 2 && !inner; k++)
+            if (times_const(f, mk, g->nodes[mk].inputs[k], 0.7978845608, 1e-4))
+                inner = g->nodes[mk].inputs[k];
+        int ad = inner ? producer(inner) : -1;
+        if (!is_op(f, ad, "Add") || only_consumer(f, ad) != mk)
+            continue;
+        /* Add(x, Mul(Pow(x, 3), 0.044715)), either side */
+        int mc = -1, pw = -1;
+        const struct ir_value *x = NULL;
+        for (int k = 0; k < 2 && !x; k++) {
+            const struct ir_value *cube_c = g->nodes[ad].inputs[k], *other = g->nodes[ad].inputs[1 - k];
+            int m = producer(cube_c);
+            if (!is_op(f, m, "Mul") || only_consumer(f, m) != ad)
+                continue;
+            for (int j = 0; j < 2 && !x; j++) {
+                int p = producer(g->nodes[m].inputs[j]);
+                if (is_op(f, p, "Pow") && only_consumer(f, p) == m && g->nodes[p].inputs[0] == other &&
+                    times_const(f, p, other, 3.0, 1e-9) && times_const(f, m, g->nodes[m].inputs[j], 0.044715, 1e-4)) {
+                    mc = m;
+                    pw = p;
+                    x = other;
+                }
+            }
+        }
+        if (!x)
+            continue;
+        int a1 = only_consumer(f, t);
+        if (!is_op(f, a1, "Add") || !times_const(f, a1, g->nodes[t].outputs[0], 1.0, 1e-6))
+            continue;
+        int m1 = only_consumer(f, a1);
+        if (!is_op(f, m1, "Mul"))
+            continue;
+        const struct ir_value *o = other_input(&g->nodes[m1], g->nodes[a1].outputs[0]);
+        if (o == x) {
+            int m2 = only_consumer(f, m1);
+            if (!is_op(f, m2, "Mul") || !times_const(f, m2, g->nodes[m1].outputs[0], 0.5, 1e-6))
+                continue;
+            int nodes[8] = {pw, mc, ad, mk, t, a1, m1, m2};
+            add_group(s, f, "gelu_tanh", nodes, 8, run_index, NULL);
+        } else {
+            int h = producer(o);
+            if (!is_op(f, h, "Mul") || only_consumer(f, h) != m1 || !times_const(f, h, x, 0.5, 1e-6))
+                continue;
+            int nodes[8] = {pw, mc, ad, mk, t, a1, h, m1};
+            add_group(s, f, "gelu_tanh", nodes, 8, run_index, NULL);
+        }
+    }
+}
+
 /* ---- scaled dot-product attention ---- */
 
 /* A matrix operand of the attention as the kernel reads it: 4 dims (batch, heads, rows, cols;
@@ -578,6 +651,7 @@ void fusion_find(struct layer_set *s, struct model_run *run, int run_index)
     find_attention(s, &f, run_index);
     find_layernorm(s, &f, run_index);
     find_gelu(s, &f, run_index);
+    find_gelu_tanh(s, &f, run_index);
     find_qdq(s, &f, run_index);
     find_conv(s, &f, run_index);
     find_gemm(s, &f, run_index);
@@ -611,7 +685,7 @@ static int fusion_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p
     if (which || d->nmembers < 1)
         return -1;
     const struct layer_desc *first = &d->members[0];
-    if (d->pattern == FUSE_GELU || d->pattern == FUSE_LAYERNORM) {
+    if (d->pattern == FUSE_GELU || d->pattern == FUSE_GELU_TANH || d->pattern == FUSE_LAYERNORM) {
         /* the group's input is the first member's first input, its output the last member's */
         struct bd_tensor x, y;
         if (plan_bd_tensor(desc_in(first, 0), &x) || plan_bd_tensor(desc_out(&d->members[d->nmembers - 1], 0), &y))
@@ -620,9 +694,9 @@ static int fusion_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p
         p->op.dst = y;
         p->n_algs = 1;
         p->bytes = 4.0 * (double)(plan_bd_count(&x) + plan_bd_count(&y));
-        if (d->pattern == FUSE_GELU) {
+        if (d->pattern == FUSE_GELU || d->pattern == FUSE_GELU_TANH) {
             p->op.family = BD_ELTWISE;
-            p->op.alg = p->algs[0] = dnnl_eltwise_gelu_erf;
+            p->op.alg = p->algs[0] = d->pattern == FUSE_GELU ? dnnl_eltwise_gelu_erf : dnnl_eltwise_gelu_tanh;
             p->flops = 8.0 * (double)plan_bd_count(&y);
             plan_arg(p, "DNNL_ARG_SRC", 0, 0);
             plan_arg(p, "DNNL_ARG_DST", 1, 0);
@@ -823,12 +897,13 @@ static int fusion_kernel(const struct layer_desc *d, struct cu_kernel *k)
     if (d->nmembers < 1 || plan_ck_tensor(desc_in(&d->members[0], 0), &k->pl.in[0]) ||
         plan_ck_tensor(desc_out(&d->members[d->nmembers - 1], 0), &k->pl.out))
         return -1;
-    if (d->pattern == FUSE_GELU) {
+    if (d->pattern == FUSE_GELU || d->pattern == FUSE_GELU_TANH) {
         k->kind = CK_PLAIN;
         k->pl.kind = PL_UNARY;
-        k->pl.fn = PL_GELU;
+        k->pl.fn = d->pattern == FUSE_GELU ? PL_GELU : PL_GELU_TANH;
         k->pl.nin = 1;
-        k->what = "GELU (erf), the group's nodes in one kernel";
+        k->what = d->pattern == FUSE_GELU ? "GELU (erf), the group's nodes in one kernel"
+                                          : "GELU (tanh approximation), the group's nodes in one kernel";
         k->flops = 8.0 * plan_pl_bytes(&k->pl.out) / 4;
     } else if (d->pattern == FUSE_LAYERNORM) {
         k->kind = CK_LAYERNORM;

@@ -37,7 +37,7 @@ struct layer {
 struct fusion_group {
     int id;             /* unique within a run */
     const char *pattern;/* "conv_act", "conv_bn", "conv_bn_act", "gemm_bias", "gemm_bias_act",
-                           "layernorm", "gelu" */
+                           "layernorm", "gelu", "gelu_tanh", "attention", ... (desc.c) */
     int layer;          /* index of the fused layer in the set, -1 if none */
     int n_nodes;
     int nodes[12];      /* top-level node indices, in data-flow order */

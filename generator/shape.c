@@ -129,9 +129,8 @@ static void infer_node(struct driver *d, struct ir_graph *g, struct ir_node *n, 
 /* Another runtime's fused operator written as ONNX nodes (ops.h, "expansions"): true when
  * C's node was replaced (the new nodes inferred in its place), false with a warning when its
  * operator's hook refused (the node stays, unsupported). */
-static bool expand_node(struct driver *d, struct infer_ctx *c, struct bz_diag *diag)
+static bool expand_node(struct driver *d, const struct op_def *def, struct infer_ctx *c, struct bz_diag *diag)
 {
-    const struct op_def *def = op_find(c->n->domain, c->n->op_type);
     struct op_xp *x = op_xp_begin(c, &d->memo);
     if (def->expand(c, x)) {
         struct bz_buf w;
@@ -187,7 +186,7 @@ static void infer_node(struct driver *d, struct ir_graph *g, struct ir_node *n, 
         return;
     }
     bz_buf_free(&why);
-    if (def && def->expand && !g->parent && expand_node(d, &c, diag))
+    if (def && def->expand && !g->parent && expand_node(d, def, &c, diag))
         return; /* N is gone: its nodes took its place, inferred */
     if (def)
         def->infer(&c);

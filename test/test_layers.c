@@ -9,6 +9,7 @@
 #include "emit.h"
 #include "pipeline.h"
 #include "test.h"
+#include "zoo/zoo.h"
 
 static char dir[] = "/tmp/bz-test-layers-XXXXXX";
 
@@ -88,6 +89,45 @@ static void fusion_of_a_transformer_block(void **state)
         assert_int_equal(fg->n_nodes, k);
     }
     pipeline_free(&p);
+    unlink(m);
+    free(m);
+}
+
+/* GPT-2's gelu_new written out (the zoo's, as Hugging Face exports it): one gelu_tanh group per
+ * layer, its eight nodes from the Pow of the MLP's input to the last Mul, beside the GEMM
+ * + bias group that makes that input */
+static void fusion_of_gelu_tanh(void **state)
+{
+    (void)state;
+    struct bz_buf err;
+    bz_buf_init(&err);
+    int64_t param;
+    const struct zoo_model *z = zoo_parse("gpt2:seq=8", &param, &err);
+    assert_non_null(z);
+    bz_buf_free(&err);
+    char *m = bz_malloc(strlen(dir) + 32);
+    sprintf(m, "%s/gpt2.onnx", dir);
+    assert_int_equal(zoo_write_onnx(z, param, m, NULL), 0);
+    struct pipeline p;
+    int64_t b = 0;
+    run_pipeline(&p, &m, 1, &b, 1);
+    const struct model_run *r = &p.runs[0];
+    const struct ir_graph *g = r->m->graph;
+    int found = 0;
+    for (int k = 0; k < r->n_groups; k++) {
+        const struct fusion_group *fg = &r->groups[k];
+        if (strcmp(fg->pattern, "gelu_tanh"))
+            continue;
+        found++;
+        assert_string_equal(p.layers.v[fg->layer].op, "Pow+Mul+Add+Mul+Tanh+Add+Mul+Mul");
+        assert_int_equal(fg->n_nodes, 8);
+        assert_non_null(strstr(g->nodes[fg->nodes[0]].name, "mlp.act.pow"));
+        assert_non_null(strstr(g->nodes[fg->nodes[7]].name, "mlp.act.mul_half"));
+    }
+    assert_int_equal(found, 12);
+    pipeline_free(&p);
+    unlink(m);
+    sprintf(m, "%s/gpt2.onnx.data", dir);
     unlink(m);
     free(m);
 }
@@ -256,6 +296,7 @@ void test_layers_group(struct test_totals *tot)
     struct CMUnitTest tests[] = {
         cmocka_unit_test(equal_convolutions_share_one_key),
         cmocka_unit_test(fusion_of_a_transformer_block),
+        cmocka_unit_test(fusion_of_gelu_tanh),
         cmocka_unit_test(fusion_of_a_residual_block),
         cmocka_unit_test(dedupe_across_models_and_batches),
         cmocka_unit_test(transposed_pads_from_the_output_size),
