@@ -1,6 +1,7 @@
 /* Command-line tests of bin/gen (BENANZA_GEN): help, version, and every kind of bad input
  * ending in one located line and a distinct exit status, with nothing on stdout. */
 #include <fcntl.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -152,6 +153,38 @@ static void dump_of_a_good_model(void **state)
     assert_non_null(strstr(r.out, "    x FLOAT[1,3,32,32]\n"));
     assert_non_null(strstr(r.out, "    y FLOAT[1,10]\n"));
     assert_non_null(strstr(r.out, "[0] Conv 'conv1' x, w1, b1 -> c1\n"));
+    run_free(&r);
+    free(p);
+}
+
+/* gen --graph: the tiny CNN's graph as JSON, every node with its file index, opset, inputs,
+ * attributes, every value's inferred type; one model and one batch only */
+static void graph_of_a_good_model(void **state)
+{
+    (void)state;
+    char *p = write_fixture(FIXTURE_TINY_CNN, "tiny.onnx");
+    struct run r = gen((const char *[]){"--graph", p, "-b", "2", NULL});
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(r.err, "");
+    json_error_t je;
+    json_t *g = json_loads(r.out, 0, &je);
+    assert_non_null(g);
+    json_t *nodes = json_object_get(g, "nodes");
+    assert_int_equal(json_array_size(nodes), 8);
+    json_t *conv = json_array_get(nodes, 0);
+    assert_string_equal(json_string_value(json_object_get(conv, "op")), "Conv");
+    assert_string_equal(json_string_value(json_object_get(conv, "name")), "conv1");
+    assert_int_equal(json_integer_value(json_object_get(conv, "opset")), 13);
+    assert_int_equal(json_integer_value(json_object_get(conv, "file_index")), 0);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(conv, "inputs"), 1)), "w1");
+    json_t *y = json_object_get(json_object_get(g, "values"), "y");
+    assert_string_equal(json_string_value(json_object_get(y, "dtype")), "FLOAT");
+    assert_int_equal(json_integer_value(json_array_get(json_object_get(y, "shape"), 0)), 2); /* -b 2 */
+    json_decref(g);
+    run_free(&r);
+    r = gen((const char *[]){"--graph", p, p, NULL});
+    assert_int_equal(r.rc, BZ_EXIT_USAGE);
+    assert_non_null(strstr(r.err, "--graph takes one model file and at most one batch size"));
     run_free(&r);
     free(p);
 }
@@ -638,6 +671,7 @@ void test_cli_group(struct test_totals *tot)
     struct CMUnitTest tests[] = {
         cmocka_unit_test(help_and_version),
         cmocka_unit_test(dump_of_a_good_model),
+        cmocka_unit_test(graph_of_a_good_model),
         cmocka_unit_test(bad_inputs_give_one_line),
         cmocka_unit_test(one_bad_model_does_not_stop_the_others),
         cmocka_unit_test(render_command),
