@@ -399,6 +399,8 @@ static char *kernel_describe(const struct cu_kernel *k)
         bz_buf_puts(&b, "    (op)->nhwc = 1;\n");
     if (k->kind == CK_LAYERNORM)
         bz_buf_printf(&b, "    (op)->eps = %.9ef;\n    (op)->affine = %d;\n", k->eps, k->affine);
+    if (k->kind == CK_LAYERNORM && k->residual)
+        bz_buf_printf(&b, "    (op)->residual = %d;\n", k->residual);
     if (k->kind == CK_ATTENTION) {
         const struct desc_attention *a = k->att;
         static const char *const names[5] = {"aq", "ak", "av", "ao", "am"};

@@ -387,6 +387,63 @@ static void find_gelu_tanh(struct layer_set *s, struct fctx *f, int run_index)
     }
 }
 
+/* both inputs of Add I computed (no weight), of the output's own dims: a residual sum */
+static bool is_residual_sum(const struct fctx *f, int i)
+{
+    if (!is_op(f, i, "Add"))
+        return false;
+    const struct ir_node *n = &f->g->nodes[i];
+    const struct ir_value *y = n->outputs[0];
+    for (int k = 0; k < 2; k++) {
+        const struct ir_value *x = n->inputs[k];
+        if (!x || x->is_const || !y || x->type.rank != y->type.rank)
+            return false;
+        for (int d = 0; d < y->type.rank; d++)
+            if (x->type.dims[d].value != y->type.dims[d].value)
+                return false;
+    }
+    return true;
+}
+
+/* Add(x, residual) [-> Add(bias of the last dim)] -> LayerNormalization over the last axis, each
+ * sum read only by the next node (a post-LN transformer's residual connection): one kernel, as
+ * TensorRT, ONNX Runtime (SkipLayerNormalization) and torch.compile run it */
+static void find_add_layernorm(struct layer_set *s, struct fctx *f, int run_index)
+{
+    const struct ir_graph *g = f->g;
+    for (int ln = 0; ln < g->n_nodes; ln++) {
+        if (!is_op(f, ln, "LayerNormalization"))
+            continue;
+        const struct ir_node *n = &g->nodes[ln];
+        const struct ir_value *x = n->inputs[0];
+        const struct layer_desc *d = s->v[f->run->layer[ln]].desc;
+        bool stats = (n->n_outputs > 1 && n->outputs[1]) || (n->n_outputs > 2 && n->outputs[2]);
+        if (stats || !x || d->nin < 1 || d->a.axis != d->in[0].rank - 1)
+            continue;
+        int a = producer(x);
+        if (!is_op(f, a, "Add") || only_consumer(f, a) != ln)
+            continue;
+        if (is_residual_sum(f, a)) {
+            int nodes[2] = {a, ln};
+            add_group(s, f, "add_layernorm", nodes, 2, run_index, NULL);
+            continue;
+        }
+        /* the bias Add: a constant of the last dim beside a residual sum read only here */
+        const struct ir_node *b = &g->nodes[a];
+        for (int k = 0; k < 2; k++) {
+            const struct ir_value *c = b->inputs[k], *sum = b->inputs[1 - k];
+            int r = producer(sum);
+            if (!c || !c->is_const || c->type.rank != 1 || !sum || sum->type.rank < 1 ||
+                c->type.dims[0].value != sum->type.dims[sum->type.rank - 1].value || only_consumer(f, r) != a ||
+                !is_residual_sum(f, r))
+                continue;
+            int nodes[3] = {r, a, ln};
+            add_group(s, f, "add_layernorm", nodes, 3, run_index, NULL);
+            break;
+        }
+    }
+}
+
 /* ---- scaled dot-product attention ---- */
 
 /* A matrix operand of the attention as the kernel reads it: 4 dims (batch, heads, rows, cols;
@@ -655,6 +712,7 @@ void fusion_find(struct layer_set *s, struct model_run *run, int run_index)
     find_qdq(s, &f, run_index);
     find_conv(s, &f, run_index);
     find_gemm(s, &f, run_index);
+    find_add_layernorm(s, &f, run_index);
     free(f.n_consumers);
     free(f.consumer);
     free(f.taken);
@@ -887,8 +945,8 @@ static int attention_kernel(const struct layer_desc *d, struct cu_kernel *k)
     return 0;
 }
 
-/* the decomposed GELU and LayerNorm groups: one kernel of ours from the group's input to its
- * output */
+/* the decomposed GELU and LayerNorm groups, and a residual sum's LayerNorm: one kernel of ours
+ * from the group's input to its output */
 static int fusion_kernel(const struct layer_desc *d, struct cu_kernel *k)
 {
     memset(k, 0, sizeof(*k));
@@ -905,6 +963,23 @@ static int fusion_kernel(const struct layer_desc *d, struct cu_kernel *k)
         k->what = d->pattern == FUSE_GELU ? "GELU (erf), the group's nodes in one kernel"
                                           : "GELU (tanh approximation), the group's nodes in one kernel";
         k->flops = 8.0 * plan_pl_bytes(&k->pl.out) / 4;
+    } else if (d->pattern == FUSE_ADD_LAYERNORM) {
+        /* the sum's rows, normalised over the last axis: as a single LayerNormalization's kernel
+         * with the residual (and the bias) added first */
+        const struct layer_desc *ln = &d->members[d->nmembers - 1];
+        int nd = k->pl.out.nd;
+        if (nd < 1 || ln->a.axis != nd - 1)
+            return -1;
+        k->kind = CK_LAYERNORM;
+        k->affine = 1;
+        k->eps = ln->a.epsilon;
+        k->residual = d->nmembers == 3 ? 2 : 1;
+        k->what = d->nmembers == 3 ? "LayerNorm of x + residual + bias over the last axis, the group's nodes in one kernel"
+                                   : "LayerNorm of x + residual over the last axis, the group's nodes in one kernel";
+        double cols = (double)k->pl.out.d[nd - 1], vec = 4.0 * cols * (k->residual == 2 ? 3 : 2);
+        k->flops = 7.0 * plan_pl_bytes(&k->pl.out) / 4;
+        k->bytes = 2 * plan_pl_bytes(&k->pl.in[0]) + plan_pl_bytes(&k->pl.out) + vec;
+        return 0;
     } else if (d->pattern == FUSE_LAYERNORM) {
         k->kind = CK_LAYERNORM;
         k->affine = d->nmembers >= 9;

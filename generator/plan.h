@@ -167,6 +167,8 @@ struct cu_kernel {
     struct pl_op pl;
     int perm[8];
     int axis, ncat, affine, linear;
+    int residual;               /* CK_LAYERNORM: 1, a tensor like the input added first (its
+                                   input 3); 2, and a bias of the last dim too (input 4) */
     int nhwc;                   /* CK_RESIZE: channels-last (file LAYER-TYPE-nhwc_kernel) */
     struct pl_tensor cat[64];
     double eps, flops, bytes;

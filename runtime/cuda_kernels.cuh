@@ -48,7 +48,9 @@ struct bk_op {
     int axis, ncat;           /* BK_CONCAT: the inputs are cat[0..ncat) */
     struct pl_tensor cat[BK_MAX_CAT];
     float eps;                /* LayerNorm's epsilon */
-    int affine;               /* LayerNorm: scale and shift */
+    int affine;               /* LayerNorm: scale and shift (inputs 1 and 2) */
+    int residual;             /* LayerNorm of x + input 3 (a tensor like x) [+ input 4, a bias of
+                                 the last dim when 2]: a residual sum's LayerNorm (with affine) */
     int linear;               /* BK_RESIZE: bilinear (else nearest, rounded as pl.rs.nearest says;
                                  pl.rs also holds the coordinate transformation and scales) */
     int nhwc;                 /* BK_RESIZE: input and output channels-last ([N, H, W, C] in memory;
@@ -252,7 +254,7 @@ struct bk_split_args {
     int n, es;
 };
 
-/* the input element output element I copies (host and device: test/split_ref_check.cu) */
+/* the input element output element I copies (host and device: test/kernel_ref_check.cu) */
 __host__ __device__ static inline long long bk_split_src(const bk_split_args *a, long long i)
 {
     int k = 0;
@@ -377,14 +379,27 @@ __device__ __forceinline__ float bk_block_sum(float v, float *shared)
     return v;
 }
 
-__global__ void bk_layernorm(const float *x, const float *scale, const float *shift, float *y, long long cols, float eps)
+/* with RES, the row is x + res [+ bias]: the first pass writes the sum into the output row,
+ * which the next passes read (each thread its own elements) */
+__global__ void bk_layernorm(const float *x, const float *scale, const float *shift, const float *res,
+                             const float *bias, float *y, long long cols, float eps)
 {
     __shared__ float shared[32];
-    const float *row = x + blockIdx.x * cols;
     float *out = y + blockIdx.x * cols;
+    const float *row = x + blockIdx.x * cols;
     float s = 0.0f;
-    for (long long c = threadIdx.x; c < cols; c += blockDim.x)
-        s += row[c];
+    if (res) {
+        const float *r = res + blockIdx.x * cols;
+        for (long long c = threadIdx.x; c < cols; c += blockDim.x) {
+            float v = row[c] + r[c] + (bias ? bias[c] : 0.0f);
+            out[c] = v;
+            s += v;
+        }
+        row = out;
+    } else {
+        for (long long c = threadIdx.x; c < cols; c += blockDim.x)
+            s += row[c];
+    }
     float mean = bk_block_sum(s, shared) / (float)cols;
     float q = 0.0f;
     for (long long c = threadIdx.x; c < cols; c += blockDim.x) {
@@ -929,7 +944,7 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
     const struct pl_op *pl = &op->pl;
     if (op->kind == BK_ATTENTION)
         return bk_att_setup(s, k, r);
-    k->nin = op->kind == BK_CONCAT ? op->ncat : op->kind == BK_LAYERNORM ? (op->affine ? 3 : 1)
+    k->nin = op->kind == BK_CONCAT ? op->ncat : op->kind == BK_LAYERNORM ? (op->affine ? 3 + op->residual : 1)
              : op->kind == BK_PLAIN ? pl->nin : op->kind == BK_EMPTY ? 0 : 1;
     enum bh_status st;
     for (int i = 0; i < k->nin; i++) {
@@ -939,7 +954,7 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
         const struct pl_tensor *t = bk_input(op, i);
         struct pl_tensor vec = {PL_FLOAT, 1, {pl->out.d[pl->out.nd - 1]}};
         if (op->kind == BK_LAYERNORM && i > 0)
-            t = &vec;
+            t = i == 3 ? &pl->in[0] : &vec; /* the residual is like x; scale, shift, bias rows */
         if ((st = bk_upload(s, k, i, t, fill, r)) != BH_OK)
             return st;
     }
@@ -1112,8 +1127,10 @@ static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
 #if BK_KINDS & BK_K_LAYERNORM
     case BK_LAYERNORM: {
         int threads = k->cols >= 1024 ? 1024 : k->cols >= 256 ? 256 : 128;
-        bk_layernorm<<<(unsigned)k->rows, threads, 0, q>>>((const float *)k->din[0], (const float *)k->din[1],
-                                                            (const float *)k->din[2], (float *)k->dout, k->cols, op->eps);
+        bk_layernorm<<<(unsigned)k->rows, threads, 0, q>>>(
+            (const float *)k->din[0], (const float *)k->din[1], (const float *)k->din[2],
+            k->nin > 3 ? (const float *)k->din[3] : NULL, k->nin > 4 ? (const float *)k->din[4] : NULL,
+            (float *)k->dout, k->cols, op->eps);
         break;
     }
 #endif
@@ -1209,17 +1226,21 @@ static double bk_reference(const struct bk_op *op, void *const *in, long long i)
             src = src * op->cat[k].d[d] + (d == op->axis ? c : coord[d]);
         return ((const float *)in[k])[src];
     }
-    /* LayerNorm: the row's statistics in double */
+    /* LayerNorm: the row's statistics in double (of x + the residual [+ the bias]) */
     long long cols = o->d[o->nd - 1], row = i / cols;
     const float *x = (const float *)in[0] + row * cols;
+    const float *res = op->residual ? (const float *)in[3] + row * cols : NULL;
+    const float *bias = op->residual == 2 ? (const float *)in[4] : NULL;
+#define BK_LN_X(c) ((double)x[c] + (res ? (double)res[c] + (bias ? (double)bias[c] : 0.0) : 0.0))
     double mean = 0, var = 0;
     for (long long c = 0; c < cols; c++)
-        mean += x[c];
+        mean += BK_LN_X(c);
     mean /= (double)cols;
     for (long long c = 0; c < cols; c++)
-        var += (x[c] - mean) * (x[c] - mean);
+        var += (BK_LN_X(c) - mean) * (BK_LN_X(c) - mean);
     var /= (double)cols;
-    double v = (x[i % cols] - mean) / sqrt(var + op->eps);
+    double v = (BK_LN_X(i % cols) - mean) / sqrt(var + op->eps);
+#undef BK_LN_X
     if (op->affine)
         v = v * ((const float *)in[1])[i % cols] + ((const float *)in[2])[i % cols];
     return v;

@@ -29,6 +29,7 @@ static const char *const fixture_names[] = {
     [FIXTURE_INDEXING] = "indexing",
     [FIXTURE_REDUCTIONS] = "reductions",
     [FIXTURE_QUANTIZED] = "quantized",
+    [FIXTURE_POST_LN] = "post_ln",
 };
 _Static_assert(BZ_ARRAY_LEN(fixture_names) == FIXTURE_COUNT, "a name per fixture");
 
@@ -359,6 +360,23 @@ static Onnx__GraphProto *transformer_bits(void)
     Onnx__ValueInfoProto *ins[] = {vi("x", 1, 3, 2L, 16L, 32L)};
     Onnx__ValueInfoProto *outs[] = {vi("y", 1, 3, 2L, 16L, 64L)};
     return graph("transformer_bits", nodes, BZ_ARRAY_LEN(nodes), ins, 1, outs, 1, inits, BZ_ARRAY_LEN(inits));
+}
+
+static Onnx__GraphProto *post_ln(void)
+{
+    Onnx__NodeProto *nodes[] = {
+        node("Add", "res1", "x,y", "s1", NULL),
+        node("LayerNormalization", "ln1", "s1,g,b", "o1", attr_int("axis", -1), attr_float("epsilon", 1e-5f), NULL),
+        node("Add", "res2", "o1,y", "s2", NULL),
+        node("Add", "bias2", "s2,bias", "s3", NULL),
+        node("LayerNormalization", "ln2", "s3,g,b", "o2", attr_int("axis", -1), NULL),
+        node("Add", "res3", "o2,x", "s4", NULL),
+        node("LayerNormalization", "ln3", "s4,g,b", "o3", NULL),
+    };
+    Onnx__TensorProto *inits[] = {init_f32("g", 1, 8L), init_f32("b", 1, 8L), init_f32("bias", 1, 8L)};
+    Onnx__ValueInfoProto *ins[] = {vi("x", 1, 3, 2L, 4L, 8L), vi("y", 1, 3, 2L, 4L, 8L)};
+    Onnx__ValueInfoProto *outs[] = {vi("o3", 1, 3, 2L, 4L, 8L), vi("s4", 1, 3, 2L, 4L, 8L)};
+    return graph("post_ln", nodes, BZ_ARRAY_LEN(nodes), ins, 2, outs, 2, inits, BZ_ARRAY_LEN(inits));
 }
 
 static Onnx__GraphProto *custom_op(void)
@@ -741,7 +759,9 @@ size_t fixture_build(enum fixture f, uint8_t **out)
     onnx__operator_set_id_proto__init(op);
     op->domain = s("");
     op->has_version = 1;
-    op->version = f == FIXTURE_INDEXING || f == FIXTURE_REDUCTIONS || f == FIXTURE_QUANTIZED ? 19 : 13;
+    op->version = f == FIXTURE_INDEXING || f == FIXTURE_REDUCTIONS || f == FIXTURE_QUANTIZED ? 19
+                  : f == FIXTURE_POST_LN                                                    ? 17
+                                                                                            : 13;
     m.n_opset_import = 1;
     m.opset_import = bz_arena_memdup(&fa, &op, sizeof(op));
     switch (f) {
@@ -759,6 +779,7 @@ size_t fixture_build(enum fixture f, uint8_t **out)
     case FIXTURE_INDEXING: m.graph = indexing(); break;
     case FIXTURE_REDUCTIONS: m.graph = reductions(); break;
     case FIXTURE_QUANTIZED: m.graph = quantized(); break;
+    case FIXTURE_POST_LN: m.graph = post_ln(); break;
     default: m.graph = broken(f); break;
     }
     BZ_ASSERT(m.graph != NULL);

@@ -36,6 +36,8 @@ enum fixture {
     FIXTURE_QUANTIZED,       /* a QDQ chain (two int8 fusion groups) and the QOperator forms: QLinearConv,
                                 ConvInteger, QLinearMatMul, MatMulInteger, DynamicQuantizeLinear, a per-axis
                                 DequantizeLinear; opset 19 */
+    FIXTURE_POST_LN,         /* residual sums before LayerNormalization (opset 17): Add -> LN, Add -> Add
+                                bias -> LN, and a sum also read by a graph output (not fusable) */
     FIXTURE_COUNT
 };
 

@@ -214,15 +214,17 @@ static void cuda_resize_layouts(void **state)
                      0);
 }
 
-/* Our Split kernel's indexing against the plain C Split (test/split_ref_check.cu; host code,
- * built by nvcc) */
-static void cuda_split_index(void **state)
+/* Our Split kernel's indexing against the plain C Split, and the LayerNorm reference our kernel
+ * is verified against (plain, and a residual sum's) against oneDNN (test/kernel_ref_check.cu;
+ * host code, built by nvcc) */
+static void cuda_kernel_references(void **state)
 {
     (void)state;
     if (!have_cuda())
         return;
-    assert_int_equal(test_sh("'%s/bin/nvcc' -std=c++17 -Werror all-warnings test/split_ref_check.cu -o '%s/splitref' -ldl "
-                             "&& '%s/splitref' > '%s/splitref.log'; rc=$?; grep -v '^ok' '%s/splitref.log'; exit $rc",
+    assert_int_equal(test_sh("'%s/bin/nvcc' -std=c++17 -Werror all-warnings test/kernel_ref_check.cu -o '%s/kernelref' "
+                             "-ldl -ldnnl && '%s/kernelref' > '%s/kernelref.log'; rc=$?; grep -v '^ok' '%s/kernelref.log'; "
+                             "exit $rc",
                              cuda_home(), dir, dir, dir, dir),
                      0);
 }
@@ -313,7 +315,7 @@ void test_cuda_group(struct test_totals *tot)
         cmocka_unit_test(cuda_host_references),
         cmocka_unit_test(cuda_attention_reference),
         cmocka_unit_test(cuda_resize_layouts),
-        cmocka_unit_test(cuda_split_index),
+        cmocka_unit_test(cuda_kernel_references),
         cmocka_unit_test(cuda_hostile_names),
         cmocka_unit_test(cuda_repro),
         cmocka_unit_test(cuda_shared_compile),

@@ -93,6 +93,36 @@ static void fusion_of_a_transformer_block(void **state)
     free(m);
 }
 
+/* a residual sum's LayerNorm: Add -> LN and Add -> Add(bias) -> LN are groups; a sum also read
+ * by a graph output is not */
+static void fusion_of_residual_layernorms(void **state)
+{
+    (void)state;
+    char *m = write_fixture(FIXTURE_POST_LN);
+    struct pipeline p;
+    int64_t b = 0;
+    run_pipeline(&p, &m, 1, &b, 1);
+    const struct model_run *r = &p.runs[0];
+    assert_int_equal(r->counts[NODE_COMPUTE], 7);
+    assert_int_equal(r->n_groups, 2);
+    const int want[2][4] = {{0, 1, -1}, {2, 3, 4, -1}};
+    const char *want_op[2] = {"Add+LayerNormalization", "Add+Add+LayerNormalization"};
+    for (int g = 0; g < 2; g++) {
+        const struct fusion_group *fg = &r->groups[g];
+        assert_string_equal(fg->pattern, "add_layernorm");
+        assert_string_equal(p.layers.v[fg->layer].op, want_op[g]);
+        int k = 0;
+        for (; want[g][k] >= 0; k++)
+            assert_int_equal(fg->nodes[k], want[g][k]);
+        assert_int_equal(fg->n_nodes, k);
+    }
+    assert_int_equal(r->group[5], -1);
+    assert_int_equal(r->group[6], -1);
+    pipeline_free(&p);
+    unlink(m);
+    free(m);
+}
+
 /* GPT-2's gelu_new written out (the zoo's, as Hugging Face exports it): one gelu_tanh group per
  * layer, its eight nodes from the Pow of the MLP's input to the last Mul, beside the GEMM
  * + bias group that makes that input */
@@ -297,6 +327,7 @@ void test_layers_group(struct test_totals *tot)
         cmocka_unit_test(equal_convolutions_share_one_key),
         cmocka_unit_test(fusion_of_a_transformer_block),
         cmocka_unit_test(fusion_of_gelu_tanh),
+        cmocka_unit_test(fusion_of_residual_layernorms),
         cmocka_unit_test(fusion_of_a_residual_block),
         cmocka_unit_test(dedupe_across_models_and_batches),
         cmocka_unit_test(transposed_pads_from_the_output_size),

@@ -1,0 +1,177 @@
+/* Host checks of two kernels of ours (runtime/cuda_kernels.cuh) against outside answers:
+ *   - Split: bk_split_src, the input element each output element of bk_split copies, against the
+ *     plain C Split of runtime/plain_ops.h (what --verify holds the kernel to, itself held to
+ *     onnx.reference by the e2e tests), for pieces of equal and unequal sizes along every axis
+ *     of 1- to 4-D inputs;
+ *   - LayerNorm: bk_reference, what --verify holds bk_layernorm to, for a plain LayerNorm and a
+ *     residual sum's (x + residual, and + a bias: the add_layernorm fusion group), against
+ *     oneDNN's layer normalization of the same sum (forward inference, scale and shift).
+ * Built by nvcc (host code only; no GPU) and linked with oneDNN; prints one line per case, "ok"
+ * or "FAIL", and exits 1 on a failure.
+ *     nvcc -std=c++17 test/kernel_ref_check.cu -o kernel_ref_check -ldl -ldnnl */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#define PL_KERNEL_ONLY
+#define PL_FAMILIES 0u /* the core: PL_SPLIT */
+#define BK_KINDS (BK_K_PLAIN | BK_K_LAYERNORM)
+#include <oneapi/dnnl/dnnl.h>
+#include "../runtime/harness.h"
+#include "../runtime/plain_ops.h"
+#include "../runtime/cuda_bench.h"
+#include "../runtime/cuda_kernels.cuh"
+
+#include <vector>
+
+static int check(int nd, const long long *dims, int axis, int n, const long long *sizes)
+{
+    struct pl_op op;
+    memset(&op, 0, sizeof(op));
+    op.kind = PL_SPLIT;
+    op.fn = PL_IDENTITY;
+    op.nin = 1;
+    op.in[0].dtype = PL_FLOAT;
+    op.in[0].nd = nd;
+    long long count = 1;
+    for (int d = 0; d < nd; d++) {
+        op.in[0].d[d] = dims[d];
+        count *= dims[d];
+    }
+    op.out = op.in[0];
+    op.axis = axis;
+    op.nsplit = n;
+    for (int j = 0; j < n; j++)
+        op.split[j] = sizes[j];
+    /* the input holds each element's own index: the plain C output says which one it copied */
+    float *x = (float *)malloc((size_t)count * sizeof(float)), *want = (float *)malloc((size_t)count * sizeof(float));
+    for (long long i = 0; i < count; i++)
+        x[i] = (float)i;
+    struct pl_state ps;
+    memset(&ps, 0, sizeof(ps));
+    ps.op = &op;
+    ps.in[0] = x;
+    ps.out = want;
+    pl_kernel(&ps);
+    bk_split_args a;
+    memset(&a, 0, sizeof(a));
+    int64_t outer, dim, inner;
+    pl_axis_split(&op.in[0], axis, &outer, &dim, &inner);
+    a.outer = outer;
+    a.dim = dim;
+    a.inner = inner;
+    a.n = n;
+    for (int j = 0; j < n; j++)
+        a.off[j + 1] = a.off[j] + sizes[j];
+    long long bad = 0;
+    for (long long i = 0; i < count; i++)
+        bad += (float)bk_split_src(&a, i) != want[i];
+    printf("%s split of %lld elements along axis %d of %d into %d: %lld of them differ\n", bad ? "FAIL" : "ok  ", count,
+           axis, nd, n, bad);
+    free(x);
+    free(want);
+    return bad != 0;
+}
+
+/* LayerNorm over the last COLS of ROWS x COLS: bk_reference (RESIDUAL 0, 1, 2) against oneDNN on
+ * x [+ r [+ bias]] summed in float, as the kernel sums */
+static int check_layernorm(long long rows, long long cols, int residual)
+{
+    long long n = rows * cols;
+    std::vector<float> x(n), r(n), bias(cols), g(cols), b(cols), sum(n), want(n);
+    unsigned seed = 12345u + (unsigned)(rows * 7 + cols + residual);
+    auto rnd = [&seed]() {
+        seed = seed * 1664525u + 1013904223u;
+        return (float)((seed >> 8) & 0xffff) / 32768.0f - 1.0f;
+    };
+    for (long long i = 0; i < n; i++) {
+        x[i] = 3.0f * rnd() + 0.5f;
+        r[i] = rnd();
+    }
+    for (long long c = 0; c < cols; c++) {
+        bias[c] = rnd();
+        g[c] = 1.0f + 0.5f * rnd();
+        b[c] = rnd();
+    }
+    for (long long i = 0; i < n; i++)
+        sum[i] = residual ? x[i] + r[i] + (residual == 2 ? bias[i % cols] : 0.0f) : x[i];
+    /* oneDNN */
+    dnnl_engine_t eng;
+    dnnl_stream_t strm;
+    dnnl_memory_desc_t md, vmd;
+    dnnl_dims_t dims = {rows, cols}, vdims = {cols};
+    dnnl_layer_normalization_desc_t desc;
+    dnnl_primitive_desc_t pd;
+    dnnl_primitive_t prim;
+    dnnl_memory_t msrc, mdst, mscale, mshift;
+    int ok = dnnl_engine_create(&eng, dnnl_cpu, 0) == dnnl_success && dnnl_stream_create(&strm, eng, dnnl_stream_default_flags) == dnnl_success &&
+             dnnl_memory_desc_init_by_tag(&md, 2, dims, dnnl_f32, dnnl_ab) == dnnl_success &&
+             dnnl_memory_desc_init_by_tag(&vmd, 1, vdims, dnnl_f32, dnnl_a) == dnnl_success &&
+             dnnl_layer_normalization_forward_desc_init(&desc, dnnl_forward_inference, &md, NULL, 1e-5f,
+                                                        dnnl_use_scale | dnnl_use_shift) == dnnl_success &&
+             dnnl_primitive_desc_create(&pd, &desc, NULL, eng, NULL) == dnnl_success &&
+             dnnl_primitive_create(&prim, pd) == dnnl_success &&
+             dnnl_memory_create(&msrc, &md, eng, sum.data()) == dnnl_success &&
+             dnnl_memory_create(&mdst, &md, eng, want.data()) == dnnl_success &&
+             dnnl_memory_create(&mscale, &vmd, eng, g.data()) == dnnl_success &&
+             dnnl_memory_create(&mshift, &vmd, eng, b.data()) == dnnl_success;
+    if (ok) {
+        dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, msrc}, {DNNL_ARG_DST, mdst}, {DNNL_ARG_SCALE, mscale}, {DNNL_ARG_SHIFT, mshift}};
+        ok = dnnl_primitive_execute(prim, strm, 4, args) == dnnl_success && dnnl_stream_wait(strm) == dnnl_success;
+    }
+    if (!ok) {
+        printf("FAIL layernorm %lldx%lld residual %d: oneDNN refused it\n", rows, cols, residual);
+        return 1;
+    }
+    /* bk_reference: the kernel's inputs in its order (x, scale, shift, residual, bias) */
+    struct bk_op op;
+    memset(&op, 0, sizeof(op));
+    op.kind = BK_LAYERNORM;
+    op.pl.out.dtype = PL_FLOAT;
+    op.pl.out.nd = 2;
+    op.pl.out.d[0] = rows;
+    op.pl.out.d[1] = cols;
+    op.pl.in[0] = op.pl.out;
+    op.eps = 1e-5f;
+    op.affine = 1;
+    op.residual = residual;
+    void *in[5] = {x.data(), g.data(), b.data(), r.data(), bias.data()};
+    double worst = 0;
+    for (long long i = 0; i < n; i++) {
+        double d = fabs(bk_reference(&op, in, i) - (double)want[i]) / (1.0 + fabs((double)want[i]));
+        worst = d > worst ? d : worst;
+    }
+    bool good = worst <= 1e-5;
+    printf("%s layernorm %lldx%lld, %s: max error against oneDNN %.3g\n", good ? "ok  " : "FAIL", rows, cols,
+           residual == 2 ? "x + residual + bias" : residual ? "x + residual" : "x", worst);
+    dnnl_primitive_destroy(prim);
+    dnnl_primitive_desc_destroy(pd);
+    dnnl_memory_destroy(msrc);
+    dnnl_memory_destroy(mdst);
+    dnnl_memory_destroy(mscale);
+    dnnl_memory_destroy(mshift);
+    dnnl_stream_destroy(strm);
+    dnnl_engine_destroy(eng);
+    return !good;
+}
+
+int main(void)
+{
+    int bad = 0;
+    for (int residual = 0; residual <= 2; residual++) {
+        bad |= check_layernorm(5, 768, residual);
+        bad |= check_layernorm(3, 37, residual);
+    }
+    static const long long d1[] = {12}, d3[] = {2, 9, 5}, d4[] = {3, 4, 6, 8};
+    static const long long s3[] = {4, 4, 4}, s12[] = {5, 7}, s9[] = {2, 3, 4}, s2[] = {1, 1}, s1[] = {9};
+    bad |= check(1, d1, 0, 3, s3);
+    bad |= check(1, d1, 0, 2, s12);
+    bad |= check(3, d3, 1, 3, s9);
+    bad |= check(3, d3, 1, 1, s1);
+    bad |= check(3, d3, 0, 2, s2);
+    static const long long s5[] = {2, 3}, s6[] = {1, 2, 3}, s8[] = {3, 5}, s4[] = {1, 1, 1, 1};
+    bad |= check(3, d3, 2, 2, s5);
+    bad |= check(4, d4, 2, 3, s6);
+    bad |= check(4, d4, 3, 2, s8);
+    bad |= check(4, d4, 1, 4, s4);
+    return bad;
+}
