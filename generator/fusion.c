@@ -433,7 +433,7 @@ static void find_add_layernorm(struct layer_set *s, struct fctx *f, int run_inde
         for (int k = 0; k < 2; k++) {
             const struct ir_value *c = b->inputs[k], *sum = b->inputs[1 - k];
             int r = producer(sum);
-            if (!c || !c->is_const || c->type.rank != 1 || !sum || sum->type.rank < 1 ||
+            if (!c || !c->is_const || c->type.rank != 1 || !sum || sum->type.rank < 1 || r < 0 ||
                 c->type.dims[0].value != sum->type.dims[sum->type.rank - 1].value || only_consumer(f, r) != a ||
                 !is_residual_sum(f, r))
                 continue;

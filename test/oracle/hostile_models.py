@@ -127,6 +127,14 @@ save_ms("attention_huge_past", [helper.make_node("Attention", ["x", "wqkv", "", 
         [X("x", [1, 5, 16]), X("past", [2, 1, 2, 2 ** 40, 4])], [X("y", None), X("present", None)], [wqkv],
         frag="too large to be a tensor")
 
+# a LayerNorm of a graph input plus a bias: the residual-LayerNorm fusion looked for the
+# producer of the input (none) and read before its table (a fuzz find)
+save("layernorm_of_input_plus_bias",
+     [helper.make_node("Add", ["x", "b"], ["s"]), helper.make_node("LayerNormalization", ["s", "g", "b"], ["y"])],
+     [X("x", [2, 8])], [X("y", None)],
+     [helper.make_tensor("b", T.FLOAT, [8], np.zeros(8, np.float32)),
+      helper.make_tensor("g", T.FLOAT, [8], np.ones(8, np.float32))], code=0, frag="", opset=17)
+
 # a Reshape whose constant target fixes batch 1 behind an input of symbolic batch: at -b 2 the
 # reshape cannot hold its input (the test checks that nothing after it is given batch 1)
 xs = helper.make_tensor_value_info("x", T.FLOAT, ["N", 3, 8, 8])
