@@ -279,6 +279,15 @@ void op_xp_commit(struct op_xp *x, int **new_nodes, int *n_new)
             if (x->nodes[i].outputs[k])
                 x->nodes[i].outputs[k]->producer = pos[i];
     }
+    /* every output the original made is made by one of its nodes now (an expansion's duty) */
+    bool *made = bz_calloc((size_t)orig->n_outputs + 1, sizeof(bool));
+    for (int i = 0; i < x->n; i++)
+        for (int k = 0; k < x->nodes[i].n_outputs; k++)
+            for (int j = 0; j < orig->n_outputs; j++)
+                made[j] |= orig->outputs[j] && x->nodes[i].outputs[k] == orig->outputs[j];
+    for (int j = 0; j < orig->n_outputs; j++)
+        BZ_ASSERT(!orig->outputs[j] || made[j]);
+    free(made);
     g->nodes = nodes;
     g->n_nodes = total;
     for (int i = 0; i < total; i++)
