@@ -2,7 +2,6 @@
 #include "dump.h"
 
 #include <jansson.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,12 +214,6 @@ static json_t *jstr(const char *s)
     return j ? j : json_string("?"); /* the loader keeps names valid UTF-8; never NULL in practice */
 }
 
-/* a number, or "inf", "-inf", "nan" (JSON has none) */
-static json_t *jnum(double v)
-{
-    return isfinite(v) ? json_real(v) : json_string(v != v ? "nan" : v > 0 ? "inf" : "-inf");
-}
-
 static json_t *tensor_json(const struct ir_tensor *t)
 {
     json_t *o = json_object(), *dims = json_array();
@@ -233,7 +226,7 @@ static json_t *tensor_json(const struct ir_tensor *t)
         json_t *vals = json_array();
         bool integer = dtype_is_int(t->dtype);
         for (int64_t k = 0; k < t->nelem; k++)
-            json_array_append_new(vals, integer ? json_integer(tensor_get_i(t, k)) : jnum(tensor_get_f(t, k)));
+            json_array_append_new(vals, integer ? json_integer(tensor_get_i(t, k)) : canon_json_number(tensor_get_f(t, k)));
         json_object_set_new(o, "values", vals);
     }
     return o;
@@ -244,7 +237,7 @@ static json_t *attr_json(const struct ir_attr *a)
     json_t *v = NULL;
     switch (a->type) {
     case IR_ATTR_INT: v = json_integer(a->u.i); break;
-    case IR_ATTR_FLOAT: v = jnum(a->u.f); break;
+    case IR_ATTR_FLOAT: v = canon_json_number(a->u.f); break;
     case IR_ATTR_STRING: v = json_stringn(a->u.s.data, a->u.s.len); break;
     case IR_ATTR_TENSOR: v = a->u.t ? tensor_json(a->u.t) : NULL; break;
     case IR_ATTR_INTS:
@@ -255,7 +248,7 @@ static json_t *attr_json(const struct ir_attr *a)
     case IR_ATTR_FLOATS:
         v = json_array();
         for (size_t k = 0; k < a->count; k++)
-            json_array_append_new(v, jnum(a->u.floats[k]));
+            json_array_append_new(v, canon_json_number(a->u.floats[k]));
         break;
     case IR_ATTR_STRINGS:
         v = json_array();

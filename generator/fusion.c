@@ -387,22 +387,11 @@ static void find_gelu_tanh(struct layer_set *s, struct fctx *f, int run_index)
     }
 }
 
-/* both inputs of Add I computed (no weight), of the output's own dims: a residual sum */
+/* Add I of two computed tensors (no weight) of the same dims: a residual sum */
 static bool is_residual_sum(const struct fctx *f, int i)
 {
-    if (!is_op(f, i, "Add"))
-        return false;
-    const struct ir_node *n = &f->g->nodes[i];
-    const struct ir_value *y = n->outputs[0];
-    for (int k = 0; k < 2; k++) {
-        const struct ir_value *x = n->inputs[k];
-        if (!x || x->is_const || !y || x->type.rank != y->type.rank)
-            return false;
-        for (int d = 0; d < y->type.rank; d++)
-            if (x->type.dims[d].value != y->type.dims[d].value)
-                return false;
-    }
-    return true;
+    const struct ir_value *x = i >= 0 ? f->g->nodes[i].inputs[0] : NULL;
+    return x && !x->is_const && is_op(f, i, "Add") && is_residual_add(f, i, x);
 }
 
 /* Add(x, residual) [-> Add(bias of the last dim)] -> LayerNormalization over the last axis, each
@@ -517,12 +506,6 @@ static bool scale_node(const struct fctx *f, int i, const struct ir_value *x, do
 static json_t *ints4(const int64_t *v)
 {
     return json_pack("[I,I,I,I]", (json_int_t)v[0], (json_int_t)v[1], (json_int_t)v[2], (json_int_t)v[3]);
-}
-
-/* a number, or the string "inf", "-inf" or "nan" (JSON has none) */
-static json_t *json_number_any(double v)
-{
-    return isfinite(v) ? json_real(v) : json_string(v != v ? "nan" : v > 0 ? "inf" : "-inf");
 }
 
 /* MatMul(Q, K^T) [-> Div/Mul scale] [-> Add mask | Where(mask, fill, .)] -> Softmax(last axis)
@@ -671,7 +654,7 @@ static void find_attention(struct layer_set *s, struct fctx *f, int run_index)
                                   (json_int_t)Q.elems, "k_elems", (json_int_t)KT.elems, "v_elems", (json_int_t)V.elems,
                                   "mask_elems", (json_int_t)melems, "scale", factor, "mask", mkind);
         if (!strcmp(mkind, "select")) {
-            json_object_set_new(extra, "fill", json_number_any(fill));
+            json_object_set_new(extra, "fill", canon_json_number(fill));
             json_object_set_new(extra, "fill_when", json_integer(fill_when));
         }
         add_group(s, f, "attention", nodes, n, run_index, extra);

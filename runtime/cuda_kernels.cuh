@@ -244,6 +244,19 @@ __global__ void bk_elementwise(const bk_args a)
     }
 }
 
+/* element I of Y is element SRC of X, elements of ES bytes (the copies: Gather, Split) */
+__device__ __forceinline__ void bk_copy(void *y, long long i, const void *x, long long src, int es)
+{
+    if (es == 4)
+        ((unsigned *)y)[i] = ((const unsigned *)x)[src];
+    else if (es == 8)
+        ((unsigned long long *)y)[i] = ((const unsigned long long *)x)[src];
+    else if (es == 2)
+        ((unsigned short *)y)[i] = ((const unsigned short *)x)[src];
+    else
+        ((unsigned char *)y)[i] = ((const unsigned char *)x)[src];
+}
+
 /* Split along an axis (PL_SPLIT): the output buffer holds the pieces one after the other, piece
  * k being [outer, off[k+1] - off[k], inner] of the input [outer, dim, inner]; elements of ES bytes */
 struct bk_split_args {
@@ -268,15 +281,7 @@ __global__ void bk_split(const bk_split_args a)
 {
     long long total = a.outer * a.dim * a.inner;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
-        long long src = bk_split_src(&a, i);
-        if (a.es == 4)
-            ((unsigned *)a.y)[i] = ((const unsigned *)a.x)[src];
-        else if (a.es == 2)
-            ((unsigned short *)a.y)[i] = ((const unsigned short *)a.x)[src];
-        else if (a.es == 8)
-            ((unsigned long long *)a.y)[i] = ((const unsigned long long *)a.x)[src];
-        else
-            ((unsigned char *)a.y)[i] = ((const unsigned char *)a.x)[src];
+        bk_copy(a.y, i, a.x, bk_split_src(&a, i), a.es);
     }
 }
 
@@ -306,13 +311,7 @@ __global__ void bk_gather(const void *x, const long long *idx, void *y, long lon
         long long j = idx[q];
         if (j < 0)
             j += dim;
-        long long src = (o * dim + j) * inner + in;
-        if (es == 4)
-            ((float *)y)[i] = ((const float *)x)[src];
-        else if (es == 8)
-            ((long long *)y)[i] = ((const long long *)x)[src];
-        else
-            ((unsigned char *)y)[i] = ((const unsigned char *)x)[src];
+        bk_copy(y, i, x, (o * dim + j) * inner + in, es);
     }
 }
 

@@ -200,18 +200,24 @@ static void cuda_attention_reference(void **state)
                      0);
 }
 
+/* a host-only check of ours (test/NAME.cu, built by nvcc with LIBS): every line it prints is
+ * "ok", else the others are shown and the test fails */
+static void host_check(const char *name, const char *libs)
+{
+    assert_int_equal(test_sh("'%s/bin/nvcc' -std=c++17 -Werror all-warnings test/%s.cu -o '%s/%s' %s && '%s/%s' > "
+                             "'%s/%s.log'; rc=$?; grep -v '^ok' '%s/%s.log'; exit $rc",
+                             cuda_home(), name, dir, name, libs, dir, name, dir, name, dir, name),
+                     0);
+}
+
 /* Our Resize kernel's arithmetic against ONNX's Resize (the plain C one) and its channels-last
  * indexing against the NCHW resize of the transposed input, in f32, f16 and bf16
  * (test/resize_ref_check.cu; host code, built by nvcc) */
 static void cuda_resize_layouts(void **state)
 {
     (void)state;
-    if (!have_cuda())
-        return;
-    assert_int_equal(test_sh("'%s/bin/nvcc' -std=c++17 -Werror all-warnings test/resize_ref_check.cu -o '%s/resizeref' -ldl "
-                             "&& '%s/resizeref' > '%s/resizeref.log'; rc=$?; grep -v '^ok' '%s/resizeref.log'; exit $rc",
-                             cuda_home(), dir, dir, dir, dir),
-                     0);
+    if (have_cuda())
+        host_check("resize_ref_check", "-ldl");
 }
 
 /* Our Split kernel's indexing against the plain C Split, and the LayerNorm reference our kernel
@@ -220,13 +226,8 @@ static void cuda_resize_layouts(void **state)
 static void cuda_kernel_references(void **state)
 {
     (void)state;
-    if (!have_cuda())
-        return;
-    assert_int_equal(test_sh("'%s/bin/nvcc' -std=c++17 -Werror all-warnings test/kernel_ref_check.cu -o '%s/kernelref' "
-                             "-ldl -ldnnl && '%s/kernelref' > '%s/kernelref.log'; rc=$?; grep -v '^ok' '%s/kernelref.log'; "
-                             "exit $rc",
-                             cuda_home(), dir, dir, dir, dir),
-                     0);
+    if (have_cuda())
+        host_check("kernel_ref_check", "-ldl -ldnnl");
 }
 
 /* gen --repro LAYER: just that layer's benchmarks, in a folder of their own; each builds with

@@ -1,5 +1,6 @@
 /* The helpers operators' canonicalisers use (declared in ops/ops.h): attributes into a layer
  * key with their defaults filled in, the key's readable name, windows with explicit pads. */
+#include <math.h>
 #include <string.h>
 
 #include "../desc.h"
@@ -93,6 +94,11 @@ static bool utf8_valid(const char *s, size_t n)
 
 /* A string from a model (attribute bytes: any bytes are valid ONNX) as a JSON string that a
  * key can hold: valid UTF-8 as it is, every other byte as the text \xNN */
+json_t *canon_json_number(double v)
+{
+    return isfinite(v) ? json_real(v) : json_string(v != v ? "nan" : v > 0 ? "inf" : "-inf");
+}
+
 json_t *canon_json_string(const char *s, size_t n)
 {
     if (utf8_valid(s, n))

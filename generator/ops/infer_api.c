@@ -5,6 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../runtime/harness.h"
+/* the 16-bit float conversions only: no family's kernel is referenced here */
+#define PL_FAMILIES 0u
+#include "../../runtime/plain_ops.h"
 #include "ops.h"
 
 void op_fail(struct infer_ctx *c, const char *fmt, ...)
@@ -80,76 +84,14 @@ bool dtype_is_int(int dtype)
     }
 }
 
-static float half_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-    uint32_t bits;
-    if (exp == 0) {
-        if (man == 0) {
-            bits = sign;
-        } else { /* subnormal */
-            exp = 127 - 15 + 1;
-            while (!(man & 0x400)) {
-                man <<= 1;
-                exp--;
-            }
-            bits = sign | (exp << 23) | ((man & 0x3ff) << 13);
-        }
-    } else if (exp == 31) {
-        bits = sign | 0x7f800000u | (man << 13);
-    } else {
-        bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-/* float to IEEE half, rounded to nearest even (overflow to infinity, NaN kept a NaN) */
-static uint16_t float_to_half(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
-    uint32_t ax = x & 0x7fffffffu;
-    if (ax >= 0x7f800000u) /* inf or NaN */
-        return sign | 0x7c00 | (ax > 0x7f800000u ? 0x200 : 0);
-    if (ax >= 0x477ff000u) /* rounds past the largest half */
-        return sign | 0x7c00;
-    if (ax < 0x38800000u) { /* a subnormal half (or zero): the value in units of 2^-24 */
-        float a;
-        memcpy(&a, &ax, 4);
-        return sign | (uint16_t)lrintf(a * 16777216.0f);
-    }
-    uint32_t r = ax + 0x0fffu + ((ax >> 13) & 1u); /* round the 13 dropped bits to even */
-    return sign | (uint16_t)((r - 0x38000000u) >> 13);
-}
-
-/* float to bfloat16, rounded to nearest even */
-static uint16_t float_to_bf16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    if ((x & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((x >> 16) | 0x40);
-    return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-}
-
 double tensor_get_f(const struct ir_tensor *t, int64_t k)
 {
     const unsigned char *p = t->data;
     switch (t->dtype) {
     case IR_DTYPE_FLOAT: { float v; memcpy(&v, p + k * 4, 4); return v; }
     case IR_DTYPE_DOUBLE: { double v; memcpy(&v, p + k * 8, 8); return v; }
-    case IR_DTYPE_FLOAT16: { uint16_t h; memcpy(&h, p + k * 2, 2); return half_to_float(h); }
-    case IR_DTYPE_BFLOAT16: {
-        uint16_t h;
-        memcpy(&h, p + k * 2, 2);
-        uint32_t bits = (uint32_t)h << 16;
-        float v;
-        memcpy(&v, &bits, 4);
-        return v;
-    }
+    case IR_DTYPE_FLOAT16: { uint16_t h; memcpy(&h, p + k * 2, 2); return pl_f16_to_f32(h); }
+    case IR_DTYPE_BFLOAT16: { uint16_t h; memcpy(&h, p + k * 2, 2); return pl_bf16_to_f32(h); }
     case IR_DTYPE_UINT64: { uint64_t v; memcpy(&v, p + k * 8, 8); return (double)v; }
     default: return (double)tensor_get_i(t, k);
     }
@@ -190,8 +132,8 @@ void tensor_set_f(struct ir_tensor *t, int64_t k, double v)
     case IR_DTYPE_INT8: p[k] = (unsigned char)(int8_t)(int64_t)v; break;
     case IR_DTYPE_UINT8: p[k] = (unsigned char)(int64_t)v; break;
     case IR_DTYPE_BOOL: p[k] = v != 0; break;
-    case IR_DTYPE_FLOAT16: { uint16_t h = float_to_half((float)v); memcpy(p + k * 2, &h, 2); break; }
-    case IR_DTYPE_BFLOAT16: { uint16_t h = float_to_bf16((float)v); memcpy(p + k * 2, &h, 2); break; }
+    case IR_DTYPE_FLOAT16: { uint16_t h = pl_f32_to_f16((float)v); memcpy(p + k * 2, &h, 2); break; }
+    case IR_DTYPE_BFLOAT16: { uint16_t h = pl_f32_to_bf16((float)v); memcpy(p + k * 2, &h, 2); break; }
     default: break;
     }
 }

@@ -285,6 +285,8 @@ void op_xp_memo_free(struct op_xp_memo *memo);
 /* a string of a model (attribute bytes: any bytes are valid ONNX) as a JSON string a key can
  * hold: valid UTF-8 as it is, every other byte as the text \xNN */
 json_t *canon_json_string(const char *s, size_t n);
+/* a number, or the string "inf", "-inf" or "nan" (JSON has none) */
+json_t *canon_json_number(double v);
 void canon_set_i(struct json_t *attrs, const char *name, int64_t v);
 void canon_set_f(struct json_t *attrs, const char *name, double v);
 void canon_set_s(struct json_t *attrs, const char *name, const char *v);

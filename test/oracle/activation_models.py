@@ -13,25 +13,23 @@ import onnx
 from onnx import TensorProto, helper
 
 
-def swish(name, shape, dtype, alpha=None):
-    attrs = {} if alpha is None else {"alpha": alpha}
-    g = helper.make_graph([helper.make_node("Swish", ["x"], ["y"], **attrs)], name,
+def unary(op, name, shape, dtype, opset, **attrs):
+    """one node of OP on x -> y, at OPSET"""
+    g = helper.make_graph([helper.make_node(op, ["x"], ["y"], **attrs)], name,
                           [helper.make_tensor_value_info("x", dtype, shape)],
                           [helper.make_tensor_value_info("y", dtype, shape)])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 24)])
-    m.ir_version = 10
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 10 if opset > 21 else 9
     onnx.checker.check_model(m)
     return m
+
+
+def swish(name, shape, dtype, alpha=None):
+    return unary("Swish", name, shape, dtype, 24, **({} if alpha is None else {"alpha": alpha}))
 
 
 def gelu(name, shape, dtype, approximate):
-    g = helper.make_graph([helper.make_node("Gelu", ["x"], ["y"], approximate=approximate)], name,
-                          [helper.make_tensor_value_info("x", dtype, shape)],
-                          [helper.make_tensor_value_info("y", dtype, shape)])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
-    m.ir_version = 9
-    onnx.checker.check_model(m)
-    return m
+    return unary("Gelu", name, shape, dtype, 20, approximate=approximate)
 
 
 def main():
