@@ -781,8 +781,49 @@ static void case_backend_sdpa(const char *name, int dt, int mask, int mismatch)
     }
 }
 
+/* An f16 output in the subnormals (below 2^-14), where f16's steps are 2^-24 apart: each
+ * product rounded to its nearest f16 must pass, as cuDNN's f16 Mul and BatchNormalization
+ * write them (the H200 run of 2026-11-26 found these "wrong"); one two steps off must not. */
+static double f16_nearest_subnormal(double v)
+{
+    return nearbyint(v / br_acc) * br_acc;
+}
+
+static void case_f16_subnormal(void)
+{
+    enum { N = 64 };
+    struct bc_lib_op op;
+    memset(&op, 0, sizeof(op));
+    op.family = BC_OPTENSOR, op.dt = BC_F16, op.mode = CUDNN_OP_TENSOR_MUL, op.alpha = 1;
+    op.x.nd = op.x2.nd = op.y.nd = 1;
+    op.x.d[0] = op.x2.d[0] = op.y.d[0] = N;
+    double a[N], b[N], got[N];
+    for (int i = 0; i < N; i++) {
+        a[i] = (i + 1) * 0x1p-10 - 0x1p-12;  /* f16 values: 2^-10 steps under 1/16 */
+        b[i] = (N - i) * 0x1p-13 * (i % 2 ? -1 : 1);
+        got[i] = f16_nearest_subnormal(a[i] * b[i]);
+    }
+    struct br_io io;
+    memset(&io, 0, sizeof(io));
+    io.x = a, io.x2 = b;
+    cases++;
+    struct br_check c = br_compare(&op, &io, got, NULL);
+    int ok = c.bad == 0 && c.checked == N;
+    got[0] += 2 * br_acc; /* 5.7e-6: a subnormal */
+    struct br_check m = br_compare(&op, &io, got, NULL);
+    if (!ok)
+        printf("FAIL f16 subnormal products: %lld of %lld beyond tolerance, first %lld (got %.9g want %.9g)\n", c.bad,
+               c.checked, c.first_bad, c.first_got, c.first_want);
+    else if (m.bad == 0)
+        printf("FAIL f16 subnormal products: one two subnormal steps off still passes\n");
+    else
+        printf("ok   f16 subnormal products: %lld elements, worst %.3g x tolerance\n", c.checked, c.worst_ratio);
+    failures += !ok || m.bad == 0;
+}
+
 int main(void)
 {
+    case_f16_subnormal();
     case_nhwc_order();
     case_e4m3();
     case_f8_gemm();

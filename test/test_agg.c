@@ -599,6 +599,9 @@ static void test_gpu_rows(void **state)
     json_t *bound = find_row(table(j, "bound"), "type", "f16+tensor_op", NULL, NULL);
     double fused = num(bound, "fused");
     assert_true(fused > 0);
+    /* the kernel clock: every chosen time is a k1 row, whose kernel_us is 0.98 of its median */
+    assert_float_equal(num(bound, "kernels fused"), 0.98 * fused, 1e-6);
+    assert_float_equal(num(bound, "kernels sequential"), 0.98 * num(bound, "sequential"), 1e-6);
     /* the algorithm report: the fastest k1 and its kernels, the heuristic's k2 and its kernels */
     json_t *al = find_row(table(j, "algo-layers"), "layer", "LA", NULL, NULL);
     assert_string_equal(json_string_value(json_object_get(al, "fastest")), "k1");
@@ -615,8 +618,9 @@ static void test_gpu_rows(void **state)
     f = fopen(path, "w");
     assert_non_null(f);
     fprintf(f, "model,batch,dtype,device,framework,threads,latency_us,runs,note,node\n"
-               "toy,1,f16,GPU X,fw fast,1,%.3f,10,,\ntoy,1,f16,GPU X,fw slow,1,%.3f,10,,\n",
-            fused / 2, fused * 2);
+               "toy,1,f16,GPU X,fw fast,1,%.3f,10,,\ntoy,1,f16,GPU X,fw slow,1,%.3f,10,,\n"
+               "toy,1,f16,GPU X,fw kernels,1,%.3f,10,,\ntoy,1,f16,GPU X,fw graph,1,%.3f,10,,\n",
+            fused / 2, fused * 2, fused * 0.99, fused * 0.99);
     fclose(f);
     assert_int_equal(run_agg(args, out, err), 3);
     j = report("--report framework");
@@ -627,6 +631,15 @@ static void test_gpu_rows(void **state)
     assert_true(num(fast, "overhead") < 0);
     assert_string_equal(json_string_value(json_object_get(slow, "check")), "ok");
     assert_true(num(slow, "overhead") > 0);
+    assert_string_equal(json_string_value(json_object_get(slow, "clock")), "median");
+    /* a kernel-time sum (a framework named "... kernels") at 0.99 of the fused medians: held
+     * against the kernel clock's 0.98, a bound; a wall-clock figure as low is not */
+    json_t *kern = find_row(table(j, "framework"), "framework", "fw kernels", NULL, NULL);
+    json_t *graph = find_row(table(j, "framework"), "framework", "fw graph", NULL, NULL);
+    assert_string_equal(json_string_value(json_object_get(kern, "clock")), "kernels");
+    assert_float_equal(num(kern, "fused bound"), 0.98 * fused, 1e-6);
+    assert_string_equal(json_string_value(json_object_get(kern, "check")), "ok");
+    assert_string_equal(json_string_value(json_object_get(graph, "check")), "NOT A BOUND: above measured");
     json_decref(j);
     db_file = "t.db";
 }
@@ -897,7 +910,8 @@ static void test_layout_changes(void **state)
  * implicit_gemm 50 us vs nhwc_heurA_0 30 us (its note's configuration and CUPTI kernels kept,
  * the tags after them not): 0.6, gain 20; the fused LAB: implicit_gemm 30 vs heurA_0 (NCHW) 24:
  * gain 6; LH: default_tensor_op 20 vs lt0 15: gain 5. A
- * database of schema 2 (no configuration column) is brought up to schema 3, its rows kept. */
+ * database of schema 2 (no configuration or kernel time column) is brought up to schema 4, its
+ * rows kept and their kernel times found again. */
 static void test_engines_report(void **state)
 {
     (void)state;
@@ -963,7 +977,8 @@ static void test_engines_report(void **state)
             snprintf(path, sizeof(path), "%s/engines.db", dir);
             sqlite3 *db;
             assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-            assert_int_equal(sqlite3_exec(db, "ALTER TABLE best DROP COLUMN config; UPDATE meta SET value='2' WHERE key='schema'",
+            assert_int_equal(sqlite3_exec(db, "ALTER TABLE best DROP COLUMN config; ALTER TABLE best DROP COLUMN kernel_us;"
+                                              " UPDATE meta SET value='2' WHERE key='schema'",
                                           NULL, NULL, NULL),
                              SQLITE_OK);
             sqlite3_close(db);
@@ -974,7 +989,11 @@ static void test_engines_report(void **state)
     sqlite3 *db;
     assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     char *v = query_text(db, "SELECT value FROM meta WHERE key='schema'");
-    assert_string_equal(v, "3|\n");
+    assert_string_equal(v, "4|\n");
+    free(v);
+    /* the upgrade gave each best row its median's kernel_us (these rows' are their medians) */
+    v = query_text(db, "SELECT count(*), sum(kernel_us = median_us) FROM best");
+    assert_string_equal(v, "8|8|\n");
     free(v);
     sqlite3_close(db);
     db_file = "t.db";

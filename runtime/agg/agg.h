@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #define AGG_VERSION "0.1.0"
-#define AGG_DB_SCHEMA 3
+#define AGG_DB_SCHEMA 4
 
 /* exit statuses (docs/formats.md) */
 enum agg_exit {
@@ -191,6 +191,9 @@ struct agg_layer_info {
 struct agg_algo_time {
     char *algo;
     double us;
+    double kus;    /* that row's kernel_us: the GPU's own kernel time per launch (CUPTI), without
+                      the gaps between kernels the median holds, at most the median (overlapping
+                      kernels); NaN where unknown */
     char *kernels; /* the kernels its fastest row ran (CUPTI's kernel_names), or NULL */
     char *config;  /* that row's engine or cuBLASLt configuration (the note's "engine N, ..." or
                       "cuBLASLt heuristic rank ..." part), or NULL */
@@ -299,6 +302,13 @@ struct agg_bound {
      * have no result (counted as 0) */
     int relayouts, relayouts_unknown;
     double relayout_us;
+    /* the same plan on the GPU's kernel clock: every time above taken as its row's kernel_us
+     * (CUPTI's kernel durations, without the gaps between kernels that a median of back-to-back
+     * launches holds), the same layers, algorithms, fusions and layout changes. What a
+     * profiler's kernel-time sum of a framework compares with. NaN where some time has none
+     * (a CPU, a row without CUPTI); node_kus per node as node_us */
+    double kernel_seq, kernel_fused_seq;
+    double *node_kus;
 };
 int agg_bound_compute(const struct agg_data *x, const struct agg_run *r, const struct agg_target *t,
                       const char *prec, struct agg_bound *b);

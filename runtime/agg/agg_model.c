@@ -423,7 +423,7 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
     /* every algorithm's fastest median per target x layer x precision (repeated runs: the
      * best one, from the table ingest keeps); --run restricts to one ingest label. Rows come
      * in key order, so consecutive rows mostly share a cell: the last one is kept at hand. */
-    AGG_STEP(s, "SELECT target, layer, prec, algo, median_us, kernels, busy, config FROM best WHERE ?1 IS NULL OR run=?1");
+    AGG_STEP(s, "SELECT target, layer, prec, algo, median_us, kernels, busy, config, kernel_us FROM best WHERE ?1 IS NULL OR run=?1");
     if (flt->run)
         sqlite3_bind_text(s, 1, flt->run, -1, SQLITE_STATIC);
     long last_target = -1;
@@ -473,6 +473,7 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
                 }
                 c->algos[i].algo = agg_xstrdup(algo);
                 c->algos[i].us = INFINITY;
+                c->algos[i].kus = NAN;
                 c->algos[i].kernels = NULL;
                 c->algos[i].config = NULL;
                 c->algos[i].one_thread = feed->one_thread;
@@ -481,6 +482,11 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
             if (us < c->algos[i].us) {
                 const char *kn = (const char *)sqlite3_column_text(s, 5);
                 c->algos[i].us = us;
+                /* the kernel clock: the kernels' summed durations, but never above the time per
+                 * launch (kernels that overlap, as cuDNN's FFT ones on their own streams, sum to
+                 * more than the GPU took; a CUPTI sample can be slower than the timed ones) */
+                double ku = sqlite3_column_type(s, 8) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 8);
+                c->algos[i].kus = isnan(ku) ? NAN : ku < us ? ku : us;
                 free(c->algos[i].kernels);
                 c->algos[i].kernels = kn ? agg_xstrdup(kn) : NULL;
                 const char *cf = (const char *)sqlite3_column_text(s, 7);
@@ -786,6 +792,8 @@ static void agg_relayout_charge(const struct agg_data *x, const struct agg_targe
     }
     b->relayout_us += at->us;
     b->seq += at->us;
+    b->kernel_seq += at->kus;
+    b->kernel_fused_seq += at->kus;
     if (i >= 0) {
         w[i] += at->us;
         wf[i] += at->us;
@@ -879,10 +887,14 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
     signed char *lay = agg_xmalloc((size_t)n + 1); /* the NHWC plan's layout per node: 1 NHWC */
     memset(lay, -1, (size_t)n + 1);
     b->node_us = agg_xmalloc(((size_t)n + 1) * sizeof(double));
+    b->node_kus = agg_xmalloc(((size_t)n + 1) * sizeof(double));
     b->node_busy = agg_xcalloc((size_t)n + 1, 1);
+    double *wk = agg_xcalloc((size_t)n + 1, sizeof(double)); /* the kernel clock's w and wf */
+    double *wkf = agg_xcalloc((size_t)n + 1, sizeof(double));
     for (int i = 0; i < n; i++) {
         const struct agg_node *nd = &r->nodes[i];
         b->node_us[i] = NAN;
+        b->node_kus[i] = NAN;
         if (strcmp(nd->cls, "compute") || !nd->layer)
             continue;
         b->computing++;
@@ -895,6 +907,7 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
             lay[i] = agg_algo_cl(at->algo) ? 1 : 0;
             b->node_us[i] = us;
             b->seq += us;
+            wk[i] = b->node_kus[i] = at->kus;
             if (at->busy == 1) {
                 b->node_busy[i] = 1;
                 b->busy++;
@@ -908,27 +921,31 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
             b->find_known += f >= 0;
         }
         wf[i] = w[i];
+        wkf[i] = wk[i];
     }
     /* fused: a group costs min(its fused benchmark, the sum of its members); the members'
      * combined time sits on the last member, through which every path into the group
      * leaves it */
     for (int g = 0; g < r->ngroups; g++) {
         const struct agg_group *gr = &r->groups[g];
-        double members = 0;
+        double members = 0, kmembers = 0;
         int all = 1, last = -1;
         for (int k = 0; k < gr->nmembers; k++) {
             int m = agg_node_pos(r, gr->members[k]);
             if (m < 0)
                 continue;
             members += w[m];
+            kmembers += wk[m];
             all &= known[m] || strcmp(r->nodes[m].cls, "compute");
             wf[m] = 0;
+            wkf[m] = 0;
             last = m;
         }
-        double cost = members;
+        double cost = members, kcost = kmembers;
         const struct agg_algo_time *at = agg_best_plan(x, t->id, gr->layer, prec, plan, cl);
         if (at && (!all || at->us < members)) {
             cost = at->us;
+            kcost = at->kus;
             b->busy += at->busy == 1;
             /* the fused benchmark runs every member in its layout */
             for (int k = 0; k < gr->nmembers; k++) {
@@ -939,14 +956,21 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
         }
         b->unfused_groups += members;
         b->fused_groups += cost;
-        if (last >= 0)
+        if (last >= 0) {
             wf[last] = cost;
+            wkf[last] = kcost;
+        }
     }
     if (plan == 2)
         agg_relayout_costs(x, r, t, prec, lay, w, wf, b);
     b->fused_seq = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         b->fused_seq += wf[i];
+        b->kernel_seq += wk[i];
+        b->kernel_fused_seq += wkf[i];
+    }
+    free(wk);
+    free(wkf);
     int *fp = NULL, nfp = 0;
     b->fused_par = agg_critical_path(r, wf, &fp, &nfp);
     free(fp);
@@ -962,8 +986,10 @@ void agg_bound_free(struct agg_bound *b)
 {
     free(b->path);
     free(b->node_us);
+    free(b->node_kus);
     free(b->node_busy);
     b->path = NULL;
     b->node_us = NULL;
+    b->node_kus = NULL;
     b->node_busy = NULL;
 }

@@ -147,10 +147,12 @@ static struct agg_table *agg_rep_bound(struct agg_ctx *k)
         "transposes the nhwc plan needs (at graph inputs and outputs, and between channels-last layers and the "
         "others; elementwise layers run in the layout of their input), counted in its times; layout change: "
         "their summed time (their Transpose benchmarks' fastest; changes without a result count 0 and are "
-        "counted in changes missing).",
+        "counted in changes missing). kernels sequential, kernels fused: the same plan on the GPU's kernel "
+        "clock, each time its row's kernel_us (CUPTI's kernel durations, without the gaps between kernels "
+        "that back-to-back launches leave): what a profiler's kernel-time sum of a framework compares with.",
         HEAD "computing|covered|sequential|parallel|fused|fused parallel|parallelism|layout|other layout fused|"
-             "layout changes|layout change|changes missing",
-        HK "iiuuuurtuiui");
+             "layout changes|layout change|changes missing|kernels sequential|kernels fused",
+        HK "iiuuuurtuiuiuu");
     int bc = agg_busy_col(t);
     for (int i = 0; i < k->nc; i++) {
         const struct agg_combo *c = &k->c[i];
@@ -171,6 +173,10 @@ static struct agg_table *agg_rep_bound(struct agg_ctx *k)
             agg_table_set_num(t, r, 13, c->b.relayouts);
             agg_table_set_num(t, r, 14, c->b.relayout_us);
             agg_table_set_num(t, r, 15, c->b.relayouts_unknown);
+        }
+        if (!isnan(c->b.kernel_fused_seq)) {
+            agg_table_set_num(t, r, 16, c->b.kernel_seq);
+            agg_table_set_num(t, r, 17, c->b.kernel_fused_seq);
         }
     }
     return t;
@@ -636,6 +642,15 @@ static const struct agg_combo *agg_combo_for_measured(struct agg_ctx *k, const s
 /* The check of a bound against what a framework achieved: a bound above it is no bound */
 static const char agg_not_a_bound[] = "NOT A BOUND: above measured";
 
+/* A framework figure that is a profiler's sum of kernel durations (scripts/measure-torch's
+ * "kernels" mode), not a wall-clock latency: it holds no gap between kernels, so it is held
+ * against the bound on the kernel clock where every time has one */
+static int agg_kernel_sum(const char *framework)
+{
+    size_t n = strlen(framework);
+    return n >= 8 && !strcmp(framework + n - 8, " kernels");
+}
+
 static struct agg_table *agg_rep_framework(struct agg_ctx *k)
 {
     struct agg_table *t = agg_new("framework", "Framework vs lower bound",
@@ -643,9 +658,12 @@ static struct agg_table *agg_rep_framework(struct agg_ctx *k)
         "device, type, batch and threads (on a GPU a framework's f16, bf16 and tf32 are held against the "
         "Tensor Core precisions); overhead = measured - fused bound: the time no layer explains. check: "
         "a fused bound above the measured time is no bound, and says so (a negative overhead never "
-        "stands without it).",
-        HEAD "framework|threads|measured|bound|fused bound|measured/fused bound|overhead|overhead share|note|check",
-        HK "tiuuurupt" "t");
+        "stands without it). clock: the bound's times are the benchmarks' medians (the GPU's time per "
+        "launch, back to back), or for a framework's kernel-time sum (a profiler's, such as "
+        "measure-torch's kernels mode) their kernel_us, CUPTI's kernel durations alike (the bound "
+        "report's kernels columns).",
+        HEAD "framework|threads|measured|bound|fused bound|measured/fused bound|overhead|overhead share|note|check|clock",
+        HK "tiuuurupt" "tt");
     int bc = agg_busy_col(t);
     for (int i = 0; i < k->x->nmeasured; i++) {
         const struct agg_measured *m = &k->x->measured[i];
@@ -664,15 +682,20 @@ static struct agg_table *agg_rep_framework(struct agg_ctx *k)
             agg_table_set_text(t, r, 12, "no lower bound for this model, batch, type and device");
             continue;
         }
+        int kclock = agg_kernel_sum(m->framework) && !isnan(c->b.kernel_fused_seq);
+        double seq = kclock ? c->b.kernel_seq : c->b.seq, fused = kclock ? c->b.kernel_fused_seq : c->b.fused_seq;
         agg_table_set_num(t, r, bc, c->b.busy);
-        agg_table_set_num(t, r, 7, c->b.seq);
-        agg_table_set_num(t, r, 8, c->b.fused_seq);
-        agg_table_set_num(t, r, 9, agg_ratio(m->latency_us, c->b.fused_seq));
-        agg_table_set_num(t, r, 10, m->latency_us - c->b.fused_seq);
-        agg_table_set_num(t, r, 11, 100 * (m->latency_us - c->b.fused_seq) / m->latency_us);
+        agg_table_set_num(t, r, 7, seq);
+        agg_table_set_num(t, r, 8, fused);
+        agg_table_set_num(t, r, 9, agg_ratio(m->latency_us, fused));
+        agg_table_set_num(t, r, 10, m->latency_us - fused);
+        agg_table_set_num(t, r, 11, 100 * (m->latency_us - fused) / m->latency_us);
         if (c->b.covered < c->b.computing)
             agg_table_set_text(t, r, 12, "bound misses layers (see missing)");
-        agg_table_set_text(t, r, 13, c->b.fused_seq > m->latency_us ? agg_not_a_bound : "ok");
+        else if (agg_kernel_sum(m->framework) && !kclock)
+            agg_table_set_text(t, r, 12, "a kernel-time sum held against medians: some time has no kernel_us");
+        agg_table_set_text(t, r, 13, fused > m->latency_us ? agg_not_a_bound : "ok");
+        agg_table_set_text(t, r, 14, kclock ? "kernels" : "median");
     }
     return t;
 }
@@ -680,10 +703,11 @@ static struct agg_table *agg_rep_framework(struct agg_ctx *k)
 static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
 {
     struct agg_table *t = agg_new("framework-layers", "Framework vs lower bound per layer",
-        "Per-node kernel times from measured.csv (its node column) beside the node's fastest benchmark. "
-        "check: a benchmark slower than the framework's own kernels for the node makes the model's bound "
-        "no bound.",
-        HEAD "framework|node|op|measured|bound|measured/bound|gap|check", HK "tttuuru" "t");
+        "Per-node kernel times from measured.csv (its node column) beside the node's fastest benchmark, "
+        "on the kernel clock where it has one (kernel_us: CUPTI's durations, as the framework's; clock "
+        "says which). check: a benchmark slower than the framework's own kernels for the node makes the "
+        "model's bound no bound.",
+        HEAD "framework|node|op|measured|bound|measured/bound|gap|check|clock", HK "tttuuru" "tt");
     int bc = agg_busy_col(t);
     for (int i = 0; i < k->x->nmeasured; i++) {
         const struct agg_measured *m = &k->x->measured[i];
@@ -706,7 +730,11 @@ static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
         if (!n)
             continue;
         agg_table_set_text(t, r, 6, n->op);
-        double us = agg_node_us(k, c, n);
+        double us = agg_node_us(k, c, n), kus = c->b.node_kus[n - c->run->nodes];
+        int kclock = !isnan(kus);
+        if (kclock)
+            us = kus;
+        agg_table_set_text(t, r, 12, kclock ? "kernels" : "median");
         agg_table_set_num(t, r, bc, c->b.node_busy[n - c->run->nodes]);
         agg_table_set_num(t, r, 8, us);
         agg_table_set_num(t, r, 9, agg_ratio(m->latency_us, us));

@@ -569,7 +569,7 @@ int agg_predict(struct agg_data *x, const char *to, const char *from, FILE *err)
                     pc->cap = pc->cap ? pc->cap * 2 : 4;
                     pc->algos = agg_xrealloc(pc->algos, (size_t)pc->cap * sizeof(*pc->algos));
                 }
-                pc->algos[pc->nalgos] = (struct agg_algo_time){.algo = agg_xstrdup(c->algos[a].algo), .us = us,
+                pc->algos[pc->nalgos] = (struct agg_algo_time){.algo = agg_xstrdup(c->algos[a].algo), .us = us, .kus = NAN,
                                                                .busy = c->algos[a].busy,
                                                                .one_thread = c->algos[a].one_thread};
                 if (pc->best < 0 || us < pc->algos[pc->best].us)
