@@ -138,7 +138,10 @@ static void write_results(void)
     bz_buf_free(&b);
     put_file("measured.csv", "model,batch,dtype,device,framework,threads,latency_us,runs,note,node\n"
                              "toy,1,f32,D1,fw 1.0,2,300,10,,\n"
-                             "toy,1,f32,D1,fw 1.0,2,60,10,,C\n");
+                             "toy,1,f32,D1,fw 1.0,2,60,10,,C\n"
+                             "toy,1,f32,D1,fw 1.0,2,100,10,,A+B\n"
+                             "toy,1,f32,D1,fw 1.0,2,120,10,,A+C+G\n"
+                             "toy,1,f32,D1,fw 1.0,2,99,10,,A+Q\n");
 }
 
 static json_t *report(const char *args)
@@ -279,6 +282,19 @@ static void test_advice_fusion_precision(void **state)
     json_t *fl = find_row(table(j, "framework-layers"), "node", "C", NULL, NULL);
     assert_float_equal(num(fl, "bound"), 50, 1e-9);
     assert_float_equal(num(fl, "gap"), 10, 1e-9);
+    /* a module that is several nodes: the whole group {A, B} at its fused cost, min(85, 90);
+     * A, C and the free G at A's 80 + C's 50 (A alone is no group), NOT A BOUND under 130; a
+     * name that is no node gives no bound */
+    json_t *ab = find_row(table(j, "framework-layers"), "node", "A+B", NULL, NULL);
+    assert_float_equal(num(ab, "bound"), 85, 1e-9);
+    assert_string_equal(json_string_value(json_object_get(ab, "op")), "conv_act");
+    assert_string_equal(json_string_value(json_object_get(ab, "check")), "ok");
+    json_t *acg = find_row(table(j, "framework-layers"), "node", "A+C+G", NULL, NULL);
+    assert_float_equal(num(acg, "bound"), 130, 1e-9);
+    assert_string_equal(json_string_value(json_object_get(acg, "op")), "Conv+Reshape");
+    assert_string_equal(json_string_value(json_object_get(acg, "check")), "NOT A BOUND: above measured");
+    json_t *aq = find_row(table(j, "framework-layers"), "node", "A+Q", NULL, NULL);
+    assert_true(json_is_null(json_object_get(aq, "bound")) || !json_object_get(aq, "bound"));
     /* top layers: LA (80) leads D1's f32 list with 80/230 of the bound */
     json_t *tl = find_row(table(j, "top-layers"), "device", "D1", "type", "f32");
     assert_string_equal(json_string_value(json_object_get(tl, "layer")), "LA");

@@ -309,6 +309,9 @@ struct agg_bound {
      * (a CPU, a row without CUPTI); node_kus per node as node_us */
     double kernel_seq, kernel_fused_seq;
     double *node_kus;
+    /* per fusion group (the run's groups, in order): its cost in the fused bound, min(its fused
+     * benchmark, its members), on both clocks */
+    double *group_us, *group_kus;
 };
 int agg_bound_compute(const struct agg_data *x, const struct agg_run *r, const struct agg_target *t,
                       const char *prec, struct agg_bound *b);

@@ -889,6 +889,8 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
     b->node_us = agg_xmalloc(((size_t)n + 1) * sizeof(double));
     b->node_kus = agg_xmalloc(((size_t)n + 1) * sizeof(double));
     b->node_busy = agg_xcalloc((size_t)n + 1, 1);
+    b->group_us = agg_xcalloc((size_t)r->ngroups + 1, sizeof(double));
+    b->group_kus = agg_xcalloc((size_t)r->ngroups + 1, sizeof(double));
     double *wk = agg_xcalloc((size_t)n + 1, sizeof(double)); /* the kernel clock's w and wf */
     double *wkf = agg_xcalloc((size_t)n + 1, sizeof(double));
     for (int i = 0; i < n; i++) {
@@ -956,6 +958,8 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
         }
         b->unfused_groups += members;
         b->fused_groups += cost;
+        b->group_us[g] = cost;
+        b->group_kus[g] = kcost;
         if (last >= 0) {
             wf[last] = cost;
             wkf[last] = kcost;
@@ -987,9 +991,13 @@ void agg_bound_free(struct agg_bound *b)
     free(b->path);
     free(b->node_us);
     free(b->node_kus);
+    free(b->group_us);
+    free(b->group_kus);
     free(b->node_busy);
     b->path = NULL;
     b->node_us = NULL;
     b->node_kus = NULL;
+    b->group_us = NULL;
+    b->group_kus = NULL;
     b->node_busy = NULL;
 }

@@ -700,13 +700,114 @@ static struct agg_table *agg_rep_framework(struct agg_ctx *k)
     return t;
 }
 
+/* NAME is one of LIST's SEP-separated items */
+static int agg_in_sep_list(const char *list, const char *name, int sep);
+
+/* The bound of a framework row's node column: one node's name, or several joined by '+' (a
+ * module that is several nodes of gen's model, as measure-torch gives a Linear: MatMul + Add).
+ * Several: the sum of their computing nodes' fastest times, where the list holds every
+ * computing member of a fusion group that group's cost in the fused bound in place of its
+ * members' (on both clocks). One: that node's own time. *op: the node's op, the group's pattern
+ * where the list is one group's members, else the ops joined by '+'; *busy: a time behind it
+ * was taken on a busy machine. -1 when a name is not a node of the run. */
+static int agg_nodes_bound(const struct agg_combo *c, const char *list, double *us, double *kus, char *op,
+                           size_t opn, int *busy)
+{
+    const struct agg_run *r = c->run;
+    int n = r->nnodes, one = -1;
+    for (int j = 0; j < n && one < 0; j++)
+        if (!strcmp(r->nodes[j].name, list))
+            one = j; /* a name that holds a '+' itself */
+    if (one >= 0) {
+        *us = c->b.node_us[one];
+        *kus = c->b.node_kus[one];
+        *busy = c->b.node_busy[one];
+        snprintf(op, opn, "%s", r->nodes[one].op);
+        return 0;
+    }
+    char *in = agg_xcalloc((size_t)n + 1, 1);
+    int count = 0;
+    op[0] = '\0';
+    for (const char *p = list;;) {
+        const char *e = strchr(p, '+');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        int at = -1;
+        for (int j = 0; j < n && at < 0; j++)
+            if (strlen(r->nodes[j].name) == len && !strncmp(r->nodes[j].name, p, len))
+                at = j;
+        if (at < 0) {
+            free(in);
+            return -1;
+        }
+        if (!in[at]) {
+            in[at] = 1;
+            count++;
+            const char *o = r->nodes[at].op;
+            size_t have = strlen(op);
+            if (!agg_in_sep_list(op, o, '+') && have + strlen(o) + 2 <= opn) /* each op once */
+                snprintf(op + have, opn - have, "%s%s", have ? "+" : "", o);
+        }
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    char *done = agg_xcalloc((size_t)n + 1, 1);
+    int groups = 0, grouped = 0, computing = 0, whole = -1;
+    *us = *kus = 0;
+    *busy = 0;
+    for (int g = 0; g < r->ngroups; g++) {
+        const struct agg_group *gr = &r->groups[g];
+        int all = 1, members = 0;
+        for (int m = 0; m < gr->nmembers && all; m++) {
+            int q = agg_node_pos(r, gr->members[m]);
+            if (q < 0 || strcmp(r->nodes[q].cls, "compute"))
+                continue;
+            members++;
+            all = in[q];
+        }
+        if (!all || !members)
+            continue;
+        *us += c->b.group_us[g];
+        *kus += c->b.group_kus[g];
+        for (int m = 0; m < gr->nmembers; m++) {
+            int q = agg_node_pos(r, gr->members[m]);
+            if (q >= 0 && !strcmp(r->nodes[q].cls, "compute")) {
+                done[q] = 1;
+                *busy |= c->b.node_busy[q];
+                grouped++;
+            }
+        }
+        groups++;
+        whole = g;
+    }
+    for (int j = 0; j < n; j++) {
+        if (!in[j] || strcmp(r->nodes[j].cls, "compute"))
+            continue;
+        computing++;
+        if (done[j])
+            continue;
+        *us += c->b.node_us[j];
+        *kus += c->b.node_kus[j];
+        *busy |= c->b.node_busy[j];
+    }
+    if (groups == 1 && grouped == computing)
+        snprintf(op, opn, "%s", r->groups[whole].pattern);
+    if (!computing)
+        *us = *kus = NAN;
+    free(in);
+    free(done);
+    return 0;
+}
+
 static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
 {
     struct agg_table *t = agg_new("framework-layers", "Framework vs lower bound per layer",
         "Per-node kernel times from measured.csv (its node column) beside the node's fastest benchmark, "
         "on the kernel clock where it has one (kernel_us: CUPTI's durations, as the framework's; clock "
-        "says which). check: a benchmark slower than the framework's own kernels for the node makes the "
-        "model's bound no bound.",
+        "says which). A framework module that is several nodes (node A+B+...) is held against their "
+        "sum, a fusion group whose computing members it holds all at the group's cost in the fused bound "
+        "(op: the group's pattern). check: a benchmark slower than the framework's own kernels for the "
+        "node makes the model's bound no bound.",
         HEAD "framework|node|op|measured|bound|measured/bound|gap|check|clock", HK "tttuuru" "tt");
     int bc = agg_busy_col(t);
     for (int i = 0; i < k->x->nmeasured; i++) {
@@ -714,11 +815,10 @@ static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
         if (!*m->node)
             continue;
         const struct agg_combo *c = agg_combo_for_measured(k, m);
-        const struct agg_node *n = NULL;
-        for (int j = 0; c && j < c->run->nnodes && !n; j++) {
-            if (!strcmp(c->run->nodes[j].name, m->node))
-                n = &c->run->nodes[j];
-        }
+        double us = NAN, kus = NAN;
+        char op[128];
+        int busy = 0;
+        int found = c && agg_nodes_bound(c, m->node, &us, &kus, op, sizeof(op), &busy) == 0;
         int r = agg_table_row(t);
         agg_table_set_text(t, r, 0, m->model);
         agg_table_set_num(t, r, 1, (double)m->batch);
@@ -727,15 +827,14 @@ static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
         agg_table_set_text(t, r, 4, m->framework);
         agg_table_set_text(t, r, 5, m->node);
         agg_table_set_num(t, r, 7, m->latency_us);
-        if (!n)
+        if (!found)
             continue;
-        agg_table_set_text(t, r, 6, n->op);
-        double us = agg_node_us(k, c, n), kus = c->b.node_kus[n - c->run->nodes];
+        agg_table_set_text(t, r, 6, op);
         int kclock = !isnan(kus);
         if (kclock)
             us = kus;
         agg_table_set_text(t, r, 12, kclock ? "kernels" : "median");
-        agg_table_set_num(t, r, bc, c->b.node_busy[n - c->run->nodes]);
+        agg_table_set_num(t, r, bc, busy);
         agg_table_set_num(t, r, 8, us);
         agg_table_set_num(t, r, 9, agg_ratio(m->latency_us, us));
         if (!isnan(us)) {
@@ -892,9 +991,14 @@ const char *agg_report_names(void)
 
 static int agg_in_list(const char *list, const char *name)
 {
+    return agg_in_sep_list(list, name, ',');
+}
+
+static int agg_in_sep_list(const char *list, const char *name, int sep)
+{
     size_t n = strlen(name);
     for (const char *p = list; p && *p;) {
-        const char *e = strchr(p, ',');
+        const char *e = strchr(p, sep);
         size_t len = e ? (size_t)(e - p) : strlen(p);
         if (len == n && !strncmp(p, name, n))
             return 1;
