@@ -5,7 +5,10 @@
  *     of 1- to 4-D inputs;
  *   - LayerNorm: bk_reference, what --verify holds bk_layernorm to, for a plain LayerNorm and a
  *     residual sum's (x + residual, and + a bias: the add_layernorm fusion group), against
- *     oneDNN's layer normalization of the same sum (forward inference, scale and shift).
+ *     oneDNN's layer normalization of the same sum (forward inference, scale and shift);
+ *   - the element-wise kernels' broadcast walk: bk_coalesce (fewer dimensions) and bk_positions
+ *     (32- and 64-bit) against the walk over every dimension, for bias, Where, scalar and
+ *     middle broadcasts; and bk_transpose's walk the same way.
  * Built by nvcc (host code only; no GPU) and linked with oneDNN; prints one line per case, "ok"
  * or "FAIL", and exits 1 on a failure.
  *     nvcc -std=c++17 test/kernel_ref_check.cu -o kernel_ref_check -ldl -ldnnl */
@@ -154,9 +157,133 @@ static int check_layernorm(long long rows, long long cols, int residual)
     return !good;
 }
 
+/* The broadcast walk: bk_coalesce's fewer dimensions and bk_positions (32- and 64-bit) give each
+ * output element the input elements the uncoalesced walk gives it (every element of OUT's
+ * dims, NIN inputs of dims IN), in at most WANT_ND dimensions */
+static int check_broadcast(int nd, const long long *out, int nin, const int *ind, const long long (*in)[8], int want_nd)
+{
+    struct pl_tensor o;
+    memset(&o, 0, sizeof(o));
+    o.dtype = PL_FLOAT;
+    o.nd = nd;
+    long long n = 1;
+    for (int d = 0; d < nd; d++)
+        n *= (o.d[d] = out[d]);
+    bk_args a;
+    memset(&a, 0, sizeof(a));
+    a.nd = nd;
+    a.n = n;
+    for (int d = 0; d < nd; d++)
+        a.od[d] = out[d];
+    for (int j = 0; j < nin; j++) {
+        struct pl_tensor t;
+        memset(&t, 0, sizeof(t));
+        t.dtype = PL_FLOAT;
+        t.nd = ind[j];
+        for (int d = 0; d < ind[j]; d++)
+            t.d[d] = in[j][d];
+        int64_t st[8];
+        pl_bcast_strides(&t, &o, st);
+        for (int d = 0; d < nd; d++)
+            a.st[j][d] = st[d];
+    }
+    bk_args c = a, wide;
+    bk_coalesce(&c, nin);
+    wide = c;
+    wide.n = 1LL << 40; /* the 64-bit walk over the same elements */
+    long long bad = 0;
+    for (long long i = 0; i < n; i++) {
+        long long want[3] = {0, 0, 0}, rem = i, got[3], got64[3];
+        for (int k = nd - 1; k >= 0; k--) {
+            long long x = rem % a.od[k];
+            rem /= a.od[k];
+            for (int j = 0; j < nin; j++)
+                want[j] += x * a.st[j][k];
+        }
+        bk_positions(&c, i, got);
+        bk_positions(&wide, i, got64);
+        for (int j = 0; j < nin; j++)
+            bad += got[j] != want[j] || got64[j] != want[j];
+    }
+    int ok = bad == 0 && c.nd <= want_nd;
+    printf("%s broadcast walk of %lld elements, %d inputs: %d dims -> %d (at most %d), %lld positions differ\n",
+           ok ? "ok  " : "FAIL", n, nin, nd, c.nd, want_nd, bad);
+    return !ok;
+}
+
+/* bk_transpose's walk: the permuted strides as bk_setup makes them, coalesced, against the walk
+ * over every dimension (each output element's input element) */
+static int check_transpose(int nd, const long long *in, const int *perm, int want_nd)
+{
+    bk_args a;
+    memset(&a, 0, sizeof(a));
+    long long istr[8], acc = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+        istr[d] = acc;
+        acc *= in[d];
+    }
+    a.nd = nd;
+    a.n = acc;
+    for (int d = 0; d < nd; d++) {
+        a.od[d] = in[perm[d]];
+        a.st[0][d] = istr[perm[d]];
+    }
+    bk_args c = a;
+    bk_coalesce(&c, 1);
+    long long bad = 0;
+    for (long long i = 0; i < a.n; i++) {
+        long long rem = i, want = 0, got[3];
+        for (int k = nd - 1; k >= 0; k--) {
+            want += (rem % a.od[k]) * a.st[0][k];
+            rem /= a.od[k];
+        }
+        bk_positions(&c, i, got);
+        bad += got[0] != want;
+    }
+    int ok = bad == 0 && c.nd <= want_nd;
+    printf("%s transpose walk of %lld elements: %d dims -> %d (at most %d), %lld positions differ\n", ok ? "ok  " : "FAIL",
+           a.n, nd, c.nd, want_nd, bad);
+    return !ok;
+}
+
 int main(void)
 {
     int bad = 0;
+    {
+        /* BERT's heads out and back, a channels-last change, and one whose last two dims stay
+         * together */
+        static const long long t1[] = {1, 128, 12, 64}, t2[] = {1, 12, 128, 64}, t3[] = {2, 8, 5, 7}, t4[] = {3, 4, 5, 6};
+        static const int p1[] = {0, 2, 1, 3}, p2[] = {0, 2, 3, 1}, p3[] = {0, 2, 3, 1}, p4[] = {1, 0, 2, 3};
+        bad |= check_transpose(4, t1, p1, 3);
+        bad |= check_transpose(4, t2, p2, 3);
+        bad |= check_transpose(4, t3, p3, 3);
+        bad |= check_transpose(4, t4, p4, 3);
+    }
+    {
+        /* a bias along the last dim; Where's three operands; a scalar; all ones; a broadcast in
+         * the middle; size-1 dims between broadcast ones */
+        static const long long o1[] = {1, 128, 3072}, i1[][8] = {{1, 128, 3072}, {3072}};
+        static const int n1[] = {3, 1};
+        bad |= check_broadcast(3, o1, 2, n1, i1, 2);
+        static const long long o2[] = {2, 3, 4, 5}, i2[][8] = {{2, 1, 4, 1}, {1, 3, 1, 5}, {5}};
+        static const int n2[] = {4, 4, 1};
+        bad |= check_broadcast(4, o2, 3, n2, i2, 4);
+        static const long long o3[] = {7}, i3[][8] = {{7}, {1}};
+        static const int n3[] = {1, 0};
+        bad |= check_broadcast(1, o3, 2, n3, i3, 1);
+        static const long long o4[] = {1, 1, 1}, i4[][8] = {{1, 1, 1}};
+        static const int n4[] = {3};
+        bad |= check_broadcast(3, o4, 1, n4, i4, 1);
+        static const long long o5[] = {4, 1, 6, 5}, i5[][8] = {{4, 1, 6, 5}, {1, 1, 6, 5}};
+        static const int n5[] = {4, 4};
+        bad |= check_broadcast(4, o5, 2, n5, i5, 2);
+        static const long long o6[] = {3, 4, 5, 6}, i6[][8] = {{3, 4, 5, 6}, {3, 1, 5, 1}};
+        static const int n6[] = {4, 4};
+        bad |= check_broadcast(4, o6, 2, n6, i6, 4);
+        static const long long o7[] = {2, 3, 4}, i7[][8] = {{2, 3, 4}, {2, 3, 4}};
+        static const int n7[] = {3, 3};
+        bad |= check_broadcast(3, o7, 2, n7, i7, 1);
+    }
     for (int residual = 0; residual <= 2; residual++) {
         bad |= check_layernorm(5, 768, residual);
         bad |= check_layernorm(3, 37, residual);
