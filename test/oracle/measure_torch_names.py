@@ -4,8 +4,9 @@ Every module call of torchvision's resnet50 and transformers' BertModel that mea
 gives nodes (their names as those libraries make them, spelled out here: leaf modules, the
 three calls of a ResNet block's ReLU, the modules whose own code launches kernels) must name
 nodes of gen's zoo model in the manifest given, each node at most once; every computing node
-of resnet50 gets one. Its accounting of module times (a module's own kernels: its range's less
-its children's) and of rows is held to hand-made profiles. The models' names must be gen's; a
+of both gets one (but BERT's pooler.first_token: a view in PyTorch, no kernel). Its accounting
+of module times (a module's own kernels: its range's less its children's; each profiler range
+counted once) and of rows is held to hand-made profiles. The models' names must be gen's; a
 file with another header is refused; without PyTorch the script exits 3.
 
     python3 test/oracle/measure_torch_names.py MANIFEST
@@ -96,6 +97,18 @@ def accounting():
                         {"encoder.layer.0.attention.self.query"}, None)
     if [r[0] for r in rows] != ["encoder.layer.0.attention.self.query.matmul+encoder.layer.0.attention.self.query.add"]:
         print(f"FAIL: node_rows: a Linear gives {rows}")
+        bad += 1
+    # the profiler's events: a kernel outside any range, one inside range a#0 (4 us), and a#0 as
+    # its CPU-side annotation (its kernels' 4 us) and as its GPU-side mirror (span 5 us): 4 us
+    total, ranges = mt.range_times([("k1", True, 0.0, 2.0), ("k2", True, 0.0, 4.0), ("bz::a#0", False, 4.0, 9.0),
+                                    ("bz::a#0", True, 5.0, 5.0), ("aten::add", False, 4.0, 1.0)])
+    if total != 6.0 or ranges != {("a", 0): 4.0}:
+        print(f"FAIL: range_times: {total}, {ranges}: each range once, at its kernels' time")
+        bad += 1
+    # a profiler without the CPU side's kernel times: the mirror's span
+    total, ranges = mt.range_times([("k1", True, 0.0, 3.0), ("bz::a#0", False, 0.0, 9.0), ("bz::a#0", True, 3.5, 3.5)])
+    if ranges != {("a", 0): 3.5}:
+        print(f"FAIL: range_times without CPU-side kernel times: {ranges}")
         bad += 1
     return bad
 
