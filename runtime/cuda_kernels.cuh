@@ -229,14 +229,11 @@ static inline void bk_coalesce(bk_args *a, int nin)
             a->st[j][0] = 0;
         nd = 1;
     }
-    for (int j = nin; j < 3; j++) /* no input: no steps */
-        for (int d = 0; d < 8; d++)
-            a->st[j][d] = 0;
     a->nd = nd;
 }
 
 /* The input elements output element I reads (not PL_MAP): I's coordinates in the output dims
- * times each input's strides; in 32 bits where the output has fewer than 2^32 elements (a 64-bit
+ * times each input's strides (0 for the inputs an op lacks: its args start zeroed); in 32 bits where the output has fewer than 2^32 elements (a 64-bit
  * division costs several times a 32-bit one). Host and device (test/kernel_ref_check.cu). */
 __host__ __device__ __forceinline__ void bk_positions(const bk_args *a, long long i, long long pos[3])
 {
@@ -267,32 +264,26 @@ __host__ __device__ __forceinline__ void bk_positions(const bk_args *a, long lon
 __global__ void bk_elementwise(const bk_args a)
 {
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < a.n; i += (long long)gridDim.x * blockDim.x) {
-        long long rem = i, pos[3] = {0, 0, 0};
+        long long pos[3] = {i, i, i};
         int outside = 0;
-        if (!a.flat && a.kind != PL_MAP) {
-            bk_positions(&a, i, pos);
-        } else if (!a.flat) {
+        if (a.kind == PL_MAP) { /* never flat */
+            pos[0] = 0;
+            long long rem = i;
             for (int k = a.nd - 1; k >= 0; k--) {
                 long long c = rem % a.od[k];
                 rem /= a.od[k];
-                if (a.kind == PL_MAP) {
-                    long long dk = a.st[1][k]; /* the input's dim */
-                    long long src = a.map == PL_MAP_TILE ? c % dk : a.start[k] + a.step[k] * c;
-                    if (a.map == PL_MAP_PAD && a.mode && (src < 0 || src >= dk))
-                        src = a.mode == 1   ? (src < 0 ? -src : 2 * (dk - 1) - src)
-                              : a.mode == 2 ? (src < 0 ? 0 : dk - 1)
-                                            : (src % dk + dk) % dk;
-                    if (src < 0 || src >= dk)
-                        outside = 1;
-                    pos[0] += src * a.st[0][k];
-                } else {
-                    pos[0] += c * a.st[0][k];
-                    pos[1] += c * a.st[1][k];
-                    pos[2] += c * a.st[2][k];
-                }
+                long long dk = a.st[1][k]; /* the input's dim */
+                long long src = a.map == PL_MAP_TILE ? c % dk : a.start[k] + a.step[k] * c;
+                if (a.map == PL_MAP_PAD && a.mode && (src < 0 || src >= dk))
+                    src = a.mode == 1   ? (src < 0 ? -src : 2 * (dk - 1) - src)
+                          : a.mode == 2 ? (src < 0 ? 0 : dk - 1)
+                                        : (src % dk + dk) % dk;
+                if (src < 0 || src >= dk)
+                    outside = 1;
+                pos[0] += src * a.st[0][k];
             }
-        } else {
-            pos[0] = pos[1] = pos[2] = i;
+        } else if (!a.flat) {
+            bk_positions(&a, i, pos);
         }
         float v;
         if (a.kind == PL_MAP)

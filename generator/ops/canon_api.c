@@ -92,13 +92,14 @@ static bool utf8_valid(const char *s, size_t n)
     return true;
 }
 
-/* A string from a model (attribute bytes: any bytes are valid ONNX) as a JSON string that a
- * key can hold: valid UTF-8 as it is, every other byte as the text \xNN */
+/* A number, or the string "inf", "-inf" or "nan" (JSON has none) */
 json_t *canon_json_number(double v)
 {
     return isfinite(v) ? json_real(v) : json_string(v != v ? "nan" : v > 0 ? "inf" : "-inf");
 }
 
+/* A string from a model (attribute bytes: any bytes are valid ONNX) as a JSON string that a
+ * key can hold: valid UTF-8 as it is, every other byte as the text \xNN */
 json_t *canon_json_string(const char *s, size_t n)
 {
     if (utf8_valid(s, n))

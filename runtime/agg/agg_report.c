@@ -701,7 +701,28 @@ static struct agg_table *agg_rep_framework(struct agg_ctx *k)
 }
 
 /* NAME is one of LIST's SEP-separated items */
-static int agg_in_sep_list(const char *list, const char *name, int sep);
+static int agg_in_sep_list(const char *list, const char *name, int sep)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        const char *e = strchr(p, sep);
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n))
+            return 1;
+        p = e ? e + 1 : NULL;
+    }
+    return 0;
+}
+
+/* The index of the node of run R named NAME (its first LEN bytes), or -1 */
+static int agg_node_named(const struct agg_run *r, const char *name, size_t len)
+{
+    for (int j = 0; j < r->nnodes; j++)
+        if (strlen(r->nodes[j].name) == len && !strncmp(r->nodes[j].name, name, len))
+            return j;
+    return -1;
+}
+
 
 /* The bound of a framework row's node column: one node's name, or several joined by '+' (a
  * module that is several nodes of gen's model, as measure-torch gives a Linear: MatMul + Add).
@@ -714,10 +735,7 @@ static int agg_nodes_bound(const struct agg_combo *c, const char *list, double *
                            size_t opn, int *busy)
 {
     const struct agg_run *r = c->run;
-    int n = r->nnodes, one = -1;
-    for (int j = 0; j < n && one < 0; j++)
-        if (!strcmp(r->nodes[j].name, list))
-            one = j; /* a name that holds a '+' itself */
+    int n = r->nnodes, one = agg_node_named(r, list, strlen(list)); /* a name may hold a '+' itself */
     if (one >= 0) {
         *us = c->b.node_us[one];
         *kus = c->b.node_kus[one];
@@ -731,10 +749,7 @@ static int agg_nodes_bound(const struct agg_combo *c, const char *list, double *
     for (const char *p = list;;) {
         const char *e = strchr(p, '+');
         size_t len = e ? (size_t)(e - p) : strlen(p);
-        int at = -1;
-        for (int j = 0; j < n && at < 0; j++)
-            if (strlen(r->nodes[j].name) == len && !strncmp(r->nodes[j].name, p, len))
-                at = j;
+        int at = agg_node_named(r, p, len);
         if (at < 0) {
             free(in);
             return -1;
@@ -803,8 +818,8 @@ static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
 {
     struct agg_table *t = agg_new("framework-layers", "Framework vs lower bound per layer",
         "Per-node kernel times from measured.csv (its node column) beside the node's fastest benchmark, "
-        "on the kernel clock where it has one (kernel_us: CUPTI's durations, as the framework's; clock "
-        "says which). A framework module that is several nodes (node A+B+...) is held against their "
+        "on the clock the framework report uses for the same framework (a kernel-time sum against "
+        "kernel_us where the node has it; clock says which). A framework module that is several nodes (node A+B+...) is held against their "
         "sum, a fusion group whose computing members it holds all at the group's cost in the fused bound "
         "(op: the group's pattern). check: a benchmark slower than the framework's own kernels for the "
         "node makes the model's bound no bound.",
@@ -830,7 +845,7 @@ static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
         if (!found)
             continue;
         agg_table_set_text(t, r, 6, op);
-        int kclock = !isnan(kus);
+        int kclock = agg_kernel_sum(m->framework) && !isnan(kus);
         if (kclock)
             us = kus;
         agg_table_set_text(t, r, 12, kclock ? "kernels" : "median");
@@ -989,23 +1004,6 @@ const char *agg_report_names(void)
            "roofline-models, predict, prediction";
 }
 
-static int agg_in_list(const char *list, const char *name)
-{
-    return agg_in_sep_list(list, name, ',');
-}
-
-static int agg_in_sep_list(const char *list, const char *name, int sep)
-{
-    size_t n = strlen(name);
-    for (const char *p = list; p && *p;) {
-        const char *e = strchr(p, sep);
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n && !strncmp(p, name, n))
-            return 1;
-        p = e ? e + 1 : NULL;
-    }
-    return 0;
-}
 
 /* only: NULL or "all" for every report, else a comma-separated list; returns the number of
  * tables, or -1 when a name is unknown */
@@ -1047,7 +1045,7 @@ int agg_reports_build(const struct agg_data *x, const char *only, struct agg_tab
     }
     int n = 0;
     for (int i = 0; i < AGG_NREPORTS; i++) {
-        if (only && strcmp(only, "all") && !agg_in_list(only, agg_reports[i].name))
+        if (only && strcmp(only, "all") && !agg_in_sep_list(only, agg_reports[i].name, ','))
             continue;
         struct agg_table *t = agg_reports[i].build(&k);
         if (t)
