@@ -37,7 +37,7 @@ echo
 echo "## Fast paths per model (batch 1, \`gen MODEL -b 1 --backend cuda\`, --top-k 8; ../shared's dynamic models with bench/shared_models.args)"
 echo
 echo "The benchmark kinds of the fast-paths work: attention groups (gen's fusion finds the scaled"
-echo "dot-product attention) and their flash-attention kernel files (f32, f16, bf16) and cuDNN fused-attention"
+echo "dot-product attention) and their flash-attention kernel files (f32, tf32, f16, bf16) and cuDNN fused-attention"
 echo "engine configurations (sdpa_heurA_k, f16tc and bf16); channels-last"
 echo "cuDNN convolutions (nhwc_implicit_gemm, nhwc_implicit_precomp_gemm); cuDNN backend-API engine"
 echo "configurations (heurA_k in NCHW, nhwc_heurA_k channels-last, every type but f8); cuBLASLt (ltK) for the GEMMs, of them with an epilogue (the"

@@ -262,6 +262,8 @@ void desc_build(struct bz_arena *arena, const json_t *params, struct layer_desc 
             desc_build(arena, json_array_get(members, (size_t)m), &d->members[m]);
         if (d->pattern == FUSE_ATTENTION)
             d->attention = attention_of(arena, json_object_get(params, "attention"));
+        if (d->pattern == FUSE_ADD_LAYERNORM)
+            d->keeps_sum = json_is_true(json_object_get(json_object_get(params, "add_layernorm"), "sum"));
         return;
     }
     d->op = json_string_value(json_object_get(params, "op"));

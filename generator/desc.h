@@ -153,6 +153,8 @@ struct layer_desc {
     int nmembers;
     struct layer_desc *members;
     const struct desc_attention *attention; /* pattern "attention": what its kernels read */
+    bool keeps_sum;             /* pattern "add_layernorm": the sum is an output too, read
+                                   beyond the group (a pre-LN transformer's residual stream) */
 };
 
 static inline bool desc_present(const struct layer_desc *d, enum desc_attr id)

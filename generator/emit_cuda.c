@@ -401,6 +401,8 @@ static char *kernel_describe(const struct cu_kernel *k)
         bz_buf_printf(&b, "    (op)->eps = %.9ef;\n    (op)->affine = %d;\n", k->eps, k->affine);
     if (k->kind == CK_LAYERNORM && k->residual)
         bz_buf_printf(&b, "    (op)->residual = %d;\n", k->residual);
+    if (k->kind == CK_LAYERNORM && k->keep_sum)
+        bz_buf_puts(&b, "    (op)->keep_sum = 1;\n");
     if (k->kind == CK_ATTENTION) {
         const struct desc_attention *a = k->att;
         static const char *const names[5] = {"aq", "ak", "av", "ao", "am"};
@@ -422,6 +424,8 @@ static char *kernel_describe(const struct cu_kernel *k)
                           "    (op)->ascale = %.9ef;\n    (op)->afill = %s;\n",
                       (long long)a->q_elems, (long long)a->k_elems, (long long)a->v_elems, (long long)a->m_elems,
                       (int)a->mask, a->fill_when, a->scale, fill);
+        if (k->tf32)
+            bz_buf_puts(&b, "    (op)->tf32 = 1;\n");
     }
     bz_buf_puts(&b, "} while (0)");
     return bz_buf_steal(&b);
@@ -430,7 +434,7 @@ static char *kernel_describe(const struct cu_kernel *k)
 static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
 {
     const struct layer *l = &e->p->layers.v[li];
-    const char *dtype = layer_dtype_suffix(k->pl.out.dtype == PL_FLOAT ? 1 : k->pl.out.dtype);
+    const char *dtype = k->tf32 ? "tf32" : layer_dtype_suffix(k->pl.out.dtype == PL_FLOAT ? 1 : k->pl.out.dtype);
     struct bz_buf file, title, key, what;
     bz_buf_init(&file);
     bz_buf_init(&title);
@@ -471,7 +475,7 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
     snprintf(select, sizeof(select),
              "/* the kernel this benchmark launches (runtime/cuda_kernels.cuh): the others are left out */\n"
              "#define BK_KINDS 0x%02xu\n#define BK_TYPES 0x%xu",
-             1u << k->kind, odt == PL_FLOAT16 ? 2u : odt == PL_BFLOAT16 ? 4u : 1u);
+             1u << k->kind, k->tf32 ? 8u : odt == PL_FLOAT16 ? 2u : odt == PL_BFLOAT16 ? 4u : 1u);
     if (data) {
         emit_plain_headers(data, pl_family(k->pl.kind), true);
         json_object_set_new(data, "kernel_select", json_string(select));
@@ -550,6 +554,17 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
             kern.bytes = es * (double)(a->q_elems + a->k_elems + a->v_elems + pl_count(&kern.pl.out)) +
                          (double)a->m_elems * (a->mask == ATT_MASK_SELECT ? 1.0 : es);
             render_kernel(e, li, &kern);
+        }
+        /* the tf32 type: f32 data on TF32 Tensor Cores (bk_attention_tc<float>), for the head
+         * sizes that kernel takes (multiples of 16 up to 128) */
+        if (kern.kind == CK_ATTENTION && type_on(e, CU_TF32) && a->d % 16 == 0 && a->dv % 16 == 0 && a->d <= 128 &&
+            a->dv <= 128) {
+            kern.pl.out.dtype = PL_FLOAT;
+            kern.tf32 = 1;
+            kern.bytes = 4.0 * (double)(a->q_elems + a->k_elems + a->v_elems + pl_count(&kern.pl.out)) +
+                         (double)a->m_elems * (a->mask == ATT_MASK_SELECT ? 1.0 : 4.0);
+            render_kernel(e, li, &kern);
+            kern.tf32 = 0;
         }
     } else if (want && h && plan_kernel(d, h, &kern) == 0) {
         render_kernel(e, li, &kern);

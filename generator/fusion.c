@@ -77,16 +77,17 @@ static bool const_scalar(const struct ir_value *v, double want, double tol)
     return want != want ? true : fabs(x - want) <= tol;
 }
 
-/* EXTRA (owned; NULL for none): what the pattern's plans need beyond its members' keys */
-static void add_group(struct layer_set *s, struct fctx *f, const char *pattern, const int *nodes,
-                      int n, int run_index, json_t *extra)
+/* EXTRA (owned; NULL for none): what the pattern's plans need beyond its members' keys; the
+ * layer is named PREFIX__ and its first member's name */
+static void add_group_as(struct layer_set *s, struct fctx *f, const char *pattern, const char *prefix,
+                         const int *nodes, int n, int run_index, json_t *extra)
 {
     struct model_run *run = f->run;
     json_t *members = json_array();
     struct bz_buf op, name;
     bz_buf_init(&op);
     bz_buf_init(&name);
-    bz_buf_printf(&name, "%s__%s", pattern, s->v[run->layer[nodes[0]]].name);
+    bz_buf_printf(&name, "%s__%s", prefix, s->v[run->layer[nodes[0]]].name);
     for (int k = 0; k < n; k++) {
         const struct layer *l = &s->v[run->layer[nodes[k]]];
         json_array_append(members, l->params);
@@ -110,6 +111,13 @@ static void add_group(struct layer_set *s, struct fctx *f, const char *pattern, 
     run->n_groups++;
     bz_buf_free(&op);
     bz_buf_free(&name);
+}
+
+/* the group's layer named after its pattern */
+static void add_group(struct layer_set *s, struct fctx *f, const char *pattern, const int *nodes, int n,
+                      int run_index, json_t *extra)
+{
+    add_group_as(s, f, pattern, pattern, nodes, n, run_index, extra);
 }
 
 /* An Add (or a two-input Sum) of the node's output and another tensor of the same shape: a
@@ -394,9 +402,12 @@ static bool is_residual_sum(const struct fctx *f, int i)
     return x && !x->is_const && is_op(f, i, "Add") && is_residual_add(f, i, x);
 }
 
-/* Add(x, residual) [-> Add(bias of the last dim)] -> LayerNormalization over the last axis, each
- * sum read only by the next node (a post-LN transformer's residual connection): one kernel, as
- * TensorRT, ONNX Runtime (SkipLayerNormalization) and torch.compile run it */
+/* Add(x, residual) [-> Add(bias of the last dim)] -> LayerNormalization over the last axis: one
+ * kernel, as TensorRT, ONNX Runtime (SkipLayerNormalization) and torch.compile run it. The sum
+ * the LayerNorm reads may be read elsewhere too: a pre-LN transformer's residual stream (GPT-2,
+ * ViT), which goes on past the LayerNorm to the next residual Add. The kernel then writes it as
+ * well (SkipLayerNormalization's fourth output), and the group's key says so ({"sum": true});
+ * the residual sum before a bias Add stays read by that Add only. */
 static void find_add_layernorm(struct layer_set *s, struct fctx *f, int run_index)
 {
     const struct ir_graph *g = f->g;
@@ -410,16 +421,19 @@ static void find_add_layernorm(struct layer_set *s, struct fctx *f, int run_inde
         if (stats || !x || d->nin < 1 || d->a.axis != d->in[0].rank - 1)
             continue;
         int a = producer(x);
-        if (!is_op(f, a, "Add") || only_consumer(f, a) != ln)
+        if (!is_op(f, a, "Add") || g->nodes[a].outputs[0] != x || f->n_consumers[a] < 1)
             continue;
+        json_t *extra = f->n_consumers[a] > 1 ? json_pack("{s:b}", "sum", 1) : NULL;
+        const char *prefix = extra ? "add_layernorm_keep" : "add_layernorm";
         if (is_residual_sum(f, a)) {
             int nodes[2] = {a, ln};
-            add_group(s, f, "add_layernorm", nodes, 2, run_index, NULL);
+            add_group_as(s, f, "add_layernorm", prefix, nodes, 2, run_index, extra);
             continue;
         }
         /* the bias Add: a constant of the last dim beside a residual sum read only here */
         const struct ir_node *b = &g->nodes[a];
-        for (int k = 0; k < 2; k++) {
+        bool found = false;
+        for (int k = 0; k < 2 && !found; k++) {
             const struct ir_value *c = b->inputs[k], *sum = b->inputs[1 - k];
             int r = producer(sum);
             if (!c || !c->is_const || c->type.rank != 1 || !sum || sum->type.rank < 1 || r < 0 ||
@@ -427,9 +441,11 @@ static void find_add_layernorm(struct layer_set *s, struct fctx *f, int run_inde
                 !is_residual_sum(f, r))
                 continue;
             int nodes[3] = {r, a, ln};
-            add_group(s, f, "add_layernorm", nodes, 3, run_index, NULL);
-            break;
+            add_group_as(s, f, "add_layernorm", prefix, nodes, 3, run_index, extra);
+            found = true;
         }
+        if (!found)
+            json_decref(extra);
     }
 }
 
@@ -957,11 +973,15 @@ static int fusion_kernel(const struct layer_desc *d, struct cu_kernel *k)
         k->affine = 1;
         k->eps = ln->a.epsilon;
         k->residual = d->nmembers == 3 ? 2 : 1;
-        k->what = d->nmembers == 3 ? "LayerNorm of x + residual + bias over the last axis, the group's nodes in one kernel"
-                                   : "LayerNorm of x + residual over the last axis, the group's nodes in one kernel";
+        k->keep_sum = d->keeps_sum;
+        k->what = d->nmembers == 3
+                      ? (d->keeps_sum ? "LayerNorm of x + residual + bias over the last axis, the sum written out too, the group's nodes in one kernel"
+                                      : "LayerNorm of x + residual + bias over the last axis, the group's nodes in one kernel")
+                      : (d->keeps_sum ? "LayerNorm of x + residual over the last axis, the sum written out too, the group's nodes in one kernel"
+                                      : "LayerNorm of x + residual over the last axis, the group's nodes in one kernel");
         double cols = (double)k->pl.out.d[nd - 1], vec = 4.0 * cols * (k->residual == 2 ? 3 : 2);
         k->flops = 7.0 * plan_pl_bytes(&k->pl.out) / 4;
-        k->bytes = 2 * plan_pl_bytes(&k->pl.in[0]) + plan_pl_bytes(&k->pl.out) + vec;
+        k->bytes = 2 * plan_pl_bytes(&k->pl.in[0]) + (d->keeps_sum ? 2 : 1) * plan_pl_bytes(&k->pl.out) + vec;
         return 0;
     } else if (d->pattern == FUSE_LAYERNORM) {
         k->kind = CK_LAYERNORM;

@@ -169,10 +169,12 @@ struct cu_kernel {
     int axis, ncat, affine, linear;
     int residual;               /* CK_LAYERNORM: 1, a tensor like the input added first (its
                                    input 3); 2, and a bias of the last dim too (input 4) */
+    int keep_sum;               /* CK_LAYERNORM with a residual: the sum is written out too */
     int nhwc;                   /* CK_RESIZE: channels-last (file LAYER-TYPE-nhwc_kernel) */
     struct pl_tensor cat[64];
     double eps, flops, bytes;
     const struct desc_attention *att; /* CK_ATTENTION: benchmarked in f32, f16 and bf16 */
+    int tf32;                   /* CK_ATTENTION in f32 on TF32 Tensor Cores: the tf32 file */
 };
 
 /* f32 tensors only (the kernels' float type) */

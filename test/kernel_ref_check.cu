@@ -8,7 +8,11 @@
  *     oneDNN's layer normalization of the same sum (forward inference, scale and shift);
  *   - the element-wise kernels' broadcast walk: bk_coalesce (fewer dimensions) and bk_positions
  *     (32- and 64-bit) against the walk over every dimension, for bias, Where, scalar and
- *     middle broadcasts; and bk_transpose's walk the same way.
+ *     middle broadcasts; and bk_transpose's walk the same way;
+ *   - bk_tile_load, the attention kernel's copy of a Q, K or V tile to shared memory, every
+ *     thread's share run in turn, against element-by-element indexing: the 16-byte path (BERT's
+ *     head-split rows, f32 and f16, a last tile of fewer rows) and the element path (a
+ *     transposed operand, a misaligned start, a row length not a multiple of 16 bytes).
  * Built by nvcc (host code only; no GPU) and linked with oneDNN; prints one line per case, "ok"
  * or "FAIL", and exits 1 on a failure.
  *     nvcc -std=c++17 test/kernel_ref_check.cu -o kernel_ref_check -ldl -ldnnl */
@@ -25,6 +29,36 @@
 #include "../runtime/cuda_kernels.cuh"
 
 #include <vector>
+
+/* bk_tile_load of ROWS x COLS (VALID of them read) from a buffer with row stride RS and column
+ * stride CS, starting OFF elements in, into a tile of leading dimension LD: every element the
+ * source's (or 0 past VALID), the padding untouched */
+template <typename T>
+static int check_tile(const char *what, int rows, int valid, int cols, long long rs, long long cs, long long off, int ld)
+{
+    long long span = off + (rows - 1) * rs + (cols - 1) * cs + 1;
+    std::vector<T> src((size_t)span);
+    for (long long e = 0; e < span; e++)
+        src[(size_t)e] = (T)(float)((e * 37 % 1999) - 999);
+    const T sentinel = (T)12345.0f;
+    std::vector<T> dst((size_t)rows * ld, sentinel);
+    /* 16-byte aligned, as cudaMalloc's buffers are */
+    T *base = (T *)aligned_alloc(64, (size_t)span * sizeof(T) + 64);
+    memcpy(base, src.data(), (size_t)span * sizeof(T));
+    const int nt = 128;
+    for (int tid = 0; tid < nt; tid++)
+        bk_tile_load(dst.data(), ld, base + off, rs, cs, rows, valid, cols, tid, nt);
+    int bad = 0;
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < ld; c++) {
+            float want = c >= cols ? (float)sentinel : r < valid ? (float)src[(size_t)(off + r * rs + c * cs)] : 0.0f;
+            bad += (float)dst[(size_t)r * ld + c] != want;
+        }
+    free(base);
+    printf("%s bk_tile_load %s: %d x %d (%d read) of %d misplaced\n", bad ? "FAIL" : "ok", what, rows, cols, valid,
+           bad);
+    return bad != 0;
+}
 
 static int check(int nd, const long long *dims, int axis, int n, const long long *sizes)
 {
@@ -284,6 +318,15 @@ int main(void)
         static const int n7[] = {3, 3};
         bad |= check_broadcast(3, o7, 2, n7, i7, 1);
     }
+    /* BERT's K tile (rows 768 apart, head 3's columns), the last of 197 keys (ViT), f16 */
+    bad |= check_tile<float>("f32 head-split rows", 64, 64, 64, 768, 1, 3 * 64, 72);
+    bad |= check_tile<float>("f32 last tile", 64, 5, 64, 768, 1, 192 * 768, 68);
+    bad |= check_tile<__half>("f16 head-split rows", 64, 64, 64, 768, 1, 64, 72);
+    bad |= check_tile<__half>("f16 last tile", 64, 33, 128, 384, 1, 0, 136);
+    /* no 16-byte pieces: columns strided (K^T read as given), a start off 16 bytes, 20 columns */
+    bad |= check_tile<float>("f32 strided columns", 64, 64, 64, 1, 128, 0, 72);
+    bad |= check_tile<float>("f32 misaligned start", 64, 50, 64, 64, 1, 3, 72);
+    bad |= check_tile<__half>("f16 20 columns", 64, 64, 20, 20, 1, 0, 24);
     for (int residual = 0; residual <= 2; residual++) {
         bad |= check_layernorm(5, 768, residual);
         bad |= check_layernorm(3, 37, residual);

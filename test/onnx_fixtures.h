@@ -37,7 +37,7 @@ enum fixture {
                                 ConvInteger, QLinearMatMul, MatMulInteger, DynamicQuantizeLinear, a per-axis
                                 DequantizeLinear; opset 19 */
     FIXTURE_POST_LN,         /* residual sums before LayerNormalization (opset 17): Add -> LN, Add -> Add
-                                bias -> LN, and a sum also read by a graph output (not fusable) */
+                                bias -> LN, and a sum also read by a graph output (kept) */
     FIXTURE_COUNT
 };
 

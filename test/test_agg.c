@@ -921,6 +921,44 @@ static void test_layout_changes(void **state)
     db_file = "t.db";
 }
 
+/* A group whose first member's value is read beyond it (an add_layernorm group that keeps its
+ * sum, a pre-LN transformer's residual stream): model "pre", X (Add) -> L (LayerNorm) -> M
+ * (Gemm), and X -> P (Gemm); {X, L} one group. On D5 at f32: X 10, L 20, the group 12, M 30,
+ * P 50. Sequential 110; parallel X + max(L + M, P) = 60; fused 12 + 30 + 50 = 92; fused
+ * parallel: the sum exists once the group's kernel has run, so 12 + max(30, 50) = 62 (the
+ * group's time on L alone would let P start at 0: 50). */
+static void test_group_kept_sum(void **state)
+{
+    (void)state;
+    struct bz_buf b;
+    bz_buf_init(&b);
+    bz_buf_puts(&b, header);
+    static const char *const rows[][2] = {{"LX", "10"}, {"LL", "20"}, {"LXL", "12"}, {"LM", "30"}, {"LP", "50"}};
+    for (size_t i = 0; i < BZ_ARRAY_LEN(rows); i++)
+        row(&b, "D5", rows[i][0], "k", "f32", "ok", atof(rows[i][1]), "");
+    static const char extra[] = "layer\tLX\tnode\tAdd\tadd_x\t1\t{}\n"
+                                "layer\tLL\tnode\tLayerNormalization\tln_l\t1\t{}\n"
+                                "layer\tLXL\tfused\tAdd+LayerNormalization\tadd_layernorm_keep__x\t1\t{}\n"
+                                "layer\tLM\tnode\tGemm\tgemm_m\t1\t{}\n"
+                                "layer\tLP\tnode\tGemm\tgemm_p\t1\t{}\n"
+                                "run\t1\tpre\t1\tpre.onnx\t4\n"
+                                "group\t1\t0\tadd_layernorm\tLXL\t0,1\n"
+                                "node\t1\t0\tAdd\tcompute\tLX\t0\t-\tX\n"
+                                "node\t1\t1\tLayerNormalization\tcompute\tLL\t0\t0\tL\n"
+                                "node\t1\t2\tGemm\tcompute\tLM\t-\t1\tM\n"
+                                "node\t1\t3\tGemm\tcompute\tLP\t-\t0\tP\n";
+    char out[512], err[512];
+    ingest_rows_with("kept_sum", extra, &b, out, err);
+    json_t *j = report("--model pre --report bound");
+    json_t *r = find_row(table(j, "bound"), "device", "D5", "type", "f32");
+    assert_float_equal(num(r, "sequential"), 110, 1e-9);
+    assert_float_equal(num(r, "parallel"), 60, 1e-9);
+    assert_float_equal(num(r, "fused"), 92, 1e-9);
+    assert_float_equal(num(r, "fused parallel"), 62, 1e-9);
+    json_decref(j);
+    db_file = "t.db";
+}
+
 /* The engines report: the toy's LC (Conv) with two legacy algorithms and two engine
  * configurations, LH (Gemm) with cuBLAS and cuBLASLt, on one GPU at f16+tensor_op. LC:
  * implicit_gemm 50 us vs nhwc_heurA_0 30 us (its note's configuration and CUPTI kernels kept,
@@ -1034,6 +1072,35 @@ static void test_f8_bound(void **state)
     json_t *r = find_row(table(j, "bound"), "type", "f8+tensor_op", NULL, NULL);
     assert_float_equal(num(r, "sequential"), 50, 1e-9);
     assert_float_equal(num(r, "covered"), 2, 1e-9);
+    json_decref(j);
+    db_file = "t.db";
+}
+
+/* A tf32 plan runs each layer at the faster of its tf32 and f32 rows (TF32 allowed does not
+ * force it): on GPU T, LA tf32 60 and f32 50, LC tf32 20 and f32 50: the tf32 bound is 50 + 20
+ * = 70, not 60 + 20; the f32 bound stays 100 */
+static void test_tf32_takes_the_faster(void **state)
+{
+    (void)state;
+    struct bz_buf b;
+    bz_buf_init(&b);
+    bz_buf_puts(&b, header2);
+    static const char *const rows[][4] = {
+        {"LA", "tf32", "tensor_op", "60"}, {"LA", "f32", "default", "50"}, {"LC", "tf32", "tensor_op", "20"},
+        {"LC", "f32", "default", "50"}};
+    for (size_t i = 0; i < BZ_ARRAY_LEN(rows); i++)
+        bz_buf_printf(&b, "2,%s-%s-a,%s,n,op,cuda,a,%s,%s,ok,20,%s,%s,%s,%s,%s,0,0,1,1,0,100,GPU T,9.0,132,libG,h,"
+                          "2026-11-24T00:00:00Z,blocking,%s,0,\n",
+                      rows[i][0], rows[i][1], rows[i][0], rows[i][1], rows[i][2], rows[i][3], rows[i][3], rows[i][3],
+                      rows[i][3], rows[i][3], rows[i][3]);
+    char out[512], err[512];
+    ingest_rows("tf32min", &b, out, err);
+    json_t *j = report("--report bound --device 'GPU T' --model toy");
+    json_t *r = find_row(table(j, "bound"), "type", "tf32+tensor_op", NULL, NULL);
+    assert_float_equal(num(r, "sequential"), 70, 1e-9);
+    assert_float_equal(num(r, "covered"), 2, 1e-9);
+    r = find_row(table(j, "bound"), "type", "f32", NULL, NULL);
+    assert_float_equal(num(r, "sequential"), 100, 1e-9);
     json_decref(j);
     db_file = "t.db";
 }
@@ -1207,8 +1274,10 @@ void test_agg_group(struct test_totals *tot)
         cmocka_unit_test(test_hostile_inputs),
         cmocka_unit_test(test_layout_plans),
         cmocka_unit_test(test_layout_changes),
+        cmocka_unit_test(test_group_kept_sum),
         cmocka_unit_test(test_engines_report),
         cmocka_unit_test(test_f8_bound),
+        cmocka_unit_test(test_tf32_takes_the_faster),
         cmocka_unit_test(test_roofline_and_prediction),
         cmocka_unit_test(test_cpu_thread_prediction),
     };

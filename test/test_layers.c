@@ -93,8 +93,9 @@ static void fusion_of_a_transformer_block(void **state)
     free(m);
 }
 
-/* a residual sum's LayerNorm: Add -> LN and Add -> Add(bias) -> LN are groups; a sum also read
- * by a graph output is not */
+/* a residual sum's LayerNorm: Add -> LN and Add -> Add(bias) -> LN are groups, and so is one
+ * whose sum is read beyond the LayerNorm too (here by a graph output; a pre-LN transformer's
+ * next residual Add), which keeps the sum: its key says so, and its name */
 static void fusion_of_residual_layernorms(void **state)
 {
     (void)state;
@@ -104,20 +105,22 @@ static void fusion_of_residual_layernorms(void **state)
     run_pipeline(&p, &m, 1, &b, 1);
     const struct model_run *r = &p.runs[0];
     assert_int_equal(r->counts[NODE_COMPUTE], 7);
-    assert_int_equal(r->n_groups, 2);
-    const int want[2][4] = {{0, 1, -1}, {2, 3, 4, -1}};
-    const char *want_op[2] = {"Add+LayerNormalization", "Add+Add+LayerNormalization"};
-    for (int g = 0; g < 2; g++) {
+    assert_int_equal(r->n_groups, 3);
+    const int want[3][4] = {{0, 1, -1}, {2, 3, 4, -1}, {5, 6, -1}};
+    const char *want_op[3] = {"Add+LayerNormalization", "Add+Add+LayerNormalization", "Add+LayerNormalization"};
+    for (int g = 0; g < 3; g++) {
         const struct fusion_group *fg = &r->groups[g];
+        const struct layer *l = &p.layers.v[fg->layer];
         assert_string_equal(fg->pattern, "add_layernorm");
-        assert_string_equal(p.layers.v[fg->layer].op, want_op[g]);
+        assert_string_equal(l->op, want_op[g]);
         int k = 0;
         for (; want[g][k] >= 0; k++)
             assert_int_equal(fg->nodes[k], want[g][k]);
         assert_int_equal(fg->n_nodes, k);
+        assert_int_equal(l->desc->keeps_sum, g == 2);
+        assert_int_equal(json_is_true(json_object_get(json_object_get(l->params, "add_layernorm"), "sum")), g == 2);
+        assert_int_equal(strncmp(l->name, "add_layernorm_keep__", 20) == 0, g == 2);
     }
-    assert_int_equal(r->group[5], -1);
-    assert_int_equal(r->group[6], -1);
     pipeline_free(&p);
     unlink(m);
     free(m);
@@ -125,7 +128,9 @@ static void fusion_of_residual_layernorms(void **state)
 
 /* GPT-2's gelu_new written out (the zoo's, as Hugging Face exports it): one gelu_tanh group per
  * layer, its eight nodes from the Pow of the MLP's input to the last Mul, beside the GEMM
- * + bias group that makes that input */
+ * + bias group that makes that input. Its pre-LN residual stream: each residual Add with the
+ * LayerNorm after it, the sum kept (read by the next residual Add too), but for the last
+ * (ln_f), which alone reads it */
 static void fusion_of_gelu_tanh(void **state)
 {
     (void)state;
@@ -155,6 +160,20 @@ static void fusion_of_gelu_tanh(void **state)
         assert_non_null(strstr(g->nodes[fg->nodes[7]].name, "mlp.act.mul_half"));
     }
     assert_int_equal(found, 12);
+    int kept = 0, plain = 0;
+    for (int k = 0; k < r->n_groups; k++) {
+        const struct fusion_group *fg = &r->groups[k];
+        if (strcmp(fg->pattern, "add_layernorm"))
+            continue;
+        assert_int_equal(fg->n_nodes, 2);
+        assert_non_null(strstr(g->nodes[fg->nodes[0]].name, ".residual"));
+        bool keeps = p.layers.v[fg->layer].desc->keeps_sum;
+        kept += keeps;
+        plain += !keeps;
+        assert_int_equal(strcmp(g->nodes[fg->nodes[1]].name, "transformer.ln_f") == 0, !keeps);
+    }
+    assert_int_equal(kept, 23);
+    assert_int_equal(plain, 1);
     pipeline_free(&p);
     unlink(m);
     sprintf(m, "%s/gpt2.onnx.data", dir);

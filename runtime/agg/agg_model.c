@@ -58,7 +58,10 @@ const struct agg_cell *agg_cell_get(const struct agg_data *x, long target, const
 
 /* The precision a layer without rows at PREC runs in: Tensor Core math only changes the
  * layers with a matrix product, so X+tensor_op falls back to X, and tf32 (f32 storage) to
- * f32; NULL when there is nothing to fall back to (agg_best then tries the layer's own type). */
+ * f32; NULL when there is nothing to fall back to (agg_best then tries the layer's own type).
+ * A layer with rows at both runs at the faster: a framework allowed TF32 or Tensor Cores may
+ * still take a kernel without them (cuDNN's and cuBLAS's heuristics do, and so may a model's
+ * f32 attention where our TF32 kernel is the slower). */
 static const char *agg_prec_fallback(const char *prec, char *buf, size_t n)
 {
     const char *plus = strchr(prec, '+');
@@ -80,9 +83,12 @@ const struct agg_cell *agg_best_cell(const struct agg_data *x, long target, cons
     snprintf(used, sizeof(used), "%s", prec);
     const struct agg_cell *a = agg_cell_get(x, target, layer, prec);
     char buf[64];
-    for (const char *p = prec; (!a || a->best < 0) && (p = agg_prec_fallback(p, buf, sizeof(buf))) != NULL;) {
-        a = agg_cell_get(x, target, layer, p);
-        snprintf(used, sizeof(used), "%s", p);
+    for (const char *p = prec; (p = agg_prec_fallback(p, buf, sizeof(buf))) != NULL;) {
+        const struct agg_cell *f = agg_cell_get(x, target, layer, p);
+        if (f && f->best >= 0 && (!a || a->best < 0 || f->algos[f->best].us < a->algos[a->best].us)) {
+            a = f;
+            snprintf(used, sizeof(used), "%s", p);
+        }
     }
     /* a layer with no row at this precision runs in the type its model gives it: a Cast to f16
      * in an f32 model, or a layer only benchmarked in f32 (plain C) in a bf16 model */
@@ -666,20 +672,33 @@ int agg_node_pos(const struct agg_run *r, int idx)
     return idx >= 0 && idx < r->npos ? r->pos[idx] : -1;
 }
 
+/* the position of node I's K-th pred, both as REP maps them (NULL: themselves), in *P and *I;
+ * 0 when that is no edge (no such node, or a node's own) */
+static int agg_edge(const struct agg_run *r, const int *rep, int i, int k, int *p, int *to)
+{
+    *p = agg_node_pos(r, r->nodes[i].preds[k]);
+    *to = rep ? rep[i] : i;
+    if (*p >= 0 && rep)
+        *p = rep[*p];
+    return *p >= 0 && *p != *to;
+}
+
 /* node weight of the longest-path pass: finish[i] = w[i] + max over preds finish[p];
  * the nodes' order in the manifest is topological (ONNX requires it; gen checks for
- * cycles), but a pred that comes later is handled by Kahn's order anyway */
-static double agg_critical_path(const struct agg_run *r, const double *w, int **path, int *npath)
+ * cycles), but a pred that comes later is handled by Kahn's order anyway. REP (or NULL)
+ * contracts nodes: each edge runs between the nodes REP maps its ends to, an edge inside one
+ * such node is none (a fusion group as one node: its members' edges to the rest of the graph
+ * are its own, whichever member they touch) */
+static double agg_critical_path(const struct agg_run *r, const double *w, const int *rep, int **path, int *npath)
 {
     int n = r->nnodes;
     int *indeg = agg_xcalloc((size_t)n, sizeof(int)), *order = agg_xmalloc((size_t)n * sizeof(int));
     int *nsucc = agg_xcalloc((size_t)n + 1, sizeof(int)), *succ;
-    int edges = 0;
+    int edges = 0, p, to;
     for (int i = 0; i < n; i++) {
         for (int k = 0; k < r->nodes[i].npreds; k++) {
-            int p = agg_node_pos(r, r->nodes[i].preds[k]);
-            if (p >= 0 && p != i) {
-                indeg[i]++;
+            if (agg_edge(r, rep, i, k, &p, &to)) {
+                indeg[to]++;
                 nsucc[p + 1]++;
                 edges++;
             }
@@ -691,9 +710,8 @@ static double agg_critical_path(const struct agg_run *r, const double *w, int **
     int *fill = agg_xcalloc((size_t)n, sizeof(int));
     for (int i = 0; i < n; i++) {
         for (int k = 0; k < r->nodes[i].npreds; k++) {
-            int p = agg_node_pos(r, r->nodes[i].preds[k]);
-            if (p >= 0 && p != i)
-                succ[nsucc[p] + fill[p]++] = i;
+            if (agg_edge(r, rep, i, k, &p, &to))
+                succ[nsucc[p] + fill[p]++] = to;
         }
     }
     int head = 0, tail = 0;
@@ -926,8 +944,12 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
         wkf[i] = wk[i];
     }
     /* fused: a group costs min(its fused benchmark, the sum of its members); the members'
-     * combined time sits on the last member, through which every path into the group
-     * leaves it */
+     * combined time sits on the last member, and the critical path takes the group as that
+     * one node (REP): a path may leave a group through another member too (an add_layernorm
+     * group's kept sum), after the whole group has run */
+    int *rep = agg_xmalloc(((size_t)n + 1) * sizeof(int));
+    for (int i = 0; i < n; i++)
+        rep[i] = i;
     for (int g = 0; g < r->ngroups; g++) {
         const struct agg_group *gr = &r->groups[g];
         double members = 0, kmembers = 0;
@@ -963,6 +985,11 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
         if (last >= 0) {
             wf[last] = cost;
             wkf[last] = kcost;
+            for (int k = 0; k < gr->nmembers; k++) {
+                int m = agg_node_pos(r, gr->members[k]);
+                if (m >= 0)
+                    rep[m] = last;
+            }
         }
     }
     if (plan == 2)
@@ -976,9 +1003,16 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
     free(wk);
     free(wkf);
     int *fp = NULL, nfp = 0;
-    b->fused_par = agg_critical_path(r, wf, &fp, &nfp);
+    /* a transpose charged to a member (a relayout into it) runs before the group: on its node */
+    for (int i = 0; i < n; i++)
+        if (rep[i] != i) {
+            wf[rep[i]] += wf[i];
+            wf[i] = 0;
+        }
+    b->fused_par = agg_critical_path(r, wf, rep, &fp, &nfp);
     free(fp);
-    b->par = agg_critical_path(r, w, &b->path, &b->npath);
+    free(rep);
+    b->par = agg_critical_path(r, w, NULL, &b->path, &b->npath);
     free(w);
     free(wf);
     free(known);
