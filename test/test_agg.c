@@ -282,16 +282,19 @@ static void test_advice_fusion_precision(void **state)
     json_t *fl = find_row(table(j, "framework-layers"), "node", "C", NULL, NULL);
     assert_float_equal(num(fl, "bound"), 50, 1e-9);
     assert_float_equal(num(fl, "gap"), 10, 1e-9);
+    assert_string_equal(json_string_value(json_object_get(fl, "algorithm")), "c1");
     /* a module that is several nodes: the whole group {A, B} at its fused cost, min(85, 90);
      * A, C and the free G at A's 80 + C's 50 (A alone is no group), NOT A BOUND under 130; a
      * name that is no node gives no bound */
     json_t *ab = find_row(table(j, "framework-layers"), "node", "A+B", NULL, NULL);
     assert_float_equal(num(ab, "bound"), 85, 1e-9);
     assert_string_equal(json_string_value(json_object_get(ab, "op")), "conv_act");
+    assert_string_equal(json_string_value(json_object_get(ab, "algorithm")), "f1"); /* LAB's row */
     assert_string_equal(json_string_value(json_object_get(ab, "check")), "ok");
     json_t *acg = find_row(table(j, "framework-layers"), "node", "A+C+G", NULL, NULL);
     assert_float_equal(num(acg, "bound"), 130, 1e-9);
     assert_string_equal(json_string_value(json_object_get(acg, "op")), "Conv+Reshape");
+    assert_string_equal(json_string_value(json_object_get(acg, "algorithm")), "a2+c1");
     assert_string_equal(json_string_value(json_object_get(acg, "check")), "NOT A BOUND: above measured");
     json_t *aq = find_row(table(j, "framework-layers"), "node", "A+Q", NULL, NULL);
     assert_true(json_is_null(json_object_get(aq, "bound")) || !json_object_get(aq, "bound"));

@@ -312,6 +312,9 @@ struct agg_bound {
     /* per fusion group (the run's groups, in order): its cost in the fused bound, min(its fused
      * benchmark, its members), on both clocks */
     double *group_us, *group_kus;
+    /* the algorithm behind each node's time and each group's cost (the row's; a group costed
+     * at its members' sum "members"), NULL where none: what the framework-layers report names */
+    const char **node_algo, **group_algo;
 };
 int agg_bound_compute(const struct agg_data *x, const struct agg_run *r, const struct agg_target *t,
                       const char *prec, struct agg_bound *b);

@@ -909,6 +909,8 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
     b->node_busy = agg_xcalloc((size_t)n + 1, 1);
     b->group_us = agg_xcalloc((size_t)r->ngroups + 1, sizeof(double));
     b->group_kus = agg_xcalloc((size_t)r->ngroups + 1, sizeof(double));
+    b->node_algo = agg_xcalloc((size_t)n + 1, sizeof(*b->node_algo));
+    b->group_algo = agg_xcalloc((size_t)r->ngroups + 1, sizeof(*b->group_algo));
     double *wk = agg_xcalloc((size_t)n + 1, sizeof(double)); /* the kernel clock's w and wf */
     double *wkf = agg_xcalloc((size_t)n + 1, sizeof(double));
     for (int i = 0; i < n; i++) {
@@ -926,6 +928,7 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
             w[i] = us;
             lay[i] = agg_algo_cl(at->algo) ? 1 : 0;
             b->node_us[i] = us;
+            b->node_algo[i] = at->algo;
             b->seq += us;
             wk[i] = b->node_kus[i] = at->kus;
             if (at->busy == 1) {
@@ -966,10 +969,12 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
             last = m;
         }
         double cost = members, kcost = kmembers;
+        b->group_algo[g] = "members";
         const struct agg_algo_time *at = agg_best_plan(x, t->id, gr->layer, prec, plan, cl);
         if (at && (!all || at->us < members)) {
             cost = at->us;
             kcost = at->kus;
+            b->group_algo[g] = at->algo;
             b->busy += at->busy == 1;
             /* the fused benchmark runs every member in its layout */
             for (int k = 0; k < gr->nmembers; k++) {
@@ -1027,11 +1032,15 @@ void agg_bound_free(struct agg_bound *b)
     free(b->node_kus);
     free(b->group_us);
     free(b->group_kus);
+    free(b->node_algo);
+    free(b->group_algo);
     free(b->node_busy);
     b->path = NULL;
     b->node_us = NULL;
     b->node_kus = NULL;
     b->group_us = NULL;
     b->group_kus = NULL;
+    b->node_algo = NULL;
+    b->group_algo = NULL;
     b->node_busy = NULL;
 }

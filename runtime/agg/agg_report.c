@@ -729,18 +729,29 @@ static int agg_node_named(const struct agg_run *r, const char *name, size_t len)
  * Several: the sum of their computing nodes' fastest times, where the list holds every
  * computing member of a fusion group that group's cost in the fused bound in place of its
  * members' (on both clocks). One: that node's own time. *op: the node's op, the group's pattern
- * where the list is one group's members, else the ops joined by '+'; *busy: a time behind it
- * was taken on a busy machine. -1 when a name is not a node of the run. */
+ * where the list is one group's members, else the ops joined by '+'; *algo (ALGON bytes): the
+ * algorithms behind the time, each once, joined by '+' (a group at its members' sum
+ * "members"), "-" where none; *busy: a time behind it was taken on a busy machine. -1 when a
+ * name is not a node of the run. */
+static void agg_add_name(char *list, size_t n, const char *name)
+{
+    size_t have = strlen(list);
+    if (name && !agg_in_sep_list(list, name, '+') && have + strlen(name) + 2 <= n)
+        snprintf(list + have, n - have, "%s%s", have ? "+" : "", name);
+}
+
 static int agg_nodes_bound(const struct agg_combo *c, const char *list, double *us, double *kus, char *op,
-                           size_t opn, int *busy)
+                           size_t opn, char *algo, size_t algon, int *busy)
 {
     const struct agg_run *r = c->run;
     int n = r->nnodes, one = agg_node_named(r, list, strlen(list)); /* a name may hold a '+' itself */
+    algo[0] = '\0';
     if (one >= 0) {
         *us = c->b.node_us[one];
         *kus = c->b.node_kus[one];
         *busy = c->b.node_busy[one];
         snprintf(op, opn, "%s", r->nodes[one].op);
+        snprintf(algo, algon, "%s", c->b.node_algo[one] ? c->b.node_algo[one] : "-");
         return 0;
     }
     char *in = agg_xcalloc((size_t)n + 1, 1);
@@ -757,10 +768,7 @@ static int agg_nodes_bound(const struct agg_combo *c, const char *list, double *
         if (!in[at]) {
             in[at] = 1;
             count++;
-            const char *o = r->nodes[at].op;
-            size_t have = strlen(op);
-            if (!agg_in_sep_list(op, o, '+') && have + strlen(o) + 2 <= opn) /* each op once */
-                snprintf(op + have, opn - have, "%s%s", have ? "+" : "", o);
+            agg_add_name(op, opn, r->nodes[at].op); /* each op once */
         }
         if (!e)
             break;
@@ -784,6 +792,7 @@ static int agg_nodes_bound(const struct agg_combo *c, const char *list, double *
             continue;
         *us += c->b.group_us[g];
         *kus += c->b.group_kus[g];
+        agg_add_name(algo, algon, c->b.group_algo[g]);
         for (int m = 0; m < gr->nmembers; m++) {
             int q = agg_node_pos(r, gr->members[m]);
             if (q >= 0 && !strcmp(r->nodes[q].cls, "compute")) {
@@ -803,12 +812,15 @@ static int agg_nodes_bound(const struct agg_combo *c, const char *list, double *
             continue;
         *us += c->b.node_us[j];
         *kus += c->b.node_kus[j];
+        agg_add_name(algo, algon, c->b.node_algo[j]);
         *busy |= c->b.node_busy[j];
     }
     if (groups == 1 && grouped == computing)
         snprintf(op, opn, "%s", r->groups[whole].pattern);
     if (!computing)
         *us = *kus = NAN;
+    if (!algo[0])
+        snprintf(algo, algon, "-");
     free(in);
     free(done);
     return 0;
@@ -821,9 +833,10 @@ static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
         "on the clock the framework report uses for the same framework (a kernel-time sum against "
         "kernel_us where the node has it; clock says which). A framework module that is several nodes (node A+B+...) is held against their "
         "sum, a fusion group whose computing members it holds all at the group's cost in the fused bound "
-        "(op: the group's pattern). check: a benchmark slower than the framework's own kernels for the "
-        "node makes the model's bound no bound.",
-        HEAD "framework|node|op|measured|bound|measured/bound|gap|check|clock", HK "tttuuru" "tt");
+        "(op: the group's pattern). algorithm: the benchmarks behind the bound (members: a group at "
+        "its members' sum; kernel: a kernel of ours). check: a benchmark slower than the framework's "
+        "own kernels for the node makes the model's bound no bound.",
+        HEAD "framework|node|op|measured|bound|measured/bound|gap|check|clock|algorithm", HK "tttuuru" "ttt");
     int bc = agg_busy_col(t);
     for (int i = 0; i < k->x->nmeasured; i++) {
         const struct agg_measured *m = &k->x->measured[i];
@@ -831,9 +844,9 @@ static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
             continue;
         const struct agg_combo *c = agg_combo_for_measured(k, m);
         double us = NAN, kus = NAN;
-        char op[128];
+        char op[128], algo[160];
         int busy = 0;
-        int found = c && agg_nodes_bound(c, m->node, &us, &kus, op, sizeof(op), &busy) == 0;
+        int found = c && agg_nodes_bound(c, m->node, &us, &kus, op, sizeof(op), algo, sizeof(algo), &busy) == 0;
         int r = agg_table_row(t);
         agg_table_set_text(t, r, 0, m->model);
         agg_table_set_num(t, r, 1, (double)m->batch);
@@ -845,6 +858,7 @@ static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
         if (!found)
             continue;
         agg_table_set_text(t, r, 6, op);
+        agg_table_set_text(t, r, 13, algo);
         int kclock = agg_kernel_sum(m->framework) && !isnan(kus);
         if (kclock)
             us = kus;
