@@ -454,7 +454,9 @@ __global__ void bk_layernorm(const float *x, const float *scale, const float *sh
         const float *r = res + blockIdx.x * cols;
         float *keep = sum ? sum + blockIdx.x * cols : out;
         for (long long c = threadIdx.x; c < cols; c += blockDim.x) {
-            float v = row[c] + r[c] + (bias ? bias[c] : 0.0f);
+            float v = row[c] + r[c];
+            if (bias) /* not + 0.0f without one: -0 + 0 is +0, and --verify compares bits */
+                v += bias[c];
             keep[c] = v;
             s += v;
         }
@@ -723,7 +725,7 @@ __host__ __device__ __forceinline__ void bk_tile_load(T *dst, int ld, const T *s
                                              int cols, int tid, int nt)
 {
     constexpr int V = 16 / (int)sizeof(T);
-    if (cs == 1 && cols % V == 0 && rs % V == 0 && ld % V == 0 && ((size_t)src & 15) == 0) {
+    if (cs == 1 && cols % V == 0 && rs % V == 0 && ld % V == 0 && ((size_t)src & 15) == 0 && ((size_t)dst & 15) == 0) {
         const int per = cols / V, total = rows * per;
         for (int e0 = tid; e0 < total; e0 += 4 * nt) {
             uint4 buf[4];

@@ -58,10 +58,7 @@ const struct agg_cell *agg_cell_get(const struct agg_data *x, long target, const
 
 /* The precision a layer without rows at PREC runs in: Tensor Core math only changes the
  * layers with a matrix product, so X+tensor_op falls back to X, and tf32 (f32 storage) to
- * f32; NULL when there is nothing to fall back to (agg_best then tries the layer's own type).
- * A layer with rows at both runs at the faster: a framework allowed TF32 or Tensor Cores may
- * still take a kernel without them (cuDNN's and cuBLAS's heuristics do, and so may a model's
- * f32 attention where our TF32 kernel is the slower). */
+ * f32; NULL when there is nothing to fall back to (agg_best then tries the layer's own type). */
 static const char *agg_prec_fallback(const char *prec, char *buf, size_t n)
 {
     const char *plus = strchr(prec, '+');
@@ -76,38 +73,68 @@ static const char *agg_prec_fallback(const char *prec, char *buf, size_t n)
     return !strcmp(prec, "tf32") ? "f32" : NULL;
 }
 
+/* The cells a layer's time at PREC may come from, each with rows: PREC's own and its
+ * fallbacks of the same storage (tf32 -> f32, X+tensor_op -> X): a framework allowed TF32 or
+ * Tensor Cores may still take a kernel without them (cuDNN's and cuBLAS's heuristics do, and so
+ * may a model's f32 attention where our TF32 kernel is the slower), so the layer runs at the
+ * fastest of them; fp8's fallbacks (bfloat16, another storage) only where it has no row; the
+ * layer's own type where none of those has one; and rows of no type ("*": index and mask
+ * work). */
+enum { AGG_CANDS = 8 };
+struct agg_cands {
+    int n;
+    const struct agg_cell *cell[AGG_CANDS];
+    char prec[AGG_CANDS][64];
+};
+
+static void agg_cands_add(struct agg_cands *k, const struct agg_cell *c, const char *prec)
+{
+    if (c && c->best >= 0 && k->n < AGG_CANDS) {
+        k->cell[k->n] = c;
+        snprintf(k->prec[k->n], sizeof(k->prec[0]), "%s", prec);
+        k->n++;
+    }
+}
+
+static void agg_cands_get(const struct agg_data *x, long target, const char *layer, const char *prec,
+                          struct agg_cands *k)
+{
+    k->n = 0;
+    agg_cands_add(k, agg_cell_get(x, target, layer, prec), prec);
+    char cur[64], buf[64];
+    snprintf(cur, sizeof(cur), "%s", prec);
+    int other_storage = 0;
+    for (const char *p; (p = agg_prec_fallback(cur, buf, sizeof(buf))) != NULL;) {
+        other_storage |= !strncmp(cur, "f8", 2);
+        snprintf(cur, sizeof(cur), "%s", p);
+        if (other_storage && k->n)
+            break;
+        agg_cands_add(k, agg_cell_get(x, target, layer, cur), cur);
+    }
+    /* a layer with no row at this precision runs in the type its model gives it: a Cast to f16
+     * in an f32 model, or a layer only benchmarked in f32 (plain C) in a bf16 model */
+    if (!k->n) {
+        const struct agg_layer_info *l = agg_map_get(&x->layers, layer);
+        if (l && l->prec && strcmp(l->prec, prec) != 0)
+            agg_cands_add(k, agg_cell_get(x, target, layer, l->prec), l->prec);
+    }
+    agg_cands_add(k, agg_cell_get(x, target, layer, "*"), "*");
+}
+
 const struct agg_cell *agg_best_cell(const struct agg_data *x, long target, const char *layer, const char *prec,
                                      const char **cell_prec)
 {
     static char used[64];
-    snprintf(used, sizeof(used), "%s", prec);
-    const struct agg_cell *a = agg_cell_get(x, target, layer, prec);
-    char buf[64];
-    for (const char *p = prec; (p = agg_prec_fallback(p, buf, sizeof(buf))) != NULL;) {
-        const struct agg_cell *f = agg_cell_get(x, target, layer, p);
-        if (f && f->best >= 0 && (!a || a->best < 0 || f->algos[f->best].us < a->algos[a->best].us)) {
-            a = f;
-            snprintf(used, sizeof(used), "%s", p);
-        }
-    }
-    /* a layer with no row at this precision runs in the type its model gives it: a Cast to f16
-     * in an f32 model, or a layer only benchmarked in f32 (plain C) in a bf16 model */
-    if (!a || a->best < 0) {
-        const struct agg_layer_info *l = agg_map_get(&x->layers, layer);
-        if (l && l->prec && strcmp(l->prec, prec) != 0) {
-            a = agg_cell_get(x, target, layer, l->prec);
-            snprintf(used, sizeof(used), "%s", l->prec);
-        }
-    }
-    const struct agg_cell *b = agg_cell_get(x, target, layer, "*");
-    const struct agg_cell *best = a && a->best >= 0 ? a : NULL;
-    if (b && b->best >= 0 && (!best || b->algos[b->best].us < best->algos[best->best].us)) {
-        best = b;
-        snprintf(used, sizeof(used), "*");
-    }
+    struct agg_cands k;
+    agg_cands_get(x, target, layer, prec, &k);
+    int b = -1;
+    for (int i = 0; i < k.n; i++)
+        if (b < 0 || k.cell[i]->algos[k.cell[i]->best].us < k.cell[b]->algos[k.cell[b]->best].us)
+            b = i;
+    snprintf(used, sizeof(used), "%s", b >= 0 ? k.prec[b] : prec);
     if (cell_prec)
         *cell_prec = used;
-    return best;
+    return b >= 0 ? k.cell[b] : NULL;
 }
 
 const struct agg_algo_time *agg_best_at(const struct agg_data *x, long target, const char *layer, const char *prec)
@@ -689,7 +716,8 @@ static int agg_edge(const struct agg_run *r, const int *rep, int i, int k, int *
  * contracts nodes: each edge runs between the nodes REP maps its ends to, an edge inside one
  * such node is none (a fusion group as one node: its members' edges to the rest of the graph
  * are its own, whichever member they touch) */
-static double agg_critical_path(const struct agg_run *r, const double *w, const int *rep, int **path, int *npath)
+static double agg_critical_path(const struct agg_run *r, const double *w, const int *rep, int **path, int *npath,
+                                int *cut)
 {
     int n = r->nnodes;
     int *indeg = agg_xcalloc((size_t)n, sizeof(int)), *order = agg_xmalloc((size_t)n * sizeof(int));
@@ -736,7 +764,9 @@ static double agg_critical_path(const struct agg_run *r, const double *w, const 
                 order[tail++] = j;
         }
     }
-    /* nodes on a cycle (never in a valid manifest) are left out */
+    /* nodes on a cycle (never in a valid manifest; where REP closes one, the caller's to
+     * handle: *CUT) are left out */
+    *cut = tail < n;
     int end = -1;
     for (int q = 0; q < tail; q++) {
         int i = order[q];
@@ -771,26 +801,37 @@ static int agg_algo_cl(const char *algo)
     return !strncmp(algo, "nhwc_", 5);
 }
 
-/* The fastest of LAYER's algorithms under a layout plan (0 any, 1 NCHW, 2 NHWC), and its row;
- * CL counts the layers that ran channels-last */
+/* The fastest of LAYER's algorithms under a layout plan (0 any, 1 NCHW, 2 NHWC) among the cells
+ * agg_cands_get names, and its row; *CELL and PREC_USED (64 bytes), where not NULL, the cell
+ * and precision it is in; CL counts the layers that ran channels-last. In the NHWC plan a
+ * layer with a channels-last result in any of those cells takes the fastest of those. */
 static const struct agg_algo_time *agg_best_plan(const struct agg_data *x, long target, const char *layer,
-                                                 const char *prec, int plan, int *cl)
+                                                 const char *prec, int plan, int *cl, const struct agg_cell **cell,
+                                                 char *prec_used)
 {
-    const struct agg_cell *c = agg_best_cell(x, target, layer, prec, NULL);
-    if (!c || plan == 0)
-        return c ? &c->algos[c->best] : NULL;
+    struct agg_cands k;
+    agg_cands_get(x, target, layer, prec, &k);
     int has_cl = 0;
-    for (int i = 0; i < c->nalgos; i++)
-        has_cl |= agg_algo_cl(c->algos[i].algo) && isfinite(c->algos[i].us);
+    for (int j = 0; j < k.n && plan == 2; j++)
+        for (int i = 0; i < k.cell[j]->nalgos; i++)
+            has_cl |= agg_algo_cl(k.cell[j]->algos[i].algo) && isfinite(k.cell[j]->algos[i].us);
     const struct agg_algo_time *best = NULL;
-    for (int i = 0; i < c->nalgos; i++) {
-        const struct agg_algo_time *a = &c->algos[i];
-        int want = plan == 1 ? !agg_algo_cl(a->algo) : !has_cl || agg_algo_cl(a->algo);
-        if (want && isfinite(a->us) && (!best || a->us < best->us))
-            best = a;
-    }
+    int from = -1;
+    for (int j = 0; j < k.n; j++)
+        for (int i = 0; i < k.cell[j]->nalgos; i++) {
+            const struct agg_algo_time *a = &k.cell[j]->algos[i];
+            int want = plan == 0 || (plan == 1 ? !agg_algo_cl(a->algo) : !has_cl || agg_algo_cl(a->algo));
+            if (want && isfinite(a->us) && (!best || a->us < best->us)) {
+                best = a;
+                from = j;
+            }
+        }
     if (best && plan == 2 && has_cl)
         (*cl)++;
+    if (cell)
+        *cell = from >= 0 ? k.cell[from] : NULL;
+    if (prec_used)
+        snprintf(prec_used, 64, "%s", from >= 0 ? k.prec[from] : prec);
     return best;
 }
 
@@ -920,7 +961,9 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
         if (strcmp(nd->cls, "compute") || !nd->layer)
             continue;
         b->computing++;
-        const struct agg_algo_time *at = agg_best_plan(x, t->id, nd->layer, prec, plan, cl);
+        const struct agg_cell *c = NULL;
+        char used[64];
+        const struct agg_algo_time *at = agg_best_plan(x, t->id, nd->layer, prec, plan, cl, &c, used);
         if (at) {
             double us = at->us;
             b->covered++;
@@ -935,9 +978,10 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
                 b->node_busy[i] = 1;
                 b->busy++;
             }
-            const struct agg_cell *c = agg_cell_get(x, t->id, nd->layer, prec);
-            double h = c && c->heuristic ? agg_algo_us(x, t->id, nd->layer, prec, c->heuristic) : -1;
-            double f = c && c->find ? agg_algo_us(x, t->id, nd->layer, prec, c->find) : -1;
+            /* the library's own picks in the cell the fastest row is in (not another
+             * precision's gap counted as theirs) */
+            double h = c && c->heuristic ? agg_algo_us(x, t->id, nd->layer, used, c->heuristic) : -1;
+            double f = c && c->find ? agg_algo_us(x, t->id, nd->layer, used, c->find) : -1;
             b->heur_seq += h >= 0 ? h : us;
             b->find_seq += f >= 0 ? f : us;
             b->heur_known += h >= 0;
@@ -946,10 +990,11 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
         wf[i] = w[i];
         wkf[i] = wk[i];
     }
-    /* fused: a group costs min(its fused benchmark, the sum of its members); the members'
-     * combined time sits on the last member, and the critical path takes the group as that
-     * one node (REP): a path may leave a group through another member too (an add_layernorm
-     * group's kept sum), after the whole group has run */
+    /* fused: a group costs min(its fused benchmark, the sum of its members). Fused, its time
+     * sits on its last member and the critical path takes the group as that one node (REP):
+     * a value may leave a group through another member too (an add_layernorm group's kept
+     * sum), and the fused kernel makes it only as it runs. At its members' sum the members run
+     * one by one, each at its own time on its own node. */
     int *rep = agg_xmalloc(((size_t)n + 1) * sizeof(int));
     for (int i = 0; i < n; i++)
         rep[i] = i;
@@ -964,38 +1009,32 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
             members += w[m];
             kmembers += wk[m];
             all &= known[m] || strcmp(r->nodes[m].cls, "compute");
-            wf[m] = 0;
-            wkf[m] = 0;
             last = m;
         }
         double cost = members, kcost = kmembers;
         b->group_algo[g] = "members";
-        const struct agg_algo_time *at = agg_best_plan(x, t->id, gr->layer, prec, plan, cl);
-        if (at && (!all || at->us < members)) {
+        const struct agg_algo_time *at = agg_best_plan(x, t->id, gr->layer, prec, plan, cl, NULL, NULL);
+        if (at && (!all || at->us < members) && last >= 0) {
             cost = at->us;
             kcost = at->kus;
             b->group_algo[g] = at->algo;
             b->busy += at->busy == 1;
-            /* the fused benchmark runs every member in its layout */
             for (int k = 0; k < gr->nmembers; k++) {
                 int m = agg_node_pos(r, gr->members[k]);
-                if (m >= 0)
-                    lay[m] = agg_algo_cl(at->algo) ? 3 : 2;
+                if (m < 0)
+                    continue;
+                /* the fused benchmark runs every member in its layout */
+                lay[m] = agg_algo_cl(at->algo) ? 3 : 2;
+                wf[m] = wkf[m] = 0;
+                rep[m] = last;
             }
+            wf[last] = cost;
+            wkf[last] = kcost;
         }
         b->unfused_groups += members;
         b->fused_groups += cost;
         b->group_us[g] = cost;
         b->group_kus[g] = kcost;
-        if (last >= 0) {
-            wf[last] = cost;
-            wkf[last] = kcost;
-            for (int k = 0; k < gr->nmembers; k++) {
-                int m = agg_node_pos(r, gr->members[k]);
-                if (m >= 0)
-                    rep[m] = last;
-            }
-        }
     }
     if (plan == 2)
         agg_relayout_costs(x, r, t, prec, lay, w, wf, b);
@@ -1014,10 +1053,18 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
             wf[rep[i]] += wf[i];
             wf[i] = 0;
         }
-    b->fused_par = agg_critical_path(r, wf, rep, &fp, &nfp);
+    int cut = 0;
+    b->fused_par = agg_critical_path(r, wf, rep, &fp, &nfp, &cut);
     free(fp);
+    if (cut) {
+        /* a group taken as one node closed a cycle: a value it keeps reaches back into it by
+         * a path of nodes outside (a Shape reading a member: fusion lets a Shape read inside).
+         * The members as nodes of their own, each group's time on its last one. */
+        b->fused_par = agg_critical_path(r, wf, NULL, &fp, &nfp, &cut);
+        free(fp);
+    }
     free(rep);
-    b->par = agg_critical_path(r, w, NULL, &b->path, &b->npath);
+    b->par = agg_critical_path(r, w, NULL, &b->path, &b->npath, &cut);
     free(w);
     free(wf);
     free(known);

@@ -383,16 +383,16 @@ static struct agg_table *agg_rep_algo_layers(struct agg_ctx *k)
     int n;
     struct agg_layer_use *u = agg_layer_uses(k, 0, &n);
     for (int i = 0; i < n; i++) {
+        /* the picks against the fastest of the same cell (this precision's library calls), not
+         * a faster row another precision's cell lends the bound */
         const struct agg_cell *c = agg_cell_get(k->x, u[i].target, u[i].layer, u[i].prec);
-        double best;
-        const char *balgo;
-        if (!c || (!c->heuristic && !c->find) ||
-            agg_best(k->x, u[i].target, u[i].layer, u[i].prec, &best, &balgo))
+        if (!c || (!c->heuristic && !c->find) || c->best < 0)
             continue;
+        const struct agg_algo_time *ba = &c->algos[c->best];
+        double best = ba->us;
         int r = agg_layer_use_row(t, k, &u[i]);
-        agg_table_set_text(t, r, 6, balgo);
+        agg_table_set_text(t, r, 6, ba->algo);
         agg_table_set_num(t, r, 7, best);
-        const struct agg_algo_time *ba = agg_best_at(k->x, u[i].target, u[i].layer, u[i].prec);
         if (ba && ba->kernels)
             agg_table_set_text(t, r, 14, ba->kernels);
         agg_table_set_num(t, r, bc, ba && ba->busy == 1);
