@@ -764,6 +764,28 @@ static void e2e_msft_expansion(void **state)
         TEST_SKIP("the fused operators' forms checked; %s is not there (no ../shared)\n", models);
 }
 
+/* ONNX's own Attention (opset 23), which the standard defines as a function, as gen writes it
+ * (ONNX operators its fusion takes as one attention group) against ONNX Runtime running it:
+ * 4-D and 3-D operands, grouped query heads, masks, causal with a past, the present outputs
+ * (test/oracle/onnx_functions_check.py). gen only. */
+static void e2e_onnx_functions(void **state)
+{
+    (void)state;
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    if (test_sh("%s -c 'import onnx, onnxruntime' 2>/dev/null", py) != 0)
+        TEST_SKIP("skipped: %s has no onnx or onnxruntime (scripts/setup installs them)\n", py);
+    int rc = test_sh("%s test/oracle/onnx_functions_check.py '%s/functions' > '%s/functions.log' 2>&1", py, dir, dir);
+    if (rc == 77) {
+        test_sh("cat '%s/functions.log' >&2", dir);
+        TEST_SKIP("skipped: this ONNX Runtime runs no opset-23 Attention to hold gen to\n");
+        return;
+    }
+    if (rc != 0) {
+        test_sh("cat '%s/functions.log' >&2", dir);
+        fail();
+    }
+}
+
 /* Recurrent layers (LSTM with and without peepholes, GRU, vanilla RNN; batch-first layouts,
  * initial biases): oneDNN's RNN primitive has no reference implementation beside the one it
  * runs, so every row here is held against the plain C recurrent layer of dnnl_bench.h */
@@ -902,6 +924,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test_setup(e2e_conv_work, e2e_reset),
         cmocka_unit_test_setup(e2e_attention, e2e_reset),
         cmocka_unit_test_setup(e2e_msft_expansion, e2e_reset),
+        cmocka_unit_test_setup(e2e_onnx_functions, e2e_reset),
         cmocka_unit_test_setup(e2e_recurrent, e2e_reset),
         cmocka_unit_test_setup(e2e_shared_cnn, e2e_reset),
         cmocka_unit_test_setup(e2e_shared_transformer, e2e_reset),

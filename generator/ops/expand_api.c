@@ -225,6 +225,22 @@ struct ir_value *op_xp_scalar(struct op_xp *x, const char *part, int dtype, doub
     return new_const(x, part, t);
 }
 
+const struct ir_type *op_xp_concrete(struct infer_ctx *c, int i, int rank)
+{
+    const struct ir_type *t = op_in(c, i);
+    if (!t || (rank >= 0 && t->rank != rank))
+        return NULL;
+    for (int k = 0; k < t->rank; k++)
+        if (!dim_known(t->dims[k]))
+            return NULL;
+    return t;
+}
+
+bool op_xp_float(int dtype)
+{
+    return dtype == IR_DTYPE_FLOAT || dtype == IR_DTYPE_FLOAT16 || dtype == IR_DTYPE_BFLOAT16;
+}
+
 struct ir_value *op_xp_memo(struct op_xp *x, const char *key)
 {
     for (struct op_xp_memo *m = *x->memo; m; m = m->next)

@@ -12,22 +12,6 @@
 
 /* ---- expansions ---- */
 
-/* input I when it is a tensor of rank RANK (any rank: -1) with every dim known, else NULL */
-static const struct ir_type *concrete(struct infer_ctx *c, int i, int rank)
-{
-    const struct ir_type *t = op_in(c, i);
-    if (!t || (rank >= 0 && t->rank != rank))
-        return NULL;
-    for (int k = 0; k < t->rank; k++)
-        if (!dim_known(t->dims[k]))
-            return NULL;
-    return t;
-}
-
-static bool float_type(int dtype)
-{
-    return dtype == IR_DTYPE_FLOAT || dtype == IR_DTYPE_FLOAT16 || dtype == IR_DTYPE_BFLOAT16;
-}
 
 /* the inputs the expansions do not read must be absent */
 static int refuse_inputs_from(struct infer_ctx *c, struct op_xp *x, int from, const char *what)
@@ -103,12 +87,12 @@ static struct ir_value *attention_mask(struct op_xp *x, struct ir_value *mask, i
  * Concat, Mul, Softmax, in the form gen's fusion takes as one attention group. */
 static int expand_attention(struct infer_ctx *c, struct op_xp *x)
 {
-    const struct ir_type *in = concrete(c, 0, 3), *w = concrete(c, 1, 2), *bias = op_in(c, 2);
+    const struct ir_type *in = op_xp_concrete(c, 0, 3), *w = op_xp_concrete(c, 1, 2), *bias = op_in(c, 2);
     const struct ir_type *mask = op_in(c, 3), *past = op_in(c, 4);
     int64_t heads = op_attr_i(c, "num_heads", 0);
     if (!in || !w)
         return op_xp_refuse(x, "the input and the weights need known shapes (give --dim or --input-shape)");
-    if (!float_type(in->dtype))
+    if (!op_xp_float(in->dtype))
         return op_xp_refuse(x, "a %s input (f32, f16 and bf16 are)", ir_dtype_name(in->dtype));
     if (refuse_inputs_from(c, x, 5, "relative position bias, past sequence length"))
         return 1;
@@ -132,7 +116,7 @@ static int expand_attention(struct infer_ctx *c, struct op_xp *x)
         return op_xp_refuse(x, "a bias that is not [%lld]", (long long)all);
     int64_t d = hq / heads, dv = hv / heads, p = 0;
     if (past) {
-        past = concrete(c, 4, 5);
+        past = op_xp_concrete(c, 4, 5);
         if (!past || hk != hv || past->dims[0].value != 2 || past->dims[1].value != b ||
             past->dims[2].value != heads || past->dims[4].value != d)
             return op_xp_refuse(x, "a past that is not [2, %lld, %lld, P, %lld] with P known", (long long)b,
@@ -143,7 +127,7 @@ static int expand_attention(struct infer_ctx *c, struct op_xp *x)
     if (op_xp_out(x, 1) && hk != hv)
         return op_xp_refuse(x, "a present of K and V of different head sizes");
     if (mask) {
-        mask = concrete(c, 3, -1);
+        mask = op_xp_concrete(c, 3, -1);
         bool ok = mask && (mask->dtype == IR_DTYPE_INT32 || mask->dtype == IR_DTYPE_INT64);
         if (ok && mask->rank == 1)
             ok = mask->dims[0].value == b;
@@ -226,10 +210,10 @@ static int expand_attention(struct infer_ctx *c, struct op_xp *x)
  * outputs 1 and 2 the mean and inverse standard deviation, as LayerNormalization's */
 static int expand_skip_layernorm(struct infer_ctx *c, struct op_xp *x)
 {
-    const struct ir_type *in = concrete(c, 0, -1), *gamma = op_in(c, 2);
-    if (!in || in->rank < 2 || !gamma || !concrete(c, 1, -1))
+    const struct ir_type *in = op_xp_concrete(c, 0, -1), *gamma = op_in(c, 2);
+    if (!in || in->rank < 2 || !gamma || !op_xp_concrete(c, 1, -1))
         return op_xp_refuse(x, "the input and the skip need known shapes (give --dim or --input-shape)");
-    if (!float_type(in->dtype))
+    if (!op_xp_float(in->dtype))
         return op_xp_refuse(x, "a %s input (f32, f16 and bf16 are)", ir_dtype_name(in->dtype));
     bool bias = op_xp_in(x, 4) != NULL;
     struct ir_value *sum = op_xp_op(x, "Add", "add_skip", OP_XP_IN(op_xp_in(x, 0), op_xp_in(x, 1)),
@@ -249,10 +233,10 @@ static int expand_skip_layernorm(struct infer_ctx *c, struct op_xp *x)
  * values equal to 1 (0 without a mask) */
 static int expand_embed_layernorm(struct infer_ctx *c, struct op_xp *x)
 {
-    const struct ir_type *ids = concrete(c, 0, 2), *word = concrete(c, 2, 2), *pos = concrete(c, 3, 2);
+    const struct ir_type *ids = op_xp_concrete(c, 0, 2), *word = op_xp_concrete(c, 2, 2), *pos = op_xp_concrete(c, 3, 2);
     if (!ids || !word || !pos)
         return op_xp_refuse(x, "the ids and the embeddings need known shapes (give --dim or --input-shape)");
-    if (!float_type(word->dtype))
+    if (!op_xp_float(word->dtype))
         return op_xp_refuse(x, "%s embeddings (f32, f16 and bf16 are)", ir_dtype_name(word->dtype));
     if ((op_xp_in(x, 1) != NULL) != (op_xp_in(x, 4) != NULL))
         return op_xp_refuse(x, "segment ids without a segment embedding (or the other way round)");
@@ -306,7 +290,7 @@ static int expand_embed_layernorm(struct infer_ctx *c, struct op_xp *x)
 static int expand_gelu(struct infer_ctx *c, struct op_xp *x)
 {
     const struct ir_type *in = op_in(c, 0);
-    if (!in || !float_type(in->dtype))
+    if (!in || !op_xp_float(in->dtype))
         return op_xp_refuse(x, "the input needs a known float type (f32, f16, bf16)");
     struct ir_value *y = op_xp_in(x, 0);
     if (op_xp_in(x, 1))

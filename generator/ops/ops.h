@@ -264,6 +264,10 @@ void op_xp_attr_ints(struct op_xp *x, const char *name, int n, const int64_t *v)
  * float DTYPE (f32, f16, bf16, f64) */
 struct ir_value *op_xp_ints(struct op_xp *x, const char *part, int dtype, int rank, int n, const int64_t *v);
 struct ir_value *op_xp_scalar(struct op_xp *x, const char *part, int dtype, double v);
+/* the node's input I when it is a tensor of rank RANK (any rank: -1) with every dim known, else
+ * NULL; and whether DTYPE is a float type the expansions take (f32, f16, bf16) */
+const struct ir_type *op_xp_concrete(struct infer_ctx *c, int i, int rank);
+bool op_xp_float(int dtype);
 /* a value an earlier expansion of the same graph made under KEY (what several nodes share: one
  * attention mask), or NULL; and recording one */
 struct ir_value *op_xp_memo(struct op_xp *x, const char *key);

@@ -7,11 +7,12 @@
 
 extern const struct op_def ops_elementwise[], ops_views[], ops_movement[], ops_index[], ops_random[], ops_select[],
     ops_conv[], ops_pool[], ops_norm[], ops_linalg[], ops_reduce[], ops_resize[], ops_rnn[], ops_control[], ops_msft[],
-    ops_quant[], ops_signal[], ops_nn[], ops_sequence[], ops_training[], ops_text[];
+    ops_quant[], ops_signal[], ops_nn[], ops_sequence[], ops_training[], ops_text[], ops_functions[];
 
 static const struct op_def *const op_families[] = {
     ops_elementwise, ops_views, ops_movement, ops_index, ops_random, ops_select, ops_conv, ops_pool, ops_norm,
     ops_linalg, ops_reduce, ops_resize, ops_rnn, ops_control, ops_quant, ops_signal, ops_nn, ops_sequence, ops_text,
+    ops_functions,
 };
 
 const struct op_def *op_find(const char *domain, const char *op_type)

@@ -1,0 +1,166 @@
+"""Holds gen's expansions of ONNX operators the standard defines as functions (generator/ops/
+functions.c: Attention of opset 23) to ONNX Runtime running those operators, and gen's fusion
+to finding the attention group in each.
+
+For each case (a model of one Attention node in one of its forms: 4-D and 3-D operands, grouped
+query heads, bool and float masks of ranks 2 to 4, causal with and without a past key and value,
+its own scale, the present outputs): gen --graph writes the model as gen benchmarks it (the node
+replaced by ONNX operators), test/oracle/gen_graph.py makes that an ONNX model again, and ONNX
+Runtime (graph optimizations off, so that it runs the ONNX operators as they are) runs both on
+the same random inputs. Every output must agree within 1e-4 of its largest value, no Attention
+node may be left, and gen --layers must count one attention group. The forms gen leaves as they
+are (softcap, the QK output) must be left, with the reason said.
+
+usage: onnx_functions_check.py WORKDIR
+Prints one line per case; exit status 1 on any mismatch, 77 when this onnx or ONNX Runtime is too
+old to run an opset-23 Attention (nothing to hold gen to).
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper
+
+from gen_graph import rebuild
+
+F = TensorProto.FLOAT
+B = TensorProto.BOOL
+RNG = np.random.default_rng(23)
+
+
+def attention(q, k, v, mask=None, past=None, outs=1, **attrs):
+    """one Attention node (opset 23): q, k, v shapes; mask (dtype, shape); past (P) gives past
+    key and value of P positions; outs: Y, present_key, present_value, qk_matmul_output"""
+    names, ins = ["q", "k", "v"], [("q", q), ("k", k), ("v", v)]
+    rank4 = len(q) == 4
+    if mask:
+        names.append("mask")
+    elif past:
+        names.append("")
+    if past:
+        b = q[0]
+        nkv = k[1] if rank4 else attrs["kv_num_heads"]
+        h = k[3] if rank4 else k[2] // nkv
+        hv = v[3] if rank4 else v[2] // nkv
+        ins += [("past_key", [b, nkv, past, h]), ("past_value", [b, nkv, past, hv])]
+        names += ["past_key", "past_value"]
+    out_names = ["y", "present_key", "present_value", "qk"][:outs]
+    node = helper.make_node("Attention", names, out_names, **attrs)
+    inputs = [helper.make_tensor_value_info(n, F, s) for n, s in ins]
+    if mask:
+        inputs.append(helper.make_tensor_value_info("mask", mask[0], mask[1]))
+    graph = helper.make_graph([node], "case", inputs, [helper.make_tensor_value_info(n, F, None) for n in out_names])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
+    m.ir_version = 10
+    return m
+
+
+def cases():
+    yield "4-D", attention([2, 4, 8, 16], [2, 4, 8, 16], [2, 4, 8, 16])
+    yield "4-D, keys and values of their own lengths and head sizes, scale", attention(
+        [2, 4, 6, 16], [2, 4, 10, 16], [2, 4, 10, 8], scale=0.3)
+    yield "3-D, heads", attention([2, 7, 32], [2, 7, 32], [2, 7, 32], q_num_heads=4, kv_num_heads=4)
+    yield "3-D, grouped query heads, bool mask [S, T]", attention(
+        [1, 9, 64], [1, 9, 16], [1, 9, 16], mask=(B, [9, 9]), q_num_heads=8, kv_num_heads=2)
+    yield "4-D, grouped query heads, float mask [B, 1, S, T]", attention(
+        [2, 6, 5, 8], [2, 3, 5, 8], [2, 3, 5, 8], mask=(F, [2, 1, 5, 5]))
+    yield "4-D, float mask [N, S, T]", attention([2, 3, 4, 8], [2, 3, 6, 8], [2, 3, 6, 8], mask=(F, [3, 4, 6]))
+    yield "4-D, causal", attention([1, 2, 8, 16], [1, 2, 8, 16], [1, 2, 8, 16], is_causal=1)
+    yield "4-D, causal, past, present, bool mask [B, N, S, T]", attention(
+        [2, 2, 4, 8], [2, 2, 4, 8], [2, 2, 4, 8], mask=(B, [2, 2, 4, 7]), past=3, outs=3, is_causal=1)
+    yield "3-D, decode step: past, present, grouped heads, causal", attention(
+        [2, 1, 32], [2, 1, 16], [2, 1, 16], past=6, outs=3, is_causal=1, q_num_heads=4, kv_num_heads=2)
+    yield "4-D, present without a past", attention([1, 2, 5, 8], [1, 2, 5, 8], [1, 2, 5, 8], outs=3)
+
+
+def feed(m):
+    """normal operands; bool masks with each query's first key kept (a row with every key hidden
+    is where gen's form and ONNX's differ: NaN against zeros)"""
+    out = {}
+    for i in m.graph.input:
+        t = i.type.tensor_type
+        shape = [d.dim_value for d in t.shape.dim]
+        if t.elem_type == B:
+            v = RNG.random(shape) < 0.6
+            v[..., 0] = True
+            out[i.name] = v
+        else:
+            out[i.name] = RNG.standard_normal(shape).astype(np.float32)
+    return out
+
+
+def run(m, feeds):
+    o = ort.SessionOptions()
+    o.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    o.intra_op_num_threads = 1
+    s = ort.InferenceSession(m.SerializeToString(), o, providers=["CPUExecutionProvider"])
+    return {v.name: r for v, r in zip(s.get_outputs(), s.run(None, feeds))}
+
+
+def attention_groups(path):
+    """gen --layers: the uses of its fused attention layers (named attention__...)"""
+    gen = os.environ.get("BENANZA_GEN", "bin/gen")
+    out = subprocess.run([gen, "--layers", path], check=True, capture_output=True, text=True).stdout
+    n = 0
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 4 and f[3].startswith("attention__"):
+            n += int(f[1])
+    return n
+
+
+def check(name, path):
+    original = onnx.load(path)
+    mine, err = rebuild(path)
+    left = [n.op_type for n in mine.graph.node if n.op_type == "Attention"]
+    feeds = feed(original)
+    want = run(original, feeds)
+    got = run(mine, feeds)
+    worst = 0.0
+    for k, w in want.items():
+        g = got[k]
+        assert g.shape == w.shape, "%s: %s %s" % (k, g.shape, w.shape)
+        scale = max(1.0, float(np.max(np.abs(w.astype(np.float64)))))
+        worst = max(worst, float(np.max(np.abs(g.astype(np.float64) - w))) / scale)
+    groups = attention_groups(path)
+    ok = not left and worst <= 1e-4 and "not written" not in err and groups == 1
+    print("%s %s: %d ONNX nodes, outputs %s, max relative error %.3g, attention groups %d%s" % (
+        "ok  " if ok else "FAIL", name, len(mine.graph.node), ",".join(sorted(want)), worst, groups,
+        " (left: %s; %s)" % (left, err.strip()) if left or "not written" in err else ""))
+    return ok
+
+
+def main():
+    work = sys.argv[1]
+    os.makedirs(work, exist_ok=True)
+    try:
+        probe = attention([1, 1, 2, 4], [1, 1, 2, 4], [1, 1, 2, 4])
+        run(probe, feed(probe))
+    except Exception as e:  # an onnx or ONNX Runtime before opset 23
+        print("skipped: ONNX Runtime %s cannot run an opset-23 Attention: %s" % (ort.__version__, str(e)[:200]))
+        return 77
+    bad = 0
+    for i, (name, m) in enumerate(cases()):
+        path = os.path.join(work, "att%d.onnx" % i)
+        onnx.save(m, path)
+        bad += not check(name, path)
+    # forms gen does not expand: left as they are, with the reason said
+    for name, m, why in [
+        ("softcap", attention([1, 2, 4, 8], [1, 2, 4, 8], [1, 2, 4, 8], softcap=30.0), "softcap"),
+        ("QK output", attention([1, 2, 4, 8], [1, 2, 4, 8], [1, 2, 4, 8], outs=4), "qk_matmul_output"),
+    ]:
+        path = os.path.join(work, "left_%s.onnx" % name.replace(" ", "_"))
+        onnx.save(m, path)
+        mine, err = rebuild(path)
+        said = "not written as ONNX operators" in err and why in err and any(
+            n.op_type == "Attention" for n in mine.graph.node)
+        print("%s attention %s: left unexpanded%s" % ("ok  " if said else "FAIL", name, "" if said else " (" + err + ")"))
+        bad += not said
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
