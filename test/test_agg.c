@@ -1077,9 +1077,10 @@ static void test_engines_report(void **state)
     db_file = "t.db";
 }
 
-/* An fp8 bound: the toy's LH (Gemm) has an f8 row (10 us), LC (Conv) only bfloat16 ones (40 us
- * on Tensor Cores): at f8+tensor_op LH counts its fp8 time and LC its bf16+tensor_op one, 50 us
- * over the two layers with results */
+/* An fp8 bound: the toy's LH (Gemm) has an f8 row (10 us; a bf16 one at 5 does not stand in: it
+ * is another storage), LC (Conv) only bfloat16 ones (40 us on Tensor Cores, 30 without): at
+ * f8+tensor_op LH counts its fp8 time and LC the faster of its bfloat16 ones, 40 us over the two
+ * layers with results */
 static void test_f8_bound(void **state)
 {
     (void)state;
@@ -1092,12 +1093,15 @@ static void test_f8_bound(void **state)
                     "2026-11-24T00:00:00Z,blocking,40,0,\n"
                     /* LH in bf16, faster than its fp8 GEMM: another storage, no stand-in where f8 has a row */
                     "2,LH-bf16-a,LH,n,op,cuda,a,bf16,tensor_op,ok,20,5,5,5,5,5,0,0,1,1,0,100,GPU F,9.0,132,libG,h,"
-                    "2026-11-24T00:00:00Z,blocking,5,0,\n");
+                    "2026-11-24T00:00:00Z,blocking,5,0,\n"
+                    /* LC in bf16 without Tensor Cores at 30: within the stand-in's storage, the faster */
+                    "2,LC-bf16-b,LC,n,op,cuda,b,bf16,default,ok,20,30,30,30,30,30,0,0,1,1,0,100,GPU F,9.0,132,libG,h,"
+                    "2026-11-24T00:00:00Z,blocking,30,0,\n");
     char out[512], err[512];
     ingest_rows("f8", &b, out, err);
     json_t *j = report("--report bound --device 'GPU F' --type 'f8*'");
     json_t *r = find_row(table(j, "bound"), "type", "f8+tensor_op", NULL, NULL);
-    assert_float_equal(num(r, "sequential"), 50, 1e-9);
+    assert_float_equal(num(r, "sequential"), 40, 1e-9);
     assert_float_equal(num(r, "covered"), 2, 1e-9);
     json_decref(j);
     db_file = "t.db";

@@ -11,7 +11,7 @@
 #include "ops.h"
 
 /* Attention's dims as its inputs give them: 4-D [B, N, S, H] operands, or 3-D [B, S, N x H]
- * with q_num_heads and kv_num_heads */
+ * with q_num_heads and kv_num_heads; P the past's length (0 without one, -1 not known) */
 struct att_dims {
     bool three;
     int64_t b, nq, nkv, s, l, h, hv, p;
@@ -28,6 +28,8 @@ static bool att_dims_of(struct infer_ctx *c, struct att_dims *a)
         if (!dim_known(q->dims[i]) || !dim_known(k->dims[i]) || !dim_known(v->dims[i]))
             return false;
     a->b = q->dims[0].value;
+    if (k->dims[0].value != a->b || v->dims[0].value != a->b)
+        return false;
     if (a->three) {
         a->nq = op_attr_i(c, "q_num_heads", 0);
         a->nkv = op_attr_i(c, "kv_num_heads", 0);
@@ -51,24 +53,25 @@ static bool att_dims_of(struct infer_ctx *c, struct att_dims *a)
             return false;
     }
     const struct ir_type *pk = op_in(c, 4);
-    if (pk && pk->rank == 4 && dim_known(pk->dims[2]))
-        a->p = pk->dims[2].value;
+    if (pk)
+        a->p = pk->rank == 4 && dim_known(pk->dims[2]) ? pk->dims[2].value : -1;
     return a->b > 0 && a->nq > 0 && a->nkv > 0 && a->nq % a->nkv == 0;
 }
 
 /* Y [B, Nq, S, Hv] (3-D: [B, S, Nq x Hv]); present_key [B, Nkv, P + L, H], present_value
- * [B, Nkv, P + L, Hv]; qk_matmul_output [B, Nq, S, P + L] */
+ * [B, Nkv, P + L, Hv] (V's type); qk_matmul_output [B, Nq, S, P + L]; the types alone where the
+ * dims are not all known */
 static void infer_attention(struct infer_ctx *c)
 {
     struct att_dims a;
-    int dt = op_in_dtype(c, 0);
+    int dt = op_in_dtype(c, 0), vdt = op_in_dtype(c, 2);
     if (!att_dims_of(c, &a)) {
         for (int k = 0; k < c->n->n_outputs && k < 4; k++)
             if (c->n->outputs[k])
-                op_out_dtype_only(c, k, dt);
+                op_out_dtype_only(c, k, k == 2 ? vdt : dt);
         return;
     }
-    int64_t t = a.p + a.l;
+    struct ir_dim t = a.p < 0 ? dim_unknown() : dim_of(a.p + a.l);
     if (a.three) {
         struct ir_dim *y = op_out(c, 0, dt, 3);
         y[0] = dim_of(a.b), y[1] = dim_of(a.s), y[2] = dim_of(a.nq * a.hv);
@@ -78,12 +81,12 @@ static void infer_attention(struct infer_ctx *c)
     }
     for (int k = 1; k <= 2; k++)
         if (c->n->n_outputs > k && c->n->outputs[k]) {
-            struct ir_dim *d = op_out(c, k, dt, 4);
-            d[0] = dim_of(a.b), d[1] = dim_of(a.nkv), d[2] = dim_of(t), d[3] = dim_of(k == 1 ? a.h : a.hv);
+            struct ir_dim *d = op_out(c, k, k == 2 ? vdt : dt, 4);
+            d[0] = dim_of(a.b), d[1] = dim_of(a.nkv), d[2] = t, d[3] = dim_of(k == 1 ? a.h : a.hv);
         }
     if (c->n->n_outputs > 3 && c->n->outputs[3]) {
         struct ir_dim *d = op_out(c, 3, dt, 4);
-        d[0] = dim_of(a.b), d[1] = dim_of(a.nq), d[2] = dim_of(a.s), d[3] = dim_of(t);
+        d[0] = dim_of(a.b), d[1] = dim_of(a.nq), d[2] = dim_of(a.s), d[3] = t;
     }
 }
 
@@ -138,6 +141,15 @@ static int expand_attention(struct infer_ctx *c, struct op_xp *x)
                                "kv_num_heads, or 4-D), and kv heads that divide the query heads");
     if (!op_xp_float(q->dtype))
         return op_xp_refuse(x, "a %s input (f32, f16 and bf16 are)", ir_dtype_name(q->dtype));
+    for (int i = 1; i < 6; i++) {
+        const struct ir_type *o = i == 3 ? NULL : op_in(c, i);
+        if (o && o->dtype != q->dtype)
+            return op_xp_refuse(x, "input %d of type %s beside a %s query (one type throughout is)", i,
+                                ir_dtype_name(o->dtype), ir_dtype_name(q->dtype));
+    }
+    int64_t sp = op_attr_i(c, "softmax_precision", 0);
+    if (sp && sp != q->dtype)
+        return op_xp_refuse(x, "softmax_precision %lld, not the inputs' type", (long long)sp);
     if (c->n->n_inputs > 6 && c->n->inputs[6])
         return op_xp_refuse(x, "nonpad_kv_seqlen is not written as ONNX operators");
     if (op_attr_f(c, "softcap", 0) != 0)
@@ -167,8 +179,8 @@ static int expand_attention(struct infer_ctx *c, struct op_xp *x)
                                 (long long)t);
     }
     int dt = q->dtype;
-    double scale = op_attr_f(c, "scale", 0);
-    if (scale == 0)
+    double scale = op_attr_f(c, "scale", NAN);
+    if (isnan(scale))
         scale = 1.0 / sqrt((double)a.h);
     bool causal = op_attr_i(c, "is_causal", 0) != 0;
 

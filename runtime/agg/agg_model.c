@@ -103,11 +103,12 @@ static void agg_cands_get(const struct agg_data *x, long target, const char *lay
     agg_cands_add(k, agg_cell_get(x, target, layer, prec), prec);
     char cur[64], buf[64];
     snprintf(cur, sizeof(cur), "%s", prec);
-    int other_storage = 0;
     for (const char *p; (p = agg_prec_fallback(cur, buf, sizeof(buf))) != NULL;) {
-        other_storage |= !strncmp(cur, "f8", 2);
+        /* the step from fp8 to its bfloat16 stand-in changes the storage: only where fp8 (with
+         * or without Tensor Core math) has no row; within either storage, the faster */
+        int crossing = !strncmp(cur, "f8", 2) && strncmp(p, "f8", 2) != 0;
         snprintf(cur, sizeof(cur), "%s", p);
-        if (other_storage && k->n)
+        if (crossing && k->n)
             break;
         agg_cands_add(k, agg_cell_get(x, target, layer, cur), cur);
     }
@@ -717,7 +718,7 @@ static int agg_edge(const struct agg_run *r, const int *rep, int i, int k, int *
  * such node is none (a fusion group as one node: its members' edges to the rest of the graph
  * are its own, whichever member they touch) */
 static double agg_critical_path(const struct agg_run *r, const double *w, const int *rep, int **path, int *npath,
-                                int *cut)
+                                int *cut, char *left)
 {
     int n = r->nnodes;
     int *indeg = agg_xcalloc((size_t)n, sizeof(int)), *order = agg_xmalloc((size_t)n * sizeof(int));
@@ -767,6 +768,11 @@ static double agg_critical_path(const struct agg_run *r, const double *w, const 
     /* nodes on a cycle (never in a valid manifest; where REP closes one, the caller's to
      * handle: *CUT) are left out */
     *cut = tail < n;
+    if (left) {
+        memset(left, 1, (size_t)n);
+        for (int q = 0; q < tail; q++)
+            left[order[q]] = 0;
+    }
     int end = -1;
     for (int q = 0; q < tail; q++) {
         int i = order[q];
@@ -1054,17 +1060,28 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
             wf[i] = 0;
         }
     int cut = 0;
-    b->fused_par = agg_critical_path(r, wf, rep, &fp, &nfp, &cut);
+    char *left = agg_xmalloc((size_t)n + 1);
+    b->fused_par = agg_critical_path(r, wf, rep, &fp, &nfp, &cut, left);
     free(fp);
-    if (cut) {
+    while (cut) {
         /* a group taken as one node closed a cycle: a value it keeps reaches back into it by
          * a path of nodes outside (a Shape reading a member: fusion lets a Shape read inside).
-         * The members as nodes of their own, each group's time on its last one. */
-        b->fused_par = agg_critical_path(r, wf, NULL, &fp, &nfp, &cut);
+         * Those groups' members as nodes of their own (the group's time on its last one), the
+         * other groups still one node each */
+        int undone = 0;
+        for (int i = 0; i < n; i++)
+            if (rep[i] != i && left[rep[i]]) {
+                rep[i] = i;
+                undone = 1;
+            }
+        b->fused_par = agg_critical_path(r, wf, undone ? rep : NULL, &fp, &nfp, &cut, left);
         free(fp);
+        if (!undone)
+            break;
     }
+    free(left);
     free(rep);
-    b->par = agg_critical_path(r, w, NULL, &b->path, &b->npath, &cut);
+    b->par = agg_critical_path(r, w, NULL, &b->path, &b->npath, &cut, NULL);
     free(w);
     free(wf);
     free(known);
