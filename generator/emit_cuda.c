@@ -533,16 +533,24 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
     bool want = ok != 0 || (h && (h->flags & PLAN_KERNEL_TOO));
     if (want && h && plan_kernel(d, h, &kern) == 0 && (kern.kind == CK_ATTENTION || kern.kind == CK_RESIZE)) {
         /* f32 (CUDA cores) and the two 16-bit types (Tensor Cores for attention): the bytes
-         * at each; a Resize of a 4-D activation channels-last too, for an NHWC plan */
-        static const int types[] = {PL_FLOAT, PL_FLOAT16, PL_BFLOAT16};
+         * at each; a Resize of a 4-D activation channels-last too, for an NHWC plan; and an
+         * attention's tf32 file (f32 data on TF32 Tensor Cores, bk_attention_tc<float>) for the
+         * head sizes that kernel takes (multiples of 16 up to 128) */
+        static const struct {
+            int dtype, tf32;
+        } types[] = {{PL_FLOAT, 0}, {PL_FLOAT16, 0}, {PL_BFLOAT16, 0}, {PL_FLOAT, 1}};
         const struct desc_attention *a = kern.att;
-        for (int t = 0; t < 3; t++) {
-            if (!kernel_type_on(e, types[t]))
+        for (size_t t = 0; t < BZ_ARRAY_LEN(types); t++) {
+            bool on = !types[t].tf32 ? kernel_type_on(e, types[t].dtype)
+                                     : kern.kind == CK_ATTENTION && type_on(e, CU_TF32) && a->d % 16 == 0 &&
+                                           a->dv % 16 == 0 && a->d <= 128 && a->dv <= 128;
+            if (!on)
                 continue;
-            double es = (double)pl_esize(types[t]);
-            kern.pl.out.dtype = types[t];
+            double es = (double)pl_esize(types[t].dtype);
+            kern.pl.out.dtype = types[t].dtype;
+            kern.tf32 = types[t].tf32;
             if (kern.kind == CK_RESIZE) {
-                kern.pl.in[0].dtype = types[t];
+                kern.pl.in[0].dtype = types[t].dtype;
                 kern.bytes = es * (double)(pl_count(&kern.pl.in[0]) + pl_count(&kern.pl.out));
                 kern.nhwc = 0;
                 render_kernel(e, li, &kern);
@@ -554,17 +562,6 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
             kern.bytes = es * (double)(a->q_elems + a->k_elems + a->v_elems + pl_count(&kern.pl.out)) +
                          (double)a->m_elems * (a->mask == ATT_MASK_SELECT ? 1.0 : es);
             render_kernel(e, li, &kern);
-        }
-        /* the tf32 type: f32 data on TF32 Tensor Cores (bk_attention_tc<float>), for the head
-         * sizes that kernel takes (multiples of 16 up to 128) */
-        if (kern.kind == CK_ATTENTION && type_on(e, CU_TF32) && a->d % 16 == 0 && a->dv % 16 == 0 && a->d <= 128 &&
-            a->dv <= 128) {
-            kern.pl.out.dtype = PL_FLOAT;
-            kern.tf32 = 1;
-            kern.bytes = 4.0 * (double)(a->q_elems + a->k_elems + a->v_elems + pl_count(&kern.pl.out)) +
-                         (double)a->m_elems * (a->mask == ATT_MASK_SELECT ? 1.0 : 4.0);
-            render_kernel(e, li, &kern);
-            kern.tf32 = 0;
         }
     } else if (want && h && plan_kernel(d, h, &kern) == 0) {
         render_kernel(e, li, &kern);

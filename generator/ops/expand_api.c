@@ -241,6 +241,28 @@ bool op_xp_float(int dtype)
     return dtype == IR_DTYPE_FLOAT || dtype == IR_DTYPE_FLOAT16 || dtype == IR_DTYPE_BFLOAT16;
 }
 
+struct ir_value *op_xp_sdpa(struct op_xp *x, struct ir_value *q, struct ir_value *k, struct ir_value *v, int dtype,
+                            double scale, struct ir_value *mask, int64_t merged, struct ir_value *out)
+{
+    static const int64_t to_kt[4] = {0, 1, 3, 2}, to_rows[4] = {0, 2, 1, 3};
+    struct ir_value *kt = op_xp_op(x, "Transpose", "k_t", OP_XP_IN(k), NULL);
+    op_xp_attr_ints(x, "perm", 4, to_kt);
+    struct ir_value *sc = op_xp_op(x, "MatMul", "scores", OP_XP_IN(q, kt), NULL);
+    sc = op_xp_op(x, "Mul", "scaled", OP_XP_IN(sc, op_xp_scalar(x, "scale", dtype, scale)), NULL);
+    if (mask)
+        sc = op_xp_op(x, "Add", "masked", OP_XP_IN(sc, mask), NULL);
+    struct ir_value *pr = op_xp_op(x, "Softmax", "probs", OP_XP_IN(sc), NULL);
+    op_xp_attr_i(x, "axis", -1);
+    if (!merged)
+        return op_xp_op(x, "MatMul", "output", OP_XP_IN(pr, v), out);
+    struct ir_value *ctx = op_xp_op(x, "MatMul", "context", OP_XP_IN(pr, v), NULL);
+    ctx = op_xp_op(x, "Transpose", "context_t", OP_XP_IN(ctx), NULL);
+    op_xp_attr_ints(x, "perm", 4, to_rows);
+    int64_t shape[3] = {0, 0, merged};
+    return op_xp_op(x, "Reshape", "output", OP_XP_IN(ctx, op_xp_ints(x, "output_shape", IR_DTYPE_INT64, 1, 3, shape)),
+                    out);
+}
+
 struct ir_value *op_xp_memo(struct op_xp *x, const char *key)
 {
     for (struct op_xp_memo *m = *x->memo; m; m = m->next)

@@ -201,11 +201,6 @@ static int expand_attention(struct infer_ctx *c, struct op_xp *x)
     }
     kh = att_repeat(x, kh, &a, t, a.h, "k");
     vh = att_repeat(x, vh, &a, t, a.hv, "v");
-    static const int64_t to_kt[4] = {0, 1, 3, 2};
-    struct ir_value *kt = op_xp_op(x, "Transpose", "k_t", OP_XP_IN(kh), NULL);
-    op_xp_attr_ints(x, "perm", 4, to_kt);
-    struct ir_value *sc = op_xp_op(x, "MatMul", "scores", OP_XP_IN(qh, kt), NULL);
-    sc = op_xp_op(x, "Mul", "scaled", OP_XP_IN(sc, op_xp_scalar(x, "scale", dt, scale)), NULL);
     /* the additive mask: the given one (a bool one as 0 where true, -inf where false), plus
      * -inf above the diagonal that ends at the last key when causal */
     struct ir_value *m = NULL;
@@ -227,21 +222,7 @@ static int expand_attention(struct infer_ctx *c, struct op_xp *x)
         op_xp_attr_i(x, "upper", 1);
         m = m ? op_xp_op(x, "Add", "mask", OP_XP_IN(m, tri), NULL) : tri;
     }
-    if (m)
-        sc = op_xp_op(x, "Add", "masked", OP_XP_IN(sc, m), NULL);
-    struct ir_value *pr = op_xp_op(x, "Softmax", "probs", OP_XP_IN(sc), NULL);
-    op_xp_attr_i(x, "axis", -1);
-    if (!a.three) {
-        op_xp_op(x, "MatMul", "output", OP_XP_IN(pr, vh), op_xp_out(x, 0));
-        return 0;
-    }
-    struct ir_value *ctx = op_xp_op(x, "MatMul", "context", OP_XP_IN(pr, vh), NULL);
-    static const int64_t to_rows[4] = {0, 2, 1, 3};
-    ctx = op_xp_op(x, "Transpose", "context_t", OP_XP_IN(ctx), NULL);
-    op_xp_attr_ints(x, "perm", 4, to_rows);
-    int64_t merged[3] = {0, 0, a.nq * a.hv};
-    op_xp_op(x, "Reshape", "output", OP_XP_IN(ctx, op_xp_ints(x, "output_shape", IR_DTYPE_INT64, 1, 3, merged)),
-             op_xp_out(x, 0));
+    op_xp_sdpa(x, qh, kh, vh, dt, scale, m, a.three ? a.nq * a.hv : 0, op_xp_out(x, 0));
     return 0;
 }
 

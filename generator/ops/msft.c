@@ -154,7 +154,7 @@ static int expand_attention(struct infer_ctx *c, struct op_xp *x)
     int64_t sizes[3] = {hq, hk, hv};
     op_xp_node(x, "Split", "split", OP_XP_IN(qkv_v, op_xp_ints(x, "split_sizes", IR_DTYPE_INT64, 1, 3, sizes)), 3, parts);
     op_xp_attr_i(x, "axis", -1);
-    static const int64_t to_heads[4] = {0, 2, 1, 3}, to_kt[4] = {0, 1, 3, 2};
+    static const int64_t to_heads[4] = {0, 2, 1, 3};
     int64_t qshape[4] = {0, 0, heads, d}, vshape[4] = {0, 0, heads, dv};
     struct ir_value *qs = op_xp_ints(x, "heads_shape", IR_DTYPE_INT64, 1, 4, qshape);
     struct ir_value *vs = dv == d ? qs : op_xp_ints(x, "v_heads_shape", IR_DTYPE_INT64, 1, 4, vshape);
@@ -188,21 +188,8 @@ static int expand_attention(struct infer_ctx *c, struct op_xp *x)
         op_xp_op(x, "Concat", "present", OP_XP_IN(k5, v5), op_xp_out(x, 1));
         op_xp_attr_i(x, "axis", 0);
     }
-    struct ir_value *kt = op_xp_op(x, "Transpose", "k_t", OP_XP_IN(kall), NULL);
-    op_xp_attr_ints(x, "perm", 4, to_kt);
-    struct ir_value *sc = op_xp_op(x, "MatMul", "scores", OP_XP_IN(qkvt[0], kt), NULL);
-    sc = op_xp_op(x, "Mul", "scaled", OP_XP_IN(sc, op_xp_scalar(x, "scale", dt, scale)), NULL);
     struct ir_value *m = attention_mask(x, mask ? op_xp_in(x, 3) : NULL, dt, b, s, t, causal, fill);
-    if (m)
-        sc = op_xp_op(x, "Add", "masked", OP_XP_IN(sc, m), NULL);
-    struct ir_value *pr = op_xp_op(x, "Softmax", "probs", OP_XP_IN(sc), NULL);
-    op_xp_attr_i(x, "axis", -1);
-    struct ir_value *ctx = op_xp_op(x, "MatMul", "context", OP_XP_IN(pr, vall), NULL);
-    ctx = op_xp_op(x, "Transpose", "context_t", OP_XP_IN(ctx), NULL);
-    op_xp_attr_ints(x, "perm", 4, to_heads);
-    int64_t merged[3] = {0, 0, hv};
-    op_xp_op(x, "Reshape", "output", OP_XP_IN(ctx, op_xp_ints(x, "output_shape", IR_DTYPE_INT64, 1, 3, merged)),
-             op_xp_out(x, 0));
+    op_xp_sdpa(x, qkvt[0], kall, vall, dt, scale, m, hv, op_xp_out(x, 0));
     return 0;
 }
 

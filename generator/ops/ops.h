@@ -268,6 +268,13 @@ struct ir_value *op_xp_scalar(struct op_xp *x, const char *part, int dtype, doub
  * NULL; and whether DTYPE is a float type the expansions take (f32, f16, bf16) */
 const struct ir_type *op_xp_concrete(struct infer_ctx *c, int i, int rank);
 bool op_xp_float(int dtype);
+/* the scaled dot-product attention both Attentions (ONNX's and com.microsoft's) are written as,
+ * in the form gen's fusion takes as one attention group: Q, K, V as [B, heads, rows, d];
+ * softmax(Q K^T x SCALE [+ MASK, additive]) V into OUT (an original output, or NULL for a new
+ * value), as [B, heads, S, dv] where MERGED is 0, else with the heads merged back to
+ * [B, S, MERGED] */
+struct ir_value *op_xp_sdpa(struct op_xp *x, struct ir_value *q, struct ir_value *k, struct ir_value *v, int dtype,
+                            double scale, struct ir_value *mask, int64_t merged, struct ir_value *out);
 /* a value an earlier expansion of the same graph made under KEY (what several nodes share: one
  * attention mask), or NULL; and recording one */
 struct ir_value *op_xp_memo(struct op_xp *x, const char *key);

@@ -121,3 +121,32 @@ def node_positions(path, args=()):
     for k, i in enumerate(order):
         pos[i] = k
     return _build(g, path), pos
+
+
+def run_ort(m, feeds):
+    """ONNX Runtime on the CPU, graph optimizations off (so that it runs the nodes as they are),
+    one thread: {output name: array}"""
+    import onnxruntime as ort
+
+    o = ort.SessionOptions()
+    o.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    o.intra_op_num_threads = 1
+    s = ort.InferenceSession(m.SerializeToString(), o, providers=["CPUExecutionProvider"])
+    return {v.name: r for v, r in zip(s.get_outputs(), s.run(None, feeds))}
+
+
+def max_relative_error(want, got):
+    """the worst difference over the outputs of WANT, each relative to its largest value (at
+    least 1); a NaN or inf on either side is infinitely wrong (max() would keep the worst
+    before it)"""
+    worst = 0.0
+    for k, w in want.items():
+        g = got[k]
+        assert g.shape == w.shape, "%s: %s %s" % (k, g.shape, w.shape)
+        if not w.size:
+            continue
+        if not (np.isfinite(g).all() and np.isfinite(w).all()):
+            return np.inf
+        scale = max(1.0, float(np.max(np.abs(w.astype(np.float64)))))
+        worst = max(worst, float(np.max(np.abs(g.astype(np.float64) - w))) / scale)
+    return worst

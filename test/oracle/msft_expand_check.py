@@ -19,10 +19,9 @@ import sys
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
-from gen_graph import rebuild
+from gen_graph import max_relative_error, rebuild, run_ort
 
 F = TensorProto.FLOAT
 I32 = TensorProto.INT32
@@ -128,27 +127,14 @@ def feed(m, shapes):
     return out
 
 
-def run(m, feeds):
-    o = ort.SessionOptions()
-    o.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    o.intra_op_num_threads = 1
-    s = ort.InferenceSession(m.SerializeToString(), o, providers=["CPUExecutionProvider"])
-    return {v.name: r for v, r in zip(s.get_outputs(), s.run(None, feeds))}
-
-
 def check(name, path, args=(), shapes=None):
     original = onnx.load(path)
     mine, err = rebuild(path, args)
     left = [n.op_type for n in mine.graph.node if n.domain == "com.microsoft"]
     feeds = feed(original, shapes or {})
-    want = run(original, feeds)
-    got = run(mine, feeds)
-    worst = 0.0
-    for k, w in want.items():
-        g = got[k]
-        assert g.shape == w.shape, "%s: %s %s" % (k, g.shape, w.shape)
-        scale = max(1.0, float(np.max(np.abs(w.astype(np.float64)))) if w.size else 1.0)
-        worst = max(worst, float(np.max(np.abs(g.astype(np.float64) - w))) / scale if w.size else 0.0)
+    want = run_ort(original, feeds)
+    got = run_ort(mine, feeds)
+    worst = max_relative_error(want, got)
     ok = not left and worst <= 1e-4 and "not written" not in err
     print("%s %s: %d ONNX nodes, outputs %s, max relative error %.3g%s" % (
         "ok  " if ok else "FAIL", name, len(mine.graph.node), ",".join(sorted(want)), worst,

@@ -24,7 +24,7 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper
 
-from gen_graph import rebuild
+from gen_graph import max_relative_error, rebuild, run_ort
 
 F = TensorProto.FLOAT
 B = TensorProto.BOOL
@@ -93,14 +93,6 @@ def feed(m):
     return out
 
 
-def run(m, feeds):
-    o = ort.SessionOptions()
-    o.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    o.intra_op_num_threads = 1
-    s = ort.InferenceSession(m.SerializeToString(), o, providers=["CPUExecutionProvider"])
-    return {v.name: r for v, r in zip(s.get_outputs(), s.run(None, feeds))}
-
-
 def attention_groups(path):
     """gen --layers: the uses of its fused attention layers (named attention__...)"""
     gen = os.environ.get("BENANZA_GEN", "bin/gen")
@@ -118,17 +110,9 @@ def check(name, path):
     mine, err = rebuild(path)
     left = [n.op_type for n in mine.graph.node if n.op_type == "Attention"]
     feeds = feed(original)
-    want = run(original, feeds)
-    got = run(mine, feeds)
-    worst = 0.0
-    for k, w in want.items():
-        g = got[k]
-        assert g.shape == w.shape, "%s: %s %s" % (k, g.shape, w.shape)
-        if not (np.isfinite(g).all() and np.isfinite(w).all()):
-            worst = np.inf  # a NaN or inf on either side is a failure, not a 0 in max()
-            continue
-        scale = max(1.0, float(np.max(np.abs(w.astype(np.float64)))))
-        worst = max(worst, float(np.max(np.abs(g.astype(np.float64) - w))) / scale)
+    want = run_ort(original, feeds)
+    got = run_ort(mine, feeds)
+    worst = max_relative_error(want, got)
     groups = attention_groups(path)
     ok = not left and worst <= 1e-4 and "not written" not in err and groups == 1
     print("%s %s: %d ONNX nodes, outputs %s, max relative error %.3g, attention groups %d%s" % (
