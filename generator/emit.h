@@ -21,6 +21,7 @@ struct emit_ctx {
     int top_k;              /* --top-k: cuBLASLt's heuristic answers benchmarked, lt0 .. lt<K-1> */
     unsigned heur_modes;    /* --heur-modes: cuDNN's engine heuristics (bits: A, B, fallback) */
     unsigned cuda_types;    /* --types: the CUDA types written (bits CU_F32 .. CU_F8 of plan.h; 0 all) */
+    bool gemm_default_only; /* --gemm-algos default */
     const char *only_layer; /* --repro: this layer's benchmarks only, written flat into dir */
     const char *cmdline;    /* gen's command line, for the files' headers */
     struct bz_diag *diag;

@@ -286,6 +286,8 @@ static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
         for (int a = 0; a < p->nalgos; a++) {
             if (p->algos[a].types && !(p->algos[a].types & (1u << ti)))
                 continue;
+            if (e->gemm_default_only && p->family == CU_GEMM && strncmp(p->algos[a].name, "default", 7) != 0)
+                continue;
             const char *mode = p->mode;
             render_lib(e, li, p, ti, p->family, p->algos[a].name, p->algos[a].value, mode);
         }

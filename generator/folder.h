@@ -15,6 +15,7 @@ struct folder_opts {
     int top_k;              /* --top-k: a library heuristic's algorithms benchmarked (cuBLASLt's) */
     unsigned heur_modes;    /* --heur-modes: cuDNN's engine heuristics (bits: A, B, fallback) */
     unsigned cuda_types;    /* --types: the CUDA types written (bits CU_F32 .. CU_F8 of plan.h; 0 all) */
+    bool gemm_default_only; /* --gemm-algos default: cublasGemmEx's two defaults, not its 40 other values */
 };
 
 /* Writes the folder: manifest.tsv, every backend's benchmarks, build.ninja, run_all, runner and

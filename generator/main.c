@@ -74,6 +74,10 @@ static void usage(FILE *out)
           "                       heurA_0 .. and nhwc_heurA_0 ..; default 8, 0 for none, at most 64)\n"
           "  --heur-modes M,...   cuDNN's engine heuristics benchmarked: A, B, fallback (default A;\n"
           "                       each adds K files per convolution, type and layout)\n"
+          "  --gemm-algos A       cublasGemmEx's algorithms benchmarked: all (default: the 24\n"
+          "                       plain and 16 Tensor Core values beside the defaults) or\n"
+          "                       default (the two defaults; on sm_90 cuBLAS runs the default's\n"
+          "                       kernel for every value: measured on H100 and H200)\n"
           "  --types T,...        the CUDA data types written (default all): f32, tf32 (f32 data,\n"
           "                       TF32 Tensor Cores), f16, f16tc (f16 on Tensor Cores), bf16, f8;\n"
           "                       a layer with no tf32, f16tc or f8 form gets the type agg\n"
@@ -391,7 +395,8 @@ int main(int argc, char **argv)
 {
     gen_cmdline = command_line(argc, argv);
     enum { OPT_SHAPES = 300, OPT_DIM, OPT_INPUT_SHAPE, OPT_LAYERS, OPT_STRICT, OPT_PROGRESS, OPT_ZOO,
-           OPT_WRITE_ONNX, OPT_BACKEND, OPT_CUDA_ARCH, OPT_REPRO, OPT_CALIBRATE, OPT_TOP_K, OPT_HEUR_MODES, OPT_TYPES };
+           OPT_WRITE_ONNX, OPT_BACKEND, OPT_CUDA_ARCH, OPT_REPRO, OPT_CALIBRATE, OPT_TOP_K, OPT_HEUR_MODES, OPT_TYPES,
+           OPT_GEMM_ALGOS };
     enum { OPT_DUMP = 256, OPT_RENDER, OPT_DATA, OPT_PARTIALS, OPT_VERSION, OPT_MAX_SIZE, OPT_OPS, OPT_GRAPH };
     static const struct option longopts[] = {
         {"dump", no_argument, NULL, OPT_DUMP},
@@ -408,6 +413,7 @@ int main(int argc, char **argv)
         {"top-k", required_argument, NULL, OPT_TOP_K},
         {"heur-modes", required_argument, NULL, OPT_HEUR_MODES},
         {"types", required_argument, NULL, OPT_TYPES},
+        {"gemm-algos", required_argument, NULL, OPT_GEMM_ALGOS},
         {"repro", required_argument, NULL, OPT_REPRO},
         {"calibrate", no_argument, NULL, OPT_CALIBRATE},
         {"output", required_argument, NULL, 'o'},
@@ -432,6 +438,7 @@ int main(int argc, char **argv)
     int top_k = 8;
     unsigned heur_modes = 1u; /* bit 0 A, 1 B, 2 fallback */
     unsigned cuda_types = 0;  /* --types: all */
+    bool gemm_default_only = false; /* --gemm-algos default */
     int64_t batches[32] = {0};
     int n_batches = 0;
     struct shape_opts so = {0};
@@ -529,6 +536,13 @@ int main(int argc, char **argv)
             }
             break;
         }
+        case OPT_GEMM_ALGOS:
+            if (strcmp(optarg, "all") && strcmp(optarg, "default")) {
+                bz_diag_error(NULL, "gen", "--gemm-algos wants all or default, not '%s'", optarg);
+                return BZ_EXIT_USAGE;
+            }
+            gemm_default_only = !strcmp(optarg, "default");
+            break;
         case OPT_TYPES:
             if (emit_cuda_type_mask(optarg, &cuda_types) != 0) {
                 bz_diag_error(NULL, "gen", "--types wants f32, tf32, f16, f16tc, bf16 and f8 separated by commas, not '%s'",
@@ -640,7 +654,7 @@ int main(int argc, char **argv)
     for (int i = optind; i < argc; i++)
         models[n_zoo + i - optind] = bz_strdup(argv[i]);
     struct folder_opts fo = {layers ? NULL : out_dir, backends, cuda_arch, repro, gen_cmdline, progress, calibrate,
-                             top_k, heur_modes, cuda_types};
+                             top_k, heur_modes, cuda_types, gemm_default_only};
     int rc = cmd_process(n_models, models, &lo, &so, batches, n_batches, layers, strict, &fo);
     free(gen_cmdline);
     gen_cmdline = NULL;

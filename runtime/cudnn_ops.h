@@ -287,9 +287,14 @@ static enum bh_status bc_advice(struct bc_state *s, struct bc_lib_state *f, cons
         enum bh_status st = bc_workspace(s, most, r);
         if (st != BH_OK)
             return st;
-        BC_DNN(r, cudnnFindConvolutionForwardAlgorithmEx(f->dnn, f->xd, f->x, f->wd, f->w, f->cd, f->yd, f->y,
-                                                         CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf, s->ws,
-                                                         s->ws_bytes));
+        /* cudnnFind times each algorithm: under the GPU lock, as the timed samples are */
+        if (bh_gpu_lock(r) != 0)
+            return BH_ERROR;
+        cudnnStatus_t fs = cudnnFindConvolutionForwardAlgorithmEx(f->dnn, f->xd, f->x, f->wd, f->w, f->cd, f->yd, f->y,
+                                                                  CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf, s->ws,
+                                                                  s->ws_bytes);
+        bh_gpu_unlock();
+        BC_DNN(r, fs);
     }
     char *t = r->tags + strlen(r->tags);
     size_t room = sizeof(r->tags) - strlen(r->tags);

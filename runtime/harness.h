@@ -103,6 +103,38 @@ static inline double bh_now_us(void)
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
 }
 
+/* Milliseconds from the process's exec to now: the dynamic loader's and the libraries'
+ * start-up before main (the start time in /proc/self/stat counts clock ticks since boot);
+ * -1 where that is unknown */
+static inline double bh_since_exec_ms(void)
+{
+#ifdef CLOCK_BOOTTIME
+    char buf[1024];
+    FILE *f = fopen("/proc/self/stat", "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+    unsigned long long start = 0;
+    int field = 2;
+    char *save = NULL;
+    for (char *t = p ? strtok_r(p + 1, " ", &save) : NULL; t; t = strtok_r(NULL, " ", &save))
+        if (++field == 22) {
+            start = strtoull(t, NULL, 10);
+            break;
+        }
+    long hz = sysconf(_SC_CLK_TCK);
+    struct timespec ts;
+    if (!start || hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &ts) != 0)
+        return -1;
+    return ((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 - (double)start / (double)hz) * 1e3;
+#else
+    return -1;
+#endif
+}
+
 static inline void bh_note(struct bh_result *r, const char *fmt, ...)
 {
     va_list ap;
@@ -618,11 +650,17 @@ static inline int bh_main(int argc, char **argv, struct bh_bench *b)
     struct bh_load l0, l1;
     if (cpu)
         bh_load_take(&l0);
+    /* where a benchmark's wall time goes: phases_ms (docs/formats.md) */
+    double load_ms = bh_since_exec_ms(), t0 = bh_now_us();
     r.status = b->setup(b->state, &o, &r);
+    double t1 = bh_now_us();
     if (r.status == BH_OK && o.verify && b->verify)
         r.status = b->verify(b->state, &r);
+    double t2 = bh_now_us(), t3 = t2, t4 = t2;
     if (r.status == BH_OK) {
-        if (bh_gpu_lock(&r) != 0) {
+        int locked = bh_gpu_lock(&r);
+        t3 = bh_now_us();
+        if (locked != 0) {
             r.status = BH_ERROR;
         } else {
             if (b->measure)
@@ -631,7 +669,10 @@ static inline int bh_main(int argc, char **argv, struct bh_bench *b)
                 bh_measure(b, &o, &r);
             bh_gpu_unlock();
         }
+        t4 = bh_now_us();
     }
+    bh_tag(&r, "phases_ms=load:%.0f,setup:%.0f,verify:%.0f,wait:%.0f,measure:%.0f", load_ms, (t1 - t0) * 1e-3,
+           (t2 - t1) * 1e-3, (t3 - t2) * 1e-3, (t4 - t3) * 1e-3);
     if (cpu && r.status == BH_OK) {
         bh_load_take(&l1);
         double others = bh_load_others(&l0, &l1);

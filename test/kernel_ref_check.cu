@@ -194,7 +194,8 @@ static int check_layernorm(long long rows, long long cols, int residual)
 /* The broadcast walk: bk_coalesce's fewer dimensions and bk_positions (32- and 64-bit) give each
  * output element the input elements the uncoalesced walk gives it (every element of OUT's
  * dims, NIN inputs of dims IN), in at most WANT_ND dimensions */
-static int check_broadcast(int nd, const long long *out, int nin, const int *ind, const long long (*in)[8], int want_nd)
+static int check_broadcast(int nd, const long long *out, int nin, const int *ind, const long long (*in)[8], int want_nd,
+                           int want_periodic)
 {
     struct pl_tensor o;
     memset(&o, 0, sizeof(o));
@@ -223,6 +224,8 @@ static int check_broadcast(int nd, const long long *out, int nin, const int *ind
     }
     bk_args c = a, wide;
     bk_coalesce(&c, nin);
+    bk_args pc = c;
+    int periodic = bk_periods(&pc, nin);
     wide = c;
     wide.n = 1LL << 40; /* the 64-bit walk over the same elements */
     long long bad = 0;
@@ -236,12 +239,16 @@ static int check_broadcast(int nd, const long long *out, int nin, const int *ind
         }
         bk_positions(&c, i, got);
         bk_positions(&wide, i, got64);
-        for (int j = 0; j < nin; j++)
+        for (int j = 0; j < nin; j++) {
             bad += got[j] != want[j] || got64[j] != want[j];
+            /* bk_flat4's reading of a repeated block: element i % per */
+            if (periodic)
+                bad += (pc.per[j] == 0 ? i : i % pc.per[j]) != want[j];
+        }
     }
-    int ok = bad == 0 && c.nd <= want_nd;
-    printf("%s broadcast walk of %lld elements, %d inputs: %d dims -> %d (at most %d), %lld positions differ\n",
-           ok ? "ok  " : "FAIL", n, nin, nd, c.nd, want_nd, bad);
+    int ok = bad == 0 && c.nd <= want_nd && periodic == want_periodic;
+    printf("%s broadcast walk of %lld elements, %d inputs: %d dims -> %d (at most %d), %s, %lld positions differ\n",
+           ok ? "ok  " : "FAIL", n, nin, nd, c.nd, want_nd, periodic ? "flat with repeated blocks" : "walked", bad);
     return !ok;
 }
 
@@ -298,25 +305,32 @@ int main(void)
          * the middle; size-1 dims between broadcast ones */
         static const long long o1[] = {1, 128, 3072}, i1[][8] = {{1, 128, 3072}, {3072}};
         static const int n1[] = {3, 1};
-        bad |= check_broadcast(3, o1, 2, n1, i1, 2);
+        bad |= check_broadcast(3, o1, 2, n1, i1, 2, 1);
         static const long long o2[] = {2, 3, 4, 5}, i2[][8] = {{2, 1, 4, 1}, {1, 3, 1, 5}, {5}};
         static const int n2[] = {4, 4, 1};
-        bad |= check_broadcast(4, o2, 3, n2, i2, 4);
+        bad |= check_broadcast(4, o2, 3, n2, i2, 4, 0);
         static const long long o3[] = {7}, i3[][8] = {{7}, {1}};
         static const int n3[] = {1, 0};
-        bad |= check_broadcast(1, o3, 2, n3, i3, 1);
+        bad |= check_broadcast(1, o3, 2, n3, i3, 1, 1);
         static const long long o4[] = {1, 1, 1}, i4[][8] = {{1, 1, 1}};
         static const int n4[] = {3};
-        bad |= check_broadcast(3, o4, 1, n4, i4, 1);
+        bad |= check_broadcast(3, o4, 1, n4, i4, 1, 1);
         static const long long o5[] = {4, 1, 6, 5}, i5[][8] = {{4, 1, 6, 5}, {1, 1, 6, 5}};
         static const int n5[] = {4, 4};
-        bad |= check_broadcast(4, o5, 2, n5, i5, 2);
+        bad |= check_broadcast(4, o5, 2, n5, i5, 2, 1);
         static const long long o6[] = {3, 4, 5, 6}, i6[][8] = {{3, 4, 5, 6}, {3, 1, 5, 1}};
         static const int n6[] = {4, 4};
-        bad |= check_broadcast(4, o6, 2, n6, i6, 4);
+        bad |= check_broadcast(4, o6, 2, n6, i6, 4, 0);
         static const long long o7[] = {2, 3, 4}, i7[][8] = {{2, 3, 4}, {2, 3, 4}};
         static const int n7[] = {3, 3};
-        bad |= check_broadcast(3, o7, 2, n7, i7, 1);
+        bad |= check_broadcast(3, o7, 2, n7, i7, 1, 1);
+        /* bk_flat4's blocks: a scalar first operand (c / x), and a column, which it leaves to the walk */
+        static const long long o8[] = {128, 3072}, i8[][8] = {{1}, {128, 3072}};
+        static const int n8[] = {1, 2};
+        bad |= check_broadcast(2, o8, 2, n8, i8, 1, 1);
+        static const long long o9[] = {128, 64}, i9[][8] = {{128, 64}, {128, 1}};
+        static const int n9[] = {2, 2};
+        bad |= check_broadcast(2, o9, 2, n9, i9, 2, 0);
     }
     /* BERT's K tile (rows 768 apart, head 3's columns), the last of 197 keys (ViT), f16 */
     bad |= check_tile<float>("f32 head-split rows", 64, 64, 64, 768, 1, 3 * 64, 72);

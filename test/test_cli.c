@@ -458,6 +458,19 @@ static void gpu_run_pack(void **state)
                              "xz -dc '%s/pk/folder.tar.xz' | tar -xOf - folder/build.ninja | grep -q '^cuda_home = /tmp/bz-cuda$'",
                              exe, dir, m, dir, dir, dir, dir, dir, dir, dir),
                      0);
+    /* --keep: an earlier run's rows of the library benchmarks the folder has, not our kernels'
+     * (the .cu files) nor a benchmark it lacks */
+    assert_int_equal(test_sh("cd '%s' && l=$(sed -n 's|^folder/bench/\\(.*-f32-heurA_0\\)\\.c$|\\1|p' pk/list | head -1) && "
+                             "k=$(sed -n 's|^folder/bench/\\(.*\\)\\.cu$|\\1|p' pk/list | head -1) && test -n \"$l\" && "
+                             "test -n \"$k\" && printf 'schema,bench,status\\n2,%%s,ok\\n2,%%s,ok\\n2,gone-f32-x,ok\\n2,%%s,bogus\\n' "
+                             "\"$l\" \"$k\" \"$l\" > keep.csv && cd - >/dev/null && "
+                             "GEN=%s scripts/gpu-run pack '%s/pk2' --keep '%s/keep.csv' '%s' -b 1 --top-k 1 --types f32 2>/dev/null && "
+                             "xz -dc '%s/pk2/folder.tar.xz' | tar -xOf - folder/results.csv > '%s/kept' && "
+                             "test \"$(cat '%s/kept')\" = \"$(printf 'schema,bench,status\\n2,%%s,ok' \"$l\")\" || "
+                             "{ cat '%s/kept'; exit 1; }; "
+                             "scripts/gpu-run pack '%s/pk3' --keep 2>/dev/null; test $? = 2",
+                             dir, exe, dir, dir, m, dir, dir, dir, dir, dir),
+                     0);
     assert_int_equal(test_sh("scripts/gpu-run run '%s/none' 2>/dev/null; test $? = 2 && "
                              "scripts/gpu-run bogus 2>/dev/null; test $? = 2 && scripts/gpu-run --help | grep -q 'pack DIR'",
                              dir),
