@@ -1098,6 +1098,33 @@ static enum bh_status bk_upload(struct bc_state *s, struct bk_state *k, int i, c
     return BH_OK;
 }
 
+/* Lets the attention kernel of storage type DT (Tensor Core or rows) take BYTES of dynamic
+ * shared memory, beyond the 48 KB a block gets without asking; cudaSuccess where this file has
+ * no such kernel */
+static cudaError_t bk_att_allow_smem(int dt, bool tc, size_t bytes)
+{
+    const void *fn = NULL;
+    (void)dt;
+    (void)tc;
+#if (BK_KINDS & BK_K_ATTENTION) && (BK_TYPES & BK_T_TF32)
+    if (dt == PL_FLOAT && tc)
+        fn = (const void *)bk_attention_tc<float>;
+#endif
+#if (BK_KINDS & BK_K_ATTENTION) && (BK_TYPES & BK_T_F32)
+    if (dt == PL_FLOAT && !tc)
+        fn = (const void *)bk_attention_rows<float>;
+#endif
+#if (BK_KINDS & BK_K_ATTENTION) && (BK_TYPES & BK_T_F16)
+    if (dt == PL_FLOAT16)
+        fn = tc ? (const void *)bk_attention_tc<__half> : (const void *)bk_attention_rows<__half>;
+#endif
+#if (BK_KINDS & BK_K_ATTENTION) && (BK_TYPES & BK_T_BF16)
+    if (dt == PL_BFLOAT16)
+        fn = tc ? (const void *)bk_attention_tc<__nv_bfloat16> : (const void *)bk_attention_rows<__nv_bfloat16>;
+#endif
+    return fn ? cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes) : cudaSuccess;
+}
+
 /* BK_ATTENTION: Q, K, V (and the mask) as flat buffers of the sizes gen recorded, filled like
  * the other inputs; the output in the layout the strides give. Tensor Cores for f16 and bf16
  * where the head sizes are multiples of 16 up to 128 and the GPU has them and the shared
@@ -1161,19 +1188,7 @@ static enum bh_status bk_att_setup(struct bc_state *s, struct bk_state *k, struc
     }
     if (k->att_tc) {
         k->att_smem = smem;
-#if (BK_KINDS & BK_K_ATTENTION) && (BK_TYPES & BK_T_TF32)
-        if (dt == PL_FLOAT)
-            BC_CUDA(r, cudaFuncSetAttribute(bk_attention_tc<float>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-#endif
-#if (BK_KINDS & BK_K_ATTENTION) && (BK_TYPES & BK_T_F16)
-        if (dt == PL_FLOAT16)
-            BC_CUDA(r, cudaFuncSetAttribute(bk_attention_tc<__half>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-#endif
-#if (BK_KINDS & BK_K_ATTENTION) && (BK_TYPES & BK_T_BF16)
-        if (dt == PL_BFLOAT16)
-            BC_CUDA(r, cudaFuncSetAttribute(bk_attention_tc<__nv_bfloat16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            (int)smem));
-#endif
+        BC_CUDA(r, bk_att_allow_smem(dt, true, smem));
         snprintf(r->math, sizeof(r->math), "%s", "tensor_op");
         bh_note(r, "bk_attention_tc: WMMA 16x16x%d%s, %d queries x %d keys a tile, %zu bytes of shared memory",
                 dt == PL_FLOAT ? 8 : 16, dt == PL_FLOAT ? " TF32" : "", BK_ATT_BQ, BK_ATT_BK, smem);
@@ -1185,19 +1200,7 @@ static enum bh_status bk_att_setup(struct bc_state *s, struct bk_state *k, struc
             return BH_UNSUPPORTED;
         }
         k->att_smem = rsmem;
-#if (BK_KINDS & BK_K_ATTENTION) && (BK_TYPES & BK_T_F32)
-        if (dt == PL_FLOAT)
-            BC_CUDA(r, cudaFuncSetAttribute(bk_attention_rows<float>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)rsmem));
-#endif
-#if (BK_KINDS & BK_K_ATTENTION) && (BK_TYPES & BK_T_F16)
-        if (dt == PL_FLOAT16)
-            BC_CUDA(r, cudaFuncSetAttribute(bk_attention_rows<__half>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)rsmem));
-#endif
-#if (BK_KINDS & BK_K_ATTENTION) && (BK_TYPES & BK_T_BF16)
-        if (dt == PL_BFLOAT16)
-            BC_CUDA(r, cudaFuncSetAttribute(bk_attention_rows<__nv_bfloat16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            (int)rsmem));
-#endif
+        BC_CUDA(r, bk_att_allow_smem(dt, false, rsmem));
         bh_note(r, "bk_attention_rows: a warp per query row, 32 keys and values a tile in shared memory (%zu bytes)%s", rsmem,
                 dt == PL_FLOAT ? "" : shapes ? " (no Tensor Cores of this type here)" : " (head sizes not multiples of 16 up to 128)");
     }
