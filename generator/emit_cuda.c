@@ -428,6 +428,8 @@ static char *kernel_describe(const struct cu_kernel *k)
                       (int)a->mask, a->fill_when, a->scale, fill);
         if (k->tf32)
             bz_buf_puts(&b, "    (op)->tf32 = 1;\n");
+        if (k->split)
+            bz_buf_puts(&b, "    (op)->asplit = 1;\n");
     }
     bz_buf_puts(&b, "} while (0)");
     return bz_buf_steal(&b);
@@ -442,13 +444,15 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
     bz_buf_init(&title);
     bz_buf_init(&key);
     bz_buf_init(&what);
-    const char *impl = k->nhwc ? "nhwc_kernel" : "kernel";
+    const char *impl = k->nhwc ? "nhwc_kernel" : k->split ? "kernel_split" : "kernel";
     bz_buf_printf(&file, "%s-%s-%s", l->id, dtype, impl);
     emit_comment_text(&title, l->name);
     emit_comment_text(&key, l->key);
     emit_comment_text(&what, k->what);
     if (k->nhwc)
         bz_buf_puts(&what, ", input and output channels-last (NHWC)");
+    if (k->split)
+        bz_buf_puts(&what, ", 16 queries a block and each key tile split across its warps (bk_attention_split)");
     char flops[64], bytes[64];
     snprintf(flops, sizeof(flops), "%.17g", k->flops);
     snprintf(bytes, sizeof(bytes), "%.17g", k->bytes);
@@ -459,7 +463,8 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
     static const char *const kinds[] = {"element-wise (bk_elementwise, bk_flat4, bk_gather or bk_split)", "transpose (bk_transpose)",
                                         "concat (bk_concat)", "LayerNorm (bk_layernorm)", "resize (bk_resize)",
                                         "empty (bk_empty: the launch floor)",
-                                        "flash attention (bk_attention_tc on Tensor Cores, else bk_attention_rows)"};
+                                        "flash attention (bk_attention_tc on Tensor Cores, else bk_attention_rows; "
+                                        "bk_attention_split in the kernel_split files)"};
     char *describe = kernel_describe(k);
     struct bz_buf layer_macro;
     bz_buf_init(&layer_macro);
@@ -473,11 +478,12 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
     bz_buf_free(&layer_macro);
     /* the one kernel kind (and type of the templated ones) nvcc is to compile */
     int odt = k->pl.out.dtype;
-    char select[200];
+    char select[240];
     snprintf(select, sizeof(select),
              "/* the kernel this benchmark launches (runtime/cuda_kernels.cuh): the others are left out */\n"
-             "#define BK_KINDS 0x%02xu\n#define BK_TYPES 0x%xu",
-             1u << k->kind, k->tf32 ? 8u : odt == PL_FLOAT16 ? 2u : odt == PL_BFLOAT16 ? 4u : 1u);
+             "#define BK_KINDS 0x%02xu\n#define BK_TYPES 0x%xu%s",
+             1u << k->kind, k->tf32 ? 8u : odt == PL_FLOAT16 ? 2u : odt == PL_BFLOAT16 ? 4u : 1u,
+             k->kind != CK_ATTENTION ? "" : k->split ? "\n#define BK_ATTS 0x2u" : "\n#define BK_ATTS 0x1u");
     if (data) {
         emit_plain_headers(data, pl_family(k->pl.kind), true);
         json_object_set_new(data, "kernel_select", json_string(select));
@@ -563,7 +569,12 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
             }
             kern.bytes = es * (double)(a->q_elems + a->k_elems + a->v_elems + pl_count(&kern.pl.out)) +
                          (double)a->m_elems * (a->mask == ATT_MASK_SELECT ? 1.0 : es);
+            kern.split = 0;
             render_kernel(e, li, &kern);
+            /* and bk_attention_split beside it, for the head sizes it takes */
+            kern.split = a->d % 16 == 0 && a->dv % 16 == 0 && a->d <= 128 && a->dv <= 128;
+            if (kern.split)
+                render_kernel(e, li, &kern);
         }
     } else if (want && h && plan_kernel(d, h, &kern) == 0) {
         render_kernel(e, li, &kern);

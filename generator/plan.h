@@ -175,6 +175,7 @@ struct cu_kernel {
     double eps, flops, bytes;
     const struct desc_attention *att; /* CK_ATTENTION: benchmarked in f32, f16 and bf16 */
     int tf32;                   /* CK_ATTENTION in f32 on TF32 Tensor Cores: the tf32 file */
+    int split;                  /* CK_ATTENTION by bk_attention_split (file LAYER-TYPE-kernel_split) */
 };
 
 /* f32 tensors only (the kernels' float type) */

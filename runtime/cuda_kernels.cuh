@@ -14,6 +14,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_pipeline.h>
 #include <mma.h>
 
 /* BK_EMPTY: a kernel that does nothing (gen --calibrate: the launch floor, what one launch
@@ -40,6 +41,11 @@ enum { BK_MAX_CAT = 64, BK_THREADS = 256 };
 #endif
 #ifndef BK_TYPES
 #define BK_TYPES 0xfu
+#endif
+/* and of the attention kernels: 0x1 bk_attention_tc and bk_attention_rows (the kernel files),
+ * 0x2 bk_attention_split (the kernel_split files) */
+#ifndef BK_ATTS
+#define BK_ATTS 0x3u
 #endif
 
 struct bk_op {
@@ -70,6 +76,7 @@ struct bk_op {
     float ascale, afill;
     int tf32;                 /* BK_ATTENTION in f32: on TF32 Tensor Cores (bk_attention_tc<float>),
                                  the tf32 benchmark; unsupported where that kernel cannot run */
+    int asplit;               /* BK_ATTENTION by bk_attention_split (the kernel_split benchmarks) */
 };
 
 /* What a kernel needs, by value (kernel parameters live in constant memory). */
@@ -845,6 +852,73 @@ template <typename T, typename F> __device__ __forceinline__ void bk_wmma_round(
 #endif
 }
 
+/* One warp's output rows O (16 x DV, row stride LDO) rescaled by ALPHA (a factor per row) and
+ * then added P (16 x KEYS, row stride LDP) times the KEYS value rows VW (row stride LDV): on
+ * Tensor Cores (bk_attention_tc, bk_attention_split) or, for float, on CUDA cores, each lane a
+ * 4-row block of outputs (bk_attention_split: KEYS is BK_SPL_KW) */
+template <typename T, bool TC>
+__device__ __forceinline__ void bk_att_pv(float *O, int ldo, const float *alpha, const T *P, int ldp, const T *Vw, int ldv,
+                                          int DV, int keys, int lane)
+{
+    if constexpr (TC) {
+        using namespace nvcuda;
+        typedef typename bk_wmma<T>::frag F;
+        constexpr int KS = bk_wmma<T>::kstep;
+        for (int e = lane; e < 16 * DV; e += 32) {
+            int r = e / DV, c = e - r * DV;
+            O[r * ldo + c] *= alpha[r];
+        }
+        __syncwarp();
+        for (int n = 0; n < DV; n += 16) {
+            wmma::fragment<wmma::accumulator, 16, 16, KS, float> acc;
+            wmma::load_matrix_sync(acc, O + n, ldo, wmma::mem_row_major);
+            for (int kk = 0; kk < keys; kk += KS) {
+                wmma::fragment<wmma::matrix_a, 16, 16, KS, F, wmma::row_major> fa;
+                wmma::fragment<wmma::matrix_b, 16, 16, KS, F, wmma::row_major> fb;
+                wmma::load_matrix_sync(fa, P + kk, ldp);
+                wmma::load_matrix_sync(fb, Vw + kk * ldv + n, ldv);
+                bk_wmma_round<T>(fa);
+                bk_wmma_round<T>(fb);
+                wmma::mma_sync(acc, fa, fb, acc);
+            }
+            wmma::store_matrix_sync(O + n, acc, ldo, wmma::mem_row_major);
+        }
+    } else {
+        /* rows 4rg to 4rg+3, columns cg + 8u (a warp's lanes on consecutive columns) */
+        const int rg = lane >> 3, cg = lane & 7, nu = DV / 8;
+        const float *p = (const float *)P, *vw = (const float *)Vw;
+        float acc[4][16];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            float al = alpha[4 * rg + i];
+#pragma unroll
+            for (int u = 0; u < 16; u++)
+                acc[i][u] = u < nu ? O[(4 * rg + i) * ldo + cg + 8 * u] * al : 0.0f;
+        }
+#pragma unroll 4
+        for (int t = 0; t < keys; t++) {
+            float pt[4];
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                pt[i] = p[(4 * rg + i) * ldp + t];
+#pragma unroll
+            for (int u = 0; u < 16; u++)
+                if (u < nu) {
+                    float x = vw[t * ldv + cg + 8 * u];
+#pragma unroll
+                    for (int i = 0; i < 4; i++)
+                        acc[i][u] += pt[i] * x;
+                }
+        }
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+#pragma unroll
+            for (int u = 0; u < 16; u++)
+                if (u < nu)
+                    O[(4 * rg + i) * ldo + cg + 8 * u] = acc[i][u];
+    }
+}
+
 /* f16, bf16 and TF32 on Tensor Cores (WMMA 16x16x16, and 16x16x8 for TF32; float
  * accumulators), head sizes multiples of 16 up to 128: a block of 4 warps takes 64 queries of
  * one (batch, head); for each tile of 64 keys the warps compute their 16 rows of scores
@@ -930,26 +1004,8 @@ __device__ void bk_attention_tc_body(const T *q, const T *k, const T *v, const v
             }
         }
         __syncwarp();
-        for (int e = lane; e < 16 * DV; e += 32) {
-            int r = e / DV, c = e % DV;
-            Ow[r * ldo + c] *= ra[warp * 16 + r];
-        }
-        __syncwarp();
-        /* O += P V */
-        for (int n = 0; n < DV; n += 16) {
-            wmma::fragment<wmma::accumulator, 16, 16, KS, float> acc;
-            wmma::load_matrix_sync(acc, Ow + n, ldo, wmma::mem_row_major);
-            for (int kk = 0; kk < BK_ATT_BK; kk += KS) {
-                wmma::fragment<wmma::matrix_a, 16, 16, KS, F, wmma::row_major> fa;
-                wmma::fragment<wmma::matrix_b, 16, 16, KS, F, wmma::row_major> fb;
-                wmma::load_matrix_sync(fa, Pw + kk, ldp);
-                wmma::load_matrix_sync(fb, Vs + kk * ldv + n, ldv);
-                bk_wmma_round<T>(fa);
-                bk_wmma_round<T>(fb);
-                wmma::mma_sync(acc, fa, fb, acc);
-            }
-            wmma::store_matrix_sync(Ow + n, acc, ldo, wmma::mem_row_major);
-        }
+        /* O = O * alpha + P V */
+        bk_att_pv<T, true>(Ow, ldo, ra + warp * 16, Pw, ldp, Vs, ldv, DV, BK_ATT_BK, lane);
         __syncwarp();
     }
     for (int e = lane; e < 16 * DV; e += 32) {
@@ -979,6 +1035,244 @@ __global__ void __launch_bounds__(BK_ATT_WARPS * 32) bk_attention_tc(const T *q,
 #if defined(__CUDA_ARCH__)
     if constexpr (__CUDA_ARCH__ >= bk_tc_arch<T>::min)
         bk_attention_tc_body<T>(q, k, v, mask, o, a);
+    else
+        __trap();
+#endif
+}
+
+/* ---- flash attention with the keys split across the block's warps ----
+ *
+ * bk_attention_tc gives each warp 16 queries and all the keys: for BERT-base (12 heads of 128
+ * queries) that is 24 blocks on an H100's 132 SMs, each warp walking the whole key sequence
+ * alone, each tile's loads waited on before any work (34.0 us in TF32, 21.5 us in f16, where
+ * cuDNN's fused attention takes 5.3 us). Here a block takes 16 queries (96 blocks for BERT)
+ * and its 4 warps split every tile of 64 keys, 16 each: a warp keeps its own running maximum,
+ * sum and output rows over its keys, and the block merges the four at the end (the same
+ * rescaling the online softmax does tile by tile). The next tile's K and V are copied to shared
+ * memory asynchronously (cp.async, sm_80 and later) while this one is worked on. The scores and
+ * P V are on Tensor Cores (WMMA; f16, bf16, TF32) or, for f32, on CUDA cores, each lane a 2 x 4
+ * block of scores and a 4-row block of outputs. Head sizes multiples of 16 up to 128. */
+enum { BK_SPL_BQ = 16, BK_SPL_KW = BK_ATT_BK / BK_ATT_WARPS };
+
+/* A warp's share of bk_attention_split's shared memory: its scores (float), probabilities
+ * (T) and output rows (float), and per row its running maximum, sum and rescale factor */
+__host__ __device__ inline size_t bk_split_warp_smem(long long dv, size_t es)
+{
+    return (size_t)16 * (BK_SPL_KW + 4) * 4 + (size_t)16 * (BK_SPL_KW + 8) * es + (size_t)16 * (dv + 4) * 4 + 3 * 16 * 4;
+}
+
+/* Where warp W's share starts in BASE, and its parts (head size DV, storage type T) */
+template <typename T> struct bk_split_share {
+    float *s; /* 16 x (BK_SPL_KW + 4) scores */
+    T *p;     /* 16 x (BK_SPL_KW + 8) probabilities */
+    float *o; /* 16 x (DV + 4) output rows */
+    float *m, *l, *a;
+};
+
+template <typename T> __device__ __forceinline__ bk_split_share<T> bk_split_at(unsigned char *base, int w, int dv)
+{
+    bk_split_share<T> sh;
+    sh.s = (float *)(base + (size_t)w * bk_split_warp_smem(dv, sizeof(T)));
+    sh.p = (T *)(sh.s + 16 * (BK_SPL_KW + 4));
+    sh.o = (float *)(sh.p + 16 * (BK_SPL_KW + 8));
+    sh.m = sh.o + 16 * (dv + 4);
+    sh.l = sh.m + 16;
+    sh.a = sh.l + 16;
+    return sh;
+}
+
+/* The whole: the Q tile, two buffers each of K and V tiles (rows padded by 8 elements), the
+ * warps' shares; every part a multiple of 32 bytes (WMMA's alignment) for head sizes that are
+ * multiples of 16 */
+__host__ __device__ inline size_t bk_att_split_smem(long long d, long long dv, size_t es)
+{
+    return (size_t)BK_SPL_BQ * (d + 8) * es + 2 * (size_t)BK_ATT_BK * ((d + 8) + (dv + 8)) * es +
+           BK_ATT_WARPS * bk_split_warp_smem(dv, es);
+}
+
+/* bk_tile_load's tile, its 16-byte pieces copied asynchronously (the caller commits and waits);
+ * the rows from VALID on are zeroed by plain stores (a key past the end must meet a zero value
+ * row: its probability is 0, and 0 times a stale NaN would not be). Other layouts copy
+ * synchronously. */
+template <typename T>
+__device__ __forceinline__ void bk_tile_async(T *dst, int ld, const T *src, long long rs, long long cs, int rows, int valid,
+                                              int cols, int tid, int nt)
+{
+    constexpr int V = 16 / (int)sizeof(T);
+    if (!(cs == 1 && cols % V == 0 && rs % V == 0 && ld % V == 0 && ((size_t)src & 15) == 0 && ((size_t)dst & 15) == 0)) {
+        bk_tile_load(dst, ld, src, rs, cs, rows, valid, cols, tid, nt);
+        return;
+    }
+    const int per = cols / V, total = rows * per;
+    for (int e = tid; e < total; e += nt) {
+        int r = e / per, c = (e - r * per) * V;
+        if (r < valid)
+            __pipeline_memcpy_async(dst + r * ld + c, src + r * rs + c, 16);
+        else
+            *(uint4 *)(dst + r * ld + c) = make_uint4(0u, 0u, 0u, 0u);
+    }
+}
+
+/* One warp's 16 x 16 scores, Q (16 x D, row stride LDQ) times its 16 keys' rows KW, into S
+ * (row stride LDS) */
+template <typename T, bool TC>
+__device__ __forceinline__ void bk_split_scores(float *S, int lds, const T *Q, const T *Kw, int ldq, int D, int lane)
+{
+    if constexpr (TC) {
+        using namespace nvcuda;
+        typedef typename bk_wmma<T>::frag F;
+        constexpr int KS = bk_wmma<T>::kstep;
+        wmma::fragment<wmma::accumulator, 16, 16, KS, float> acc;
+        wmma::fill_fragment(acc, 0.0f);
+        for (int kk = 0; kk < D; kk += KS) {
+            wmma::fragment<wmma::matrix_a, 16, 16, KS, F, wmma::row_major> fa;
+            wmma::fragment<wmma::matrix_b, 16, 16, KS, F, wmma::col_major> fb;
+            wmma::load_matrix_sync(fa, Q + kk, ldq);
+            wmma::load_matrix_sync(fb, Kw + kk, ldq);
+            bk_wmma_round<T>(fa);
+            bk_wmma_round<T>(fb);
+            wmma::mma_sync(acc, fa, fb, acc);
+        }
+        wmma::store_matrix_sync(S, acc, lds, wmma::mem_row_major);
+    } else {
+        /* rows 2rp and 2rp+1, keys kq + 4c: a quarter warp's 16-byte loads fall in distinct banks */
+        const int rp = lane >> 2, kq = lane & 3;
+        const float *qa = (const float *)Q + 2 * rp * ldq, *qb = qa + ldq, *kr = (const float *)Kw + kq * ldq;
+        float s0[4] = {0.0f, 0.0f, 0.0f, 0.0f}, s1[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (int d = 0; d < D; d += 4) {
+            float4 x0 = *(const float4 *)(qa + d), x1 = *(const float4 *)(qb + d);
+#pragma unroll
+            for (int c = 0; c < 4; c++) {
+                float4 y = *(const float4 *)(kr + 4 * c * ldq + d);
+                s0[c] += x0.x * y.x + x0.y * y.y + x0.z * y.z + x0.w * y.w;
+                s1[c] += x1.x * y.x + x1.y * y.y + x1.z * y.z + x1.w * y.w;
+            }
+        }
+#pragma unroll
+        for (int c = 0; c < 4; c++) {
+            S[2 * rp * lds + kq + 4 * c] = s0[c];
+            S[(2 * rp + 1) * lds + kq + 4 * c] = s1[c];
+        }
+    }
+}
+
+template <typename T, bool TC>
+__device__ void bk_attention_split_body(const T *q, const T *k, const T *v, const void *mask, T *o, const bk_att &a)
+{
+    extern __shared__ __align__(128) unsigned char bk_smem[];
+    const int D = (int)a.d, DV = (int)a.dv, ldq = D + 8, ldv = DV + 8, lds = BK_SPL_KW + 4, ldo = DV + 4;
+    const int ldp = TC ? BK_SPL_KW + 8 : BK_SPL_KW + 1; /* CUDA cores: rows 4 apart in distinct banks */
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, tid = threadIdx.x, nt = blockDim.x;
+    T *Qs = (T *)bk_smem, *Kb = Qs + BK_SPL_BQ * ldq, *Vb = Kb + 2 * BK_ATT_BK * ldq;
+    unsigned char *shares = (unsigned char *)(Vb + 2 * BK_ATT_BK * ldv);
+    const bk_split_share<T> my = bk_split_at<T>(shares, warp, DV);
+    float *Sw = my.s, *Ow = my.o, *wm = my.m, *wl = my.l, *wa = my.a;
+    T *Pw = my.p;
+    const long long q0 = (long long)blockIdx.x * BK_SPL_BQ, h = blockIdx.y, b = blockIdx.z;
+    const T *kb = k + b * a.k[0] + h * a.k[1], *vb = v + b * a.v[0] + h * a.v[1];
+    const int tiles = (int)((a.skv + BK_ATT_BK - 1) / BK_ATT_BK);
+    bk_tile_async(Qs, ldq, q + b * a.q[0] + h * a.q[1] + q0 * a.q[2], a.q[2], a.q[3], BK_SPL_BQ,
+                  a.sq - q0 < BK_SPL_BQ ? (int)(a.sq - q0) : BK_SPL_BQ, D, tid, nt);
+    for (int e = lane; e < 16 * ldo; e += 32)
+        Ow[e] = 0.0f;
+    if (lane < 16) {
+        wm[lane] = -INFINITY;
+        wl[lane] = 0.0f;
+    }
+    for (int t = 0; t <= tiles; t++) {
+        /* tile t lands in buffer t & 1 while tile t - 1 is worked on */
+        if (t < tiles) {
+            const long long j0 = (long long)t * BK_ATT_BK;
+            const int keys = a.skv - j0 < BK_ATT_BK ? (int)(a.skv - j0) : BK_ATT_BK;
+            bk_tile_async(Kb + (t & 1) * BK_ATT_BK * ldq, ldq, kb + j0 * a.k[2], a.k[2], a.k[3], BK_ATT_BK, keys, D, tid, nt);
+            bk_tile_async(Vb + (t & 1) * BK_ATT_BK * ldv, ldv, vb + j0 * a.v[2], a.v[2], a.v[3], BK_ATT_BK, keys, DV, tid, nt);
+            __pipeline_commit();
+        }
+        if (t == 0)
+            continue;
+        if (t < tiles)
+            __pipeline_wait_prior(1);
+        else
+            __pipeline_wait_prior(0);
+        __syncthreads();
+        const int u = t - 1;
+        const long long kw = (long long)u * BK_ATT_BK + BK_SPL_KW * warp; /* this warp's first key */
+        if (kw < a.skv) {
+            const T *Kw = Kb + (u & 1) * BK_ATT_BK * ldq + BK_SPL_KW * warp * ldq;
+            const T *Vw = Vb + (u & 1) * BK_ATT_BK * ldv + BK_SPL_KW * warp * ldv;
+            bk_split_scores<T, TC>(Sw, lds, Qs, Kw, ldq, D, lane);
+            __syncwarp();
+            /* the online softmax over the warp's 16 keys: two lanes a row, 8 keys each */
+            const int r = lane >> 1, half = lane & 1;
+            const long long i = q0 + r;
+            float sv[8], mx = -INFINITY;
+#pragma unroll
+            for (int c = 0; c < 8; c++) {
+                const int col = half * 8 + c;
+                const long long j = kw + col;
+                sv[c] = j < a.skv && i < a.sq ? bk_att_score<T>(a, mask, b, h, i, j, Sw[r * lds + col]) : -INFINITY;
+                mx = fmaxf(mx, sv[c]);
+            }
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+            float mold = wm[r], mnew = fmaxf(mold, mx), base = mnew == -INFINITY ? 0.0f : mnew, sum = 0.0f;
+#pragma unroll
+            for (int c = 0; c < 8; c++) {
+                float p = expf(sv[c] - base);
+                sum += p;
+                Pw[r * ldp + half * 8 + c] = bk_t<T>(p);
+            }
+            sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+            float alpha = expf(mold - base);
+            __syncwarp(); /* every lane has read wm[r] */
+            if (!half) {
+                wm[r] = mnew;
+                wl[r] = wl[r] * alpha + sum;
+                wa[r] = alpha;
+            }
+            __syncwarp();
+            bk_att_pv<T, TC>(Ow, ldo, wa, Pw, ldp, Vw, ldv, DV, BK_SPL_KW, lane);
+        }
+        __syncthreads(); /* buffer u & 1 is free for tile t + 1 */
+    }
+    if (tiles == 0) { /* no keys: only Q's copy to wait for, in a group of its own */
+        __pipeline_commit();
+        __pipeline_wait_prior(0);
+        __syncthreads();
+    }
+    /* merge the warps' rows: each scaled by exp(its maximum - the overall one) */
+    for (int e = tid; e < BK_SPL_BQ * DV; e += nt) {
+        const int r = e / DV, c = e - r * DV;
+        const long long i = q0 + r;
+        if (i >= a.sq)
+            continue;
+        float mw[BK_ATT_WARPS], mx = -INFINITY;
+#pragma unroll
+        for (int w = 0; w < BK_ATT_WARPS; w++) {
+            mw[w] = bk_split_at<T>(shares, w, DV).m[r];
+            mx = fmaxf(mx, mw[w]);
+        }
+        const float base = mx == -INFINITY ? 0.0f : mx;
+        float l = 0.0f, acc = 0.0f;
+#pragma unroll
+        for (int w = 0; w < BK_ATT_WARPS; w++) {
+            const bk_split_share<T> sh = bk_split_at<T>(shares, w, DV);
+            const float f = expf(mw[w] - base);
+            l += sh.l[r] * f;
+            acc += sh.o[r * ldo + c] * f;
+        }
+        o[b * a.o[0] + h * a.o[1] + i * a.o[2] + c * a.o[3]] = bk_t<T>(acc / l);
+    }
+}
+
+/* TC: on Tensor Cores (f16, bf16; float is TF32), where the GPU has them (else it traps: bk_setup
+ * reports the benchmark unsupported there); else f32 on CUDA cores */
+template <typename T, bool TC>
+__global__ void __launch_bounds__(BK_ATT_WARPS * 32) bk_attention_split(const T *q, const T *k, const T *v,
+                                                                       const void *mask, T *o, const bk_att a)
+{
+#if defined(__CUDA_ARCH__)
+    if constexpr (!TC || __CUDA_ARCH__ >= bk_tc_arch<T>::min)
+        bk_attention_split_body<T, TC>(q, k, v, mask, o, a);
     else
         __trap();
 #endif
@@ -1034,7 +1328,8 @@ struct bk_state {
     long long rows, cols;
     int grid;
     bk_att att;                          /* BK_ATTENTION */
-    int att_tc;                          /* on Tensor Cores (bk_attention_tc) */
+    int att_tc;                          /* on Tensor Cores (bk_attention_tc, or bk_attention_split's WMMA) */
+    int att_split;                       /* bk_attention_split (op->asplit) */
     size_t att_smem;
 };
 
@@ -1098,31 +1393,52 @@ static enum bh_status bk_upload(struct bc_state *s, struct bk_state *k, int i, c
     return BH_OK;
 }
 
-/* Lets the attention kernel of storage type DT (Tensor Core or rows) take BYTES of dynamic
- * shared memory, beyond the 48 KB a block gets without asking; cudaSuccess where this file has
- * no such kernel */
-static cudaError_t bk_att_allow_smem(int dt, bool tc, size_t bytes)
+/* The attention kernel bk_att_setup chose for storage type T (NULL where this file does not
+ * compile it): its address serves both cudaFuncSetAttribute and cudaLaunchKernel */
+template <typename T> static const void *bk_att_kernel(const struct bk_state *k)
 {
-    const void *fn = NULL;
-    (void)dt;
-    (void)tc;
-#if (BK_KINDS & BK_K_ATTENTION) && (BK_TYPES & BK_T_TF32)
-    if (dt == PL_FLOAT && tc)
-        fn = (const void *)bk_attention_tc<float>;
-#endif
-#if (BK_KINDS & BK_K_ATTENTION) && (BK_TYPES & BK_T_F32)
-    if (dt == PL_FLOAT && !tc)
-        fn = (const void *)bk_attention_rows<float>;
+    constexpr bool half = sizeof(T) == 2, tc = half || (BK_TYPES & BK_T_TF32), cuda = half || (BK_TYPES & BK_T_F32);
+    constexpr bool split = BK_ATTS & 0x2u, whole = BK_ATTS & 0x1u;
+    if constexpr (split)
+        if (k->att_split) {
+            if constexpr (tc)
+                if (k->att_tc)
+                    return (const void *)bk_attention_split<T, true>;
+            if constexpr (!half && cuda)
+                if (!k->att_tc)
+                    return (const void *)bk_attention_split<T, false>;
+        }
+    if constexpr (whole)
+        if (!k->att_split) {
+            if constexpr (tc)
+                if (k->att_tc)
+                    return (const void *)bk_attention_tc<T>;
+            if constexpr (cuda)
+                if (!k->att_tc)
+                    return (const void *)bk_attention_rows<T>;
+        }
+    return NULL;
+}
+
+static const void *bk_att_fn(const struct bk_state *k)
+{
+    switch (k->op->pl.out.dtype) {
+#if (BK_KINDS & BK_K_ATTENTION) && (BK_TYPES & (BK_T_F32 | BK_T_TF32))
+    case PL_FLOAT:
+        return bk_att_kernel<float>(k);
 #endif
 #if (BK_KINDS & BK_K_ATTENTION) && (BK_TYPES & BK_T_F16)
-    if (dt == PL_FLOAT16)
-        fn = tc ? (const void *)bk_attention_tc<__half> : (const void *)bk_attention_rows<__half>;
+    case PL_FLOAT16:
+        return bk_att_kernel<__half>(k);
 #endif
 #if (BK_KINDS & BK_K_ATTENTION) && (BK_TYPES & BK_T_BF16)
-    if (dt == PL_BFLOAT16)
-        fn = tc ? (const void *)bk_attention_tc<__nv_bfloat16> : (const void *)bk_attention_rows<__nv_bfloat16>;
+    case PL_BFLOAT16:
+        return bk_att_kernel<__nv_bfloat16>(k);
 #endif
-    return fn ? cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes) : cudaSuccess;
+    default:
+        (void)k;
+        return NULL;
+    }
 }
 
 /* BK_ATTENTION: Q, K, V (and the mask) as flat buffers of the sizes gen recorded, filled like
@@ -1178,32 +1494,61 @@ static enum bh_status bk_att_setup(struct bc_state *s, struct bk_state *k, struc
     bool arch = dt == PL_FLOAT16    ? cc >= bk_tc_arch<__half>::min
                 : dt == PL_BFLOAT16 ? cc >= bk_tc_arch<__nv_bfloat16>::min
                                     : op->tf32 && cc >= bk_tc_arch<float>::min;
-    k->att_tc = (dt != PL_FLOAT || op->tf32) && shapes && arch && smem <= (size_t)optin;
-    if (op->tf32 && !k->att_tc) {
-        bh_note(r, "no TF32 attention kernel here: %s", dt != PL_FLOAT ? "not f32 data (a gen bug)"
-                    : !shapes ? "head sizes not multiples of 16 up to 128"
-                    : !arch   ? "TF32 Tensor Cores need compute capability 8.0"
-                              : "more shared memory than a block may have");
-        return dt != PL_FLOAT ? BH_ERROR : BH_UNSUPPORTED;
-    }
-    if (k->att_tc) {
-        k->att_smem = smem;
-        BC_CUDA(r, bk_att_allow_smem(dt, true, smem));
-        snprintf(r->math, sizeof(r->math), "%s", "tensor_op");
-        bh_note(r, "bk_attention_tc: WMMA 16x16x%d%s, %d queries x %d keys a tile, %zu bytes of shared memory",
-                dt == PL_FLOAT ? 8 : 16, dt == PL_FLOAT ? " TF32" : "", BK_ATT_BQ, BK_ATT_BK, smem);
-    } else {
-        size_t rsmem = bk_att_rows_smem(a->d, a->dv);
-        if (rsmem > (size_t)optin) {
-            bh_note(r, "head sizes %lld and %lld: %zu bytes of shared memory, more than a block may have (%d)", a->d, a->dv,
-                    rsmem, optin);
+    if (op->asplit) {
+        /* this file is bk_attention_split's: where it cannot run, unsupported (the kernel file
+         * beside it has the others) */
+        bool tc = dt != PL_FLOAT || op->tf32;
+        smem = bk_att_split_smem(a->d, a->dv, pl_esize(dt));
+        const char *why = !shapes      ? "head sizes not multiples of 16 up to 128"
+                          : tc && !arch ? (dt == PL_FLOAT16 ? "f16 Tensor Cores need compute capability 7.0"
+                                                            : "bf16 and TF32 Tensor Cores need compute capability 8.0")
+                          : smem > (size_t)optin ? "more shared memory than a block may have"
+                                                 : NULL;
+        if (why) {
+            bh_note(r, "no bk_attention_split here: %s", why);
             return BH_UNSUPPORTED;
         }
-        k->att_smem = rsmem;
-        BC_CUDA(r, bk_att_allow_smem(dt, false, rsmem));
-        bh_note(r, "bk_attention_rows: a warp per query row, 32 keys and values a tile in shared memory (%zu bytes)%s", rsmem,
-                dt == PL_FLOAT ? "" : shapes ? " (no Tensor Cores of this type here)" : " (head sizes not multiples of 16 up to 128)");
+        k->att_split = 1;
+        k->att_tc = tc;
+        if (tc)
+            snprintf(r->math, sizeof(r->math), "%s", "tensor_op");
+        bh_note(r, "bk_attention_split: %d queries a block, its %d warps %d keys each of every %d-key tile, %s, %zu bytes of shared memory",
+                BK_SPL_BQ, BK_ATT_WARPS, BK_SPL_KW, BK_ATT_BK,
+                !tc ? "CUDA cores" : dt == PL_FLOAT ? "WMMA 16x16x8 TF32" : "WMMA 16x16x16", smem);
+    } else {
+        k->att_tc = (dt != PL_FLOAT || op->tf32) && shapes && arch && smem <= (size_t)optin;
+        if (op->tf32 && !k->att_tc) {
+            bh_note(r, "no TF32 attention kernel here: %s", dt != PL_FLOAT ? "not f32 data (a gen bug)"
+                        : !shapes ? "head sizes not multiples of 16 up to 128"
+                        : !arch   ? "TF32 Tensor Cores need compute capability 8.0"
+                                  : "more shared memory than a block may have");
+            return dt != PL_FLOAT ? BH_ERROR : BH_UNSUPPORTED;
+        }
+        if (k->att_tc) {
+            snprintf(r->math, sizeof(r->math), "%s", "tensor_op");
+            bh_note(r, "bk_attention_tc: WMMA 16x16x%d%s, %d queries x %d keys a tile, %zu bytes of shared memory",
+                    dt == PL_FLOAT ? 8 : 16, dt == PL_FLOAT ? " TF32" : "", BK_ATT_BQ, BK_ATT_BK, smem);
+        } else {
+            smem = bk_att_rows_smem(a->d, a->dv);
+            if (smem > (size_t)optin) {
+                bh_note(r, "head sizes %lld and %lld: %zu bytes of shared memory, more than a block may have (%d)", a->d,
+                        a->dv, smem, optin);
+                return BH_UNSUPPORTED;
+            }
+            bh_note(r, "bk_attention_rows: a warp per query row, 32 keys and values a tile in shared memory (%zu bytes)%s",
+                    smem, dt == PL_FLOAT ? "" : shapes ? " (no Tensor Cores of this type here)"
+                                                     : " (head sizes not multiples of 16 up to 128)");
+        }
     }
+    k->att_smem = smem;
+    const void *fn = bk_att_fn(k);
+    if (!fn) {
+        bh_note(r, "this file does not compile the attention kernel it needs (BK_TYPES 0x%x, BK_ATTS 0x%x): a gen bug",
+                (unsigned)BK_TYPES, (unsigned)BK_ATTS);
+        return BH_ERROR;
+    }
+    /* beyond the 48 KB a block gets without asking */
+    BC_CUDA(r, cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     return BH_OK;
 }
 
@@ -1421,55 +1766,16 @@ static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
 #endif
 #if BK_KINDS & BK_K_ATTENTION
     case BK_ATTENTION: {
+        /* the grid: a block per 64 queries (bk_attention_tc), 16 (bk_attention_split) or 4
+         * (bk_attention_rows: a warp a query), for each head and batch */
         const bk_att &a = k->att;
-        const void *m = k->nin > 3 ? k->din[3] : NULL;
-        dim3 tc((unsigned)((a.sq + BK_ATT_BQ - 1) / BK_ATT_BQ), (unsigned)a.h, (unsigned)a.b);
-        dim3 rows((unsigned)((a.sq + BK_ATT_WARPS - 1) / BK_ATT_WARPS), (unsigned)a.h, (unsigned)a.b);
-        (void)tc;
-        (void)rows;
-        switch (pl->out.dtype) {
-#if BK_TYPES & (BK_T_F32 | BK_T_TF32)
-        case PL_FLOAT:
-#if BK_TYPES & BK_T_TF32
-            if (k->att_tc) {
-                bk_attention_tc<float><<<tc, BK_ATT_WARPS * 32, k->att_smem, q>>>(
-                    (const float *)k->din[0], (const float *)k->din[1], (const float *)k->din[2], m, (float *)k->dout, a);
-                break;
-            }
-#endif
-#if BK_TYPES & BK_T_F32
-            bk_attention_rows<float><<<rows, BK_ATT_WARPS * 32, k->att_smem, q>>>((const float *)k->din[0], (const float *)k->din[1],
-                                                                       (const float *)k->din[2], m, (float *)k->dout, a);
-            break;
-#else
+        const long long per = k->att_split ? (long long)BK_SPL_BQ : k->att_tc ? (long long)BK_ATT_BQ : (long long)BK_ATT_WARPS;
+        dim3 grid((unsigned)((a.sq + per - 1) / per), (unsigned)a.h, (unsigned)a.b);
+        const void *fn = bk_att_fn(k), *m = k->nin > 3 ? k->din[3] : NULL;
+        if (!fn)
             return bk_not_compiled(r, op->kind, pl->out.dtype);
-#endif
-#endif
-#if BK_TYPES & BK_T_F16
-        case PL_FLOAT16:
-            if (k->att_tc)
-                bk_attention_tc<__half><<<tc, BK_ATT_WARPS * 32, k->att_smem, q>>>(
-                    (const __half *)k->din[0], (const __half *)k->din[1], (const __half *)k->din[2], m, (__half *)k->dout, a);
-            else
-                bk_attention_rows<__half><<<rows, BK_ATT_WARPS * 32, k->att_smem, q>>>(
-                    (const __half *)k->din[0], (const __half *)k->din[1], (const __half *)k->din[2], m, (__half *)k->dout, a);
-            break;
-#endif
-#if BK_TYPES & BK_T_BF16
-        case PL_BFLOAT16:
-            if (k->att_tc)
-                bk_attention_tc<__nv_bfloat16><<<tc, BK_ATT_WARPS * 32, k->att_smem, q>>>(
-                    (const __nv_bfloat16 *)k->din[0], (const __nv_bfloat16 *)k->din[1], (const __nv_bfloat16 *)k->din[2], m,
-                    (__nv_bfloat16 *)k->dout, a);
-            else
-                bk_attention_rows<__nv_bfloat16><<<rows, BK_ATT_WARPS * 32, k->att_smem, q>>>(
-                    (const __nv_bfloat16 *)k->din[0], (const __nv_bfloat16 *)k->din[1], (const __nv_bfloat16 *)k->din[2], m,
-                    (__nv_bfloat16 *)k->dout, a);
-            break;
-#endif
-        default:
-            return bk_not_compiled(r, op->kind, pl->out.dtype);
-        }
+        void *args[] = {&k->din[0], &k->din[1], &k->din[2], (void *)&m, &k->dout, (void *)&a};
+        BC_CUDA(r, cudaLaunchKernel(fn, grid, dim3(BK_ATT_WARPS * 32), args, k->att_smem, q));
         break;
     }
 #endif
