@@ -463,8 +463,7 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
     static const char *const kinds[] = {"element-wise (bk_elementwise, bk_flat4, bk_gather or bk_split)", "transpose (bk_transpose)",
                                         "concat (bk_concat)", "LayerNorm (bk_layernorm)", "resize (bk_resize)",
                                         "empty (bk_empty: the launch floor)",
-                                        "flash attention (bk_attention_tc on Tensor Cores, else bk_attention_rows; "
-                                        "bk_attention_split in the kernel_split files)"};
+                                        "flash attention (bk_attention_tc, bk_attention_rows or bk_attention_split)"};
     char *describe = kernel_describe(k);
     struct bz_buf layer_macro;
     bz_buf_init(&layer_macro);

@@ -409,7 +409,8 @@ static inline enum bh_status bc_block_init(struct bc_state *s, struct bh_result 
     BC_CUDA(r, cudaHostAlloc(&h, 2 * sizeof(unsigned), cudaHostAllocMapped));
     s->flag = (volatile unsigned *)h;
     s->timed_out = s->flag + 1;
-    s->flag[0] = s->flag[1] = 0;
+    s->flag[0] = 0;
+    s->flag[1] = 0;
     BC_CUDA(r, cudaHostGetDevicePointer(&d, h, 0));
     s->dflag = (unsigned *)d;
     s->dtimed_out = s->dflag + 1;
@@ -766,12 +767,12 @@ static inline void bc_measure(void *state, const struct bh_opts *o, struct bh_re
         } else {
             gpu_us = us;
         }
-        double want = gpu_us > 0 ? BC_SAMPLE_TARGET_US / gpu_us : BC_MAX_BATCH;
-        double cap = BC_QUEUE_BUDGET / (kpl > 0 ? kpl : 1);
+        double want = gpu_us > 0 ? (double)BC_SAMPLE_TARGET_US / gpu_us : (double)BC_MAX_BATCH;
+        double cap = (double)BC_QUEUE_BUDGET / (kpl > 0 ? kpl : 1);
         if (method == BC_M_BLOCKING && host_us > 0 && bc_enqueue_budget_us / host_us < cap)
             cap = bc_enqueue_budget_us / host_us;
-        if (cap > BC_MAX_BATCH)
-            cap = BC_MAX_BATCH;
+        if (cap > (double)BC_MAX_BATCH)
+            cap = (double)BC_MAX_BATCH;
         n = want < 1 ? 1 : want > cap ? (int)cap : (int)ceil(want);
         if (n < 1)
             n = 1;

@@ -14,8 +14,10 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#ifndef BK_EMU /* test/kernel_emu.h stands in for them on a host without a GPU */
 #include <cuda_pipeline.h>
 #include <mma.h>
+#endif
 
 /* BK_EMPTY: a kernel that does nothing (gen --calibrate: the launch floor, what one launch
  * costs when launches run back to back) */
@@ -1441,6 +1443,25 @@ static const void *bk_att_fn(const struct bk_state *k)
     }
 }
 
+/* the kernels' view of an attention op */
+static bk_att bk_att_of(const struct bk_op *op)
+{
+    bk_att a;
+    a.b = op->ab, a.h = op->ah, a.sq = op->asq, a.skv = op->askv, a.d = op->ad, a.dv = op->adv;
+    for (int d = 0; d < 4; d++) {
+        a.q[d] = op->aq[d];
+        a.k[d] = op->ak[d];
+        a.v[d] = op->av[d];
+        a.o[d] = op->ao[d];
+        a.m[d] = op->am[d];
+    }
+    a.mask = op->amask;
+    a.fill_when = op->afill_when;
+    a.scale = op->ascale;
+    a.fill = op->afill;
+    return a;
+}
+
 /* BK_ATTENTION: Q, K, V (and the mask) as flat buffers of the sizes gen recorded, filled like
  * the other inputs; the output in the layout the strides give. Tensor Cores for f16 and bf16
  * where the head sizes are multiples of 16 up to 128 and the GPU has them and the shared
@@ -1467,19 +1488,8 @@ static enum bh_status bk_att_setup(struct bc_state *s, struct bk_state *k, struc
     }
     long long n = pl_count(&op->pl.out);
     BC_CUDA(r, cudaMalloc(&k->dout, (size_t)(n ? n : 1) * pl_esize(dt)));
+    k->att = bk_att_of(op);
     bk_att *a = &k->att;
-    a->b = op->ab, a->h = op->ah, a->sq = op->asq, a->skv = op->askv, a->d = op->ad, a->dv = op->adv;
-    for (int d = 0; d < 4; d++) {
-        a->q[d] = op->aq[d];
-        a->k[d] = op->ak[d];
-        a->v[d] = op->av[d];
-        a->o[d] = op->ao[d];
-        a->m[d] = op->am[d];
-    }
-    a->mask = op->amask;
-    a->fill_when = op->afill_when;
-    a->scale = op->ascale;
-    a->fill = op->afill;
     if (a->h > 65535 || a->b > 65535) {
         bh_note(r, "%lld heads x %lld batch: more than a grid's y and z dims hold", a->h, a->b);
         return BH_UNSUPPORTED;
@@ -1875,6 +1885,18 @@ static enum bh_status bk_att_reference(const struct bk_op *op, void *const *in, 
     return BH_OK;
 }
 
+/* How far an attention kernel's output may be from bk_att_reference's (relative to 1 + |want|):
+ * sums over the keys in another order; on Tensor Cores the probabilities are rounded to the
+ * type before P V (a step of 2^-11 or 2^-8 each); in TF32 Q, K, V and the probabilities are
+ * each rounded to 10 mantissa bits (2^-11): a numpy model of that rounding (rna, as
+ * cvt.rna.tf32.f32) for BERT's and three other shapes, uniform [-1, 1) data, errs by at most
+ * 8.7e-5, and 1e-3 is one TF32 step of the output */
+static double bk_att_tol(const struct bk_op *op)
+{
+    int dt = op->pl.out.dtype;
+    return dt == PL_FLOAT16 ? 2e-3 : dt == PL_BFLOAT16 ? 1.5e-2 : op->tf32 ? 1e-3 : 1e-4;
+}
+
 /* One run on the device, the same inputs through plain C on the host, every element compared:
  * exact for copies and integer results, within a few float roundings for maths. */
 static enum bh_status bk_verify_run(void *state, struct bh_result *r)
@@ -1972,13 +1994,8 @@ static enum bh_status bk_verify_run(void *state, struct bh_result *r)
      * floats the two roundings of the same value may differ by a step (2^-10 and 2^-7) */
     double tol = !maths ? 0 : pl->out.dtype == PL_FLOAT ? 1e-5 : pl->out.dtype == PL_FLOAT16 ? 1e-3
                             : pl->out.dtype == PL_BFLOAT16 ? 8e-3 : 0;
-    /* attention: sums over the keys in another order; on Tensor Cores the probabilities are
-     * rounded to the type before P V (a step of 2^-11 or 2^-8 each); in TF32 Q, K, V and the
-     * probabilities are each rounded to 10 mantissa bits (2^-11): a numpy model of that
-     * rounding (rna, as cvt.rna.tf32.f32) for BERT's and three other shapes, uniform [-1, 1)
-     * data, errs by at most 8.7e-5, and 1e-3 is one TF32 step of the output */
     if (op->kind == BK_ATTENTION)
-        tol = pl->out.dtype == PL_FLOAT16 ? 2e-3 : pl->out.dtype == PL_BFLOAT16 ? 1.5e-2 : op->tf32 ? 1e-3 : 1e-4;
+        tol = bk_att_tol(op);
     if (worst > tol) {
         bh_note(r, "output differs from plain C on the host: max error %.3g (tolerance %.3g)", worst, tol);
         return BH_WRONG;

@@ -299,8 +299,8 @@ static inline double bh_cpu_clock_mhz(void)
 #undef BH_ADD
         }
         double us = bh_now_us() - t0;
-        if (us > 0 && (double)BH_CLOCK_LOOPS * BH_CLOCK_ADDS / us > best)
-            best = (double)BH_CLOCK_LOOPS * BH_CLOCK_ADDS / us;
+        if (us > 0 && (double)BH_CLOCK_LOOPS * (double)BH_CLOCK_ADDS / us > best)
+            best = (double)BH_CLOCK_LOOPS * (double)BH_CLOCK_ADDS / us;
     }
     return x == (unsigned long)60 * BH_CLOCK_LOOPS * BH_CLOCK_ADDS ? best : 0;
 #else

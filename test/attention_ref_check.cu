@@ -13,6 +13,7 @@
 #include "../runtime/plain_ops.h"
 #include "../runtime/cuda_bench.h"
 #include "../runtime/cuda_kernels.cuh"
+#include "attention_case.h"
 
 static void print_buf(const char *name, const void *p, int dt, long long n)
 {
@@ -22,56 +23,13 @@ static void print_buf(const char *name, const void *p, int dt, long long n)
     printf("]");
 }
 
-/* contiguous strides of DIMS (4), permuted: stride of logical dim k is that of storage dim perm[k] */
-static void strides(const long long *store, const int *perm, long long *out)
-{
-    long long cs[4], acc = 1;
-    for (int k = 3; k >= 0; k--) {
-        cs[k] = acc;
-        acc *= store[k];
-    }
-    for (int k = 0; k < 4; k++)
-        out[k] = cs[perm[k]];
-}
-
 static void run_case(const char *name, int dt, long long b, long long h, long long sq, long long skv, long long d,
                      long long dv, int bshd, int mask, const long long *mdims, float fill, int fill_when)
 {
     struct bk_op op;
-    memset(&op, 0, sizeof(op));
-    op.kind = BK_ATTENTION;
-    op.pl.out = (struct pl_tensor){dt, 4, {b, h, sq, dv}};
-    op.ab = b, op.ah = h, op.asq = sq, op.askv = skv, op.ad = d, op.adv = dv;
-    /* BSHD: stored [b, s, h, d], read as (b, h, s, d); else stored as read */
-    static const int id[4] = {0, 1, 2, 3}, sw[4] = {0, 2, 1, 3};
-    const int *perm = bshd ? sw : id;
-    long long qs[4] = {b, bshd ? sq : h, bshd ? h : sq, d}, ks[4] = {b, bshd ? skv : h, bshd ? h : skv, d},
-              vs[4] = {b, bshd ? skv : h, bshd ? h : skv, dv}, os[4] = {b, bshd ? sq : h, bshd ? h : sq, dv};
-    strides(qs, perm, op.aq);
-    strides(ks, perm, op.ak);
-    strides(vs, perm, op.av);
-    strides(os, perm, op.ao);
-    op.aq_elems = b * h * sq * d, op.ak_elems = b * h * skv * d, op.av_elems = b * h * skv * dv;
-    op.amask = mask, op.ascale = 0.3535533906f, op.afill = fill, op.afill_when = fill_when;
-    if (mask) { /* mdims over (b, h, sq, skv): 1 broadcasts */
-        long long acc = 1;
-        for (int k = 3; k >= 0; k--) {
-            op.am[k] = mdims[k] == 1 ? 0 : acc;
-            acc *= mdims[k];
-        }
-        op.am_elems = acc;
-    }
+    void *in[4];
+    att_case(&op, in, dt, b, h, sq, skv, d, dv, bshd, mask, mdims, fill, fill_when, 0.3535533906f, 99u);
     long long n[4] = {op.aq_elems, op.ak_elems, op.av_elems, op.am_elems};
-    void *in[4] = {NULL, NULL, NULL, NULL};
-    unsigned seed = 99u;
-    for (int i = 0; i < (mask ? 4 : 3); i++) {
-        int t = i == 3 && mask == 2 ? PL_BOOL : dt;
-        in[i] = calloc((size_t)n[i], pl_esize(t));
-        for (long long e = 0; e < n[i]; e++) {
-            double v = bc_rand(&seed);
-            pl_store(in[i], t, e, t == PL_BOOL ? v < 0.3 : 2 * v - 1);
-        }
-    }
     long long no = b * h * sq * dv;
     void *out = calloc((size_t)no, pl_esize(dt));
     if (bk_att_reference(&op, in, out) != BH_OK) {
