@@ -120,5 +120,10 @@ int main(void)
     run_case("head size 128", PL_FLOAT, true, 1, 1, 64, 192, 128, 128, 0, 0, NULL, 0, 0, all_tc, 2);
     run_case("head size 128", PL_FLOAT, false, 1, 1, 64, 192, 128, 128, 0, 0, NULL, 0, 0, split, 1);
     run_case("where mask, kept where true", PL_FLOAT16, false, 2, 3, 37, 70, 16, 32, 0, 2, keys, -3.0f, 0, all_tc, 2);
+    /* ViT-B/16's 197 tokens (4 key tiles, the last of 5 keys), and a Where mask over queries
+     * and keys, -inf where false (GPT-2's form; random here, about 70% masked) */
+    const long long qk_bool[4] = {1, 1, 100, 100};
+    run_case("vit tokens", PL_FLOAT16, false, 1, 1, 197, 197, 64, 64, 1, 0, NULL, 0, 0, all_tc, 2);
+    run_case("where mask per query and key", PL_FLOAT, true, 1, 2, 100, 100, 64, 64, 1, 2, qk_bool, -INFINITY, 0, all_tc, 2);
     return failures ? 1 : 0;
 }
