@@ -854,6 +854,86 @@ template <typename T, typename F> __device__ __forceinline__ void bk_wmma_round(
 #endif
 }
 
+/* One warp's 16 x 16 scores, Q (16 x D, row stride LDQ) times 16 keys' rows KW, into S (row
+ * stride LDS): on Tensor Cores, or for float on CUDA cores, each lane a 2 x 4 block */
+template <typename T, bool TC>
+__device__ __forceinline__ void bk_att_scores(float *S, int lds, const T *Q, const T *Kw, int ldq, int D, int lane)
+{
+    if constexpr (TC) {
+        using namespace nvcuda;
+        typedef typename bk_wmma<T>::frag F;
+        constexpr int KS = bk_wmma<T>::kstep;
+        wmma::fragment<wmma::accumulator, 16, 16, KS, float> acc;
+        wmma::fill_fragment(acc, 0.0f);
+        for (int kk = 0; kk < D; kk += KS) {
+            wmma::fragment<wmma::matrix_a, 16, 16, KS, F, wmma::row_major> fa;
+            wmma::fragment<wmma::matrix_b, 16, 16, KS, F, wmma::col_major> fb;
+            wmma::load_matrix_sync(fa, Q + kk, ldq);
+            wmma::load_matrix_sync(fb, Kw + kk, ldq);
+            bk_wmma_round<T>(fa);
+            bk_wmma_round<T>(fb);
+            wmma::mma_sync(acc, fa, fb, acc);
+        }
+        wmma::store_matrix_sync(S, acc, lds, wmma::mem_row_major);
+    } else {
+        /* rows 2rp and 2rp+1, keys kq + 4c: a quarter warp's 16-byte loads fall in distinct banks */
+        const int rp = lane >> 2, kq = lane & 3;
+        const float *qa = (const float *)Q + 2 * rp * ldq, *qb = qa + ldq, *kr = (const float *)Kw + kq * ldq;
+        float s0[4] = {0.0f, 0.0f, 0.0f, 0.0f}, s1[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (int d = 0; d < D; d += 4) {
+            float4 x0 = *(const float4 *)(qa + d), x1 = *(const float4 *)(qb + d);
+#pragma unroll
+            for (int c = 0; c < 4; c++) {
+                float4 y = *(const float4 *)(kr + 4 * c * ldq + d);
+                s0[c] += x0.x * y.x + x0.y * y.y + x0.z * y.z + x0.w * y.w;
+                s1[c] += x1.x * y.x + x1.y * y.y + x1.z * y.z + x1.w * y.w;
+            }
+        }
+#pragma unroll
+        for (int c = 0; c < 4; c++) {
+            S[2 * rp * lds + kq + 4 * c] = s0[c];
+            S[(2 * rp + 1) * lds + kq + 4 * c] = s1[c];
+        }
+    }
+}
+
+/* The online softmax of one warp's 16 rows over 2 x HALF keys, two lanes a row, HALF keys each:
+ * the scores S (row stride LDS; query I0 + r, key J0 + c) scaled and masked, the probabilities
+ * into P (row stride LDP) rounded to T, each row's running maximum M and sum L updated and its
+ * rescale factor for the output rows put in AL. Queries and keys past the end score -inf. */
+template <typename T, int HALF>
+__device__ __forceinline__ void bk_att_softmax(const bk_att &a, const void *mask, long long b, long long h, long long i0,
+                                               long long j0, const float *S, int lds, T *P, int ldp, float *M, float *L,
+                                               float *AL, int lane)
+{
+    const int r = lane >> 1, half = lane & 1;
+    const long long i = i0 + r;
+    float sv[HALF], mx = -INFINITY;
+#pragma unroll
+    for (int c = 0; c < HALF; c++) {
+        const int col = half * HALF + c;
+        const long long j = j0 + col;
+        sv[c] = j < a.skv && i < a.sq ? bk_att_score<T>(a, mask, b, h, i, j, S[r * lds + col]) : -INFINITY;
+        mx = fmaxf(mx, sv[c]);
+    }
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+    float mold = M[r], mnew = fmaxf(mold, mx), base = mnew == -INFINITY ? 0.0f : mnew, sum = 0.0f;
+#pragma unroll
+    for (int c = 0; c < HALF; c++) {
+        float p = expf(sv[c] - base);
+        sum += p;
+        P[r * ldp + half * HALF + c] = bk_t<T>(p);
+    }
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    float alpha = expf(mold - base);
+    __syncwarp(); /* every lane has read M[r] */
+    if (!half) {
+        M[r] = mnew;
+        L[r] = L[r] * alpha + sum;
+        AL[r] = alpha;
+    }
+}
+
 /* One warp's output rows O (16 x DV, row stride LDO) rescaled by ALPHA (a factor per row) and
  * then added P (16 x KEYS, row stride LDP) times the KEYS value rows VW (row stride LDV): on
  * Tensor Cores (bk_attention_tc, bk_attention_split) or, for float, on CUDA cores, each lane a
@@ -930,9 +1010,6 @@ __device__ __forceinline__ void bk_att_pv(float *O, int ldo, const float *alpha,
 template <typename T>
 __device__ void bk_attention_tc_body(const T *q, const T *k, const T *v, const void *mask, T *o, const bk_att &a)
 {
-    using namespace nvcuda;
-    typedef typename bk_wmma<T>::frag F;
-    constexpr int KS = bk_wmma<T>::kstep;
     extern __shared__ __align__(128) unsigned char bk_smem[];
     const int D = (int)a.d, DV = (int)a.dv, ldq = D + 8, ldv = DV + 8, lds = BK_ATT_BK + 4, ldp = BK_ATT_BK + 8,
               ldo = DV + 4;
@@ -959,52 +1036,13 @@ __device__ void bk_attention_tc_body(const T *q, const T *k, const T *v, const v
         bk_tile_load(Ks, ldq, k + b * a.k[0] + h * a.k[1] + j0 * a.k[2], a.k[2], a.k[3], BK_ATT_BK, keys, D, tid, nt);
         bk_tile_load(Vs, ldv, v + b * a.v[0] + h * a.v[1] + j0 * a.v[2], a.v[2], a.v[3], BK_ATT_BK, keys, DV, tid, nt);
         __syncthreads();
-        /* this warp's 16 rows of scores */
-        for (int n = 0; n < BK_ATT_BK / 16; n++) {
-            wmma::fragment<wmma::accumulator, 16, 16, KS, float> acc;
-            wmma::fill_fragment(acc, 0.0f);
-            for (int kk = 0; kk < D; kk += KS) {
-                wmma::fragment<wmma::matrix_a, 16, 16, KS, F, wmma::row_major> fa;
-                wmma::fragment<wmma::matrix_b, 16, 16, KS, F, wmma::col_major> fb;
-                wmma::load_matrix_sync(fa, Qw + kk, ldq);
-                wmma::load_matrix_sync(fb, Ks + n * 16 * ldq + kk, ldq);
-                bk_wmma_round<T>(fa);
-                bk_wmma_round<T>(fb);
-                wmma::mma_sync(acc, fa, fb, acc);
-            }
-            wmma::store_matrix_sync(Sw + n * 16, acc, lds, wmma::mem_row_major);
-        }
+        /* this warp's 16 rows of scores, 16 keys at a time */
+        for (int n = 0; n < BK_ATT_BK / 16; n++)
+            bk_att_scores<T, true>(Sw + n * 16, lds, Qw, Ks + n * 16 * ldq, ldq, D, lane);
         __syncwarp();
         /* the online softmax: two lanes per row, 32 keys each */
-        {
-            int r = lane >> 1, half = lane & 1, row = warp * 16 + r;
-            long long i = q0 + row;
-            float sv[32], mx = -INFINITY;
-            for (int c = 0; c < 32; c++) {
-                int col = half * 32 + c;
-                long long j = j0 + col;
-                float x = -INFINITY;
-                if (j < a.skv && i < a.sq)
-                    x = bk_att_score<T>(a, mask, b, h, i, j, Sw[r * lds + col]);
-                sv[c] = x;
-                mx = fmaxf(mx, x);
-            }
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-            float mold = rm[row], mnew = fmaxf(mold, mx), base = mnew == -INFINITY ? 0.0f : mnew, sum = 0.0f;
-            for (int c = 0; c < 32; c++) {
-                float p = expf(sv[c] - base);
-                sum += p;
-                Pw[r * ldp + half * 32 + c] = bk_t<T>(p);
-            }
-            sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-            float alpha = expf(mold - base);
-            __syncwarp();
-            if (!half) {
-                rm[row] = mnew;
-                rl[row] = rl[row] * alpha + sum;
-                ra[row] = alpha;
-            }
-        }
+        bk_att_softmax<T, BK_ATT_BK / 2>(a, mask, b, h, q0 + warp * 16, j0, Sw, lds, Pw, ldp, rm + warp * 16, rl + warp * 16,
+                                         ra + warp * 16, lane);
         __syncwarp();
         /* O = O * alpha + P V */
         bk_att_pv<T, true>(Ow, ldo, ra + warp * 16, Pw, ldp, Vs, ldv, DV, BK_ATT_BK, lane);
@@ -1115,49 +1153,6 @@ __device__ __forceinline__ void bk_tile_async(T *dst, int ld, const T *src, long
     }
 }
 
-/* One warp's 16 x 16 scores, Q (16 x D, row stride LDQ) times its 16 keys' rows KW, into S
- * (row stride LDS) */
-template <typename T, bool TC>
-__device__ __forceinline__ void bk_split_scores(float *S, int lds, const T *Q, const T *Kw, int ldq, int D, int lane)
-{
-    if constexpr (TC) {
-        using namespace nvcuda;
-        typedef typename bk_wmma<T>::frag F;
-        constexpr int KS = bk_wmma<T>::kstep;
-        wmma::fragment<wmma::accumulator, 16, 16, KS, float> acc;
-        wmma::fill_fragment(acc, 0.0f);
-        for (int kk = 0; kk < D; kk += KS) {
-            wmma::fragment<wmma::matrix_a, 16, 16, KS, F, wmma::row_major> fa;
-            wmma::fragment<wmma::matrix_b, 16, 16, KS, F, wmma::col_major> fb;
-            wmma::load_matrix_sync(fa, Q + kk, ldq);
-            wmma::load_matrix_sync(fb, Kw + kk, ldq);
-            bk_wmma_round<T>(fa);
-            bk_wmma_round<T>(fb);
-            wmma::mma_sync(acc, fa, fb, acc);
-        }
-        wmma::store_matrix_sync(S, acc, lds, wmma::mem_row_major);
-    } else {
-        /* rows 2rp and 2rp+1, keys kq + 4c: a quarter warp's 16-byte loads fall in distinct banks */
-        const int rp = lane >> 2, kq = lane & 3;
-        const float *qa = (const float *)Q + 2 * rp * ldq, *qb = qa + ldq, *kr = (const float *)Kw + kq * ldq;
-        float s0[4] = {0.0f, 0.0f, 0.0f, 0.0f}, s1[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-        for (int d = 0; d < D; d += 4) {
-            float4 x0 = *(const float4 *)(qa + d), x1 = *(const float4 *)(qb + d);
-#pragma unroll
-            for (int c = 0; c < 4; c++) {
-                float4 y = *(const float4 *)(kr + 4 * c * ldq + d);
-                s0[c] += x0.x * y.x + x0.y * y.y + x0.z * y.z + x0.w * y.w;
-                s1[c] += x1.x * y.x + x1.y * y.y + x1.z * y.z + x1.w * y.w;
-            }
-        }
-#pragma unroll
-        for (int c = 0; c < 4; c++) {
-            S[2 * rp * lds + kq + 4 * c] = s0[c];
-            S[(2 * rp + 1) * lds + kq + 4 * c] = s1[c];
-        }
-    }
-}
-
 template <typename T, bool TC>
 __device__ void bk_attention_split_body(const T *q, const T *k, const T *v, const void *mask, T *o, const bk_att &a)
 {
@@ -1202,35 +1197,10 @@ __device__ void bk_attention_split_body(const T *q, const T *k, const T *v, cons
         if (kw < a.skv) {
             const T *Kw = Kb + (u & 1) * BK_ATT_BK * ldq + BK_SPL_KW * warp * ldq;
             const T *Vw = Vb + (u & 1) * BK_ATT_BK * ldv + BK_SPL_KW * warp * ldv;
-            bk_split_scores<T, TC>(Sw, lds, Qs, Kw, ldq, D, lane);
+            bk_att_scores<T, TC>(Sw, lds, Qs, Kw, ldq, D, lane);
             __syncwarp();
             /* the online softmax over the warp's 16 keys: two lanes a row, 8 keys each */
-            const int r = lane >> 1, half = lane & 1;
-            const long long i = q0 + r;
-            float sv[8], mx = -INFINITY;
-#pragma unroll
-            for (int c = 0; c < 8; c++) {
-                const int col = half * 8 + c;
-                const long long j = kw + col;
-                sv[c] = j < a.skv && i < a.sq ? bk_att_score<T>(a, mask, b, h, i, j, Sw[r * lds + col]) : -INFINITY;
-                mx = fmaxf(mx, sv[c]);
-            }
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-            float mold = wm[r], mnew = fmaxf(mold, mx), base = mnew == -INFINITY ? 0.0f : mnew, sum = 0.0f;
-#pragma unroll
-            for (int c = 0; c < 8; c++) {
-                float p = expf(sv[c] - base);
-                sum += p;
-                Pw[r * ldp + half * 8 + c] = bk_t<T>(p);
-            }
-            sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-            float alpha = expf(mold - base);
-            __syncwarp(); /* every lane has read wm[r] */
-            if (!half) {
-                wm[r] = mnew;
-                wl[r] = wl[r] * alpha + sum;
-                wa[r] = alpha;
-            }
+            bk_att_softmax<T, BK_SPL_KW / 2>(a, mask, b, h, q0, kw, Sw, lds, Pw, ldp, wm, wl, wa, lane);
             __syncwarp();
             bk_att_pv<T, TC>(Ow, ldo, wa, Pw, ldp, Vw, ldv, DV, BK_SPL_KW, lane);
         }
