@@ -547,10 +547,10 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
             int dtype, tf32;
         } types[] = {{PL_FLOAT, 0}, {PL_FLOAT16, 0}, {PL_BFLOAT16, 0}, {PL_FLOAT, 1}};
         const struct desc_attention *a = kern.att;
+        /* the head sizes the Tensor Core and split attention kernels take */
+        bool tc_heads = kern.kind == CK_ATTENTION && a->d % 16 == 0 && a->dv % 16 == 0 && a->d <= 128 && a->dv <= 128;
         for (size_t t = 0; t < BZ_ARRAY_LEN(types); t++) {
-            bool on = !types[t].tf32 ? kernel_type_on(e, types[t].dtype)
-                                     : kern.kind == CK_ATTENTION && type_on(e, CU_TF32) && a->d % 16 == 0 &&
-                                           a->dv % 16 == 0 && a->d <= 128 && a->dv <= 128;
+            bool on = !types[t].tf32 ? kernel_type_on(e, types[t].dtype) : tc_heads && type_on(e, CU_TF32);
             if (!on)
                 continue;
             double es = (double)pl_esize(types[t].dtype);
@@ -571,7 +571,7 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
             kern.split = 0;
             render_kernel(e, li, &kern);
             /* and bk_attention_split beside it, for the head sizes it takes */
-            kern.split = a->d % 16 == 0 && a->dv % 16 == 0 && a->d <= 128 && a->dv <= 128;
+            kern.split = tc_heads;
             if (kern.split)
                 render_kernel(e, li, &kern);
         }
