@@ -20,9 +20,12 @@ echo "$(cc --version | head -1), $(${CUDA_HOME:-/usr/local/cuda}/bin/nvcc --vers
 echo
 echo "## Files per zoo model (batch 1, \`gen --zoo NAME -b 1 --backend cuda\`)"
 echo
-echo "| model | files | conv (8 fwd algos) | advice | fused conv | gemm | other cuDNN | kernels (.cu) | of them attention |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| model | files | conv (8 fwd algos) | advice | fused conv | gemm | other cuDNN | kernels (.cu) | of them attention | of them batch norm | of them other f16, bf16 |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 attn() { { grep -l -m1 "kind = BK_ATTENTION;" "$1"/*.cu 2>/dev/null || true; } | wc -l; }
+bnorm() { { grep -l -m1 "kind = BK_BATCHNORM;" "$1"/*.cu 2>/dev/null || true; } | wc -l; }
+# our kernels in a 16-bit type, but attention's, Resize's and batch norm's (always in three types)
+half16() { { grep -L -m1 "kind = BK_\(ATTENTION\|RESIZE\|BATCHNORM\);" "$1"/*-f16-*.cu "$1"/*-bf16-*.cu 2>/dev/null || true; } | wc -l; }
 for z in resnet50 vgg16 mobilenet_v2 inception_v3 bert_base gpt2 vit_base; do
     "$GEN" --zoo $z -b 1 --backend cuda -o "$W/$z" 2>/dev/null
     b=$W/$z/bench
@@ -31,7 +34,7 @@ for z in resnet50 vgg16 mobilenet_v2 inception_v3 bert_base gpt2 vit_base; do
     conv=$(fam BC_CONV); adv=$(fam BC_ADVICE); fused=$(fam BC_CONV_FUSED); gemm=$(( $(fam BC_GEMM) + $(fam BC_GEMV) ))
     cu=$(find "$b" -name "*.cu" | wc -l)
     other=$((total - conv - adv - fused - gemm - cu))
-    echo "| $z | $total | $conv | $adv | $fused | $gemm | $other | $cu | $(attn "$b") |"
+    echo "| $z | $total | $conv | $adv | $fused | $gemm | $other | $cu | $(attn "$b") | $(bnorm "$b") | $(half16 "$b") |"
 done
 echo
 echo "## Fast paths per model (batch 1, \`gen MODEL -b 1 --backend cuda\`, --top-k 8; ../shared's dynamic models with bench/shared_models.args)"
@@ -43,7 +46,7 @@ echo "cuDNN convolutions (nhwc_implicit_gemm, nhwc_implicit_precomp_gemm); cuDNN
 echo "configurations (heurA_k in NCHW, nhwc_heurA_k channels-last, every type but f8); cuBLASLt (ltK) for the GEMMs, of them with an epilogue (the"
 echo "fused Gemm/MatMul + bias [+ Relu] groups); the 4-D activations an NHWC plan may transpose"
 echo "(manifest relayout lines) and their cudnnTransformTensor files; the other channels-last
-files (ConvTranspose's nhwc_algo0/1, our Resize's nhwc_kernel) and our Resize kernel files
+files (ConvTranspose's nhwc_algo0/1, our Resize's and batch norm's nhwc_kernel) and our Resize kernel files
 in all (f32, f16, bf16, in both layouts)."
 echo
 echo "| model | files | attention groups | fused attention layers | flash-attention (.cu) | cuDNN attention (sdpa_heurA) | nhwc conv | engine configs | cuBLASLt | cuBLASLt with epilogue | relayout values | relayout files | other channels-last | Resize kernels (.cu) |"

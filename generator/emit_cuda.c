@@ -345,8 +345,8 @@ static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
 /* The bk_op's fields as the statements of the macro BZ_DESCRIBE(op) (enum names and numbers) */
 static char *kernel_describe(const struct cu_kernel *k)
 {
-    static const char *const kernel_kinds[] = {"BK_PLAIN", "BK_TRANSPOSE", "BK_CONCAT", "BK_LAYERNORM", "BK_RESIZE",
-                                               "BK_EMPTY", "BK_ATTENTION"};
+    static const char *const kernel_kinds[] = {"BK_PLAIN", "BK_TRANSPOSE", "BK_CONCAT",   "BK_LAYERNORM",
+                                               "BK_RESIZE", "BK_EMPTY",     "BK_ATTENTION", "BK_BATCHNORM"};
     static const char *const maps[] = {"PL_MAP_SLICE", "PL_MAP_PAD", "PL_MAP_TILE"};
     const struct pl_op *pl = &k->pl;
     struct bz_buf b;
@@ -401,6 +401,8 @@ static char *kernel_describe(const struct cu_kernel *k)
         bz_buf_puts(&b, "    (op)->nhwc = 1;\n");
     if (k->kind == CK_LAYERNORM)
         bz_buf_printf(&b, "    (op)->eps = %.9ef;\n    (op)->affine = %d;\n", k->eps, k->affine);
+    if (k->kind == CK_BATCHNORM)
+        bz_buf_printf(&b, "    (op)->eps = %.9ef;\n", k->eps);
     if (k->kind == CK_LAYERNORM && k->residual)
         bz_buf_printf(&b, "    (op)->residual = %d;\n", k->residual);
     if (k->kind == CK_LAYERNORM && k->keep_sum)
@@ -463,7 +465,8 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
     static const char *const kinds[] = {"element-wise (bk_elementwise, bk_flat4, bk_gather or bk_split)", "transpose (bk_transpose)",
                                         "concat (bk_concat)", "LayerNorm (bk_layernorm)", "resize (bk_resize)",
                                         "empty (bk_empty: the launch floor)",
-                                        "flash attention (bk_attention_tc, bk_attention_rows or bk_attention_split)"};
+                                        "flash attention (bk_attention_tc, bk_attention_rows or bk_attention_split)",
+                                        "batch norm (bk_batchnorm)"};
     char *describe = kernel_describe(k);
     struct bz_buf layer_macro;
     bz_buf_init(&layer_macro);
@@ -475,14 +478,17 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
                              "layer_macro", layer_macro.data, "kernel_kind", kinds[k->kind], "flops", flops, "bytes",
                              bytes, "harness", harness, hl, "cuda_bench", cuda, cl, "cuda_kernels", kern, kl);
     bz_buf_free(&layer_macro);
-    /* the one kernel kind (and type of the templated ones) nvcc is to compile */
+    /* the one kernel kind (and type of the templated ones) nvcc is to compile, and an
+     * element-wise kernel's one function */
     int odt = k->pl.out.dtype;
-    char select[240];
+    bool fn = k->kind == CK_PLAIN && (k->pl.kind == PL_UNARY || k->pl.kind == PL_BINARY);
+    char select[400];
     snprintf(select, sizeof(select),
              "/* the kernel this benchmark launches (runtime/cuda_kernels.cuh): the others are left out */\n"
-             "#define BK_KINDS 0x%02xu\n#define BK_TYPES 0x%xu%s",
+             "#define BK_KINDS 0x%02xu\n#define BK_TYPES 0x%xu%s%s%s",
              1u << k->kind, k->tf32 ? 8u : odt == PL_FLOAT16 ? 2u : odt == PL_BFLOAT16 ? 4u : 1u,
-             k->kind != CK_ATTENTION ? "" : k->split ? "\n#define BK_ATTS 0x2u" : "\n#define BK_ATTS 0x1u");
+             k->kind != CK_ATTENTION ? "" : k->split ? "\n#define BK_ATTS 0x2u" : "\n#define BK_ATTS 0x1u",
+             fn ? "\n#define BK_FN " : "", fn ? plan_pl_fn_name(k->pl.fn) : "");
     if (data) {
         emit_plain_headers(data, pl_family(k->pl.kind), true);
         json_object_set_new(data, "kernel_select", json_string(select));
@@ -513,6 +519,28 @@ static int plan_kernel(const struct layer_desc *d, const struct op_plans *h, str
     return 0;
 }
 
+/* Kernel K in the 16-bit float type DT as well: its f32 tensors (inputs, output, Concat's
+ * pieces; LayerNorm's scale, shift and bias rows follow the output) retyped, its bytes those
+ * of the new types. Element-wise kernels, LayerNorm, Transpose and Concat whose output is f32,
+ * but not a Cast (its types are the point). False where K has no such form. */
+static bool kernel_retype(struct cu_kernel *k, int dt)
+{
+    bool kind = k->kind == CK_PLAIN || k->kind == CK_LAYERNORM || k->kind == CK_TRANSPOSE || k->kind == CK_CONCAT;
+    if (!kind || k->pl.out.dtype != PL_FLOAT || (k->kind == CK_PLAIN && k->pl.kind == PL_CAST))
+        return false;
+    for (int i = 0; i < k->pl.nin || (i == 0 && k->pl.in[0].nd); i++)
+        if (k->pl.in[i].dtype == PL_FLOAT)
+            k->pl.in[i].dtype = dt;
+    for (int i = 0; i < k->ncat; i++)
+        k->cat[i].dtype = dt;
+    k->pl.out.dtype = dt;
+    if (k->kind == CK_PLAIN)
+        plan_ck_finish(k); /* the index and condition inputs keep their bytes */
+    else
+        k->bytes *= (double)pl_esize(dt) / 4.0;
+    return true;
+}
+
 /* a layer's benchmarks: cuDNN's or cuBLAS's plan in each algorithm, a kernel of ours where no
  * library call does the layer (or beside it, where the hooks ask) */
 static void cuda_layer(struct emit_ctx *e, int li, void *unused)
@@ -538,9 +566,11 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
     /* a kernel of ours: where no library call does the layer, and beside cuDNN's where the
      * hooks ask (binary ops: cuDNN accepts fewer broadcasts) */
     bool want = ok != 0 || (h && (h->flags & PLAN_KERNEL_TOO));
-    if (want && h && plan_kernel(d, h, &kern) == 0 && (kern.kind == CK_ATTENTION || kern.kind == CK_RESIZE)) {
+    if (want && h && plan_kernel(d, h, &kern) == 0 &&
+        (kern.kind == CK_ATTENTION || kern.kind == CK_RESIZE || kern.kind == CK_BATCHNORM)) {
         /* f32 (CUDA cores) and the two 16-bit types (Tensor Cores for attention): the bytes
-         * at each; a Resize of a 4-D activation channels-last too, for an NHWC plan; and an
+         * at each; a Resize or a batch norm of a 4-D activation channels-last too, for an NHWC
+         * plan (a batch norm's parameter rows stay f32, as cuDNN takes them); and an
          * attention's tf32 file (f32 data on TF32 Tensor Cores, bk_attention_tc<float>) for the
          * head sizes that kernel takes (multiples of 16 up to 128) */
         static const struct {
@@ -556,9 +586,10 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
             double es = (double)pl_esize(types[t].dtype);
             kern.pl.out.dtype = types[t].dtype;
             kern.tf32 = types[t].tf32;
-            if (kern.kind == CK_RESIZE) {
+            if (kern.kind == CK_RESIZE || kern.kind == CK_BATCHNORM) {
                 kern.pl.in[0].dtype = types[t].dtype;
-                kern.bytes = es * (double)(pl_count(&kern.pl.in[0]) + pl_count(&kern.pl.out));
+                kern.bytes = es * (double)(pl_count(&kern.pl.in[0]) + pl_count(&kern.pl.out)) +
+                             (kern.kind == CK_BATCHNORM ? 16.0 * (double)kern.pl.out.d[1] : 0.0);
                 kern.nhwc = 0;
                 render_kernel(e, li, &kern);
                 kern.nhwc = kern.pl.out.nd == 4;
@@ -576,7 +607,15 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
                 render_kernel(e, li, &kern);
         }
     } else if (want && h && plan_kernel(d, h, &kern) == 0) {
+        /* in the layer's own types, and where those are f32, in f16 and bf16 as well: a model
+         * run in a 16-bit type stores these tensors in it */
         render_kernel(e, li, &kern);
+        static const int halves[] = {PL_FLOAT16, PL_BFLOAT16};
+        for (size_t t = 0; t < BZ_ARRAY_LEN(halves); t++) {
+            struct cu_kernel k16 = kern;
+            if (kernel_type_on(e, halves[t]) && kernel_retype(&k16, halves[t]))
+                render_kernel(e, li, &k16);
+        }
     }
     else if (ok != 0 && !l->fused) /* a group's members are benchmarked one by one */
         emit_skip(e, l->op);

@@ -159,7 +159,7 @@ void plan_cu_single(struct cu_plan *p);
 
 /* ---- CUDA: kernels of ours (runtime/cuda_kernels.cuh) ---- */
 
-enum cu_kernel_kind { CK_PLAIN, CK_TRANSPOSE, CK_CONCAT, CK_LAYERNORM, CK_RESIZE, CK_EMPTY, CK_ATTENTION };
+enum cu_kernel_kind { CK_PLAIN, CK_TRANSPOSE, CK_CONCAT, CK_LAYERNORM, CK_RESIZE, CK_EMPTY, CK_ATTENTION, CK_BATCHNORM };
 
 struct cu_kernel {
     enum cu_kernel_kind kind;
@@ -170,7 +170,7 @@ struct cu_kernel {
     int residual;               /* CK_LAYERNORM: 1, a tensor like the input added first (its
                                    input 3); 2, and a bias of the last dim too (input 4) */
     int keep_sum;               /* CK_LAYERNORM with a residual: the sum is written out too */
-    int nhwc;                   /* CK_RESIZE: channels-last (file LAYER-TYPE-nhwc_kernel) */
+    int nhwc;                   /* CK_RESIZE, CK_BATCHNORM: channels-last (file LAYER-TYPE-nhwc_kernel) */
     struct pl_tensor cat[64];
     double eps, flops, bytes;
     const struct desc_attention *att; /* CK_ATTENTION: benchmarked in f32, f16 and bf16 */

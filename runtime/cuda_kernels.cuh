@@ -21,7 +21,7 @@
 
 /* BK_EMPTY: a kernel that does nothing (gen --calibrate: the launch floor, what one launch
  * costs when launches run back to back) */
-enum bk_kind { BK_PLAIN, BK_TRANSPOSE, BK_CONCAT, BK_LAYERNORM, BK_RESIZE, BK_EMPTY, BK_ATTENTION };
+enum bk_kind { BK_PLAIN, BK_TRANSPOSE, BK_CONCAT, BK_LAYERNORM, BK_RESIZE, BK_EMPTY, BK_ATTENTION, BK_BATCHNORM };
 enum { BK_MAX_CAT = 64, BK_THREADS = 256 };
 
 /* What a file compiles: gen defines BK_KINDS (bit 1 << enum bk_kind) and BK_TYPES (the float
@@ -34,20 +34,37 @@ enum { BK_MAX_CAT = 64, BK_THREADS = 256 };
 #define BK_K_RESIZE 0x10u
 #define BK_K_EMPTY 0x20u
 #define BK_K_ATTENTION 0x40u
+#define BK_K_BATCHNORM 0x80u
 #define BK_T_F32 0x1u
 #define BK_T_F16 0x2u
 #define BK_T_BF16 0x4u
 #define BK_T_TF32 0x8u /* f32 data on TF32 Tensor Cores (attention's tf32 benchmarks) */
 #ifndef BK_KINDS
-#define BK_KINDS 0x7fu
+#define BK_KINDS 0xffu
 #endif
 #ifndef BK_TYPES
 #define BK_TYPES 0xfu
+#endif
+/* and the function of a plain unary or binary kernel (enum pl_fn): the kernels' switch over
+ * every function folds to that one case. Left undefined: the op's own, chosen at run time. */
+#ifdef BK_FN
+#define BK_OP_FN(fn) (BK_FN)
+#else
+#define BK_OP_FN(fn) (fn)
 #endif
 /* and of the attention kernels: 0x1 bk_attention_tc and bk_attention_rows (the kernel files),
  * 0x2 bk_attention_split (the kernel_split files) */
 #ifndef BK_ATTS
 #define BK_ATTS 0x3u
+#endif
+/* a block's own array (test/kernel_emu.h, which runs blocks one after another, makes it static) */
+#ifndef BK_SHARED
+#define BK_SHARED __shared__
+#endif
+/* a kernel's launch, its arguments after it: BK_LAUNCH(kern, grid, block, smem, stream)(args);
+ * test/kernel_emu.h runs it on the host */
+#ifndef BK_LAUNCH
+#define BK_LAUNCH(kern, grid, block, smem, q) kern<<<(grid), (block), (smem), (q)>>>
 #endif
 
 struct bk_op {
@@ -56,7 +73,7 @@ struct bk_op {
     int perm[8];              /* BK_TRANSPOSE: output dim k is input dim perm[k] */
     int axis, ncat;           /* BK_CONCAT: the inputs are cat[0..ncat) */
     struct pl_tensor cat[BK_MAX_CAT];
-    float eps;                /* LayerNorm's epsilon */
+    float eps;                /* LayerNorm's and BatchNormalization's epsilon */
     int affine;               /* LayerNorm: scale and shift (inputs 1 and 2) */
     int residual;             /* LayerNorm of x + input 3 (a tensor like x) [+ input 4, a bias of
                                  the last dim when 2]: a residual sum's LayerNorm (with affine) */
@@ -64,8 +81,8 @@ struct bk_op {
                                  stream: SkipLayerNormalization's fourth output) */
     int linear;               /* BK_RESIZE: bilinear (else nearest, rounded as pl.rs.nearest says;
                                  pl.rs also holds the coordinate transformation and scales) */
-    int nhwc;                 /* BK_RESIZE: input and output channels-last ([N, H, W, C] in memory;
-                                 pl's dims stay NCHW's) */
+    int nhwc;                 /* BK_RESIZE, BK_BATCHNORM: input and output channels-last ([N, H, W,
+                                 C] in memory; pl's dims stay NCHW's) */
     /* BK_ATTENTION: softmax(Q K^T scale [+ mask]) V of gen's attention group (its struct
      * desc_attention): dims, each operand's element strides along (batch, head, row, col) in
      * its buffer of *_elems elements (K's rows are keys; the mask's along the scores), the
@@ -135,6 +152,16 @@ __device__ __forceinline__ void bk_store(void *p, int dt, long long i, float v)
     default: ((unsigned char *)p)[i] = (unsigned char)(long long)v; break;
     }
 }
+
+/* an element of the typed kernels as float (on the device and on the host), and a float rounded
+ * to T (to nearest even), their store */
+__host__ __device__ __forceinline__ float bk_f(float x) { return x; }
+__host__ __device__ __forceinline__ float bk_f(__half x) { return __half2float(x); }
+__host__ __device__ __forceinline__ float bk_f(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <typename T> __device__ __forceinline__ T bk_t(float v);
+template <> __device__ __forceinline__ float bk_t<float>(float v) { return v; }
+template <> __device__ __forceinline__ __half bk_t<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ __nv_bfloat16 bk_t<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
 
 __device__ __forceinline__ float bk_apply(int fn, float a, float b, float alpha, float beta, int odt)
 {
@@ -304,6 +331,39 @@ __host__ __device__ __forceinline__ void bk_positions(const bk_args *a, long lon
     }
 }
 
+/* Four elements of an input at output quad I4, as floats: the same four, the scalar four
+ * times, or those of the repeated block (PER a multiple of 4; 32-bit division where the
+ * block's quads allow). One load: 16 bytes (float4) for floats, 8 for the 16-bit types. */
+template <typename T> __device__ __forceinline__ float4 bk_ld4(const T *p, long long per, long long i4)
+{
+    if (per == 1) {
+        float v = bk_f(p[0]);
+        return make_float4(v, v, v, v);
+    }
+    long long q = per / 4, j = per == 0 ? i4 : i4 < 0xffffffffLL ? (long long)((unsigned)i4 % (unsigned)q) : i4 % q;
+    if constexpr (sizeof(T) == 4) {
+        return ((const float4 *)p)[j];
+    } else {
+        uint2 u = ((const uint2 *)p)[j];
+        T h[4];
+        memcpy((void *)h, &u, sizeof(u));
+        return make_float4(bk_f(h[0]), bk_f(h[1]), bk_f(h[2]), bk_f(h[3]));
+    }
+}
+
+/* the four results of quad I4 rounded to T, one store */
+template <typename T> __device__ __forceinline__ void bk_st4(T *p, long long i4, float4 v)
+{
+    if constexpr (sizeof(T) == 4) {
+        ((float4 *)p)[i4] = v;
+    } else {
+        T h[4] = {bk_t<T>(v.x), bk_t<T>(v.y), bk_t<T>(v.z), bk_t<T>(v.w)};
+        uint2 u;
+        memcpy(&u, (const void *)h, sizeof(u));
+        ((uint2 *)p)[i4] = u;
+    }
+}
+
 #if BK_KINDS & BK_K_PLAIN
 /* Element-wise with broadcasting (unary, binary, Where, Cast, Expand), Slice/Pad/Tile */
 __global__ void bk_elementwise(const bk_args a)
@@ -337,10 +397,10 @@ __global__ void bk_elementwise(const bk_args a)
             v = bk_load(a.in[0], a.idt[0], pos[0]) != 0.0f ? bk_load(a.in[1], a.idt[1], pos[1])
                                                            : bk_load(a.in[2], a.idt[2], pos[2]);
         else if (a.kind == PL_BINARY)
-            v = bk_apply(a.fn, bk_load(a.in[0], a.idt[0], pos[0]), bk_load(a.in[1], a.idt[1], pos[1]), a.alpha,
+            v = bk_apply(BK_OP_FN(a.fn), bk_load(a.in[0], a.idt[0], pos[0]), bk_load(a.in[1], a.idt[1], pos[1]), a.alpha,
                          a.beta, a.odt);
         else if (a.kind == PL_UNARY)
-            v = bk_apply(a.fn, bk_load(a.in[0], a.idt[0], pos[0]), 0.0f, a.alpha, a.beta, a.odt);
+            v = bk_apply(BK_OP_FN(a.fn), bk_load(a.in[0], a.idt[0], pos[0]), 0.0f, a.alpha, a.beta, a.odt);
         else
             v = bk_load(a.in[0], a.idt[0], pos[0]);
         bk_store(a.out, a.odt, i, v);
@@ -388,36 +448,24 @@ __global__ void bk_split(const bk_split_args a)
     }
 }
 
-/* Four floats of an input at output float4 I4: the same four, the scalar four times, or those of
- * the repeated block (PER a multiple of 4; 32-bit division where the block's float4s allow) */
-__device__ __forceinline__ float4 bk_ld4(const float *p, long long per, long long i4)
+/* The flat path: four elements per thread, one vector load per operand and one store (n % 4
+ * == 0, aligned buffers, every operand of the output's float type T); an operand may be a
+ * scalar or a block repeated along the output (bk_periods). The broadcast walk took 4.6 us for
+ * x * c over BERT's [128, 3072] on an H100, where this path took 2.7 us for a same-shape Add of
+ * twice the elements. */
+template <typename T> __global__ void bk_flat4(const bk_args a)
 {
-    if (per == 0)
-        return ((const float4 *)p)[i4];
-    if (per == 1) {
-        float v = p[0];
-        return make_float4(v, v, v, v);
-    }
-    long long q = per / 4;
-    return ((const float4 *)p)[i4 < 0xffffffffLL ? (long long)((unsigned)i4 % (unsigned)q) : i4 % q];
-}
-
-/* The flat float path: four elements per thread through float4 (n % 4 == 0, aligned buffers);
- * an operand may be a scalar or a block repeated along the output (bk_periods). The broadcast
- * walk took 4.6 us for x * c over BERT's [128, 3072] on an H100, where this path took 2.7 us
- * for a same-shape Add of twice the elements. */
-__global__ void bk_flat4(const bk_args a)
-{
-    const float *x = (const float *)a.in[0], *y = (const float *)a.in[1];
-    float4 *o = (float4 *)a.out;
+    const T *x = (const T *)a.in[0], *y = (const T *)a.in[1];
+    T *o = (T *)a.out;
+    const int fn = BK_OP_FN(a.fn);
     long long n4 = a.n / 4;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n4; i += (long long)gridDim.x * blockDim.x) {
         float4 u = bk_ld4(x, a.per[0], i), w = a.kind == PL_BINARY ? bk_ld4(y, a.per[1], i) : u, r;
-        r.x = bk_apply(a.fn, u.x, w.x, a.alpha, a.beta, PL_FLOAT);
-        r.y = bk_apply(a.fn, u.y, w.y, a.alpha, a.beta, PL_FLOAT);
-        r.z = bk_apply(a.fn, u.z, w.z, a.alpha, a.beta, PL_FLOAT);
-        r.w = bk_apply(a.fn, u.w, w.w, a.alpha, a.beta, PL_FLOAT);
-        o[i] = r;
+        r.x = bk_apply(fn, u.x, w.x, a.alpha, a.beta, PL_FLOAT);
+        r.y = bk_apply(fn, u.y, w.y, a.alpha, a.beta, PL_FLOAT);
+        r.z = bk_apply(fn, u.z, w.z, a.alpha, a.beta, PL_FLOAT);
+        r.w = bk_apply(fn, u.w, w.w, a.alpha, a.beta, PL_FLOAT);
+        bk_st4(o, i, r);
     }
 }
 
@@ -439,8 +487,8 @@ __global__ void bk_gather(const void *x, const long long *idx, void *y, long lon
 
 #if BK_KINDS & BK_K_TRANSPOSE
 /* Transpose: output coordinates to the input offset through the permuted input strides (the
- * walk coalesced: dimensions that stay neighbours in the input merge) */
-__global__ void bk_transpose(const float *x, float *y, bk_args a)
+ * walk coalesced: dimensions that stay neighbours in the input merge); a copy of T's elements */
+template <typename T> __global__ void bk_transpose(const T *x, T *y, bk_args a)
 {
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < a.n; i += (long long)gridDim.x * blockDim.x) {
         long long pos[3];
@@ -452,14 +500,14 @@ __global__ void bk_transpose(const float *x, float *y, bk_args a)
 
 /* Concat of up to BK_MAX_CAT inputs along an axis: [outer, sum(axis_i), inner] */
 struct bk_cat_args {
-    const float *in[BK_MAX_CAT];
+    const void *in[BK_MAX_CAT];   /* T's elements (bk_concat<T>) */
     long long off[BK_MAX_CAT + 1]; /* prefix sums of the inputs' axis sizes */
     int n;
     long long outer, inner, total;
 };
 
 #if BK_KINDS & BK_K_CONCAT
-__global__ void bk_concat(float *y, const bk_cat_args a)
+template <typename T> __global__ void bk_concat(T *y, const bk_cat_args a)
 {
     long long n = a.outer * a.total * a.inner;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
@@ -468,7 +516,7 @@ __global__ void bk_concat(float *y, const bk_cat_args a)
         while (k + 1 < a.n && c >= a.off[k + 1])
             k++;
         long long len = a.off[k + 1] - a.off[k];
-        y[i] = a.in[k][(o * len + (c - a.off[k])) * a.inner + in];
+        y[i] = ((const T *)a.in[k])[(o * len + (c - a.off[k])) * a.inner + in];
     }
 }
 #endif
@@ -497,54 +545,49 @@ __device__ __forceinline__ float bk_block_sum(float v, float *shared)
 }
 
 /* with RES, the row is x + res [+ bias]: the first pass writes the sum into the output row,
- * which the next passes read (each thread its own elements) */
-__global__ void bk_layernorm(const float *x, const float *scale, const float *shift, const float *res,
-                             const float *bias, float *y, float *sum, long long cols, float eps)
+ * which the next passes read (each thread its own elements). T is the storage type (float,
+ * __half, __nv_bfloat16) of every tensor, the scale and shift rows too; sums and statistics in
+ * float. The sum is stored in T before the statistics read it, as the model's own Add would
+ * store it. */
+template <typename T>
+__global__ void bk_layernorm(const T *x, const T *scale, const T *shift, const T *res, const T *bias, T *y, T *sum,
+                             long long cols, float eps)
 {
-    __shared__ float shared[32];
-    float *out = y + blockIdx.x * cols;
-    const float *row = x + blockIdx.x * cols;
+    BK_SHARED float shared[32];
+    T *out = y + blockIdx.x * cols;
+    const T *row = x + blockIdx.x * cols;
     float s = 0.0f;
     if (res) {
         /* the sum goes where the next two passes read it: the output row, or the sum's own
          * row when it is an output too */
-        const float *r = res + blockIdx.x * cols;
-        float *keep = sum ? sum + blockIdx.x * cols : out;
+        const T *r = res + blockIdx.x * cols;
+        T *keep = sum ? sum + blockIdx.x * cols : out;
         for (long long c = threadIdx.x; c < cols; c += blockDim.x) {
-            float v = row[c] + r[c];
+            float v = bk_f(row[c]) + bk_f(r[c]);
             if (bias) /* not + 0.0f without one: -0 + 0 is +0, and --verify compares bits */
-                v += bias[c];
-            keep[c] = v;
-            s += v;
+                v += bk_f(bias[c]);
+            T t = bk_t<T>(v);
+            keep[c] = t;
+            s += bk_f(t);
         }
         row = keep;
     } else {
         for (long long c = threadIdx.x; c < cols; c += blockDim.x)
-            s += row[c];
+            s += bk_f(row[c]);
     }
     float mean = bk_block_sum(s, shared) / (float)cols;
     float q = 0.0f;
     for (long long c = threadIdx.x; c < cols; c += blockDim.x) {
-        float d = row[c] - mean;
+        float d = bk_f(row[c]) - mean;
         q += d * d;
     }
     float rstd = rsqrtf(bk_block_sum(q, shared) / (float)cols + eps);
     for (long long c = threadIdx.x; c < cols; c += blockDim.x) {
-        float v = (row[c] - mean) * rstd;
-        out[c] = scale ? v * scale[c] + shift[c] : v;
+        float v = (bk_f(row[c]) - mean) * rstd;
+        out[c] = bk_t<T>(scale ? v * bk_f(scale[c]) + bk_f(shift[c]) : v);
     }
 }
 #endif
-
-/* an element of the typed kernels as float (on the device and on the host), and a float rounded
- * to T (to nearest even), their store */
-__host__ __device__ __forceinline__ float bk_f(float x) { return x; }
-__host__ __device__ __forceinline__ float bk_f(__half x) { return __half2float(x); }
-__host__ __device__ __forceinline__ float bk_f(__nv_bfloat16 x) { return __bfloat162float(x); }
-template <typename T> __device__ __forceinline__ T bk_t(float v);
-template <> __device__ __forceinline__ float bk_t<float>(float v) { return v; }
-template <> __device__ __forceinline__ __half bk_t<__half>(float v) { return __float2half_rn(v); }
-template <> __device__ __forceinline__ __nv_bfloat16 bk_t<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
 
 /* Resize over the last two dims, as ONNX defines it for nearest and linear: the source
  * coordinate of output index o from its coordinate transformation (enum pl_coord, at the
@@ -615,6 +658,59 @@ __global__ void bk_resize(const T *x, T *y, long long planes, long long c, long 
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
         y[i] = bk_t<T>(bk_resize_elem(x, i, c, ih, iw, oh, ow, linear, nhwc, rs));
 }
+
+#if BK_KINDS & BK_K_BATCHNORM
+/* BatchNormalization at inference: element e of channel c is (x - mean[c]) / sqrt(var[c] + eps)
+ * * scale[c] + shift[c], computed as x * a + b with a = scale / sqrt(var + eps) and b = shift -
+ * mean * a (float parameters, as cuDNN takes them; x and y in T). */
+struct bk_bn {
+    const float *scale, *shift, *mean, *var;
+    long long n, c, inner; /* elements, channels, the spatial size */
+    int nhwc, vec;         /* channels-last; four elements a thread */
+    float eps;
+};
+
+/* element E's channel: (E / inner) % C in NCHW, E % C channels-last (32-bit below 2^32
+ * elements, as bk_positions) */
+__device__ __forceinline__ long long bk_bn_chan(const bk_bn &p, long long e)
+{
+    if (p.n <= 0xffffffffLL)
+        return p.nhwc ? (unsigned)e % (unsigned)p.c : (unsigned)e / (unsigned)p.inner % (unsigned)p.c;
+    return p.nhwc ? e % p.c : e / p.inner % p.c;
+}
+
+/* channel C's factors a and b */
+__device__ __forceinline__ float2 bk_bn_ab(const bk_bn &p, long long c)
+{
+    float a = p.scale[c] * rsqrtf(p.var[c] + p.eps);
+    return make_float2(a, p.shift[c] - p.mean[c] * a);
+}
+
+/* VEC: four elements a thread in one vector load, where a quad never straddles what the four
+ * need: in NCHW one channel (inner % 4 == 0), channels-last four in a row (C % 4 == 0) */
+template <typename T> __global__ void bk_batchnorm(const T *x, T *y, const bk_bn p)
+{
+    const long long step = (long long)gridDim.x * blockDim.x;
+    if (p.vec) {
+        for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < p.n / 4; i += step) {
+            long long ch = bk_bn_chan(p, 4 * i);
+            float4 v = bk_ld4(x, 0, i);
+            float2 f0 = bk_bn_ab(p, ch), f1 = f0, f2 = f0, f3 = f0;
+            if (p.nhwc) {
+                f1 = bk_bn_ab(p, ch + 1);
+                f2 = bk_bn_ab(p, ch + 2);
+                f3 = bk_bn_ab(p, ch + 3);
+            }
+            bk_st4(y, i, make_float4(v.x * f0.x + f0.y, v.y * f1.x + f1.y, v.z * f2.x + f2.y, v.w * f3.x + f3.y));
+        }
+        return;
+    }
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < p.n; i += step) {
+        float2 f = bk_bn_ab(p, bk_bn_chan(p, i));
+        y[i] = bk_t<T>(bk_f(x[i]) * f.x + f.y);
+    }
+}
+#endif
 
 #if BK_KINDS & BK_K_EMPTY
 __global__ void bk_empty(void)
@@ -1546,17 +1642,27 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
     const struct pl_op *pl = &op->pl;
     if (op->kind == BK_ATTENTION)
         return bk_att_setup(s, k, r);
+#ifdef BK_FN
+    if (op->kind == BK_PLAIN && (pl->kind == PL_UNARY || pl->kind == PL_BINARY) && pl->fn != BK_FN) {
+        bh_note(r, "function %d is not the one compiled into this file (BK_FN %d): a gen bug", pl->fn, (int)BK_FN);
+        return BH_ERROR;
+    }
+#endif
     k->nin = op->kind == BK_CONCAT ? op->ncat : op->kind == BK_LAYERNORM ? (op->affine ? 3 + op->residual : 1)
-             : op->kind == BK_PLAIN ? pl->nin : op->kind == BK_EMPTY ? 0 : 1;
+             : op->kind == BK_PLAIN ? pl->nin : op->kind == BK_BATCHNORM ? 5 : op->kind == BK_EMPTY ? 0 : 1;
     enum bh_status st;
     for (int i = 0; i < k->nin; i++) {
         int fill = op->kind == BK_PLAIN && pl->kind == PL_GATHER && i == 1 ? BC_FILL_INDEX
-                   : op->kind == BK_PLAIN && pl->kind == PL_UNARY && (pl->fn == PL_LOG || pl->fn == PL_SQRT)
+                   : (op->kind == BK_PLAIN && pl->kind == PL_UNARY && (pl->fn == PL_LOG || pl->fn == PL_SQRT)) ||
+                             (op->kind == BK_BATCHNORM && i == 4)
                        ? BC_FILL_POSITIVE : BC_FILL_UNIFORM;
         const struct pl_tensor *t = bk_input(op, i);
-        struct pl_tensor vec = {PL_FLOAT, 1, {pl->out.d[pl->out.nd - 1]}};
+        struct pl_tensor vec = {pl->out.dtype, 1, {pl->out.d[pl->out.nd - 1]}};
         if (op->kind == BK_LAYERNORM && i > 0)
-            t = i == 3 ? &pl->in[0] : &vec; /* the residual is like x; scale, shift, bias rows */
+            t = i == 3 ? &pl->in[0] : &vec; /* the residual is like x; scale, shift, bias rows of y's type */
+        struct pl_tensor chan = {PL_FLOAT, 1, {pl->out.d[1]}};
+        if (op->kind == BK_BATCHNORM && i > 0)
+            t = &chan; /* scale, B, mean, var: f32 rows of the channels (var positive) */
         if ((st = bk_upload(s, k, i, t, fill, r)) != BH_OK)
             return st;
     }
@@ -1637,7 +1743,7 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
         for (int d = op->axis + 1; d < pl->out.nd; d++)
             c->inner *= pl->out.d[d];
         for (int i = 0; i < op->ncat; i++) {
-            c->in[i] = (const float *)k->din[i];
+            c->in[i] = k->din[i];
             c->off[i + 1] = c->off[i] + op->cat[i].d[op->axis];
         }
         c->total = c->off[op->ncat];
@@ -1645,7 +1751,7 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
         k->cols = pl->out.d[pl->out.nd - 1];
         k->rows = n / (k->cols ? k->cols : 1);
         if (op->residual && op->keep_sum)
-            BC_CUDA(r, cudaMalloc(&k->dsum, (size_t)(n ? n : 1) * sizeof(float)));
+            BC_CUDA(r, cudaMalloc(&k->dsum, (size_t)(n ? n : 1) * pl_esize(pl->out.dtype)));
     }
     return BH_OK;
 }
@@ -1658,12 +1764,43 @@ static enum bh_status bk_not_compiled(struct bh_result *r, int kind, int dtype)
     return BH_ERROR;
 }
 
+/* F(a T) for the float type DT where this file compiles it (BK_TYPES): T is float, __half or
+ * __nv_bfloat16; false where the file leaves DT out */
+template <typename F> static bool bk_typed(int dt, F &&f)
+{
+    switch (dt) {
+#if BK_TYPES & (BK_T_F32 | BK_T_TF32)
+    case PL_FLOAT: f(0.0f); return true;
+#endif
+#if BK_TYPES & BK_T_F16
+    case PL_FLOAT16: f(__half()); return true;
+#endif
+#if BK_TYPES & BK_T_BF16
+    case PL_BFLOAT16: f(__nv_bfloat16()); return true;
+#endif
+    default: return false;
+    }
+}
+
+/* BK_PLAIN's flat path (bk_flat4): walked flat or by bk_periods' blocks of whole quads, n % 4
+ * == 0, every operand of the output's float type (a unary or binary op) */
+static bool bk_flat_ok(const struct bk_state *k)
+{
+    const struct pl_op *pl = &k->op->pl;
+    int dt = pl->out.dtype;
+    if (!(k->args.flat || (k->args.periodic && bk_per4(k->args.per[0]) && bk_per4(k->args.per[1]))) ||
+        k->args.n % 4 != 0 || (dt != PL_FLOAT && dt != PL_FLOAT16 && dt != PL_BFLOAT16) || pl->in[0].dtype != dt)
+        return false;
+    return pl->kind == PL_UNARY || (pl->kind == PL_BINARY && pl->in[1].dtype == dt);
+}
+
 static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
 {
     struct bk_state *k = (struct bk_state *)s->family;
     const struct bk_op *op = k->op;
     const struct pl_op *pl = &op->pl;
     cudaStream_t q = s->stream;
+    const int dt = pl->out.dtype;
     switch (op->kind) {
 #if BK_KINDS & BK_K_PLAIN
     case BK_PLAIN:
@@ -1673,74 +1810,91 @@ static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
                 outer *= pl->in[0].d[d];
             for (int d = pl->axis + 1; d < pl->in[0].nd; d++)
                 inner *= pl->in[0].d[d];
-            bk_gather<<<k->grid, BK_THREADS, 0, q>>>(k->din[0], (const long long *)k->din[1], k->dout, outer, dim,
-                                                     pl_count(&pl->in[1]), inner, (int)pl_esize(pl->in[0].dtype));
+            BK_LAUNCH(bk_gather, k->grid, BK_THREADS, 0, q)
+            (k->din[0], (const long long *)k->din[1], k->dout, outer, dim, pl_count(&pl->in[1]),
+             inner, (int)pl_esize(pl->in[0].dtype));
         } else if (pl->kind == PL_SPLIT) {
-            bk_split<<<k->grid, BK_THREADS, 0, q>>>(k->split);
-        } else if ((k->args.flat || (k->args.periodic && bk_per4(k->args.per[0]) && bk_per4(k->args.per[1]))) &&
-                   k->args.n % 4 == 0 && pl->out.dtype == PL_FLOAT && pl->in[0].dtype == PL_FLOAT &&
-                   (pl->kind == PL_UNARY || (pl->kind == PL_BINARY && pl->in[1].dtype == PL_FLOAT))) {
-            bk_flat4<<<bk_grid(s, k->args.n / 4), BK_THREADS, 0, q>>>(k->args);
+            BK_LAUNCH(bk_split, k->grid, BK_THREADS, 0, q)(k->split);
+        } else if (bk_flat_ok(k)) {
+            int grid = bk_grid(s, k->args.n / 4);
+            if (!bk_typed(dt, [&](auto z) {
+                    BK_LAUNCH(bk_flat4<decltype(z)>, grid, BK_THREADS, 0, q)(k->args);
+                }))
+                return bk_not_compiled(r, op->kind, dt);
         } else {
-            bk_elementwise<<<k->grid, BK_THREADS, 0, q>>>(k->args);
+            BK_LAUNCH(bk_elementwise, k->grid, BK_THREADS, 0, q)(k->args);
         }
         break;
 #endif
 #if BK_KINDS & BK_K_TRANSPOSE
     case BK_TRANSPOSE:
-        bk_transpose<<<k->grid, BK_THREADS, 0, q>>>((const float *)k->din[0], (float *)k->dout, k->args);
+        if (!bk_typed(dt, [&](auto z) {
+                using T = decltype(z);
+                BK_LAUNCH(bk_transpose<T>, k->grid, BK_THREADS, 0, q)
+                ((const T *)k->din[0], (T *)k->dout, k->args);
+            }))
+            return bk_not_compiled(r, op->kind, dt);
         break;
 #endif
 #if BK_KINDS & BK_K_CONCAT
     case BK_CONCAT:
-        bk_concat<<<k->grid, BK_THREADS, 0, q>>>((float *)k->dout, k->cat);
+        if (!bk_typed(dt, [&](auto z) {
+                using T = decltype(z);
+                BK_LAUNCH(bk_concat<T>, k->grid, BK_THREADS, 0, q)((T *)k->dout, k->cat);
+            }))
+            return bk_not_compiled(r, op->kind, dt);
         break;
 #endif
 #if BK_KINDS & BK_K_RESIZE
     case BK_RESIZE: {
         const struct pl_tensor *i = &pl->in[0], *o = &pl->out;
-        long long ih = i->d[i->nd - 2], iw = i->d[i->nd - 1], oh = o->d[o->nd - 2], ow = o->d[o->nd - 1];
+        long long ih = i->d[i->nd - 2], iw = i->d[i->nd - 1], oh = o->d[o->nd - 2],
+                  ow = o->d[o->nd - 1];
         long long c = o->nd >= 3 ? o->d[o->nd - 3] : 1;
         long long planes = pl_count(o) / (oh * ow);
         bk_rs rs = bk_resize_rs(op);
-        switch (o->dtype) {
-#if BK_TYPES & BK_T_F32
-        case PL_FLOAT:
-            bk_resize<float><<<k->grid, BK_THREADS, 0, q>>>((const float *)k->din[0], (float *)k->dout, planes, c, ih, iw,
-                                                            oh, ow, op->linear, op->nhwc, rs);
-            break;
-#endif
-#if BK_TYPES & BK_T_F16
-        case PL_FLOAT16:
-            bk_resize<__half><<<k->grid, BK_THREADS, 0, q>>>((const __half *)k->din[0], (__half *)k->dout, planes, c, ih,
-                                                             iw, oh, ow, op->linear, op->nhwc, rs);
-            break;
-#endif
-#if BK_TYPES & BK_T_BF16
-        case PL_BFLOAT16:
-            bk_resize<__nv_bfloat16><<<k->grid, BK_THREADS, 0, q>>>((const __nv_bfloat16 *)k->din[0],
-                                                                    (__nv_bfloat16 *)k->dout, planes, c, ih, iw, oh, ow,
-                                                                    op->linear, op->nhwc, rs);
-            break;
-#endif
-        default:
-            return bk_not_compiled(r, op->kind, o->dtype);
-        }
+        if (!bk_typed(dt, [&](auto z) {
+                using T = decltype(z);
+                BK_LAUNCH(bk_resize<T>, k->grid, BK_THREADS, 0, q)
+                ((const T *)k->din[0], (T *)k->dout, planes, c, ih, iw, oh, ow, op->linear,
+                 op->nhwc, rs);
+            }))
+            return bk_not_compiled(r, op->kind, dt);
         break;
     }
 #endif
 #if BK_KINDS & BK_K_EMPTY
     case BK_EMPTY:
-        bk_empty<<<1, 32, 0, q>>>();
+        BK_LAUNCH(bk_empty, 1, 32, 0, q)();
         break;
 #endif
 #if BK_KINDS & BK_K_LAYERNORM
     case BK_LAYERNORM: {
         int threads = k->cols >= 1024 ? 1024 : k->cols >= 256 ? 256 : 128;
-        bk_layernorm<<<(unsigned)k->rows, threads, 0, q>>>(
-            (const float *)k->din[0], (const float *)k->din[1], (const float *)k->din[2],
-            k->nin > 3 ? (const float *)k->din[3] : NULL, k->nin > 4 ? (const float *)k->din[4] : NULL,
-            (float *)k->dout, (float *)k->dsum, k->cols, op->eps);
+        if (!bk_typed(dt, [&](auto z) {
+                using T = decltype(z);
+                BK_LAUNCH(bk_layernorm<T>, (unsigned)k->rows, threads, 0, q)
+                ((const T *)k->din[0], (const T *)k->din[1], (const T *)k->din[2],
+                 k->nin > 3 ? (const T *)k->din[3] : NULL, k->nin > 4 ? (const T *)k->din[4] : NULL,
+                 (T *)k->dout, (T *)k->dsum, k->cols, op->eps);
+            }))
+            return bk_not_compiled(r, op->kind, dt);
+        break;
+    }
+#endif
+#if BK_KINDS & BK_K_BATCHNORM
+    case BK_BATCHNORM: {
+        bk_bn p = {(const float *)k->din[1], (const float *)k->din[2], (const float *)k->din[3], (const float *)k->din[4],
+                   pl_count(&pl->out), pl->out.d[1], 1, op->nhwc, 0, op->eps};
+        for (int d = 2; d < pl->out.nd; d++)
+            p.inner *= pl->out.d[d];
+        p.vec = p.n % 4 == 0 && (op->nhwc ? p.c % 4 == 0 : p.inner % 4 == 0);
+        int grid = bk_grid(s, p.vec ? p.n / 4 : p.n);
+        if (!bk_typed(dt, [&](auto z) {
+                using T = decltype(z);
+                BK_LAUNCH(bk_batchnorm<T>, grid, BK_THREADS, 0, q)((const T *)k->din[0], (T *)k->dout, p);
+            }))
+            return bk_not_compiled(r, op->kind, dt);
         break;
     }
 #endif
@@ -1753,17 +1907,36 @@ static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
         dim3 grid((unsigned)((a.sq + per - 1) / per), (unsigned)a.h, (unsigned)a.b);
         const void *fn = bk_att_fn(k), *m = k->nin > 3 ? k->din[3] : NULL;
         if (!fn)
-            return bk_not_compiled(r, op->kind, pl->out.dtype);
+            return bk_not_compiled(r, op->kind, dt);
         void *args[] = {&k->din[0], &k->din[1], &k->din[2], (void *)&m, &k->dout, (void *)&a};
         BC_CUDA(r, cudaLaunchKernel(fn, grid, dim3(BK_ATT_WARPS * 32), args, k->att_smem, q));
         break;
     }
 #endif
     default:
-        return bk_not_compiled(r, op->kind, pl->out.dtype);
+        return bk_not_compiled(r, op->kind, dt);
     }
     BC_CUDA(r, cudaGetLastError());
     return BH_OK;
+}
+
+/* BK_LAYERNORM's residual sum at element I, as bk_layernorm stores it: x + residual [+ bias]
+ * added in float, in that order, and rounded to the output's type (bits: --verify compares the
+ * kept sum exactly) */
+static float bk_ln_sum(const struct bk_op *op, void *const *in, long long i)
+{
+    int dt = op->pl.out.dtype;
+    long long cols = op->pl.out.d[op->pl.out.nd - 1];
+    float v = (float)pl_load(in[0], dt, i) + (float)pl_load(in[3], dt, i);
+    if (op->residual == 2)
+        v += (float)pl_load(in[4], dt, i % cols);
+    return dt == PL_FLOAT16 ? pl_f16_to_f32(pl_f32_to_f16(v)) : dt == PL_BFLOAT16 ? pl_bf16_to_f32(pl_f32_to_bf16(v)) : v;
+}
+
+/* the value BK_LAYERNORM normalises at element I: x, or the residual sum */
+static double bk_ln_x(const struct bk_op *op, void *const *in, long long i)
+{
+    return op->residual ? (double)bk_ln_sum(op, in, i) : pl_load(in[0], op->pl.out.dtype, i);
 }
 
 /* The host's answer for the kernels plain_ops.h does not describe */
@@ -1782,7 +1955,7 @@ static double bk_reference(const struct bk_op *op, void *const *in, long long i)
             icoord[op->perm[d]] = coord[d];
         for (int d = 0; d < pl->in[0].nd; d++)
             src = src * pl->in[0].d[d] + icoord[d];
-        return ((const float *)in[0])[src];
+        return pl_load(in[0], o->dtype, src);
     }
     if (op->kind == BK_RESIZE) {
         /* the same sampling rule, in plain C on the host */
@@ -1806,25 +1979,33 @@ static double bk_reference(const struct bk_op *op, void *const *in, long long i)
         long long src = 0;
         for (int d = 0; d < o->nd; d++)
             src = src * op->cat[k].d[d] + (d == op->axis ? c : coord[d]);
-        return ((const float *)in[k])[src];
+        return pl_load(in[k], o->dtype, src);
     }
-    /* LayerNorm: the row's statistics in double (of x + the residual [+ the bias]) */
+    if (op->kind == BK_BATCHNORM) {
+        /* in double from the model's statistics: (x - mean) / sqrt(var + eps) * scale + B */
+        long long c = o->d[1], inner = 1;
+        for (int d = 2; d < o->nd; d++)
+            inner *= o->d[d];
+        long long ch = op->nhwc ? i % c : (i / inner) % c;
+        const float *scale = (const float *)in[1], *shift = (const float *)in[2], *mean = (const float *)in[3],
+                    *var = (const float *)in[4];
+        return (pl_load(in[0], o->dtype, i) - mean[ch]) / sqrt((double)var[ch] + op->eps) * scale[ch] + shift[ch];
+    }
+    /* LayerNorm: the row's statistics in double, of x or of the residual sum as the kernel
+     * stores it (bk_ln_sum) */
     long long cols = o->d[o->nd - 1], row = i / cols;
-    const float *x = (const float *)in[0] + row * cols;
-    const float *res = op->residual ? (const float *)in[3] + row * cols : NULL;
-    const float *bias = op->residual == 2 ? (const float *)in[4] : NULL;
-#define BK_LN_X(c) ((double)x[c] + (res ? (double)res[c] + (bias ? (double)bias[c] : 0.0) : 0.0))
     double mean = 0, var = 0;
     for (long long c = 0; c < cols; c++)
-        mean += BK_LN_X(c);
+        mean += bk_ln_x(op, in, row * cols + c);
     mean /= (double)cols;
-    for (long long c = 0; c < cols; c++)
-        var += (BK_LN_X(c) - mean) * (BK_LN_X(c) - mean);
+    for (long long c = 0; c < cols; c++) {
+        double d = bk_ln_x(op, in, row * cols + c) - mean;
+        var += d * d;
+    }
     var /= (double)cols;
-    double v = (BK_LN_X(i % cols) - mean) / sqrt(var + op->eps);
-#undef BK_LN_X
+    double v = (bk_ln_x(op, in, i) - mean) / sqrt(var + op->eps);
     if (op->affine)
-        v = v * ((const float *)in[1])[i % cols] + ((const float *)in[2])[i % cols];
+        v = v * pl_load(in[1], o->dtype, i % cols) + pl_load(in[2], o->dtype, i % cols);
     return v;
 }
 
@@ -1926,10 +2107,10 @@ static enum bh_status bk_verify_run(void *state, struct bh_result *r)
     }
     double worst = 0;
     int maths = (op->kind == BK_PLAIN && (pl->kind == PL_UNARY || pl->kind == PL_BINARY)) || op->kind == BK_LAYERNORM ||
-                op->kind == BK_RESIZE || op->kind == BK_ATTENTION;
+                op->kind == BK_RESIZE || op->kind == BK_ATTENTION || op->kind == BK_BATCHNORM;
     for (long long i = 0; i < n; i++) {
         double g = pl_load(got, pl->out.dtype, i), w = pl_load(want, pl->out.dtype, i);
-        double d = fabs(g - w) / (maths ? 1.0 + fabs(w) : 1.0);
+        double d = g == w ? 0.0 : fabs(g - w) / (maths ? 1.0 + fabs(w) : 1.0); /* g == w: the same infinity too */
         if (d != d && w == w)
             d = INFINITY;
         if (d > worst)
@@ -1944,13 +2125,9 @@ static enum bh_status bk_verify_run(void *state, struct bh_result *r)
             free(want);
             BC_CUDA(r, e);
         }
-        const float *x = (const float *)k->hin[0], *res = (const float *)k->hin[3];
-        const float *bias = op->residual == 2 ? (const float *)k->hin[4] : NULL;
         for (long long i = 0; i < n; i++) {
-            float v = x[i] + res[i];
-            if (bias)
-                v += bias[i % k->cols];
-            sum_bad += memcmp(&v, (const float *)got + i, sizeof(v)) != 0;
+            double want_sum = bk_ln_sum(op, k->hin, i), got_sum = pl_load(got, pl->out.dtype, i);
+            sum_bad += memcmp(&want_sum, &got_sum, sizeof(want_sum)) != 0;
         }
     }
     free(got);

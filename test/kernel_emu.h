@@ -11,8 +11,8 @@
  *   - WMMA fragments hold their whole tile in every lane: load reads it all, mma computes it
  *     in float (TF32 operands as __float_to_tf32 rounded them), store writes every 32nd
  *     element from each lane (a warp's store, spread over its lanes as on a GPU).
- * Blocks run one after another. Included by cuda_kernels.cuh in place of <mma.h> and
- * <cuda_pipeline.h> where BK_EMU is defined. */
+ * Blocks run one after another. Included before cuda_kernels.cuh (BK_EMU defined), which then
+ * leaves out <mma.h> and <cuda_pipeline.h>; its launches run through emu_launch. */
 #ifndef BENANZA_KERNEL_EMU_H
 #define BENANZA_KERNEL_EMU_H
 
@@ -68,6 +68,7 @@ inline std::barrier<> &emu_warp_barrier() { return *emu_self->blk->warps[emu_sel
 inline void __syncthreads() { emu_self->blk->all->arrive_and_wait(); }
 inline void __syncwarp(unsigned = 0xffffffffu) { emu_warp_barrier().arrive_and_wait(); }
 [[noreturn]] inline void __trap() { abort(); }
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 
 inline float emu_shfl(float v, int from)
 {
@@ -235,5 +236,24 @@ inline void emu_launch(dim3 grid, dim3 block, const std::function<void()> &body)
                     t.join();
             }
 }
+
+/* runtime/cuda_kernels.cuh's launches (BK_LAUNCH(kern, grid, block, smem, stream)(args)) as
+ * emu_launch calls; a block's static arrays (BK_SHARED) are static: the blocks run one after
+ * another */
+template <typename F> struct emu_launcher {
+    dim3 grid, block;
+    F kern;
+    template <typename... A> void operator()(A... args) const
+    {
+        emu_launch(grid, block, [&] { kern(args...); });
+    }
+};
+template <typename F> emu_launcher<F> emu_launch_of(dim3 grid, dim3 block, F kern)
+{
+    return emu_launcher<F>{grid, block, kern};
+}
+#define BK_LAUNCH(kern, grid, block, smem, q)                                                     \
+    ((void)(smem), (void)(q), emu_launch_of(dim3(grid), dim3(block), [&](auto... xs) { kern(xs...); }))
+#define BK_SHARED static
 
 #endif

@@ -200,21 +200,37 @@ static void cuda_attention_reference(void **state)
                      0);
 }
 
-/* The attention kernels' device code run on the host (test/attention_emu.cc over
- * test/kernel_emu.h's stand-ins for threads, barriers, shuffles, cp.async and WMMA) and held
- * to the host reference with --verify's tolerance: bk_attention_split before any GPU ran it,
- * and the two kernels an H100 verified, as the check on the stand-ins. Built by the C++
- * compiler (C++20: <barrier>); CUDA's headers only, no GPU, no CUDA library. */
+/* device code of ours run on the host (test/NAME.cc over test/kernel_emu.h's stand-ins for
+ * threads, barriers, shuffles, cp.async and WMMA): every line it prints is "ok", else the
+ * others are shown and the test fails. Built by the C++ compiler (C++20: <barrier>); CUDA's
+ * headers only, no GPU, no CUDA library. */
+static void emu_check(const char *name)
+{
+    assert_int_equal(test_sh("${CXX:-g++} -std=c++20 -O2 -Wall -Wextra -Werror -Wno-unknown-pragmas -Wno-unused-parameter "
+                             "-Wno-unused-function -I'%s/include' test/%s.cc -o '%s/%s' -lpthread && "
+                             "'%s/%s' > '%s/%s.log'; rc=$?; grep -v '^ok' '%s/%s.log'; exit $rc",
+                             cuda_home(), name, dir, name, dir, name, dir, name, dir, name),
+                     0);
+}
+
+/* The attention kernels held to the host reference with --verify's tolerance
+ * (test/attention_emu.cc): bk_attention_split before any GPU ran it, and the two kernels an
+ * H100 verified, as the check on the stand-ins. */
 static void cuda_attention_emulated(void **state)
 {
     (void)state;
-    if (!have_cuda())
-        return;
-    assert_int_equal(test_sh("${CXX:-g++} -std=c++20 -O2 -Wall -Wextra -Werror -Wno-unknown-pragmas -Wno-unused-parameter "
-                             "-Wno-unused-function -I'%s/include' test/attention_emu.cc -o '%s/attemu' -lpthread && "
-                             "'%s/attemu' > '%s/attemu.log'; rc=$?; grep -v '^ok' '%s/attemu.log'; exit $rc",
-                             cuda_home(), dir, dir, dir, dir),
-                     0);
+    if (have_cuda())
+        emu_check("attention_emu");
+}
+
+/* The element-wise (bk_flat4 and the walk), LayerNorm, Transpose and Concat kernels in f32,
+ * f16 and bf16 through bk_setup, bk_launch and --verify's bk_verify_run over a CUDA runtime of
+ * host memory (test/kernels_emu.cc), and --verify failing each when one output bit is flipped */
+static void cuda_kernels_emulated(void **state)
+{
+    (void)state;
+    if (have_cuda())
+        emu_check("kernels_emu");
 }
 
 /* a host-only check of ours (test/NAME.cu, built by nvcc with LIBS): every line it prints is
@@ -333,6 +349,7 @@ void test_cuda_group(struct test_totals *tot)
         cmocka_unit_test(cuda_host_references),
         cmocka_unit_test(cuda_attention_reference),
         cmocka_unit_test(cuda_attention_emulated),
+        cmocka_unit_test(cuda_kernels_emulated),
         cmocka_unit_test(cuda_resize_layouts),
         cmocka_unit_test(cuda_kernel_references),
         cmocka_unit_test(cuda_hostile_names),

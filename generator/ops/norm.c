@@ -105,6 +105,23 @@ static int batchnorm_cudnn(const struct layer_desc *d, struct cu_plan *p)
     return 0;
 }
 
+/* our kernel: each element by its channel's factors from the model's statistics (inputs scale,
+ * B, mean, var), NCHW and, 4-D, channels-last; in f32, f16 and bf16 with f32 parameters, as
+ * cuDNN takes them */
+static int batchnorm_kernel(const struct layer_desc *d, struct cu_kernel *k)
+{
+    memset(k, 0, sizeof(*k));
+    if (d->nout > 1 || plan_ck_tensor(desc_in(d, 0), &k->pl.in[0]) || plan_ck_tensor(desc_out(d, 0), &k->pl.out) ||
+        k->pl.in[0].nd < 2 || k->pl.in[0].nd > 5)
+        return -1;
+    k->kind = CK_BATCHNORM;
+    k->eps = d->a.epsilon;
+    k->what = "BatchNormalization (inference: the model's statistics)";
+    k->flops = 2.0 * plan_pl_bytes(&k->pl.out) / 4;
+    k->bytes = 2 * plan_pl_bytes(&k->pl.out) + 16.0 * (double)k->pl.out.d[1];
+    return 0;
+}
+
 /* per (image, channel) statistics over the spatial dims: oneDNN's batch norm computing its own
  * statistics over the view [1, N*C, spatial...] (scale and shift repeated per image), in the
  * plain layout only (a blocked layout of N*C is not one of the model's) */
@@ -178,8 +195,8 @@ static int mvn_plain(const struct layer_desc *d, struct pl_op *op)
     return plan_pl_same(&op->out, &op->in[0]) ? 0 : -1;
 }
 
-static const struct op_plans batchnorm_plans = {batchnorm_dnnl, NULL, batchnorm_cudnn, NULL, NULL, 0,
-    .how = {"oneDNN batch normalization (global statistics)", NULL, "cuDNN batch normalization (inference)", NULL}};
+static const struct op_plans batchnorm_plans = {batchnorm_dnnl, NULL, batchnorm_cudnn, batchnorm_kernel, NULL,
+    PLAN_KERNEL_TOO, .how = {"oneDNN batch normalization (global statistics)", NULL, "cuDNN batch normalization (inference)", "kernel of ours (NCHW, and a 4-D one channels-last; f32, f16, bf16)"}};
 static const struct op_plans instancenorm_plans = {instancenorm_dnnl, NULL, NULL, NULL, NULL, 0,
     .how = {"oneDNN batch normalization over [1, N*C, ...]", NULL, NULL, NULL}};
 static const struct op_plans layernorm_plans = {layernorm_dnnl, NULL, NULL, layernorm_kernel, NULL, 0,

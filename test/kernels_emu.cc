@@ -1,0 +1,263 @@
+/* The element-wise, LayerNorm, batch norm, Transpose and Concat kernels of
+ * runtime/cuda_kernels.cuh in f32, f16 and bf16, run on the host through the benchmark's own path: bk_setup (its inputs, its
+ * walk: flat, repeated blocks or broadcast), bk_launch (test/kernel_emu.h's threads stand in for
+ * the GPU's, a CUDA runtime of host memory below) and bk_verify_run, the --verify that a GPU
+ * run holds the output to (plain C or bk_reference on the host, the same tolerance). Each case
+ * runs once as is, where it must verify and take the path it names (bk_flat4 or the walk), and
+ * once with one output element's exponent bit flipped on its way back to the host, where it
+ * must not. Prints a line per case, "ok" or "FAIL"; exit 1 on any FAIL.
+ *     g++ -std=c++20 -O2 -I/usr/local/cuda/include test/kernels_emu.cc -o kernels_emu -lpthread */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#define PL_KERNEL_ONLY
+#define PL_FAMILIES 0u /* the core: element-wise maths, Gather, Slice */
+#define BK_KINDS (BK_K_PLAIN | BK_K_TRANSPOSE | BK_K_CONCAT | BK_K_LAYERNORM | BK_K_BATCHNORM)
+#define BK_EMU 1
+#include "kernel_emu.h"
+#include "../runtime/harness.h"
+#include "../runtime/plain_ops.h"
+#include "../runtime/cuda_bench.h"
+#include "../runtime/cuda_kernels.cuh"
+
+#include <initializer_list>
+
+/* ---- a CUDA runtime of host memory: what bk_setup, bk_launch and bk_verify_run call ---- */
+
+static int corrupt; /* flip a bit of the next device-to-host copy */
+
+extern "C" {
+cudaError_t cudaMalloc(void **p, size_t n)
+{
+    *p = malloc(n ? n : 1);
+    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+cudaError_t cudaFree(void *p)
+{
+    free(p);
+    return cudaSuccess;
+}
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
+{
+    memcpy(dst, src, n);
+    if (kind == cudaMemcpyDeviceToHost && corrupt && n >= 4) {
+        /* the exponent's top bit of a float, or of a half's or bfloat16's in the second of
+         * a pair: a value far from its own */
+        ((unsigned char *)dst)[(n / 2 & ~(size_t)3) + 3] ^= 0x40;
+        corrupt = 0;
+    }
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr attr, int dev)
+{
+    (void)dev;
+    *v = attr == cudaDevAttrMultiProcessorCount ? 1 : 0; /* a grid of 32 blocks: the loops stride */
+    return cudaSuccess;
+}
+cudaError_t cudaGetLastError(void)
+{
+    return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t q)
+{
+    (void)q;
+    return cudaSuccess;
+}
+cudaError_t cudaDriverGetVersion(int *v)
+{
+    *v = 0;
+    return cudaSuccess;
+}
+cudaError_t cudaRuntimeGetVersion(int *v)
+{
+    *v = 0;
+    return cudaSuccess;
+}
+const char *cudaGetErrorString(cudaError_t e)
+{
+    return e == cudaSuccess ? "no error" : "error";
+}
+const char *cudaGetErrorName(cudaError_t e)
+{
+    return e == cudaSuccess ? "cudaSuccess" : "cudaError";
+}
+}
+
+/* ---- the cases ---- */
+
+static struct pl_tensor ten(int dt, std::initializer_list<long long> dims)
+{
+    struct pl_tensor t;
+    memset(&t, 0, sizeof(t));
+    t.dtype = dt;
+    for (long long d : dims)
+        t.d[t.nd++] = d;
+    return t;
+}
+
+static int failures;
+
+enum path { P_ANY, P_FLAT, P_WALK };
+
+/* OP through setup and --verify: as is, then with a corrupted copy back */
+static void run(const char *name, int dt, struct bk_op *op, enum path want)
+{
+    static const char *const tn[] = {"f32", "f16", "bf16"};
+    const char *t = tn[dt == PL_FLOAT16 ? 1 : dt == PL_BFLOAT16 ? 2 : 0];
+    for (int bad = 0; bad < 2; bad++) {
+        struct bc_state s;
+        memset(&s, 0, sizeof(s));
+        s.op = op;
+        struct bh_result r;
+        memset(&r, 0, sizeof(r));
+        enum bh_status st = bk_setup(&s, &r);
+        bool flat = false;
+        if (st == BH_OK) {
+            struct bk_state *k = (struct bk_state *)s.family;
+            flat = op->kind == BK_PLAIN && bk_flat_ok(k);
+            corrupt = bad;
+            st = bk_verify_run(&s, &r);
+            corrupt = 0;
+        }
+        bk_teardown(&s);
+        bool path_ok = want == P_ANY || (want == P_FLAT) == flat;
+        bool ok = bad ? st == BH_WRONG : st == BH_OK && path_ok;
+        printf("%s %s %s%s%s: %s\n", ok ? "ok  " : "FAIL", name, t, bad ? ", one bit flipped" : "",
+               want == P_ANY ? "" : flat ? " (bk_flat4)" : " (the walk)", r.note);
+        failures += !ok;
+    }
+}
+
+/* an element-wise op of NIN inputs (A, and B for two) */
+static void elementwise(const char *name, int dt, int fn, int nin, struct pl_tensor a, struct pl_tensor b,
+                        struct pl_tensor o, enum path want)
+{
+    struct bk_op op;
+    memset(&op, 0, sizeof(op));
+    op.kind = BK_PLAIN;
+    op.pl.kind = nin == 2 ? PL_BINARY : PL_UNARY;
+    op.pl.fn = (enum pl_fn)fn;
+    op.pl.nin = nin;
+    op.pl.in[0] = a;
+    op.pl.in[1] = b;
+    op.pl.out = o;
+    run(name, dt, &op, want);
+}
+
+static void binary(const char *name, int dt, int fn, struct pl_tensor a, struct pl_tensor b, struct pl_tensor o,
+                   enum path want)
+{
+    elementwise(name, dt, fn, 2, a, b, o, want);
+}
+
+static void unary(const char *name, int dt, int fn, struct pl_tensor a, enum path want)
+{
+    struct pl_tensor none;
+    memset(&none, 0, sizeof(none));
+    elementwise(name, dt, fn, 1, a, none, a, want);
+}
+
+static void layernorm(const char *name, int dt, long long rows, long long cols, int residual, int keep_sum)
+{
+    struct bk_op op;
+    memset(&op, 0, sizeof(op));
+    op.kind = BK_LAYERNORM;
+    op.pl.out = ten(dt, {rows, cols});
+    op.pl.in[0] = op.pl.out;
+    op.affine = 1;
+    op.eps = 1e-5f;
+    op.residual = residual;
+    op.keep_sum = keep_sum;
+    run(name, dt, &op, P_ANY);
+}
+
+/* a batch norm of X (NCHW dims) in NCHW or channels-last */
+static void batchnorm(const char *name, int dt, struct pl_tensor x, int nhwc)
+{
+    struct bk_op op;
+    memset(&op, 0, sizeof(op));
+    op.kind = BK_BATCHNORM;
+    op.pl.in[0] = x;
+    op.pl.out = x;
+    op.eps = 1e-5f;
+    op.nhwc = nhwc;
+    run(name, dt, &op, P_ANY);
+}
+
+int main(void)
+{
+    static const int types[] = {PL_FLOAT, PL_FLOAT16, PL_BFLOAT16};
+    for (int dt : types) {
+        /* BERT's residual Add, its bias Add and its scale, the decomposed GELU's pieces */
+        binary("Add [128, 768] + [128, 768]", dt, PL_ADD, ten(dt, {128, 768}), ten(dt, {128, 768}),
+               ten(dt, {128, 768}), P_FLAT);
+        binary("Add [32, 3072] + bias [3072]", dt, PL_ADD, ten(dt, {32, 3072}), ten(dt, {3072}), ten(dt, {32, 3072}),
+               P_FLAT);
+        binary("Mul [1, 32, 3072] * [1]", dt, PL_MUL, ten(dt, {1, 32, 3072}), ten(dt, {1}), ten(dt, {1, 32, 3072}),
+               P_FLAT);
+        unary("Gelu [4, 1000]", dt, PL_GELU, ten(dt, {4, 1000}), P_FLAT);
+        unary("Erf [3, 333]", dt, PL_ERF, ten(dt, {3, 333}), P_WALK); /* 999 elements: no quads */
+        binary("Div [64, 33] / [64, 1]", dt, PL_DIV, ten(dt, {64, 33}), ten(dt, {64, 1}), ten(dt, {64, 33}), P_WALK);
+        binary("Sub [3, 5, 7] - [7]", dt, PL_SUB, ten(dt, {3, 5, 7}), ten(dt, {7}), ten(dt, {3, 5, 7}), P_WALK);
+        {
+            struct bk_op op;
+            memset(&op, 0, sizeof(op));
+            op.kind = BK_PLAIN;
+            op.pl.kind = PL_GATHER;
+            op.pl.nin = 2;
+            op.pl.in[0] = ten(dt, {50, 64});
+            op.pl.in[1] = ten(PL_INT64, {2, 10});
+            op.pl.out = ten(dt, {2, 10, 64});
+            run("Gather rows of [50, 64] by [2, 10]", dt, &op, P_ANY);
+        }
+        {
+            struct bk_op op;
+            memset(&op, 0, sizeof(op));
+            op.kind = BK_PLAIN;
+            op.pl.kind = PL_MAP;
+            op.pl.map = PL_MAP_SLICE;
+            op.pl.nin = 1;
+            op.pl.in[0] = ten(dt, {8, 20});
+            op.pl.out = ten(dt, {8, 5});
+            op.pl.start[1] = 2;
+            op.pl.step[0] = 1;
+            op.pl.step[1] = 3;
+            run("Slice [8, 20] -> [8, 5] from 2 by 3", dt, &op, P_ANY);
+        }
+        layernorm("LayerNorm [8, 768]", dt, 8, 768, 0, 0);
+        layernorm("LayerNorm of x + residual + bias [8, 768], the sum kept", dt, 8, 768, 2, 1);
+        layernorm("LayerNorm of x + residual [6, 100]", dt, 6, 100, 1, 0);
+        /* four elements a thread: a quad in one channel (NCHW, spatial size % 4 == 0) or in
+         * four (channels-last, C % 4 == 0); else one */
+        batchnorm("BatchNormalization [1, 16, 8, 8] NCHW, quads", dt, ten(dt, {1, 16, 8, 8}), 0);
+        batchnorm("BatchNormalization [2, 8, 5, 7] NCHW", dt, ten(dt, {2, 8, 5, 7}), 0);
+        batchnorm("BatchNormalization [1, 16, 7, 7] NHWC, quads", dt, ten(dt, {1, 16, 7, 7}), 1);
+        batchnorm("BatchNormalization [2, 6, 5, 3] NHWC", dt, ten(dt, {2, 6, 5, 3}), 1);
+        batchnorm("BatchNormalization [4, 10]", dt, ten(dt, {4, 10}), 0);
+        {
+            struct bk_op op;
+            memset(&op, 0, sizeof(op));
+            op.kind = BK_TRANSPOSE;
+            op.pl.in[0] = ten(dt, {2, 3, 5, 7});
+            op.pl.out = ten(dt, {2, 5, 7, 3});
+            const int perm[4] = {0, 2, 3, 1};
+            memcpy(op.perm, perm, sizeof(perm));
+            run("Transpose [2, 3, 5, 7] to NHWC", dt, &op, P_ANY);
+        }
+        {
+            struct bk_op op;
+            memset(&op, 0, sizeof(op));
+            op.kind = BK_CONCAT;
+            op.axis = 1;
+            op.ncat = 3;
+            op.cat[0] = ten(dt, {2, 3, 4});
+            op.cat[1] = ten(dt, {2, 5, 4});
+            op.cat[2] = ten(dt, {2, 1, 4});
+            op.pl.in[0] = op.cat[0];
+            op.pl.out = ten(dt, {2, 9, 4});
+            run("Concat [2, 3|5|1, 4] along 1", dt, &op, P_ANY);
+        }
+    }
+    printf("%s\n", failures ? "kernels_emu: FAILED" : "kernels_emu: all cases verified");
+    return failures ? 1 : 0;
+}
