@@ -502,7 +502,8 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
 
 /* A kernel of ours for the layer: its operator's own (Transpose, Concat, Resize, LayerNorm, the
  * fused GELU and LayerNorm), else its plain C operation where the kernels have it (the
- * element-wise kinds, Gather, Slice/Pad/Tile, Split; not a fold of three inputs, nor Mean) */
+ * element-wise kinds, Gather, Slice/Pad/Tile, Split, ScatterND (a reduction only in f32); not
+ * a fold of three inputs, nor Mean) */
 static int plan_kernel(const struct layer_desc *d, const struct op_plans *h, struct cu_kernel *k)
 {
     memset(k, 0, sizeof(*k));
@@ -511,7 +512,8 @@ static int plan_kernel(const struct layer_desc *d, const struct op_plans *h, str
     if (!h->plain || h->plain(d, &k->pl))
         return -1;
     bool nary = k->pl.kind == PL_BINARY && (k->pl.nin != 2 || (k->pl.flag && k->pl.fn == PL_ADD));
-    if ((k->pl.kind > PL_MAP && k->pl.kind != PL_SPLIT) || nary)
+    bool scatter = k->pl.kind == PL_SCATTER_ND && (!k->pl.flag || k->pl.out.dtype == PL_FLOAT);
+    if ((k->pl.kind > PL_MAP && k->pl.kind != PL_SPLIT && !scatter) || nary)
         return -1;
     k->kind = CK_PLAIN;
     k->what = d->op;
@@ -522,11 +524,13 @@ static int plan_kernel(const struct layer_desc *d, const struct op_plans *h, str
 /* Kernel K in the 16-bit float type DT as well: its f32 tensors (inputs, output, Concat's
  * pieces; LayerNorm's scale, shift and bias rows follow the output) retyped, its bytes those
  * of the new types. Element-wise kernels, LayerNorm, Transpose and Concat whose output is f32,
- * but not a Cast (its types are the point). False where K has no such form. */
+ * but not a Cast (its types are the point) nor a ScatterND's reduction (f32 atomics). False
+ * where K has no such form. */
 static bool kernel_retype(struct cu_kernel *k, int dt)
 {
     bool kind = k->kind == CK_PLAIN || k->kind == CK_LAYERNORM || k->kind == CK_TRANSPOSE || k->kind == CK_CONCAT;
-    if (!kind || k->pl.out.dtype != PL_FLOAT || (k->kind == CK_PLAIN && k->pl.kind == PL_CAST))
+    if (!kind || k->pl.out.dtype != PL_FLOAT || (k->kind == CK_PLAIN && k->pl.kind == PL_CAST) ||
+        (k->kind == CK_PLAIN && k->pl.kind == PL_SCATTER_ND && k->pl.flag))
         return false;
     for (int i = 0; i < k->pl.nin || (i == 0 && k->pl.in[0].nd); i++)
         if (k->pl.in[i].dtype == PL_FLOAT)

@@ -448,6 +448,60 @@ __global__ void bk_split(const bk_split_args a)
     }
 }
 
+/* ScatterND (PL_SCATTER_ND): the output a copy of the data (bk_copy_all), then each index
+ * row's slice of the updates written at the row's offset, or reduced into it (how: 1 add, 2
+ * mul, 3 max, 4 min; f32 only, atomically, as rows may name an element twice); a row whose
+ * index lies outside the data writes nothing */
+struct bk_scatter_args {
+    const void *upd;
+    const long long *idx;
+    void *y;
+    long long rows, slice;             /* index rows, and the elements of each row's slice */
+    long long dims[8], stride[8];      /* data's first q dims, and their element strides */
+    int q, es, how;
+};
+
+__global__ void bk_copy_all(void *y, const void *x, long long n, int es)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        bk_copy(y, i, x, i, es);
+}
+
+__device__ __forceinline__ void bk_scatter_reduce(float *p, float v, int how)
+{
+    if (how == 1) {
+        atomicAdd(p, v);
+        return;
+    }
+    unsigned *u = (unsigned *)p, old = *u, was;
+    do {
+        was = old;
+        float cur = __uint_as_float(was), next = how == 2 ? cur * v : how == 3 ? (v > cur ? v : cur) : (v < cur ? v : cur);
+        old = atomicCAS(u, was, __float_as_uint(next));
+    } while (old != was);
+}
+
+__global__ void bk_scatter_nd(const bk_scatter_args a)
+{
+    long long n = a.rows * a.slice;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+        long long row = i / a.slice, off = i % a.slice;
+        int inside = 1;
+        for (int k = 0; k < a.q; k++) {
+            long long c = a.idx[row * a.q + k];
+            c = c < 0 ? c + a.dims[k] : c;
+            inside &= c >= 0 && c < a.dims[k];
+            off += c * a.stride[k];
+        }
+        if (!inside)
+            continue;
+        if (a.how)
+            bk_scatter_reduce((float *)a.y + off, ((const float *)a.upd)[i], a.how);
+        else
+            bk_copy(a.y, off, a.upd, i, a.es);
+    }
+}
+
 /* The flat path: four elements per thread, one vector load per operand and one store (n % 4
  * == 0, aligned buffers, every operand of the output's float type T); an operand may be a
  * scalar or a block repeated along the output (bk_periods). The broadcast walk took 4.6 us for
@@ -1392,6 +1446,7 @@ struct bk_state {
     bk_cat_args cat;
 #if BK_KINDS & BK_K_PLAIN
     bk_split_args split;                 /* BK_PLAIN's PL_SPLIT */
+    bk_scatter_args scatter;             /* BK_PLAIN's PL_SCATTER_ND */
 #endif
     long long rows, cols;
     int grid;
@@ -1665,6 +1720,11 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
             t = &chan; /* scale, B, mean, var: f32 rows of the channels (var positive) */
         if ((st = bk_upload(s, k, i, t, fill, r)) != BH_OK)
             return st;
+        if (op->kind == BK_PLAIN && pl->kind == PL_SCATTER_ND && i == 1) {
+            /* distinct valid rows, as the plain C benchmark's */
+            pl_scatter_nd_rows(pl, (int64_t *)k->hin[1]);
+            BC_CUDA(r, cudaMemcpy(k->din[1], k->hin[1], (size_t)pl_count(t) * sizeof(int64_t), cudaMemcpyHostToDevice));
+        }
     }
     long long n = pl_count(&pl->out);
     BC_CUDA(r, cudaMalloc(&k->dout, (size_t)(n ? n : 1) * pl_esize(pl->out.dtype)));
@@ -1710,6 +1770,24 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
         sp->es = (int)pl_esize(pl->in[0].dtype);
         for (int j = 0; j < pl->nsplit; j++)
             sp->off[j + 1] = sp->off[j] + pl->split[j];
+    } else if (op->kind == BK_PLAIN && pl->kind == PL_SCATTER_ND) {
+        bk_scatter_args *sc = &k->scatter;
+        const struct pl_tensor *x = &pl->in[0], *ix = &pl->in[1];
+        sc->upd = k->din[2];
+        sc->idx = (const long long *)k->din[1];
+        sc->y = k->dout;
+        sc->q = (int)ix->d[ix->nd - 1];
+        sc->rows = pl_count(ix) / sc->q;
+        sc->slice = 1;
+        for (int d = sc->q; d < x->nd; d++)
+            sc->slice *= x->d[d];
+        for (long long d = sc->q - 1, acc = sc->slice; d >= 0; d--) {
+            sc->dims[d] = x->d[d];
+            sc->stride[d] = acc;
+            acc *= x->d[d];
+        }
+        sc->es = (int)pl_esize(x->dtype);
+        sc->how = pl->flag;
 #endif
     } else if (op->kind == BK_PLAIN && pl->kind != PL_GATHER) {
         a->flat = 1;
@@ -1815,6 +1893,10 @@ static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
              inner, (int)pl_esize(pl->in[0].dtype));
         } else if (pl->kind == PL_SPLIT) {
             BK_LAUNCH(bk_split, k->grid, BK_THREADS, 0, q)(k->split);
+        } else if (pl->kind == PL_SCATTER_ND) {
+            const bk_scatter_args &sc = k->scatter;
+            BK_LAUNCH(bk_copy_all, k->grid, BK_THREADS, 0, q)(k->dout, k->din[0], k->args.n, sc.es);
+            BK_LAUNCH(bk_scatter_nd, bk_grid(s, sc.rows * sc.slice), BK_THREADS, 0, q)(sc);
         } else if (bk_flat_ok(k)) {
             int grid = bk_grid(s, k->args.n / 4);
             if (!bk_typed(dt, [&](auto z) {
@@ -2086,11 +2168,11 @@ static enum bh_status bk_verify_run(void *state, struct bh_result *r)
         ps.op = pl;
         for (int i = 0; i < pl->nin; i++) {
             ps.in[i] = k->hin[i];
-            if (pl->kind != PL_GATHER && pl->kind != PL_MAP)
+            if (pl_elementwise(pl))
                 pl_bcast_strides(&pl->in[i], &pl->out, ps.strides[i]);
         }
         ps.out = want;
-        ps.flat = pl->kind != PL_GATHER && pl->kind != PL_MAP;
+        ps.flat = pl_elementwise(pl);
         for (int i = 0; i < pl->nin && ps.flat; i++)
             ps.flat = pl_count(&pl->in[i]) == n;
         pl_kernel(&ps);

@@ -735,6 +735,28 @@ static inline void pl_bcast_strides(const struct pl_tensor *t, const struct pl_t
     }
 }
 
+/* ScatterND's index input (op's in[1], [..., q]) for a benchmark: distinct valid rows, spread over
+ * the data: row r -> position r * m mod p (m a prime not dividing p, p the product of data's
+ * first q dims), as the coordinates of those dims (the CPU benchmarks' and the CUDA kernel's) */
+static inline void pl_scatter_nd_rows(const struct pl_op *op, int64_t *idx)
+{
+    const struct pl_tensor *t = &op->in[1];
+    if (t->nd < 1)
+        return;
+    int q = (int)t->d[t->nd - 1];
+    int64_t rows = q ? pl_count(t) / q : 0, p = 1;
+    for (int k = 0; k < q; k++)
+        p *= op->in[0].d[k];
+    int64_t m = p % 7919 ? 7919 : p % 104729 ? 104729 : 1;
+    for (int64_t row = 0; row < rows; row++) {
+        int64_t pos = p ? (row * m) % p : 0;
+        for (int k = q - 1; k >= 0; k--) {
+            idx[row * q + k] = pos % op->in[0].d[k];
+            pos /= op->in[0].d[k];
+        }
+    }
+}
+
 /* The CPU benchmark around the kernels (set-up, timed run, verification, tear-down): not in
  * a CUDA kernel benchmark, which needs only the kernels as its host reference. */
 #ifndef PL_KERNEL_ONLY
@@ -804,22 +826,8 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
             }
             pl_store(s->in[i], t->dtype, k, v);
         }
-        if (op->kind == PL_SCATTER_ND && i == 1 && t->nd >= 1) {
-            /* distinct valid index rows, spread over the data: row r -> position r * m mod p
-             * (m a prime not dividing p), as the coordinates of data's first q dims */
-            int q = (int)t->d[t->nd - 1];
-            int64_t rows = q ? n / q : 0, p = 1;
-            for (int k = 0; k < q; k++)
-                p *= op->in[0].d[k];
-            int64_t m = p % 7919 ? 7919 : p % 104729 ? 104729 : 1;
-            for (int64_t row = 0; row < rows; row++) {
-                int64_t pos = p ? (row * m) % p : 0;
-                for (int k = q - 1; k >= 0; k--) {
-                    ((int64_t *)s->in[1])[row * q + k] = pos % op->in[0].d[k];
-                    pos /= op->in[0].d[k];
-                }
-            }
-        }
+        if (op->kind == PL_SCATTER_ND && i == 1)
+            pl_scatter_nd_rows(op, (int64_t *)s->in[1]);
         if (pl_elementwise(op))
             pl_bcast_strides(t, &op->out, s->strides[i]);
     }

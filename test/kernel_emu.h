@@ -16,6 +16,7 @@
 #ifndef BENANZA_KERNEL_EMU_H
 #define BENANZA_KERNEL_EMU_H
 
+#include <atomic>
 #include <barrier>
 #include <cmath>
 #include <cstdint>
@@ -69,6 +70,25 @@ inline void __syncthreads() { emu_self->blk->all->arrive_and_wait(); }
 inline void __syncwarp(unsigned = 0xffffffffu) { emu_warp_barrier().arrive_and_wait(); }
 [[noreturn]] inline void __trap() { abort(); }
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+/* the atomics (threads of a block run at once here) and the bit casts */
+inline float atomicAdd(float *p, float v) { return std::atomic_ref<float>(*p).fetch_add(v); }
+inline unsigned atomicCAS(unsigned *p, unsigned expect, unsigned desired)
+{
+    std::atomic_ref<unsigned>(*p).compare_exchange_strong(expect, desired);
+    return expect; /* what was there: the expected value where the exchange happened */
+}
+inline float __uint_as_float(unsigned u)
+{
+    float f;
+    memcpy(&f, &u, sizeof(f));
+    return f;
+}
+inline unsigned __float_as_uint(float f)
+{
+    unsigned u;
+    memcpy(&u, &f, sizeof(u));
+    return u;
+}
 
 inline float emu_shfl(float v, int from)
 {

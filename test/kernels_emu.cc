@@ -1,5 +1,5 @@
-/* The element-wise, LayerNorm, batch norm, Transpose and Concat kernels of
- * runtime/cuda_kernels.cuh in f32, f16 and bf16, run on the host through the benchmark's own path: bk_setup (its inputs, its
+/* The element-wise (ScatterND among them), LayerNorm, batch norm, Transpose and Concat kernels
+ * of runtime/cuda_kernels.cuh in f32, f16 and bf16, run on the host through the benchmark's own path: bk_setup (its inputs, its
  * walk: flat, repeated blocks or broadcast), bk_launch (test/kernel_emu.h's threads stand in for
  * the GPU's, a CUDA runtime of host memory below) and bk_verify_run, the --verify that a GPU
  * run holds the output to (plain C or bk_reference on the host, the same tolerance). Each case
@@ -171,6 +171,23 @@ static void layernorm(const char *name, int dt, long long rows, long long cols, 
     run(name, dt, &op, P_ANY);
 }
 
+/* ScatterND of UPD into DATA at the rows of IDX (HOW: 0 none, 1 add, 2 mul, 3 max, 4 min) */
+static void scatter_nd(const char *name, int dt, struct pl_tensor data, struct pl_tensor idx, struct pl_tensor upd,
+                       int how)
+{
+    struct bk_op op;
+    memset(&op, 0, sizeof(op));
+    op.kind = BK_PLAIN;
+    op.pl.kind = PL_SCATTER_ND;
+    op.pl.nin = 3;
+    op.pl.in[0] = data;
+    op.pl.in[1] = idx;
+    op.pl.in[2] = upd;
+    op.pl.out = data;
+    op.pl.flag = how;
+    run(name, dt, &op, P_ANY);
+}
+
 /* a batch norm of X (NCHW dims) in NCHW or channels-last */
 static void batchnorm(const char *name, int dt, struct pl_tensor x, int nhwc)
 {
@@ -224,6 +241,15 @@ int main(void)
             op.pl.step[1] = 3;
             run("Slice [8, 20] -> [8, 5] from 2 by 3", dt, &op, P_ANY);
         }
+        /* the shared models' (gtcrn's): whole planes, and single elements (q = rank) */
+        scatter_nd("ScatterND [3, 1, 1, 16] at [1, 1]", dt, ten(dt, {3, 1, 1, 16}), ten(PL_INT64, {1, 1}),
+                   ten(dt, {1, 1, 1, 16}), 0);
+        scatter_nd("ScatterND [1, 16, 16, 33] at [1, 16, 2, 33, 4]", dt, ten(dt, {1, 16, 16, 33}),
+                   ten(PL_INT64, {1, 16, 2, 33, 4}), ten(dt, {1, 16, 2, 33}), 0);
+        static const char *const reduced[] = {"ScatterND [6, 5] at [4, 1], add", "ScatterND [6, 5] at [4, 1], mul",
+                                              "ScatterND [6, 5] at [4, 1], max", "ScatterND [6, 5] at [4, 1], min"};
+        for (int how = 1; how <= 4 && dt == PL_FLOAT; how++) /* reductions: f32 only */
+            scatter_nd(reduced[how - 1], dt, ten(dt, {6, 5}), ten(PL_INT64, {4, 1}), ten(dt, {4, 5}), how);
         layernorm("LayerNorm [8, 768]", dt, 8, 768, 0, 0);
         layernorm("LayerNorm of x + residual + bias [8, 768], the sum kept", dt, 8, 768, 2, 1);
         layernorm("LayerNorm of x + residual [6, 100]", dt, 6, 100, 1, 0);

@@ -256,7 +256,8 @@ static int range_plain(const struct layer_desc *d, struct pl_op *op)
 
 PLAIN_PLANS(elements_plans, elements_plain, "plain C");
 PLAIN_PLANS(gather_nd_plans, gather_nd_plain, "plain C");
-PLAIN_PLANS(scatter_nd_plans, scatter_nd_plain, "plain C");
+static const struct op_plans scatter_nd_plans = {.plain = scatter_nd_plain,
+    .how = {NULL, "plain C", NULL, "kernel of ours (a copy, then the updates scattered; a reduction in f32)"}};
 PLAIN_PLANS(cumsum_plans, cumsum_plain, "plain C (a known axis)");
 PLAIN_PLANS(trilu_plans, trilu_plain, "plain C (a known k)");
 PLAIN_PLANS(onehot_plans, onehot_plain, "plain C");
