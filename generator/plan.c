@@ -305,8 +305,11 @@ void plan_how(const struct op_def *d, const char *how[4])
         return;
     if (!d->ids.dnnl)
         how[0] = NULL;
-    if (d->ids.pl_kind == PLAN_NO_PL)
-        how[1] = how[3] = NULL;
+    if (d->ids.pl_kind == PLAN_NO_PL) {
+        how[1] = NULL;
+        if (strcmp(d->name, "Relu") != 0) /* Relu's kernel is a Clip from 0 (elementwise.c) */
+            how[3] = NULL;
+    }
     if (!d->ids.cudnn)
         how[2] = NULL;
 }

@@ -214,6 +214,19 @@ int main(void)
                P_FLAT);
         unary("Gelu [4, 1000]", dt, PL_GELU, ten(dt, {4, 1000}), P_FLAT);
         unary("Erf [3, 333]", dt, PL_ERF, ten(dt, {3, 333}), P_WALK); /* 999 elements: no quads */
+        {
+            /* Relu, as gen writes its kernel: a Clip from 0 */
+            struct bk_op op;
+            memset(&op, 0, sizeof(op));
+            op.kind = BK_PLAIN;
+            op.pl.kind = PL_UNARY;
+            op.pl.fn = PL_CLIP;
+            op.pl.nin = 1;
+            op.pl.in[0] = op.pl.out = ten(dt, {1, 64, 12, 12});
+            op.pl.alpha = 0.0f;
+            op.pl.beta = 3.4e38f;
+            run("Relu [1, 64, 12, 12] (a Clip from 0)", dt, &op, P_FLAT);
+        }
         binary("Div [64, 33] / [64, 1]", dt, PL_DIV, ten(dt, {64, 33}), ten(dt, {64, 1}), ten(dt, {64, 33}), P_WALK);
         binary("Sub [3, 5, 7] - [7]", dt, PL_SUB, ten(dt, {3, 5, 7}), ten(dt, {7}), ten(dt, {3, 5, 7}), P_WALK);
         {

@@ -141,7 +141,9 @@ static void write_results(void)
                              "toy,1,f32,D1,fw 1.0,2,60,10,,C\n"
                              "toy,1,f32,D1,fw 1.0,2,100,10,,A+B\n"
                              "toy,1,f32,D1,fw 1.0,2,120,10,,A+C+G\n"
-                             "toy,1,f32,D1,fw 1.0,2,99,10,,A+Q\n");
+                             "toy,1,f32,D1,fw 1.0,2,99,10,,A+Q\n"
+                             "toy,1,f16,D1,fw 1.0,2,30,10,,A+B\n"
+                             "toy,1,f16,D1,fw 1.0,2,20,10,,C\n");
 }
 
 static json_t *report(const char *args)
@@ -279,14 +281,14 @@ static void test_advice_fusion_precision(void **state)
     json_t *fw = find_row(table(j, "framework"), "model", "toy", "device", "D1");
     assert_float_equal(num(fw, "overhead"), 75, 1e-9);
     assert_float_equal(num(fw, "measured/fused bound"), 300.0 / 225, 1e-3);
-    json_t *fl = find_row(table(j, "framework-layers"), "node", "C", NULL, NULL);
+    json_t *fl = find_row(table(j, "framework-layers"), "node", "C", "type", "f32");
     assert_float_equal(num(fl, "bound"), 50, 1e-9);
     assert_float_equal(num(fl, "gap"), 10, 1e-9);
     assert_string_equal(json_string_value(json_object_get(fl, "algorithm")), "c1");
     /* a module that is several nodes: the whole group {A, B} at its fused cost, min(85, 90);
      * A, C and the free G at A's 80 + C's 50 (A alone is no group), NOT A BOUND under 130; a
      * name that is no node gives no bound */
-    json_t *ab = find_row(table(j, "framework-layers"), "node", "A+B", NULL, NULL);
+    json_t *ab = find_row(table(j, "framework-layers"), "node", "A+B", "type", "f32");
     assert_float_equal(num(ab, "bound"), 85, 1e-9);
     assert_string_equal(json_string_value(json_object_get(ab, "op")), "conv_act");
     assert_string_equal(json_string_value(json_object_get(ab, "algorithm")), "f1"); /* LAB's row */
@@ -296,6 +298,19 @@ static void test_advice_fusion_precision(void **state)
     assert_string_equal(json_string_value(json_object_get(acg, "op")), "Conv+Reshape");
     assert_string_equal(json_string_value(json_object_get(acg, "algorithm")), "a2+c1");
     assert_string_equal(json_string_value(json_object_get(acg, "check")), "NOT A BOUND: above measured");
+    /* why: the fastest library configurations, each named */
+    const char *why = json_string_value(json_object_get(acg, "why"));
+    assert_non_null(why);
+    assert_non_null(strstr(why, "the fastest library configuration benchmarked (a2)"));
+    assert_non_null(strstr(why, "the fastest library configuration benchmarked (c1)"));
+    assert_null(json_string_value(json_object_get(ab, "why"))); /* a bound: no why */
+    /* in f16 the group {A, B} has no fused row: at its members' 40 + 5, above 30 */
+    json_t *ab16 = find_row(table(j, "framework-layers"), "node", "A+B", "type", "f16");
+    assert_float_equal(num(ab16, "bound"), 45, 1e-9);
+    assert_string_equal(json_string_value(json_object_get(ab16, "why")),
+                        "a fusion group at its members' sum: its fused benchmark has no ok row");
+    json_t *c16 = find_row(table(j, "framework-layers"), "node", "C", "type", "f16");
+    assert_non_null(strstr(json_string_value(json_object_get(c16, "why")), "benchmarked (x)"));
     json_t *aq = find_row(table(j, "framework-layers"), "node", "A+Q", NULL, NULL);
     assert_true(json_is_null(json_object_get(aq, "bound")) || !json_object_get(aq, "bound"));
     /* top layers: LA (80) leads D1's f32 list with 80/230 of the bound */
@@ -582,6 +597,10 @@ static void test_gpu_rows(void **state)
                           "libG,h,2026-11-23T00:00:00Z,graph-host,%g,,kernels=2; kernel_names=slow_kernel\n",
                       layers[i], layers[i], 2 * us, 2 * us, 2 * us, 2 * us, 2 * us, 1.9 * us);
     }
+    /* LS's fastest a kernel of ours, in f16 without Tensor Cores (the f16+tensor_op bound takes it) */
+    bz_buf_printf(&b, "2,LS-f16-kernel,LS,n,op,cuda,kernel,f16,default,ok,20,89,89,89,89,89,0,0,1,1,0,100,GPU X,9.0,132,"
+                      "libG,h,2026-11-23T00:00:00Z,blocking,%g,,kernels=1\n",
+                  0.98 * 89);
     bz_buf_puts(&b, "2,LA-f16tc-heuristic,LA,n,Conv,cuda,heuristic,f16,tensor_op,advice,0,,,,,,,0,1,1,0,100,GPU X,9.0,132,"
                     "libG,h,2026-11-23T00:00:00Z,,,,ranking=k2>k1\n");
     /* run_all's own error row: every required column, device unknown */
@@ -638,7 +657,8 @@ static void test_gpu_rows(void **state)
     assert_non_null(f);
     fprintf(f, "model,batch,dtype,device,framework,threads,latency_us,runs,note,node\n"
                "toy,1,f16,GPU X,fw fast,1,%.3f,10,,\ntoy,1,f16,GPU X,fw slow,1,%.3f,10,,\n"
-               "toy,1,f16,GPU X,fw kernels,1,%.3f,10,,\ntoy,1,f16,GPU X,fw graph,1,%.3f,10,,\n",
+               "toy,1,f16,GPU X,fw kernels,1,%.3f,10,,\ntoy,1,f16,GPU X,fw graph,1,%.3f,10,,\n"
+               "toy,1,f16,GPU X,fw kernels,1,50,10,,S\n",
             fused / 2, fused * 2, fused * 0.99, fused * 0.99);
     fclose(f);
     assert_int_equal(run_agg(args, out, err), 3);
@@ -659,6 +679,12 @@ static void test_gpu_rows(void **state)
     assert_float_equal(num(kern, "fused bound"), 0.98 * fused, 1e-6);
     assert_string_equal(json_string_value(json_object_get(kern, "check")), "ok");
     assert_string_equal(json_string_value(json_object_get(graph, "check")), "NOT A BOUND: above measured");
+    json_decref(j);
+    /* a node whose bound is a kernel of ours above the framework's 50 us: why says so */
+    j = report("--report framework-layers");
+    json_t *s = find_row(table(j, "framework-layers"), "node", "S", NULL, NULL);
+    assert_float_equal(num(s, "bound"), 0.98 * 89, 1e-6);
+    assert_string_equal(json_string_value(json_object_get(s, "why")), "a kernel of ours (kernel): benanza's code to speed up");
     json_decref(j);
     db_file = "t.db";
 }

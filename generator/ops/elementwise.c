@@ -386,8 +386,26 @@ static int unary_cudnn(const struct layer_desc *d, struct cu_plan *p)
     return 0;
 }
 
-static const struct op_plans unary_plans = {unary_dnnl, unary_plain, unary_cudnn, NULL, NULL, PLAN_BY_IDS,
-    .how = {"oneDNN eltwise", "plain C", "cuDNN activation", "kernel of ours"}};
+/* A kernel of ours, beside cuDNN's activation where there is one (on the H100 of 2026-11-26
+ * PyTorch's own element-wise kernels ran ResNet-50's Relus faster than cuDNN's activation):
+ * the plain C function, and Relu, which has none, as a Clip from 0 (NaN passes through) */
+static int unary_kernel(const struct layer_desc *d, struct cu_kernel *k)
+{
+    memset(k, 0, sizeof(*k));
+    if (unary_plain(d, &k->pl) != 0) {
+        if (strcmp(d->def->name, "Relu") != 0 || plan_pl_start(d, PL_UNARY, PL_CLIP, -1, &k->pl) != 0)
+            return -1;
+        k->pl.alpha = 0.0f;
+        k->pl.beta = 3.4e38f;
+    }
+    k->kind = CK_PLAIN;
+    k->what = d->op;
+    plan_ck_finish(k);
+    return 0;
+}
+
+static const struct op_plans unary_plans = {unary_dnnl, unary_plain, unary_cudnn, unary_kernel, NULL,
+    PLAN_BY_IDS | PLAN_KERNEL_TOO, .how = {"oneDNN eltwise", "plain C", "cuDNN activation", "kernel of ours"}};
 
 /* Binary ops as oneDNN's binary primitive: the broadcast operand second */
 static int binary_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)

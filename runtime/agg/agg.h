@@ -313,8 +313,12 @@ struct agg_bound {
      * benchmark, its members), on both clocks */
     double *group_us, *group_kus;
     /* the algorithm behind each node's time and each group's cost (the row's; a group costed
-     * at its members' sum "members"), NULL where none: what the framework-layers report names */
+     * at its members' sum "members"), NULL where none: what the framework-layers report names;
+     * the precision each node's row is in (a fallback's, "" where none), and whether each
+     * group's fused benchmark has an ok row at all (its reasons, the report's why) */
     const char **node_algo, **group_algo;
+    char (*node_prec)[24];
+    signed char *group_fused;
 };
 int agg_bound_compute(const struct agg_data *x, const struct agg_run *r, const struct agg_target *t,
                       const char *prec, struct agg_bound *b);

@@ -958,6 +958,8 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
     b->group_kus = agg_xcalloc((size_t)r->ngroups + 1, sizeof(double));
     b->node_algo = agg_xcalloc((size_t)n + 1, sizeof(*b->node_algo));
     b->group_algo = agg_xcalloc((size_t)r->ngroups + 1, sizeof(*b->group_algo));
+    b->node_prec = agg_xcalloc((size_t)n + 1, sizeof(*b->node_prec));
+    b->group_fused = agg_xcalloc((size_t)r->ngroups + 1, 1);
     double *wk = agg_xcalloc((size_t)n + 1, sizeof(double)); /* the kernel clock's w and wf */
     double *wkf = agg_xcalloc((size_t)n + 1, sizeof(double));
     for (int i = 0; i < n; i++) {
@@ -978,6 +980,7 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
             lay[i] = agg_algo_cl(at->algo) ? 1 : 0;
             b->node_us[i] = us;
             b->node_algo[i] = at->algo;
+            snprintf(b->node_prec[i], sizeof(b->node_prec[i]), "%.23s", used);
             b->seq += us;
             wk[i] = b->node_kus[i] = at->kus;
             if (at->busy == 1) {
@@ -1020,6 +1023,7 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
         double cost = members, kcost = kmembers;
         b->group_algo[g] = "members";
         const struct agg_algo_time *at = agg_best_plan(x, t->id, gr->layer, prec, plan, cl, NULL, NULL);
+        b->group_fused[g] = at != NULL;
         if (at && (!all || at->us < members) && last >= 0) {
             cost = at->us;
             kcost = at->kus;
@@ -1098,6 +1102,8 @@ void agg_bound_free(struct agg_bound *b)
     free(b->group_kus);
     free(b->node_algo);
     free(b->group_algo);
+    free(b->node_prec);
+    free(b->group_fused);
     free(b->node_busy);
     b->path = NULL;
     b->node_us = NULL;
@@ -1106,5 +1112,7 @@ void agg_bound_free(struct agg_bound *b)
     b->group_kus = NULL;
     b->node_algo = NULL;
     b->group_algo = NULL;
+    b->node_prec = NULL;
+    b->group_fused = NULL;
     b->node_busy = NULL;
 }

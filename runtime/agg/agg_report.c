@@ -740,18 +740,70 @@ static void agg_add_name(char *list, size_t n, const char *name)
         snprintf(list + have, n - have, "%s%s", have ? "+" : "", name);
 }
 
+/* REASON added to WHY (N bytes), "; " between reasons, each once */
+static void agg_why_add(char *why, size_t n, const char *reason)
+{
+    size_t have = strlen(why);
+    if (!strstr(why, reason) && have + strlen(reason) + 3 <= n)
+        snprintf(why + have, n - have, "%s%s", have ? "; " : "", reason);
+}
+
+/* a precision's storage type: f16+tensor_op -> f16, tf32 -> f32 */
+static void agg_storage(const char *prec, char *out, size_t n)
+{
+    const char *plus = strchr(prec, '+');
+    snprintf(out, n, "%.*s", (int)(plus ? (size_t)(plus - prec) : strlen(prec)), prec);
+    if (!strcmp(out, "tf32"))
+        snprintf(out, n, "f32");
+}
+
+/* Why a node's time may sit above a framework's: the algorithm ALGO behind it, in precision
+ * USED ("" none) for the bound's PREC: a row of another storage type (the layer has none in
+ * PREC's), a kernel of ours (impl kernel, kernel_split, nhwc_kernel; c:plain on a CPU), or the
+ * fastest library configuration benanza benchmarked */
+static void agg_why_node(char *why, size_t n, const char *algo, const char *used, const char *prec)
+{
+    char a[24], b[24], text[160];
+    agg_storage(used, a, sizeof(a));
+    agg_storage(prec, b, sizeof(b));
+    if (*used && strcmp(used, "*") && strcmp(a, b)) {
+        snprintf(text, sizeof(text), "counted at %s (no %s row)", used, b);
+        agg_why_add(why, n, text);
+    }
+    if (!algo)
+        return;
+    if (strstr(algo, "kernel") || !strncmp(algo, "c:", 2))
+        snprintf(text, sizeof(text), "a kernel of ours (%s): benanza's code to speed up", algo);
+    else
+        snprintf(text, sizeof(text), "the fastest library configuration benchmarked (%s): the framework runs one "
+                                     "benanza does not benchmark", algo);
+    agg_why_add(why, n, text);
+}
+
+/* and a group's: at its members' sum because its fused benchmark has no ok row or is slower,
+ * else its fused row's algorithm */
+static void agg_why_group(char *why, size_t n, const struct agg_combo *c, int g)
+{
+    if (strcmp(c->b.group_algo[g], "members") != 0)
+        agg_why_node(why, n, c->b.group_algo[g], "", c->prec);
+    else
+        agg_why_add(why, n, c->b.group_fused[g] ? "a fusion group at its members' sum: its fused benchmark is slower"
+                                                : "a fusion group at its members' sum: its fused benchmark has no ok row");
+}
+
 static int agg_nodes_bound(const struct agg_combo *c, const char *list, double *us, double *kus, char *op,
-                           size_t opn, char *algo, size_t algon, int *busy)
+                           size_t opn, char *algo, size_t algon, char *why, size_t whyn, int *busy)
 {
     const struct agg_run *r = c->run;
     int n = r->nnodes, one = agg_node_named(r, list, strlen(list)); /* a name may hold a '+' itself */
-    algo[0] = '\0';
+    algo[0] = why[0] = '\0';
     if (one >= 0) {
         *us = c->b.node_us[one];
         *kus = c->b.node_kus[one];
         *busy = c->b.node_busy[one];
         snprintf(op, opn, "%s", r->nodes[one].op);
         snprintf(algo, algon, "%s", c->b.node_algo[one] ? c->b.node_algo[one] : "-");
+        agg_why_node(why, whyn, c->b.node_algo[one], c->b.node_prec[one], c->prec);
         return 0;
     }
     char *in = agg_xcalloc((size_t)n + 1, 1);
@@ -793,6 +845,7 @@ static int agg_nodes_bound(const struct agg_combo *c, const char *list, double *
         *us += c->b.group_us[g];
         *kus += c->b.group_kus[g];
         agg_add_name(algo, algon, c->b.group_algo[g]);
+        agg_why_group(why, whyn, c, g);
         for (int m = 0; m < gr->nmembers; m++) {
             int q = agg_node_pos(r, gr->members[m]);
             if (q >= 0 && !strcmp(r->nodes[q].cls, "compute")) {
@@ -813,6 +866,7 @@ static int agg_nodes_bound(const struct agg_combo *c, const char *list, double *
         *us += c->b.node_us[j];
         *kus += c->b.node_kus[j];
         agg_add_name(algo, algon, c->b.node_algo[j]);
+        agg_why_node(why, whyn, c->b.node_algo[j], c->b.node_prec[j], c->prec);
         *busy |= c->b.node_busy[j];
     }
     if (groups == 1 && grouped == computing)
@@ -835,8 +889,12 @@ static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
         "sum, a fusion group whose computing members it holds all at the group's cost in the fused bound "
         "(op: the group's pattern). algorithm: the benchmarks behind the bound (members: a group at "
         "its members' sum; kernel: a kernel of ours). check: a benchmark slower than the framework's "
-        "own kernels for the node makes the model's bound no bound.",
-        HEAD "framework|node|op|measured|bound|measured/bound|gap|check|clock|algorithm", HK "tttuuru" "ttt");
+        "own kernels for the node makes the model's bound no bound; why, on such a row, says what sets "
+        "the bound there: a kernel of ours (benanza's code to speed up), the fastest library "
+        "configuration benchmarked (the framework runs one benanza does not benchmark), a fusion group "
+        "at its members' sum (its fused benchmark slower, or without an ok row), a row of another "
+        "storage type (the layer has none in the bound's).",
+        HEAD "framework|node|op|measured|bound|measured/bound|gap|check|clock|algorithm|why", HK "tttuuru" "tttt");
     int bc = agg_busy_col(t);
     for (int i = 0; i < k->x->nmeasured; i++) {
         const struct agg_measured *m = &k->x->measured[i];
@@ -844,9 +902,10 @@ static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
             continue;
         const struct agg_combo *c = agg_combo_for_measured(k, m);
         double us = NAN, kus = NAN;
-        char op[128], algo[160];
+        char op[128], algo[160], why[480];
         int busy = 0;
-        int found = c && agg_nodes_bound(c, m->node, &us, &kus, op, sizeof(op), algo, sizeof(algo), &busy) == 0;
+        int found = c && agg_nodes_bound(c, m->node, &us, &kus, op, sizeof(op), algo, sizeof(algo), why, sizeof(why),
+                                         &busy) == 0;
         int r = agg_table_row(t);
         agg_table_set_text(t, r, 0, m->model);
         agg_table_set_num(t, r, 1, (double)m->batch);
@@ -869,6 +928,8 @@ static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
         if (!isnan(us)) {
             agg_table_set_num(t, r, 10, m->latency_us - us);
             agg_table_set_text(t, r, 11, us > m->latency_us ? agg_not_a_bound : "ok");
+            if (us > m->latency_us)
+                agg_table_set_text(t, r, 14, why);
         }
     }
     agg_table_sort_desc(t, 10);
