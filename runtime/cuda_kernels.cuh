@@ -641,6 +641,55 @@ __global__ void bk_layernorm(const T *x, const T *scale, const T *shift, const T
         out[c] = bk_t<T>(scale ? v * bk_f(scale[c]) + bk_f(shift[c]) : v);
     }
 }
+
+/* The same LayerNorm with the row in registers: thread t holds columns t, t + blockDim.x, ...
+ * (PER of them, cols <= PER * blockDim.x), so x (and the residual) are read once and no pass
+ * reads the row back; the same sums in the same order as bk_layernorm, so the same results */
+template <typename T, int PER>
+__global__ void bk_layernorm_reg(const T *x, const T *scale, const T *shift, const T *res, const T *bias, T *y,
+                                 T *sum, long long cols, float eps)
+{
+    BK_SHARED float shared[32];
+    T *out = y + blockIdx.x * cols;
+    const T *row = x + blockIdx.x * cols;
+    float v[PER];
+    float s = 0.0f;
+#pragma unroll
+    for (int j = 0; j < PER; j++) {
+        long long c = threadIdx.x + (long long)j * blockDim.x;
+        v[j] = 0.0f;
+        if (c >= cols)
+            continue;
+        if (res) {
+            float a = bk_f(row[c]) + bk_f(res[blockIdx.x * cols + c]);
+            if (bias) /* not + 0.0f without one: -0 + 0 is +0, and --verify compares bits */
+                a += bk_f(bias[c]);
+            T t = bk_t<T>(a);
+            (sum ? sum + blockIdx.x * cols : out)[c] = t;
+            v[j] = bk_f(t);
+        } else {
+            v[j] = bk_f(row[c]);
+        }
+        s += v[j];
+    }
+    float mean = bk_block_sum(s, shared) / (float)cols;
+    float q = 0.0f;
+#pragma unroll
+    for (int j = 0; j < PER; j++)
+        if (threadIdx.x + (long long)j * blockDim.x < cols) {
+            float d = v[j] - mean;
+            q += d * d;
+        }
+    float rstd = rsqrtf(bk_block_sum(q, shared) / (float)cols + eps);
+#pragma unroll
+    for (int j = 0; j < PER; j++) {
+        long long c = threadIdx.x + (long long)j * blockDim.x;
+        if (c < cols) {
+            float a = (v[j] - mean) * rstd;
+            out[c] = bk_t<T>(scale ? a * bk_f(scale[c]) + bk_f(shift[c]) : a);
+        }
+    }
+}
 #endif
 
 /* Resize over the last two dims, as ONNX defines it for nearest and linear: the source
@@ -1952,13 +2001,29 @@ static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
 #endif
 #if BK_KINDS & BK_K_LAYERNORM
     case BK_LAYERNORM: {
+        /* a row a block; the row in registers where it fits 8 elements a thread (BERT's 768
+         * columns: 3 each of 256 threads), else read again for each pass */
         int threads = k->cols >= 1024 ? 1024 : k->cols >= 256 ? 256 : 128;
+        int per = (int)((k->cols + threads - 1) / threads);
         if (!bk_typed(dt, [&](auto z) {
                 using T = decltype(z);
-                BK_LAUNCH(bk_layernorm<T>, (unsigned)k->rows, threads, 0, q)
-                ((const T *)k->din[0], (const T *)k->din[1], (const T *)k->din[2],
-                 k->nin > 3 ? (const T *)k->din[3] : NULL, k->nin > 4 ? (const T *)k->din[4] : NULL,
-                 (T *)k->dout, (T *)k->dsum, k->cols, op->eps);
+                const T *x = (const T *)k->din[0], *sc = (const T *)k->din[1], *sh = (const T *)k->din[2];
+                const T *res = k->nin > 3 ? (const T *)k->din[3] : NULL, *bias = k->nin > 4 ? (const T *)k->din[4] : NULL;
+                T *y = (T *)k->dout, *sum = (T *)k->dsum;
+                unsigned rows = (unsigned)k->rows;
+                switch (per) {
+#define BK_LN_REG(P)                                                                                   \
+    case P: {                                                                                          \
+        auto kern = bk_layernorm_reg<T, P>;                                                            \
+        BK_LAUNCH(kern, rows, threads, 0, q)(x, sc, sh, res, bias, y, sum, k->cols, op->eps);          \
+        break;                                                                                         \
+    }
+                    BK_LN_REG(1) BK_LN_REG(2) BK_LN_REG(3) BK_LN_REG(4) BK_LN_REG(5) BK_LN_REG(6) BK_LN_REG(7)
+                    BK_LN_REG(8)
+#undef BK_LN_REG
+                default:
+                    BK_LAUNCH(bk_layernorm<T>, rows, threads, 0, q)(x, sc, sh, res, bias, y, sum, k->cols, op->eps);
+                }
             }))
             return bk_not_compiled(r, op->kind, dt);
         break;

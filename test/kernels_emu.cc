@@ -266,6 +266,9 @@ int main(void)
         layernorm("LayerNorm [8, 768]", dt, 8, 768, 0, 0);
         layernorm("LayerNorm of x + residual + bias [8, 768], the sum kept", dt, 8, 768, 2, 1);
         layernorm("LayerNorm of x + residual [6, 100]", dt, 6, 100, 1, 0);
+        /* 8 columns a thread at most in registers: 8200 of them read again for each pass */
+        layernorm("LayerNorm of x + residual + bias [2, 8200], the sum kept", dt, 2, 8200, 2, 1);
+        layernorm("LayerNorm [3, 1000]", dt, 3, 1000, 0, 0); /* 4 columns a thread, a tail */
         /* four elements a thread: a quad in one channel (NCHW, spatial size % 4 == 0) or in
          * four (channels-last, C % 4 == 0); else one */
         batchnorm("BatchNormalization [1, 16, 8, 8] NCHW, quads", dt, ten(dt, {1, 16, 8, 8}), 0);

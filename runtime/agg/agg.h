@@ -315,7 +315,8 @@ struct agg_bound {
     /* the algorithm behind each node's time and each group's cost (the row's; a group costed
      * at its members' sum "members"), NULL where none: what the framework-layers report names;
      * the precision each node's row is in (a fallback's, "" where none), and whether each
-     * group's fused benchmark has an ok row at all (its reasons, the report's why) */
+     * group's fused benchmark has an ok row in this plan's layout (1), only in the other (2)
+     * or none (0): their reasons, the report's why */
     const char **node_algo, **group_algo;
     char (*node_prec)[24];
     signed char *group_fused;

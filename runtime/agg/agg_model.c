@@ -1023,7 +1023,8 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
         double cost = members, kcost = kmembers;
         b->group_algo[g] = "members";
         const struct agg_algo_time *at = agg_best_plan(x, t->id, gr->layer, prec, plan, cl, NULL, NULL);
-        b->group_fused[g] = at != NULL;
+        int unused = 0;
+        b->group_fused[g] = at ? 1 : agg_best_plan(x, t->id, gr->layer, prec, 0, &unused, NULL, NULL) ? 2 : 0;
         if (at && (!all || at->us < members) && last >= 0) {
             cost = at->us;
             kcost = at->kus;
