@@ -598,6 +598,25 @@ __device__ __forceinline__ float bk_block_sum(float v, float *shared)
     return v;
 }
 
+/* a residual LayerNorm's element C of the row: x + res [+ bias] in float, rounded to T as the
+ * model's own Add stores it (bk_layernorm and bk_layernorm_reg) */
+template <typename T> __device__ __forceinline__ T bk_ln_add(const T *x, const T *res, const T *bias, long long c)
+{
+    float v = bk_f(x[c]) + bk_f(res[c]);
+    if (bias) /* not + 0.0f without one: -0 + 0 is +0, and --verify compares bits */
+        v += bk_f(bias[c]);
+    return bk_t<T>(v);
+}
+
+/* element C's output from its value V and the row's statistics, scaled and shifted where the
+ * LayerNorm has them */
+template <typename T>
+__device__ __forceinline__ T bk_ln_out(float v, float mean, float rstd, const T *scale, const T *shift, long long c)
+{
+    float a = (v - mean) * rstd;
+    return bk_t<T>(scale ? a * bk_f(scale[c]) + bk_f(shift[c]) : a);
+}
+
 /* with RES, the row is x + res [+ bias]: the first pass writes the sum into the output row,
  * which the next passes read (each thread its own elements). T is the storage type (float,
  * __half, __nv_bfloat16) of every tensor, the scale and shift rows too; sums and statistics in
@@ -617,10 +636,7 @@ __global__ void bk_layernorm(const T *x, const T *scale, const T *shift, const T
         const T *r = res + blockIdx.x * cols;
         T *keep = sum ? sum + blockIdx.x * cols : out;
         for (long long c = threadIdx.x; c < cols; c += blockDim.x) {
-            float v = bk_f(row[c]) + bk_f(r[c]);
-            if (bias) /* not + 0.0f without one: -0 + 0 is +0, and --verify compares bits */
-                v += bk_f(bias[c]);
-            T t = bk_t<T>(v);
+            T t = bk_ln_add(row, r, bias, c);
             keep[c] = t;
             s += bk_f(t);
         }
@@ -636,10 +652,8 @@ __global__ void bk_layernorm(const T *x, const T *scale, const T *shift, const T
         q += d * d;
     }
     float rstd = rsqrtf(bk_block_sum(q, shared) / (float)cols + eps);
-    for (long long c = threadIdx.x; c < cols; c += blockDim.x) {
-        float v = (bk_f(row[c]) - mean) * rstd;
-        out[c] = bk_t<T>(scale ? v * bk_f(scale[c]) + bk_f(shift[c]) : v);
-    }
+    for (long long c = threadIdx.x; c < cols; c += blockDim.x)
+        out[c] = bk_ln_out(bk_f(row[c]), mean, rstd, scale, shift, c);
 }
 
 /* The same LayerNorm with the row in registers: thread t holds columns t, t + blockDim.x, ...
@@ -661,10 +675,7 @@ __global__ void bk_layernorm_reg(const T *x, const T *scale, const T *shift, con
         if (c >= cols)
             continue;
         if (res) {
-            float a = bk_f(row[c]) + bk_f(res[blockIdx.x * cols + c]);
-            if (bias) /* not + 0.0f without one: -0 + 0 is +0, and --verify compares bits */
-                a += bk_f(bias[c]);
-            T t = bk_t<T>(a);
+            T t = bk_ln_add(row, res + blockIdx.x * cols, bias, c);
             (sum ? sum + blockIdx.x * cols : out)[c] = t;
             v[j] = bk_f(t);
         } else {
@@ -684,10 +695,8 @@ __global__ void bk_layernorm_reg(const T *x, const T *scale, const T *shift, con
 #pragma unroll
     for (int j = 0; j < PER; j++) {
         long long c = threadIdx.x + (long long)j * blockDim.x;
-        if (c < cols) {
-            float a = (v[j] - mean) * rstd;
-            out[c] = bk_t<T>(scale ? a * bk_f(scale[c]) + bk_f(shift[c]) : a);
-        }
+        if (c < cols)
+            out[c] = bk_ln_out(v[j], mean, rstd, scale, shift, c);
     }
 }
 #endif

@@ -97,6 +97,27 @@ static struct pl_tensor ten(int dt, std::initializer_list<long long> dims)
 
 static int failures;
 
+/* an op of KIND (a zeroed bk_op, as BZ_DESCRIBE starts from) with input 0 IN and output OUT */
+static struct bk_op new_op(int kind, struct pl_tensor in, struct pl_tensor out)
+{
+    struct bk_op op;
+    memset(&op, 0, sizeof(op));
+    op.kind = kind;
+    op.pl.in[0] = in;
+    op.pl.out = out;
+    return op;
+}
+
+/* a BK_PLAIN op: plain_ops.h's PL_KIND with function FN over NIN inputs (IN the first) */
+static struct bk_op plain_op(int pl_kind, int fn, int nin, struct pl_tensor in, struct pl_tensor out)
+{
+    struct bk_op op = new_op(BK_PLAIN, in, out);
+    op.pl.kind = (enum pl_kind)pl_kind;
+    op.pl.fn = (enum pl_fn)fn;
+    op.pl.nin = nin;
+    return op;
+}
+
 enum path { P_ANY, P_FLAT, P_WALK };
 
 /* OP through setup and --verify: as is, then with a corrupted copy back */
@@ -132,15 +153,8 @@ static void run(const char *name, int dt, struct bk_op *op, enum path want)
 static void elementwise(const char *name, int dt, int fn, int nin, struct pl_tensor a, struct pl_tensor b,
                         struct pl_tensor o, enum path want)
 {
-    struct bk_op op;
-    memset(&op, 0, sizeof(op));
-    op.kind = BK_PLAIN;
-    op.pl.kind = nin == 2 ? PL_BINARY : PL_UNARY;
-    op.pl.fn = (enum pl_fn)fn;
-    op.pl.nin = nin;
-    op.pl.in[0] = a;
+    struct bk_op op = plain_op(nin == 2 ? PL_BINARY : PL_UNARY, fn, nin, a, o);
     op.pl.in[1] = b;
-    op.pl.out = o;
     run(name, dt, &op, want);
 }
 
@@ -159,11 +173,7 @@ static void unary(const char *name, int dt, int fn, struct pl_tensor a, enum pat
 
 static void layernorm(const char *name, int dt, long long rows, long long cols, int residual, int keep_sum)
 {
-    struct bk_op op;
-    memset(&op, 0, sizeof(op));
-    op.kind = BK_LAYERNORM;
-    op.pl.out = ten(dt, {rows, cols});
-    op.pl.in[0] = op.pl.out;
+    struct bk_op op = new_op(BK_LAYERNORM, ten(dt, {rows, cols}), ten(dt, {rows, cols}));
     op.affine = 1;
     op.eps = 1e-5f;
     op.residual = residual;
@@ -175,15 +185,9 @@ static void layernorm(const char *name, int dt, long long rows, long long cols, 
 static void scatter_nd(const char *name, int dt, struct pl_tensor data, struct pl_tensor idx, struct pl_tensor upd,
                        int how)
 {
-    struct bk_op op;
-    memset(&op, 0, sizeof(op));
-    op.kind = BK_PLAIN;
-    op.pl.kind = PL_SCATTER_ND;
-    op.pl.nin = 3;
-    op.pl.in[0] = data;
+    struct bk_op op = plain_op(PL_SCATTER_ND, PL_IDENTITY, 3, data, data);
     op.pl.in[1] = idx;
     op.pl.in[2] = upd;
-    op.pl.out = data;
     op.pl.flag = how;
     run(name, dt, &op, P_ANY);
 }
@@ -191,11 +195,7 @@ static void scatter_nd(const char *name, int dt, struct pl_tensor data, struct p
 /* a batch norm of X (NCHW dims) in NCHW or channels-last */
 static void batchnorm(const char *name, int dt, struct pl_tensor x, int nhwc)
 {
-    struct bk_op op;
-    memset(&op, 0, sizeof(op));
-    op.kind = BK_BATCHNORM;
-    op.pl.in[0] = x;
-    op.pl.out = x;
+    struct bk_op op = new_op(BK_BATCHNORM, x, x);
     op.eps = 1e-5f;
     op.nhwc = nhwc;
     run(name, dt, &op, P_ANY);
@@ -216,13 +216,7 @@ int main(void)
         unary("Erf [3, 333]", dt, PL_ERF, ten(dt, {3, 333}), P_WALK); /* 999 elements: no quads */
         {
             /* Relu, as gen writes its kernel: a Clip from 0 */
-            struct bk_op op;
-            memset(&op, 0, sizeof(op));
-            op.kind = BK_PLAIN;
-            op.pl.kind = PL_UNARY;
-            op.pl.fn = PL_CLIP;
-            op.pl.nin = 1;
-            op.pl.in[0] = op.pl.out = ten(dt, {1, 64, 12, 12});
+            struct bk_op op = plain_op(PL_UNARY, PL_CLIP, 1, ten(dt, {1, 64, 12, 12}), ten(dt, {1, 64, 12, 12}));
             op.pl.alpha = 0.0f;
             op.pl.beta = 3.4e38f;
             run("Relu [1, 64, 12, 12] (a Clip from 0)", dt, &op, P_FLAT);
@@ -230,25 +224,13 @@ int main(void)
         binary("Div [64, 33] / [64, 1]", dt, PL_DIV, ten(dt, {64, 33}), ten(dt, {64, 1}), ten(dt, {64, 33}), P_WALK);
         binary("Sub [3, 5, 7] - [7]", dt, PL_SUB, ten(dt, {3, 5, 7}), ten(dt, {7}), ten(dt, {3, 5, 7}), P_WALK);
         {
-            struct bk_op op;
-            memset(&op, 0, sizeof(op));
-            op.kind = BK_PLAIN;
-            op.pl.kind = PL_GATHER;
-            op.pl.nin = 2;
-            op.pl.in[0] = ten(dt, {50, 64});
+            struct bk_op op = plain_op(PL_GATHER, PL_IDENTITY, 2, ten(dt, {50, 64}), ten(dt, {2, 10, 64}));
             op.pl.in[1] = ten(PL_INT64, {2, 10});
-            op.pl.out = ten(dt, {2, 10, 64});
             run("Gather rows of [50, 64] by [2, 10]", dt, &op, P_ANY);
         }
         {
-            struct bk_op op;
-            memset(&op, 0, sizeof(op));
-            op.kind = BK_PLAIN;
-            op.pl.kind = PL_MAP;
+            struct bk_op op = plain_op(PL_MAP, PL_IDENTITY, 1, ten(dt, {8, 20}), ten(dt, {8, 5}));
             op.pl.map = PL_MAP_SLICE;
-            op.pl.nin = 1;
-            op.pl.in[0] = ten(dt, {8, 20});
-            op.pl.out = ten(dt, {8, 5});
             op.pl.start[1] = 2;
             op.pl.step[0] = 1;
             op.pl.step[1] = 3;
@@ -277,26 +259,18 @@ int main(void)
         batchnorm("BatchNormalization [2, 6, 5, 3] NHWC", dt, ten(dt, {2, 6, 5, 3}), 1);
         batchnorm("BatchNormalization [4, 10]", dt, ten(dt, {4, 10}), 0);
         {
-            struct bk_op op;
-            memset(&op, 0, sizeof(op));
-            op.kind = BK_TRANSPOSE;
-            op.pl.in[0] = ten(dt, {2, 3, 5, 7});
-            op.pl.out = ten(dt, {2, 5, 7, 3});
+            struct bk_op op = new_op(BK_TRANSPOSE, ten(dt, {2, 3, 5, 7}), ten(dt, {2, 5, 7, 3}));
             const int perm[4] = {0, 2, 3, 1};
             memcpy(op.perm, perm, sizeof(perm));
             run("Transpose [2, 3, 5, 7] to NHWC", dt, &op, P_ANY);
         }
         {
-            struct bk_op op;
-            memset(&op, 0, sizeof(op));
-            op.kind = BK_CONCAT;
+            struct bk_op op = new_op(BK_CONCAT, ten(dt, {2, 3, 4}), ten(dt, {2, 9, 4}));
             op.axis = 1;
             op.ncat = 3;
             op.cat[0] = ten(dt, {2, 3, 4});
             op.cat[1] = ten(dt, {2, 5, 4});
             op.cat[2] = ten(dt, {2, 1, 4});
-            op.pl.in[0] = op.cat[0];
-            op.pl.out = ten(dt, {2, 9, 4});
             run("Concat [2, 3|5|1, 4] along 1", dt, &op, P_ANY);
         }
     }

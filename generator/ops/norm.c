@@ -117,8 +117,7 @@ static int batchnorm_kernel(const struct layer_desc *d, struct cu_kernel *k)
     k->kind = CK_BATCHNORM;
     k->eps = d->a.epsilon;
     k->what = "BatchNormalization (inference: the model's statistics)";
-    k->flops = 2.0 * plan_pl_bytes(&k->pl.out) / 4;
-    k->bytes = 2 * plan_pl_bytes(&k->pl.out) + 16.0 * (double)k->pl.out.d[1];
+    k->flops = 2.0 * plan_pl_bytes(&k->pl.out) / 4; /* its bytes: cuda_layer's, for each type */
     return 0;
 }
 
