@@ -201,8 +201,9 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
         bz_buf_printf(&what, "cuDNN's fused attention through the backend (graph) API, the engine configuration its "
                              "heuristic (%s) ranks %s", mode, algo_value);
     else if (family == CU_LT)
-        bz_buf_printf(&what, "cublasLtMatmul%s%s, the algorithm cublasLtMatmulAlgoGetHeuristic ranks %s",
-                      p->epilogue ? " with " : "", p->epilogue ? p->epilogue : "", algo_value);
+        bz_buf_printf(&what, "cublasLtMatmul%s%s%s, the algorithm cublasLtMatmulAlgoGetHeuristic ranks %s",
+                      p->epilogue ? " with " : "", p->epilogue ? p->epilogue : "", p->tb ? ", B stored [n, k]" : "",
+                      algo_value);
     else
         bz_buf_printf(&what, "%s, algorithm %s%s", p->what, algo_value,
                       p->nhwc ? ", channels-last (NHWC) tensors" : "");
@@ -335,8 +336,17 @@ static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
         /* cuDNN's fused attention: heuristic mode A's first --top-k configurations */
         if (p->family == CU_SDPA)
             render_ranks(e, li, p, ti, CU_SDPA, "sdpa_heurA_", "CUDNN_HEUR_MODE_A");
-        if ((p->lt || p->family == CU_LT) && (CU_LT_TYPES & (1u << ti)))
+        if ((p->lt || p->family == CU_LT) && (CU_LT_TYPES & (1u << ti))) {
             render_ranks(e, li, p, ti, CU_LT, "lt", NULL);
+            /* a constant B also stored [n, k]: the same GEMM with the weight prepacked */
+            if (p->b_const && !p->tb) {
+                struct cu_plan nk = *p;
+                nk.tb = 1;
+                plan_cu_note(&nk, "B, a constant, stored as [n, k] (K-major, the layout frameworks keep a linear "
+                                  "layer's weight in: cuBLAS's TN GEMM)");
+                render_ranks(e, li, &nk, ti, CU_LT, "ltnk", NULL);
+            }
+        }
     }
 }
 

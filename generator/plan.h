@@ -127,6 +127,9 @@ struct cu_plan {
     bool advice;                /* also the two advice benchmarks (convolutions) */
     bool gemv;                  /* also cublasSgemv (f32, one side a vector) */
     bool lt;                    /* also cublasLtMatmul, the heuristic's first --top-k answers */
+    bool b_const;               /* B [k, n] is a constant (a weight): cuBLASLt also takes it
+                                   stored [n, k], K-major, the layout frameworks keep a linear
+                                   layer's weight in (the ltnk files) */
     unsigned nhwc_types;        /* also channels-last in these types (CU_*): a convolution in every
                                    type, the implicit GEMM algorithms (what frameworks run with
                                    channels_last), a ConvTranspose its algorithms 0 and 1;

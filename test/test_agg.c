@@ -1013,7 +1013,7 @@ static void test_group_kept_sum(void **state)
  * configurations, LH (Gemm) with cuBLAS and cuBLASLt, on one GPU at f16+tensor_op. LC:
  * implicit_gemm 50 us vs nhwc_heurA_0 30 us (its note's configuration and CUPTI kernels kept,
  * the tags after them not): 0.6, gain 20; the fused LAB: implicit_gemm 30 vs heurA_0 (NCHW) 24:
- * gain 6; LH: default_tensor_op 20 vs lt0 15: gain 5. A
+ * gain 6; LH: default_tensor_op 20 vs lt0 15 and ltnk0 (B prepacked) 12: gain 8. A
  * database of schema 2 (no configuration or kernel time column) is brought up to schema 4, its
  * rows kept and their kernel times found again. */
 static void test_engines_report(void **state)
@@ -1039,6 +1039,7 @@ static void test_engines_report(void **state)
         {"LH", "lt0", 15,
          "cuBLASLt heuristic rank 0 of 8: algo id 21, tile 20, stages 8; verify: verified against the host reference "
          "(double): 4 of 4 elements; kernels=1; kernel_names=sm90_gemm"},
+        {"LH", "ltnk0", 12, "cuBLASLt heuristic rank 0 of 6: algo id 66, tile 18, stages 30; kernels=1; kernel_names=sm90_gemm_tn"},
     };
     for (size_t i = 0; i < BZ_ARRAY_LEN(rows); i++)
         bz_buf_printf(&b, "2,%s-f16tc-%s,%s,n,op,cuda,%s,f16,tensor_op,ok,20,%g,%g,%g,%g,%g,0,0,1,1,0,100,GPU E,9.0,132,"
@@ -1058,14 +1059,15 @@ static void test_engines_report(void **state)
         assert_float_equal(num(lc, "gain"), 20, 1e-9);
         assert_string_equal(json_string_value(json_object_get(lc, "other kernels")), "implicit_convolve_sgemm");
         assert_string_equal(json_string_value(json_object_get(lc, "engine kernels")), "sm90_xmma_fprop");
-        assert_string_equal(json_string_value(json_object_get(lh, "engine")), "lt0");
-        assert_float_equal(num(lh, "gain"), 5, 1e-9);
+        assert_string_equal(json_string_value(json_object_get(lh, "engine")), "ltnk0");
+        assert_string_equal(json_string_value(json_object_get(lh, "other")), "default_tensor_op");
+        assert_float_equal(num(lh, "gain"), 8, 1e-9);
         const char *cfg = json_string_value(json_object_get(lc, "engine config"));
         if (pass == 0) {
             assert_string_equal(cfg, "engine 7, heuristic mode A rank 0 of 3: numerical notes tensor_core; knobs 1=0,2=4; "
                                      "workspace 0 bytes");
             assert_string_equal(json_string_value(json_object_get(lh, "engine config")),
-                                "cuBLASLt heuristic rank 0 of 8: algo id 21, tile 20, stages 8");
+                                "cuBLASLt heuristic rank 0 of 6: algo id 66, tile 18, stages 30");
         } else {
             assert_true(!cfg || !*cfg); /* rows summarized under schema 2 have none */
         }
@@ -1097,7 +1099,7 @@ static void test_engines_report(void **state)
     free(v);
     /* the upgrade gave each best row its median's kernel_us (these rows' are their medians) */
     v = query_text(db, "SELECT count(*), sum(kernel_us = median_us) FROM best");
-    assert_string_equal(v, "8|8|\n");
+    assert_string_equal(v, "9|9|\n");
     free(v);
     sqlite3_close(db);
     db_file = "t.db";

@@ -443,6 +443,27 @@ static void cuda_types_option(void **state)
     free(m);
 }
 
+/* A GEMM whose B is a constant 2-D weight also gets cuBLASLt files with B prepacked [n, k]
+ * (ltnk<k>), and no other GEMM: held against the ONNX models by test/oracle/prepacked_check.py,
+ * over its own model of each kind of GEMM and BERT (plain and gemm_bias groups) */
+static void cuda_prepacked_weights(void **state)
+{
+    (void)state;
+    const char *py = test_env("PYTHON", "python3");
+    if (test_sh("%s -c 'import onnx' 2>/dev/null", py) != 0) {
+        TEST_SKIP("%s has no onnx package (scripts/setup installs it): skipped\n", py);
+        return;
+    }
+    const char *gen = test_env("BENANZA_GEN", "bin/gen");
+    assert_int_equal(test_sh("%s test/oracle/prepacked_check.py model '%s/gemms.onnx' && "
+                             "%s --backend cuda --top-k 1 -b 1 --types tf32,f16tc '%s/gemms.onnx' --zoo bert_base "
+                             "-o '%s/nk' > /dev/null 2>&1 && %s test/oracle/prepacked_check.py check '%s/nk' && "
+                             "ls '%s/nk/bench' | grep -q -- '-f16tc-ltnk0\\.c$'",
+                             py, dir, gen, dir, dir, py, dir, dir),
+                     0);
+    assert_int_equal(test_sh("rm -rf '%s/nk' '%s/gemms.onnx'", dir, dir), 0);
+}
+
 /* scripts/gpu-run pack: the folder gen writes (for the toolkit folder run makes there), packed
  * whole, its manifest beside it; bad arguments are exit 2; run against this machine's toolkit
  * (a GPU machine's cuDNN comes as a wheel: tried by hand), out of budget and resumed */
@@ -691,6 +712,7 @@ void test_cli_group(struct test_totals *tot)
         cmocka_unit_test(unsupported_operators),
         cmocka_unit_test(output_folder_parents),
         cmocka_unit_test(cuda_types_option),
+        cmocka_unit_test(cuda_prepacked_weights),
         cmocka_unit_test(gpu_run_pack),
         cmocka_unit_test(shared_models_at_two_batches),
         cmocka_unit_test(measure_torch_names),

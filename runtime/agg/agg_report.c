@@ -424,13 +424,13 @@ static struct agg_table *agg_rep_algo_layers(struct agg_ctx *k)
 
 /* an algorithm chosen by a library's heuristic query at run time: a backend-API engine
  * configuration (heurA_k, heurB_k, fallback_k in NCHW, the same after nhwc_ channels-last,
- * sdpa_heurA_k) or a cuBLASLt algorithm (ltK) */
+ * sdpa_heurA_k) or a cuBLASLt algorithm (ltK, ltnkK) */
 static int agg_algo_configured(const char *a)
 {
     if (!strncmp(a, "nhwc_", 5) || !strncmp(a, "sdpa_", 5))
         a += 5;
     return !strncmp(a, "heurA_", 6) || !strncmp(a, "heurB_", 6) || !strncmp(a, "fallback_", 9) ||
-           (a[0] == 'l' && a[1] == 't' && a[2] >= '0' && a[2] <= '9');
+           (!strncmp(a, "lt", 2) && ((a[2] >= '0' && a[2] <= '9') || (!strncmp(a + 2, "nk", 2) && a[4] >= '0' && a[4] <= '9')));
 }
 
 static struct agg_table *agg_rep_engines(struct agg_ctx *k)
