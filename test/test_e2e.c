@@ -764,10 +764,12 @@ static void e2e_msft_expansion(void **state)
         TEST_SKIP("the fused operators' forms checked; %s is not there (no ../shared)\n", models);
 }
 
-/* ONNX's own Attention (opset 23), which the standard defines as a function, as gen writes it
- * (ONNX operators its fusion takes as one attention group) against ONNX Runtime running it:
- * 4-D and 3-D operands, grouped query heads, masks, causal with a past, the present outputs
- * (test/oracle/onnx_functions_check.py). gen only. */
+/* ONNX's own Attention, RMSNormalization and RotaryEmbedding (opset 23), which the standard
+ * defines as functions, as gen writes them (ONNX operators; an Attention's its fusion takes as
+ * one attention group) against ONNX Runtime running them: 4-D and 3-D operands, grouped query
+ * heads, masks, causal with a past, the present outputs; normalized axes, f16 with a float
+ * stash; rotation by halves and interleaved, whole and partial, tables read at position ids or
+ * given per token (test/oracle/onnx_functions_check.py). gen only. */
 static void e2e_onnx_functions(void **state)
 {
     (void)state;

@@ -1,7 +1,8 @@
 /* ONNX operators that the standard defines as functions of other operators, and that gen
  * benchmarks as those (the expansions of ops.h), so that every backend sees what they compute
  * and gen's fusion finds its groups in them: Attention (opset 23) becomes the MatMul, Softmax
- * and MatMul that the attention group takes in. A node an expansion does not cover keeps its
+ * and MatMul that the attention group takes in; RMSNormalization and RotaryEmbedding (opset 23)
+ * become the element-wise operators, reductions, slices and gathers their function bodies are. A node an expansion does not cover keeps its
  * inferred shapes and is listed as an unsupported operator. Each expansion is held to ONNX
  * Runtime running the operator by test/oracle/onnx_functions_check.py. */
 #include <math.h>
@@ -226,8 +227,175 @@ static int expand_attention(struct infer_ctx *c, struct op_xp *x)
     return 0;
 }
 
+/* RMSNormalization (opset 23): X / sqrt(mean(X^2 over the axes from `axis` on) + epsilon) x
+ * scale, the first stage in float where stash_type says so (1, the default: X cast to float and
+ * the normalized value back to X's type before the scale, as the standard's function body
+ * does). Written as Mul, ReduceMean, Add, Sqrt, Div, Mul (and the Casts). */
+static int expand_rms_normalization(struct infer_ctx *c, struct op_xp *x)
+{
+    const struct ir_type *in = op_in(c, 0), *scale = op_in(c, 1);
+    if (!in || in->rank < 1)
+        return op_xp_refuse(x, "X needs a known rank of at least 1");
+    if (!op_xp_float(in->dtype) || !scale || scale->dtype != in->dtype)
+        return op_xp_refuse(x, "X and scale of one float type (f32, f16, bf16) are written as ONNX operators");
+    int64_t axis = op_attr_i(c, "axis", -1), stash = op_attr_i(c, "stash_type", IR_DTYPE_FLOAT);
+    if (axis < 0)
+        axis += in->rank;
+    if (axis < 0 || axis >= in->rank)
+        return op_xp_refuse(x, "axis %lld outside X's rank %d", (long long)op_attr_i(c, "axis", -1), in->rank);
+    if (stash != IR_DTYPE_FLOAT && stash != in->dtype)
+        return op_xp_refuse(x, "stash_type %lld (float, or X's own type, is written)", (long long)stash);
+    int64_t axes[8];
+    int n = 0;
+    for (int64_t a = axis; a < in->rank && n < 8; a++)
+        axes[n++] = a;
+    if (axis + n != in->rank)
+        return op_xp_refuse(x, "more than 8 normalized axes");
+    int st = (int)stash;
+    struct ir_value *v = op_xp_in(x, 0);
+    if (st != in->dtype) {
+        v = op_xp_op(x, "Cast", "x_float", OP_XP_IN(v), NULL);
+        op_xp_attr_i(x, "to", st);
+    }
+    struct ir_value *sq = op_xp_op(x, "Mul", "square", OP_XP_IN(v, v), NULL);
+    struct ir_value *ms =
+        op_xp_op(x, "ReduceMean", "mean_square", OP_XP_IN(sq, op_xp_ints(x, "axes", IR_DTYPE_INT64, 1, n, axes)), NULL);
+    op_xp_attr_i(x, "keepdims", 1);
+    struct ir_value *e =
+        op_xp_op(x, "Add", "plus_epsilon", OP_XP_IN(ms, op_xp_scalar(x, "epsilon", st, op_attr_f(c, "epsilon", 1e-5f))), NULL);
+    struct ir_value *rms = op_xp_op(x, "Sqrt", "rms", OP_XP_IN(e), NULL);
+    struct ir_value *nv = op_xp_op(x, "Div", "normalized", OP_XP_IN(v, rms), NULL);
+    if (st != in->dtype) {
+        nv = op_xp_op(x, "Cast", "normalized_back", OP_XP_IN(nv), NULL);
+        op_xp_attr_i(x, "to", in->dtype);
+    }
+    op_xp_op(x, "Mul", "scaled", OP_XP_IN(nv, op_xp_in(x, 1)), op_xp_out(x, 0));
+    return 0;
+}
+
+/* a Slice of V's last axis (axis 3 of its 4-D form): START to END by STEP */
+static struct ir_value *rope_slice(struct op_xp *x, struct ir_value *v, int64_t start, int64_t end, int64_t step,
+                                   const char *part)
+{
+    char name[48];
+    int64_t b[1] = {start}, e[1] = {end}, a[1] = {3}, st[1] = {step};
+    snprintf(name, sizeof(name), "%s_start", part);
+    struct ir_value *sb = op_xp_ints(x, name, IR_DTYPE_INT64, 1, 1, b);
+    snprintf(name, sizeof(name), "%s_end", part);
+    struct ir_value *se = op_xp_ints(x, name, IR_DTYPE_INT64, 1, 1, e);
+    snprintf(name, sizeof(name), "%s_axis", part);
+    struct ir_value *sa = op_xp_ints(x, name, IR_DTYPE_INT64, 1, 1, a);
+    snprintf(name, sizeof(name), "%s_step", part);
+    return op_xp_op(x, "Slice", part, OP_XP_IN(v, sb, se, sa, op_xp_ints(x, name, IR_DTYPE_INT64, 1, 1, st)), NULL);
+}
+
+/* cos or sin for every token, as [B, S, R/2] (gathered at the position ids where there are
+ * some), with a unit axis where X's 4-D form has its heads (1: [B, N, S, H]; 2: [B, S, N, H]) */
+static struct ir_value *rope_table(struct op_xp *x, int input, bool ids, int64_t heads_axis, const char *part)
+{
+    char name[48];
+    struct ir_value *t = op_xp_in(x, input);
+    if (ids) {
+        snprintf(name, sizeof(name), "%s_at", part);
+        t = op_xp_op(x, "Gather", name, OP_XP_IN(t, op_xp_in(x, 3)), NULL);
+    }
+    int64_t axis[1] = {heads_axis};
+    snprintf(name, sizeof(name), "%s_heads", part);
+    return op_xp_op(x, "Unsqueeze", part, OP_XP_IN(t, op_xp_ints(x, name, IR_DTYPE_INT64, 1, 1, axis)), NULL);
+}
+
+/* RotaryEmbedding (opset 23): each head's first R dims (rotary_embedding_dim, else the head
+ * size) rotated by the angle of the token's position: with x1, x2 its two halves (interleaved:
+ * its even and odd dims), x1 cos - x2 sin and x1 sin + x2 cos, put back in their places; the
+ * other dims as they are. X is [B, N, S, H], or [B, S, N x H] with num_heads (worked on as
+ * [B, S, N, H] and reshaped back); cos and sin are [max position + 1, R/2] read at
+ * position_ids [B, S], or [B, S, R/2] without them. Written as Reshape, Gather, Unsqueeze,
+ * Slice, Mul, Sub, Add, Concat. */
+static int expand_rotary_embedding(struct infer_ctx *c, struct op_xp *x)
+{
+    const struct ir_type *in = op_xp_concrete(c, 0, -1), *cs = op_in(c, 1), *sn = op_in(c, 2), *pid = op_in(c, 3);
+    if (!in || (in->rank != 3 && in->rank != 4))
+        return op_xp_refuse(x, "X needs known dims, 3-D or 4-D");
+    if (!op_xp_float(in->dtype) || !cs || !sn || cs->dtype != in->dtype || sn->dtype != in->dtype)
+        return op_xp_refuse(x, "X, cos_cache and sin_cache of one float type (f32, f16, bf16) are written as ONNX operators");
+    bool three = in->rank == 3;
+    int64_t heads = op_attr_i(c, "num_heads", 0), h;
+    if (three) {
+        if (heads <= 0 || in->dims[2].value % heads)
+            return op_xp_refuse(x, "a 3-D X needs num_heads that divides its last dim");
+        h = in->dims[2].value / heads;
+    } else {
+        h = in->dims[3].value;
+    }
+    int64_t r = op_attr_i(c, "rotary_embedding_dim", 0);
+    if (r == 0)
+        r = h;
+    if (r < 2 || r % 2 || r > h)
+        return op_xp_refuse(x, "rotary_embedding_dim %lld: an even number up to the head size %lld is",
+                            (long long)r, (long long)h);
+    int want = pid ? 2 : 3;
+    if (cs->rank != want || sn->rank != want || !dim_known(cs->dims[want - 1]) || cs->dims[want - 1].value != r / 2 ||
+        !dim_known(sn->dims[want - 1]) || sn->dims[want - 1].value != r / 2)
+        return op_xp_refuse(x, "cos_cache and sin_cache that are not %s with a last dim of %lld",
+                            pid ? "2-D (with position_ids)" : "3-D (without position_ids)", (long long)(r / 2));
+    if (pid && pid->dtype != IR_DTYPE_INT64)
+        return op_xp_refuse(x, "position_ids of type %s (int64 is)", ir_dtype_name(pid->dtype));
+    bool inter = op_attr_i(c, "interleaved", 0) != 0;
+
+    struct ir_value *v = op_xp_in(x, 0);
+    int64_t b = in->dims[0].value, s = in->dims[1].value;
+    if (three) {
+        int64_t shape[4] = {b, s, heads, h};
+        v = op_xp_op(x, "Reshape", "heads", OP_XP_IN(v, op_xp_ints(x, "heads_shape", IR_DTYPE_INT64, 1, 4, shape)), NULL);
+    }
+    int64_t hax = three ? 2 : 1;
+    struct ir_value *cv = rope_table(x, 1, pid != NULL, hax, "cos"), *sv = rope_table(x, 2, pid != NULL, hax, "sin");
+    struct ir_value *rot = r < h ? rope_slice(x, v, 0, r, 1, "rotated") : v;
+    struct ir_value *x1 = inter ? rope_slice(x, rot, 0, r, 2, "x1") : rope_slice(x, rot, 0, r / 2, 1, "x1");
+    struct ir_value *x2 = inter ? rope_slice(x, rot, 1, r, 2, "x2") : rope_slice(x, rot, r / 2, r, 1, "x2");
+    struct ir_value *re = op_xp_op(x, "Sub", "real",
+                                   OP_XP_IN(op_xp_op(x, "Mul", "x1_cos", OP_XP_IN(x1, cv), NULL),
+                                            op_xp_op(x, "Mul", "x2_sin", OP_XP_IN(x2, sv), NULL)),
+                                   NULL);
+    struct ir_value *im = op_xp_op(x, "Add", "imag",
+                                   OP_XP_IN(op_xp_op(x, "Mul", "x1_sin", OP_XP_IN(x1, sv), NULL),
+                                            op_xp_op(x, "Mul", "x2_cos", OP_XP_IN(x2, cv), NULL)),
+                                   NULL);
+    /* the node that makes the result writes the original's output */
+    struct ir_value *y = op_xp_out(x, 0), *out;
+    struct ir_value *to = !three && r == h ? y : NULL;
+    if (inter) {
+        /* pairs back in place: [..., R/2] twice -> [..., R/2, 2] -> [..., R] */
+        int64_t last[1] = {4}, shape[4] = {0, 0, 0, r};
+        struct ir_value *ax = op_xp_ints(x, "pair_axis", IR_DTYPE_INT64, 1, 1, last);
+        struct ir_value *pr = op_xp_op(x, "Concat", "pairs",
+                                       OP_XP_IN(op_xp_op(x, "Unsqueeze", "real_pair", OP_XP_IN(re, ax), NULL),
+                                                op_xp_op(x, "Unsqueeze", "imag_pair", OP_XP_IN(im, ax), NULL)),
+                                       NULL);
+        op_xp_attr_i(x, "axis", 4);
+        out = op_xp_op(x, "Reshape", "interleaved",
+                       OP_XP_IN(pr, op_xp_ints(x, "interleaved_shape", IR_DTYPE_INT64, 1, 4, shape)), to);
+    } else {
+        out = op_xp_op(x, "Concat", "halves", OP_XP_IN(re, im), to);
+        op_xp_attr_i(x, "axis", 3);
+    }
+    if (r < h) {
+        out = op_xp_op(x, "Concat", "with_rest", OP_XP_IN(out, rope_slice(x, v, r, h, 1, "rest")), three ? NULL : y);
+        op_xp_attr_i(x, "axis", 3);
+    }
+    if (three) {
+        int64_t shape[3] = {b, s, heads * h};
+        op_xp_op(x, "Reshape", "merged", OP_XP_IN(out, op_xp_ints(x, "merged_shape", IR_DTYPE_INT64, 1, 3, shape)), y);
+    }
+    return 0;
+}
+
 const struct op_def ops_functions[] = {
     {"Attention", infer_attention, OP_FOREIGN, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(3, 7, 1, 4, 0x7, 23, 0),
      .expand = expand_attention},
+    {"RMSNormalization", infer_same_as_input, OP_FOREIGN, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(2, 2, 1, 1, 0x3, 23, 0),
+     .expand = expand_rms_normalization},
+    {"RotaryEmbedding", infer_same_as_input, OP_FOREIGN, NULL, NULL, NULL, {0}, .schema = OP_SCHEMA(3, 4, 1, 1, 0x7, 23, 0),
+     .expand = expand_rotary_embedding},
     {0},
 };

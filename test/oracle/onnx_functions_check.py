@@ -1,15 +1,19 @@
 """Holds gen's expansions of ONNX operators the standard defines as functions (generator/ops/
-functions.c: Attention of opset 23) to ONNX Runtime running those operators, and gen's fusion
-to finding the attention group in each.
+functions.c: Attention, RMSNormalization and RotaryEmbedding of opset 23) to ONNX Runtime
+running those operators, and gen's fusion to finding the attention group in each Attention.
 
 For each case (a model of one Attention node in one of its forms: 4-D and 3-D operands, grouped
 query heads, bool and float masks of ranks 2 to 4, causal with and without a past key and value,
-its own scale, the present outputs): gen --graph writes the model as gen benchmarks it (the node
+its own scale, the present outputs; RMSNormalization over one and two axes, in f32 and in f16
+with a float stash; RotaryEmbedding 4-D and 3-D, halves and interleaved, whole and partial
+rotation, with position ids and with per-token tables): gen --graph writes the model as gen
+benchmarks it (the node
 replaced by ONNX operators), test/oracle/gen_graph.py makes that an ONNX model again, and ONNX
 Runtime (graph optimizations off, so that it runs the ONNX operators as they are) runs both on
-the same random inputs. Every output must agree within 1e-4 of its largest value, no Attention
-node may be left, and gen --layers must count one attention group. The forms gen leaves as they
-are (softcap, the QK output) must be left, with the reason said.
+the same random inputs. Every output must agree within 1e-4 of its largest value (f16: 2e-3),
+no node of the operator may be left, and gen --layers must count one attention group for an
+Attention. The forms gen leaves as they are (softcap, the QK output, RotaryEmbedding tables of
+the wrong width) must be left, with the reason said.
 
 usage: onnx_functions_check.py WORKDIR
 Prints one line per case; exit status 1 on any mismatch, 77 when this onnx or ONNX Runtime is too
@@ -58,7 +62,44 @@ def attention(q, k, v, mask=None, past=None, outs=1, **attrs):
     return m
 
 
+def single(op, ins, attrs, elem=F):
+    """one node of OP (opset 23) over inputs ins [(name, shape, type)], output y"""
+    node = helper.make_node(op, [n for n, _, _ in ins], ["y"], **attrs)
+    graph = helper.make_graph([node], "case", [helper.make_tensor_value_info(n, t, sh) for n, sh, t in ins],
+                              [helper.make_tensor_value_info("y", elem, None)])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
+    m.ir_version = 10
+    return m
+
+
+def rms(x, scale, elem=F, **attrs):
+    return single("RMSNormalization", [("x", x, elem), ("scale", scale, elem)], attrs, elem)
+
+
+def rope(x, table, ids=None, **attrs):
+    """RotaryEmbedding: X's shape, the tables' shape, position ids' shape (None: without)"""
+    ins = [("x", x, F), ("cos_cache", table, F), ("sin_cache", table, F)]
+    if ids:
+        ins.append(("position_ids", ids, TensorProto.INT64))
+    return single("RotaryEmbedding", ins, attrs)
+
+
 def cases():
+    """(name, model, the operator expanded, its tolerance)"""
+    for name, m in attention_cases():
+        yield name, m, "Attention", 1e-4
+    yield "RMSNormalization over the last axis", rms([2, 5, 16], [16]), "RMSNormalization", 1e-4
+    yield "RMSNormalization over two axes, epsilon", rms([3, 4, 6], [4, 6], axis=1, epsilon=0.1), "RMSNormalization", 1e-4
+    yield "RMSNormalization in f16, float stash", rms([2, 3, 32], [32], TensorProto.FLOAT16), "RMSNormalization", 2e-3
+    yield "RotaryEmbedding 4-D, position ids", rope([2, 3, 5, 8], [12, 4], [2, 5]), "RotaryEmbedding", 1e-4
+    yield "RotaryEmbedding 4-D, interleaved", rope([1, 2, 4, 8], [6, 4], [1, 4], interleaved=1), "RotaryEmbedding", 1e-4
+    yield "RotaryEmbedding 3-D, heads, partial", rope([2, 4, 24], [9, 2], [2, 4], num_heads=2,
+                                                      rotary_embedding_dim=4), "RotaryEmbedding", 1e-4
+    yield "RotaryEmbedding 3-D, interleaved, partial, per-token tables", rope(
+        [1, 3, 32], [1, 3, 3], num_heads=4, interleaved=1, rotary_embedding_dim=6), "RotaryEmbedding", 1e-4
+
+
+def attention_cases():
     yield "4-D", attention([2, 4, 8, 16], [2, 4, 8, 16], [2, 4, 8, 16])
     yield "4-D, keys and values of their own lengths and head sizes, scale", attention(
         [2, 4, 6, 16], [2, 4, 10, 16], [2, 4, 10, 8], scale=0.3)
@@ -79,8 +120,11 @@ def cases():
 
 def feed(m):
     """normal operands; bool masks with each query's first key kept (a row with every key hidden
-    is where gen's form and ONNX's differ: NaN against zeros)"""
-    out = {}
+    is where gen's form and ONNX's differ: NaN against zeros); position ids within the tables"""
+    out, rows = {}, None
+    for i in m.graph.input:
+        if i.name == "cos_cache":
+            rows = i.type.tensor_type.shape.dim[0].dim_value
     for i in m.graph.input:
         t = i.type.tensor_type
         shape = [d.dim_value for d in t.shape.dim]
@@ -88,8 +132,11 @@ def feed(m):
             v = RNG.random(shape) < 0.6
             v[..., 0] = True
             out[i.name] = v
+        elif t.elem_type == TensorProto.INT64:
+            out[i.name] = RNG.integers(0, rows, shape).astype(np.int64)
         else:
-            out[i.name] = RNG.standard_normal(shape).astype(np.float32)
+            v = RNG.standard_normal(shape)
+            out[i.name] = v.astype(np.float16 if t.elem_type == TensorProto.FLOAT16 else np.float32)
     return out
 
 
@@ -105,16 +152,16 @@ def attention_groups(path):
     return n
 
 
-def check(name, path):
+def check(name, path, op, tol):
     original = onnx.load(path)
     mine, err = rebuild(path)
-    left = [n.op_type for n in mine.graph.node if n.op_type == "Attention"]
+    left = [n.op_type for n in mine.graph.node if n.op_type == op]
     feeds = feed(original)
     want = run_ort(original, feeds)
     got = run_ort(mine, feeds)
     worst = max_relative_error(want, got)
     groups = attention_groups(path)
-    ok = not left and worst <= 1e-4 and "not written" not in err and groups == 1
+    ok = not left and worst <= tol and "not written" not in err and groups == (op == "Attention")
     print("%s %s: %d ONNX nodes, outputs %s, max relative error %.3g, attention groups %d%s" % (
         "ok  " if ok else "FAIL", name, len(mine.graph.node), ",".join(sorted(want)), worst, groups,
         " (left: %s; %s)" % (left, err.strip()) if left or "not written" in err else ""))
@@ -132,23 +179,25 @@ def main():
         print("skipped: ONNX Runtime %s cannot run an opset-23 Attention: %s" % (ort.__version__, str(e)[:200]))
         return 77
     bad = 0
-    for i, (name, m) in enumerate(cases()):
-        path = os.path.join(work, "att%d.onnx" % i)
+    for i, (name, m, op, tol) in enumerate(cases()):
+        path = os.path.join(work, "fn%d.onnx" % i)
         onnx.save(m, path)
-        bad += not check(name, path)
+        bad += not check(name, path, op, tol)
     # forms gen does not expand: left as they are, with the reason said
     for name, m, why in [
         ("softcap", attention([1, 2, 4, 8], [1, 2, 4, 8], [1, 2, 4, 8], softcap=30.0), "softcap"),
         ("QK output", attention([1, 2, 4, 8], [1, 2, 4, 8], [1, 2, 4, 8], outs=4), "qk_matmul_output"),
         ("softmax in another type", attention([1, 2, 4, 8], [1, 2, 4, 8], [1, 2, 4, 8], softmax_precision=11),
          "softmax_precision"),
+        ("rotary tables of the wrong width", rope([1, 2, 4, 8], [6, 3], [1, 4]), "cos_cache and sin_cache"),
     ]:
         path = os.path.join(work, "left_%s.onnx" % name.replace(" ", "_"))
         onnx.save(m, path)
         mine, err = rebuild(path)
+        op = m.graph.node[0].op_type
         said = "not written as ONNX operators" in err and why in err and any(
-            n.op_type == "Attention" for n in mine.graph.node)
-        print("%s attention %s: left unexpanded%s" % ("ok  " if said else "FAIL", name, "" if said else " (" + err + ")"))
+            n.op_type == op for n in mine.graph.node)
+        print("%s %s %s: left unexpanded%s" % ("ok  " if said else "FAIL", op, name, "" if said else " (" + err + ")"))
         bad += not said
     return 1 if bad else 0
 
