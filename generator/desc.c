@@ -16,7 +16,7 @@ static const char *const pattern_names[FUSE_PATTERN_COUNT] = {
     [FUSE_GELU] = "gelu", [FUSE_QDQ_CONV] = "qdq_conv", [FUSE_QDQ_CONV_ACT] = "qdq_conv_act",
     [FUSE_QDQ_MATMUL] = "qdq_matmul", [FUSE_QDQ_MATMUL_ACT] = "qdq_matmul_act",
     [FUSE_ATTENTION] = "attention", [FUSE_GELU_TANH] = "gelu_tanh",
-    [FUSE_ADD_LAYERNORM] = "add_layernorm",
+    [FUSE_ADD_LAYERNORM] = "add_layernorm", [FUSE_RMSNORM] = "rmsnorm",
 };
 
 const char *fusion_pattern_name(enum fusion_pattern p)
@@ -264,6 +264,11 @@ void desc_build(struct bz_arena *arena, const json_t *params, struct layer_desc 
             d->attention = attention_of(arena, json_object_get(params, "attention"));
         if (d->pattern == FUSE_ADD_LAYERNORM)
             d->keeps_sum = json_is_true(json_object_get(json_object_get(params, "add_layernorm"), "sum"));
+        if (d->pattern == FUSE_RMSNORM) {
+            const json_t *r = json_object_get(params, "rmsnorm");
+            d->rms_eps = json_number_value(json_object_get(r, "epsilon"));
+            d->rms_scale = json_is_true(json_object_get(r, "scale"));
+        }
         return;
     }
     d->op = json_string_value(json_object_get(params, "op"));

@@ -111,7 +111,7 @@ enum fusion_pattern {
     FUSE_CONV_ACT, FUSE_CONV_ADD, FUSE_CONV_ADD_ACT, FUSE_CONV_BN, FUSE_CONV_BN_ACT, FUSE_CONV_BN_ADD,
     FUSE_CONV_BN_ADD_ACT, FUSE_GEMM_BIAS, FUSE_GEMM_BIAS_ACT, FUSE_GEMM_ACT, FUSE_LAYERNORM, FUSE_GELU,
     FUSE_QDQ_CONV, FUSE_QDQ_CONV_ACT, FUSE_QDQ_MATMUL, FUSE_QDQ_MATMUL_ACT, FUSE_ATTENTION, FUSE_GELU_TANH,
-    FUSE_ADD_LAYERNORM, FUSE_PATTERN_COUNT
+    FUSE_ADD_LAYERNORM, FUSE_RMSNORM, FUSE_PATTERN_COUNT
 };
 const char *fusion_pattern_name(enum fusion_pattern p);
 enum fusion_pattern fusion_pattern_of(const char *name);
@@ -155,6 +155,8 @@ struct layer_desc {
     const struct desc_attention *attention; /* pattern "attention": what its kernels read */
     bool keeps_sum;             /* pattern "add_layernorm": the sum is an output too, read
                                    beyond the group (a pre-LN transformer's residual stream) */
+    double rms_eps;             /* pattern "rmsnorm": its epsilon, and whether a scale follows */
+    bool rms_scale;
 };
 
 static inline bool desc_present(const struct layer_desc *d, enum desc_attr id)

@@ -417,6 +417,8 @@ static char *kernel_describe(const struct cu_kernel *k)
         bz_buf_printf(&b, "    (op)->residual = %d;\n", k->residual);
     if (k->kind == CK_LAYERNORM && k->keep_sum)
         bz_buf_puts(&b, "    (op)->keep_sum = 1;\n");
+    if (k->kind == CK_LAYERNORM && k->rms)
+        bz_buf_puts(&b, "    (op)->rms = 1;\n");
     if (k->kind == CK_ATTENTION) {
         const struct desc_attention *a = k->att;
         static const char *const names[5] = {"aq", "ak", "av", "ao", "am"};

@@ -286,6 +286,66 @@ static void find_layernorm(struct layer_set *s, struct fctx *f, int run_index)
     }
 }
 
+/* whether Y (ReduceMean's output) is X reduced over its last axis alone, the dims kept */
+static bool reduces_last_axis(const struct ir_value *x, const struct ir_value *y)
+{
+    int r = x ? x->type.rank : 0;
+    if (r < 1 || !y || y->type.rank != r)
+        return false;
+    for (int k = 0; k < r; k++)
+        if (!dim_known(x->type.dims[k]) || !dim_known(y->type.dims[k]) ||
+            y->type.dims[k].value != (k == r - 1 ? 1 : x->type.dims[k].value))
+            return false;
+    return true;
+}
+
+/* RMSNorm over the last axis: Mul(x, x) or Pow(x, 2) -> ReduceMean (dims kept) -> Add(eps) ->
+ * Sqrt -> Div(x, .), or -> Reciprocal -> Mul(x, .) [-> Mul by a constant row of the last dim]:
+ * ONNX's RMSNormalization as its function body writes it (gen's expansion), and PyTorch's
+ * x * rsqrt(mean(x^2) + eps) * weight as exported */
+static void find_rmsnorm(struct layer_set *s, struct fctx *f, int run_index)
+{
+    const struct ir_graph *g = f->g;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const struct ir_node *sq = &g->nodes[i];
+        const struct ir_value *x = sq->n_inputs == 2 ? sq->inputs[0] : NULL;
+        if (!x || f->taken[i] ||
+            !((is_op(f, i, "Mul") && sq->inputs[1] == x) || (is_op(f, i, "Pow") && const_scalar(sq->inputs[1], 2.0, 0))))
+            continue;
+        int rm = only_consumer(f, i);
+        if (!is_op(f, rm, "ReduceMean") || !reduces_last_axis(x, g->nodes[rm].outputs[0]))
+            continue;
+        int add = only_consumer(f, rm);
+        double eps;
+        if (!is_op(f, add, "Add") || !scalar_of(other_input(&g->nodes[add], g->nodes[rm].outputs[0]), &eps))
+            continue;
+        int rt = only_consumer(f, add);
+        if (!is_op(f, rt, "Sqrt"))
+            continue;
+        int nodes[8] = {i, rm, add, rt}, n = 4;
+        int c = only_consumer(f, rt);
+        if (is_op(f, c, "Div") && g->nodes[c].inputs[0] == x && g->nodes[c].inputs[1] == g->nodes[rt].outputs[0]) {
+            nodes[n++] = c;
+        } else if (is_op(f, c, "Reciprocal")) {
+            int m = only_consumer(f, c);
+            if (!is_op(f, m, "Mul") || other_input(&g->nodes[m], g->nodes[c].outputs[0]) != x)
+                continue;
+            nodes[n++] = c;
+            nodes[n++] = m;
+        } else {
+            continue;
+        }
+        const struct ir_value *y = g->nodes[nodes[n - 1]].outputs[0];
+        int m = only_consumer(f, nodes[n - 1]);
+        const struct ir_value *w = is_op(f, m, "Mul") ? other_input(&g->nodes[m], y) : NULL;
+        bool scaled = w && w->is_const && w->type.rank == 1 && w->type.dtype == x->type.dtype &&
+                      w->type.dims[0].value == x->type.dims[x->type.rank - 1].value;
+        if (scaled)
+            nodes[n++] = m;
+        add_group(s, f, "rmsnorm", nodes, n, run_index, json_pack("{s:f,s:b}", "epsilon", eps, "scale", scaled));
+    }
+}
+
 /* Div(x, sqrt 2) -> Erf -> Add(1) -> Mul(x, .) -> Mul(0.5), or with Mul(x, 0.5) first */
 static void find_gelu(struct layer_set *s, struct fctx *f, int run_index)
 {
@@ -706,6 +766,7 @@ void fusion_find(struct layer_set *s, struct model_run *run, int run_index)
     }
     find_attention(s, &f, run_index);
     find_layernorm(s, &f, run_index);
+    find_rmsnorm(s, &f, run_index);
     find_gelu(s, &f, run_index);
     find_gelu_tanh(s, &f, run_index);
     find_qdq(s, &f, run_index);
@@ -982,6 +1043,19 @@ static int fusion_kernel(const struct layer_desc *d, struct cu_kernel *k)
         double cols = (double)k->pl.out.d[nd - 1], vec = 4.0 * cols * (k->residual == 2 ? 3 : 2);
         k->flops = 7.0 * plan_pl_bytes(&k->pl.out) / 4;
         k->bytes = 2 * plan_pl_bytes(&k->pl.in[0]) + (d->keeps_sum ? 2 : 1) * plan_pl_bytes(&k->pl.out) + vec;
+        return 0;
+    } else if (d->pattern == FUSE_RMSNORM) {
+        int nd = k->pl.out.nd;
+        k->kind = CK_LAYERNORM;
+        k->rms = 1;
+        k->affine = d->rms_scale;
+        k->eps = d->rms_eps;
+        k->what = d->rms_scale ? "RMSNorm over the last axis, scaled, the group's nodes in one kernel"
+                               : "RMSNorm over the last axis, the group's nodes in one kernel";
+        k->flops = 4.0 * plan_pl_bytes(&k->pl.out) / 4;
+        /* x read, y written, the scale row read */
+        k->bytes = plan_pl_bytes(&k->pl.in[0]) + plan_pl_bytes(&k->pl.out) +
+                   (d->rms_scale && nd > 0 ? (double)k->pl.out.d[nd - 1] * (double)pl_esize(k->pl.out.dtype) : 0);
         return 0;
     } else if (d->pattern == FUSE_LAYERNORM) {
         k->kind = CK_LAYERNORM;

@@ -173,6 +173,7 @@ struct cu_kernel {
     int residual;               /* CK_LAYERNORM: 1, a tensor like the input added first (its
                                    input 3); 2, and a bias of the last dim too (input 4) */
     int keep_sum;               /* CK_LAYERNORM with a residual: the sum is written out too */
+    int rms;                    /* CK_LAYERNORM as RMSNorm (no mean, no shift, no residual) */
     int nhwc;                   /* CK_RESIZE, CK_BATCHNORM: channels-last (file LAYER-TYPE-nhwc_kernel) */
     struct pl_tensor cat[64];
     double eps, flops, bytes;

@@ -74,7 +74,9 @@ struct bk_op {
     int axis, ncat;           /* BK_CONCAT: the inputs are cat[0..ncat) */
     struct pl_tensor cat[BK_MAX_CAT];
     float eps;                /* LayerNorm's and BatchNormalization's epsilon */
-    int affine;               /* LayerNorm: scale and shift (inputs 1 and 2) */
+    int affine;               /* LayerNorm: scale and shift (inputs 1 and 2; RMSNorm: the scale) */
+    int rms;                  /* LayerNorm as RMSNorm: no mean taken out, x / sqrt(mean(x^2) + eps)
+                                 [x scale]; no shift, no residual */
     int residual;             /* LayerNorm of x + input 3 (a tensor like x) [+ input 4, a bias of
                                  the last dim when 2]: a residual sum's LayerNorm (with affine) */
     int keep_sum;             /* and that sum written out too (a pre-LN transformer's residual
@@ -609,12 +611,12 @@ template <typename T> __device__ __forceinline__ T bk_ln_add(const T *x, const T
 }
 
 /* element C's output from its value V and the row's statistics, scaled and shifted where the
- * LayerNorm has them */
+ * LayerNorm has them (an RMSNorm: scaled only, its mean 0) */
 template <typename T>
 __device__ __forceinline__ T bk_ln_out(float v, float mean, float rstd, const T *scale, const T *shift, long long c)
 {
     float a = (v - mean) * rstd;
-    return bk_t<T>(scale ? a * bk_f(scale[c]) + bk_f(shift[c]) : a);
+    return bk_t<T>(!scale ? a : shift ? a * bk_f(scale[c]) + bk_f(shift[c]) : a * bk_f(scale[c]));
 }
 
 /* with RES, the row is x + res [+ bias]: the first pass writes the sum into the output row,
@@ -624,7 +626,7 @@ __device__ __forceinline__ T bk_ln_out(float v, float mean, float rstd, const T 
  * store it. */
 template <typename T>
 __global__ void bk_layernorm(const T *x, const T *scale, const T *shift, const T *res, const T *bias, T *y, T *sum,
-                             long long cols, float eps)
+                             long long cols, float eps, int rms)
 {
     BK_SHARED float shared[32];
     T *out = y + blockIdx.x * cols;
@@ -641,11 +643,12 @@ __global__ void bk_layernorm(const T *x, const T *scale, const T *shift, const T
             s += bk_f(t);
         }
         row = keep;
-    } else {
+    } else if (!rms) {
         for (long long c = threadIdx.x; c < cols; c += blockDim.x)
             s += bk_f(row[c]);
     }
-    float mean = bk_block_sum(s, shared) / (float)cols;
+    /* an RMSNorm's statistic is the mean square: the same pass with the mean 0 */
+    float mean = rms ? 0.0f : bk_block_sum(s, shared) / (float)cols;
     float q = 0.0f;
     for (long long c = threadIdx.x; c < cols; c += blockDim.x) {
         float d = bk_f(row[c]) - mean;
@@ -661,7 +664,7 @@ __global__ void bk_layernorm(const T *x, const T *scale, const T *shift, const T
  * reads the row back; the same sums in the same order as bk_layernorm, so the same results */
 template <typename T, int PER>
 __global__ void bk_layernorm_reg(const T *x, const T *scale, const T *shift, const T *res, const T *bias, T *y,
-                                 T *sum, long long cols, float eps)
+                                 T *sum, long long cols, float eps, int rms)
 {
     BK_SHARED float shared[32];
     T *out = y + blockIdx.x * cols;
@@ -683,7 +686,7 @@ __global__ void bk_layernorm_reg(const T *x, const T *scale, const T *shift, con
         }
         s += v[j];
     }
-    float mean = bk_block_sum(s, shared) / (float)cols;
+    float mean = rms ? 0.0f : bk_block_sum(s, shared) / (float)cols;
     float q = 0.0f;
 #pragma unroll
     for (int j = 0; j < PER; j++)
@@ -1761,7 +1764,8 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
         return BH_ERROR;
     }
 #endif
-    k->nin = op->kind == BK_CONCAT ? op->ncat : op->kind == BK_LAYERNORM ? (op->affine ? 3 + op->residual : 1)
+    k->nin = op->kind == BK_CONCAT ? op->ncat
+             : op->kind == BK_LAYERNORM ? (!op->affine ? 1 : op->rms ? 2 : 3 + op->residual)
              : op->kind == BK_PLAIN ? pl->nin : op->kind == BK_BATCHNORM ? 5 : op->kind == BK_EMPTY ? 0 : 1;
     enum bh_status st;
     for (int i = 0; i < k->nin; i++) {
@@ -2016,7 +2020,8 @@ static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
         int per = (int)((k->cols + threads - 1) / threads);
         if (!bk_typed(dt, [&](auto z) {
                 using T = decltype(z);
-                const T *x = (const T *)k->din[0], *sc = (const T *)k->din[1], *sh = (const T *)k->din[2];
+                const T *x = (const T *)k->din[0], *sc = k->nin > 1 ? (const T *)k->din[1] : NULL,
+                        *sh = k->nin > 2 ? (const T *)k->din[2] : NULL;
                 const T *res = k->nin > 3 ? (const T *)k->din[3] : NULL, *bias = k->nin > 4 ? (const T *)k->din[4] : NULL;
                 T *y = (T *)k->dout, *sum = (T *)k->dsum;
                 unsigned rows = (unsigned)k->rows;
@@ -2024,14 +2029,15 @@ static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
 #define BK_LN_REG(P)                                                                                   \
     case P: {                                                                                          \
         auto kern = bk_layernorm_reg<T, P>;                                                            \
-        BK_LAUNCH(kern, rows, threads, 0, q)(x, sc, sh, res, bias, y, sum, k->cols, op->eps);          \
+        BK_LAUNCH(kern, rows, threads, 0, q)(x, sc, sh, res, bias, y, sum, k->cols, op->eps, op->rms); \
         break;                                                                                         \
     }
                     BK_LN_REG(1) BK_LN_REG(2) BK_LN_REG(3) BK_LN_REG(4) BK_LN_REG(5) BK_LN_REG(6) BK_LN_REG(7)
                     BK_LN_REG(8)
 #undef BK_LN_REG
                 default:
-                    BK_LAUNCH(bk_layernorm<T>, rows, threads, 0, q)(x, sc, sh, res, bias, y, sum, k->cols, op->eps);
+                    BK_LAUNCH(bk_layernorm<T>, rows, threads, 0, q)(x, sc, sh, res, bias, y, sum, k->cols, op->eps,
+                                                                    op->rms);
                 }
             }))
             return bk_not_compiled(r, op->kind, dt);
@@ -2148,10 +2154,10 @@ static double bk_reference(const struct bk_op *op, void *const *in, long long i)
         return (pl_load(in[0], o->dtype, i) - mean[ch]) / sqrt((double)var[ch] + op->eps) * scale[ch] + shift[ch];
     }
     /* LayerNorm: the row's statistics in double, of x or of the residual sum as the kernel
-     * stores it (bk_ln_sum) */
+     * stores it (bk_ln_sum); an RMSNorm's mean is 0, its variance the mean square */
     long long cols = o->d[o->nd - 1], row = i / cols;
     double mean = 0, var = 0;
-    for (long long c = 0; c < cols; c++)
+    for (long long c = 0; c < cols && !op->rms; c++)
         mean += bk_ln_x(op, in, row * cols + c);
     mean /= (double)cols;
     for (long long c = 0; c < cols; c++) {
@@ -2161,7 +2167,7 @@ static double bk_reference(const struct bk_op *op, void *const *in, long long i)
     var /= (double)cols;
     double v = (bk_ln_x(op, in, i) - mean) / sqrt(var + op->eps);
     if (op->affine)
-        v = v * pl_load(in[1], o->dtype, i % cols) + pl_load(in[2], o->dtype, i % cols);
+        v = v * pl_load(in[1], o->dtype, i % cols) + (op->rms ? 0.0 : pl_load(in[2], o->dtype, i % cols));
     return v;
 }
 

@@ -181,6 +181,45 @@ static void layernorm(const char *name, int dt, long long rows, long long cols, 
     run(name, dt, &op, P_ANY);
 }
 
+/* an RMSNorm [ROWS, COLS] (SCALED: times a row of the last dim) through setup and --verify, and
+ * first bk_reference, what --verify holds the kernel to, against RMSNormalization as ONNX
+ * defines it (x / sqrt(mean(x^2) + eps) x scale), worked out here in double from the same inputs */
+static void rmsnorm(const char *name, int dt, long long rows, long long cols, int scaled)
+{
+    struct bk_op op = new_op(BK_LAYERNORM, ten(dt, {rows, cols}), ten(dt, {rows, cols}));
+    op.rms = 1;
+    op.affine = scaled;
+    op.eps = 1e-6f;
+    struct bc_state s;
+    memset(&s, 0, sizeof(s));
+    s.op = &op;
+    struct bh_result r;
+    memset(&r, 0, sizeof(r));
+    double worst = INFINITY;
+    if (bk_setup(&s, &r) == BH_OK) {
+        struct bk_state *k = (struct bk_state *)s.family;
+        worst = 0;
+        for (long long i = 0; i < rows * cols; i++) {
+            long long row = i / cols;
+            double ms = 0;
+            for (long long c = 0; c < cols; c++) {
+                double v = pl_load(k->hin[0], dt, row * cols + c);
+                ms += v * v;
+            }
+            double want = pl_load(k->hin[0], dt, i) / sqrt(ms / (double)cols + (double)op.eps);
+            if (scaled)
+                want *= pl_load(k->hin[1], dt, i % cols);
+            worst = fmax(worst, fabs(bk_reference(&op, k->hin, i) - want) / fmax(fabs(want), 1e-30));
+        }
+    }
+    bk_teardown(&s);
+    bool ok = worst <= 1e-9;
+    printf("%s %s %s: the host reference against RMSNormalization's definition, worst relative difference %.3g\n",
+           ok ? "ok  " : "FAIL", name, dt == PL_FLOAT16 ? "f16" : dt == PL_BFLOAT16 ? "bf16" : "f32", worst);
+    failures += !ok;
+    run(name, dt, &op, P_ANY);
+}
+
 /* ScatterND of UPD into DATA at the rows of IDX (HOW: 0 none, 1 add, 2 mul, 3 max, 4 min) */
 static void scatter_nd(const char *name, int dt, struct pl_tensor data, struct pl_tensor idx, struct pl_tensor upd,
                        int how)
@@ -251,6 +290,9 @@ int main(void)
         /* 8 columns a thread at most in registers: 8200 of them read again for each pass */
         layernorm("LayerNorm of x + residual + bias [2, 8200], the sum kept", dt, 2, 8200, 2, 1);
         layernorm("LayerNorm [3, 1000]", dt, 3, 1000, 0, 0); /* 4 columns a thread, a tail */
+        rmsnorm("RMSNorm [4, 4096], scaled", dt, 4, 4096, 1); /* a Llama's rows: 4 a thread */
+        rmsnorm("RMSNorm [5, 100]", dt, 5, 100, 0);
+        rmsnorm("RMSNorm [2, 9000], scaled", dt, 2, 9000, 1); /* read again for each pass */
         /* four elements a thread: a quad in one channel (NCHW, spatial size % 4 == 0) or in
          * four (channels-last, C % 4 == 0); else one */
         batchnorm("BatchNormalization [1, 16, 8, 8] NCHW, quads", dt, ten(dt, {1, 16, 8, 8}), 0);

@@ -85,18 +85,22 @@ def rope(x, table, ids=None, **attrs):
 
 
 def cases():
-    """(name, model, the operator expanded, its tolerance)"""
+    """(name, model, the operator expanded, its tolerance, the fused groups gen must find in it:
+    an attention group in each Attention, an rmsnorm group where the norm is over the last axis
+    alone, what gen's kernel takes)"""
     for name, m in attention_cases():
-        yield name, m, "Attention", 1e-4
-    yield "RMSNormalization over the last axis", rms([2, 5, 16], [16]), "RMSNormalization", 1e-4
-    yield "RMSNormalization over two axes, epsilon", rms([3, 4, 6], [4, 6], axis=1, epsilon=0.1), "RMSNormalization", 1e-4
-    yield "RMSNormalization in f16, float stash", rms([2, 3, 32], [32], TensorProto.FLOAT16), "RMSNormalization", 2e-3
-    yield "RotaryEmbedding 4-D, position ids", rope([2, 3, 5, 8], [12, 4], [2, 5]), "RotaryEmbedding", 1e-4
-    yield "RotaryEmbedding 4-D, interleaved", rope([1, 2, 4, 8], [6, 4], [1, 4], interleaved=1), "RotaryEmbedding", 1e-4
+        yield name, m, "Attention", 1e-4, 1
+    yield "RMSNormalization over the last axis", rms([2, 5, 16], [16]), "RMSNormalization", 1e-4, 1
+    yield "RMSNormalization over two axes, epsilon", rms([3, 4, 6], [4, 6], axis=1, epsilon=0.1), "RMSNormalization", \
+        1e-4, 0
+    yield "RMSNormalization in f16, float stash", rms([2, 3, 32], [32], TensorProto.FLOAT16), "RMSNormalization", \
+        2e-3, 1
+    yield "RotaryEmbedding 4-D, position ids", rope([2, 3, 5, 8], [12, 4], [2, 5]), "RotaryEmbedding", 1e-4, 0
+    yield "RotaryEmbedding 4-D, interleaved", rope([1, 2, 4, 8], [6, 4], [1, 4], interleaved=1), "RotaryEmbedding", 1e-4, 0
     yield "RotaryEmbedding 3-D, heads, partial", rope([2, 4, 24], [9, 2], [2, 4], num_heads=2,
-                                                      rotary_embedding_dim=4), "RotaryEmbedding", 1e-4
+                                                      rotary_embedding_dim=4), "RotaryEmbedding", 1e-4, 0
     yield "RotaryEmbedding 3-D, interleaved, partial, per-token tables", rope(
-        [1, 3, 32], [1, 3, 3], num_heads=4, interleaved=1, rotary_embedding_dim=6), "RotaryEmbedding", 1e-4
+        [1, 3, 32], [1, 3, 3], num_heads=4, interleaved=1, rotary_embedding_dim=6), "RotaryEmbedding", 1e-4, 0
 
 
 def attention_cases():
@@ -140,19 +144,24 @@ def feed(m):
     return out
 
 
-def attention_groups(path):
-    """gen --layers: the uses of its fused attention layers (named attention__...)"""
+def fused_groups(path, prefix):
+    """gen --layers: the uses of its fused layers named PREFIX__..., and their ops"""
     gen = os.environ.get("BENANZA_GEN", "bin/gen")
     out = subprocess.run([gen, "--layers", path], check=True, capture_output=True, text=True).stdout
-    n = 0
+    n, ops = 0, []
     for line in out.splitlines():
         f = line.split()
-        if len(f) >= 4 and f[3].startswith("attention__"):
+        if len(f) >= 4 and f[3].startswith(prefix + "__"):
             n += int(f[1])
-    return n
+            ops.append(f[2])
+    return n, ops
 
 
-def check(name, path, op, tol):
+# the fusion group gen must find in each operator's expansion: its layer's name prefix
+GROUP_OF = {"Attention": "attention", "RMSNormalization": "rmsnorm"}
+
+
+def check(name, path, op, tol, want_groups):
     original = onnx.load(path)
     mine, err = rebuild(path)
     left = [n.op_type for n in mine.graph.node if n.op_type == op]
@@ -160,10 +169,11 @@ def check(name, path, op, tol):
     want = run_ort(original, feeds)
     got = run_ort(mine, feeds)
     worst = max_relative_error(want, got)
-    groups = attention_groups(path)
-    ok = not left and worst <= tol and "not written" not in err and groups == (op == "Attention")
-    print("%s %s: %d ONNX nodes, outputs %s, max relative error %.3g, attention groups %d%s" % (
-        "ok  " if ok else "FAIL", name, len(mine.graph.node), ",".join(sorted(want)), worst, groups,
+    prefix = GROUP_OF.get(op)
+    groups = fused_groups(path, prefix)[0] if prefix else 0
+    ok = not left and worst <= tol and "not written" not in err and groups == want_groups
+    print("%s %s: %d ONNX nodes, outputs %s, max relative error %.3g, %s groups %d%s" % (
+        "ok  " if ok else "FAIL", name, len(mine.graph.node), ",".join(sorted(want)), worst, prefix or "fused", groups,
         " (left: %s; %s)" % (left, err.strip()) if left or "not written" in err else ""))
     return ok
 
@@ -179,10 +189,10 @@ def main():
         print("skipped: ONNX Runtime %s cannot run an opset-23 Attention: %s" % (ort.__version__, str(e)[:200]))
         return 77
     bad = 0
-    for i, (name, m, op, tol) in enumerate(cases()):
+    for i, (name, m, op, tol, groups) in enumerate(cases()):
         path = os.path.join(work, "fn%d.onnx" % i)
         onnx.save(m, path)
-        bad += not check(name, path, op, tol)
+        bad += not check(name, path, op, tol, groups)
     # forms gen does not expand: left as they are, with the reason said
     for name, m, why in [
         ("softcap", attention([1, 2, 4, 8], [1, 2, 4, 8], [1, 2, 4, 8], softcap=30.0), "softcap"),
@@ -199,7 +209,37 @@ def main():
             n.op_type == op for n in mine.graph.node)
         print("%s %s %s: left unexpanded%s" % ("ok  " if said else "FAIL", op, name, "" if said else " (" + err + ")"))
         bad += not said
+    bad += not rmsnorm_as_exported(work)
     return 1 if bad else 0
+
+
+def rmsnorm_as_exported(work):
+    """RMSNorm as PyTorch exports x * rsqrt(mean(x^2) + eps) * weight (Pow, ReduceMean, Add,
+    Sqrt, Reciprocal, Mul, Mul by the weight, an initializer): one rmsnorm group of all seven
+    (the weight's Mul in it); over the middle axis instead of the last: none"""
+    ok = True
+    for axis, want in ((2, ["Pow+ReduceMean+Add+Sqrt+Reciprocal+Mul+Mul"]), (1, [])):
+        x = helper.make_tensor_value_info("x", F, [2, 6, 64])
+        inits = [onnx.numpy_helper.from_array(np.array(2.0, np.float32), "two"),
+                 onnx.numpy_helper.from_array(np.array([axis], np.int64), "axes"),
+                 onnx.numpy_helper.from_array(np.array(1e-6, np.float32), "eps"),
+                 onnx.numpy_helper.from_array(RNG.standard_normal(64).astype(np.float32), "weight")]
+        nodes = [helper.make_node("Pow", ["x", "two"], ["sq"]),
+                 helper.make_node("ReduceMean", ["sq", "axes"], ["ms"], keepdims=1),
+                 helper.make_node("Add", ["ms", "eps"], ["mse"]),
+                 helper.make_node("Sqrt", ["mse"], ["rms"]),
+                 helper.make_node("Reciprocal", ["rms"], ["inv"]),
+                 helper.make_node("Mul", ["x", "inv"], ["n"]),
+                 helper.make_node("Mul", ["n", "weight"], ["y"])]
+        g = helper.make_graph(nodes, "rms", [x], [helper.make_tensor_value_info("y", F, [2, 6, 64])], inits)
+        path = os.path.join(work, "rms_exported_axis%d.onnx" % axis)
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]), path)
+        n, ops = fused_groups(path, "rmsnorm")
+        good = ops == want
+        print("%s RMSNorm as PyTorch exports it, over axis %d: rmsnorm groups %s (want %s)" % (
+            "ok  " if good else "FAIL", axis, ops or "none", want or "none"))
+        ok = ok and good
+    return ok
 
 
 if __name__ == "__main__":
