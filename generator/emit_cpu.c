@@ -213,6 +213,8 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
         flops = 0; /* data movement */
     if (pl_kind_quant(op->kind)) /* divide (or multiply), round, add, clamp */
         flops = 3.0 * (double)pl_count(&op->out);
+    if (op->kind == PL_ROPE) /* x cos + rotated x sin */
+        flops = 3.0 * (double)pl_count(&op->out);
     if (op->kind == PL_REDUCE || op->kind == PL_HARDMAX) /* a step per input element */
         flops = (double)pl_count(&op->in[0]);
     if (op->kind == PL_MVN) /* sum, sum of squares, then subtract and divide */
@@ -581,10 +583,10 @@ static void cpu_layer(struct emit_ctx *e, int li, void *engine)
     ok[0] = takes ? h->dnnl(d, 0, &plans[0]) : -1;
     ok[1] = h && h->dnnl && !l->fused ? h->dnnl(d, 1, &plans[1]) : -1;
     bool none = ok[0] != 0 && ok[1] != 0;
-    /* plain C where oneDNN has nothing, and beside it where the hooks ask (Resize: every
-     * ONNX mode exactly) */
+    /* plain C where oneDNN has nothing (a fusion group's: the rotary embedding), and beside
+     * it where the hooks ask (Resize: every ONNX mode exactly) */
     struct pl_op pop;
-    if ((none || (h && (h->flags & PLAN_PLAIN_TOO))) && !l->fused && h && h->plain && h->plain(d, &pop) == 0) {
+    if ((none || (h && (h->flags & PLAN_PLAIN_TOO))) && h && h->plain && h->plain(d, &pop) == 0) {
         render_plain(e, li, &pop);
         if (none)
             return;

@@ -346,6 +346,97 @@ static void find_rmsnorm(struct layer_set *s, struct fctx *f, int run_index)
     }
 }
 
+/* a known integer constant of one element */
+static bool int_of(const struct ir_value *v, int64_t *x)
+{
+    if (!v || !v->is_const || !v->val || !v->val->data_kept || v->val->nelem != 1 ||
+        (v->val->dtype != IR_DTYPE_INT64 && v->val->dtype != IR_DTYPE_INT32))
+        return false;
+    *x = tensor_get_i(v->val, 0);
+    return true;
+}
+
+/* whether node I is Slice(X, FROM, TO) along X's last axis, step 1 (TO at or past the dim:
+ * to its end) */
+static bool slices_last(const struct fctx *f, int i, const struct ir_value *x, int64_t from, int64_t to)
+{
+    const struct ir_node *n = &f->g->nodes[i];
+    int r = x->type.rank;
+    int64_t b, e, a = r - 1, st = 1, dim = x->type.dims[r - 1].value;
+    if (!is_op(f, i, "Slice") || n->inputs[0] != x || n->n_inputs < 3 || !int_of(n->inputs[1], &b) ||
+        !int_of(n->inputs[2], &e) || (n->n_inputs > 3 && n->inputs[3] && !int_of(n->inputs[3], &a)) ||
+        (n->n_inputs > 4 && n->inputs[4] && !int_of(n->inputs[4], &st)))
+        return false;
+    if (a < 0)
+        a += r;
+    if (b < 0)
+        b += dim;
+    if (e < 0)
+        e += dim;
+    return a == r - 1 && st == 1 && b == from && (to >= dim ? e >= dim : e == to);
+}
+
+/* whether V broadcasts to SHAPE (X's) with the last dim in full: a cos or sin table */
+static bool rope_table(const struct ir_value *v, const struct ir_value *x)
+{
+    int r = x->type.rank, k = v ? v->type.rank : 0;
+    if (k < 1 || k > r || v->type.dtype != x->type.dtype || v->type.dims[k - 1].value != x->type.dims[r - 1].value)
+        return false;
+    for (int j = 0; j < k; j++) {
+        int64_t d = v->type.dims[j].value, want = x->type.dims[j + r - k].value;
+        if (d != want && d != 1)
+            return false;
+    }
+    return true;
+}
+
+/* The rotary position embedding by halves: x cos + rotate_half(x) sin, rotate_half(x) =
+ * Concat(Neg(Slice(x, R/2, R)), Slice(x, 0, R/2)) along the last axis, cos and sin tables that
+ * broadcast to x (PyTorch's export of Llama-style models; gen's expansion of ONNX's
+ * RotaryEmbedding without interleaving): Slice, Slice, Neg, Concat, Mul, Mul, Add */
+static void find_rope(struct layer_set *s, struct fctx *f, int run_index)
+{
+    const struct ir_graph *g = f->g;
+    for (int ng = 0; ng < g->n_nodes; ng++) {
+        if (!is_op(f, ng, "Neg"))
+            continue;
+        int hi = producer(g->nodes[ng].inputs[0]);
+        if (hi < 0 || !is_op(f, hi, "Slice") || only_consumer(f, hi) != ng)
+            continue;
+        const struct ir_value *x = g->nodes[hi].inputs[0];
+        int r = x ? x->type.rank : 0;
+        if (r < 1 || !dim_known(x->type.dims[r - 1]) || x->type.dims[r - 1].value % 2)
+            continue;
+        int64_t dim = x->type.dims[r - 1].value, half = dim / 2;
+        int cat = only_consumer(f, ng);
+        if (!slices_last(f, hi, x, half, dim) || !is_op(f, cat, "Concat") || g->nodes[cat].n_inputs != 2 ||
+            g->nodes[cat].inputs[0] != g->nodes[ng].outputs[0])
+            continue;
+        int lo = producer(g->nodes[cat].inputs[1]);
+        int64_t axis = ir_node_attr_int(&g->nodes[cat], "axis", 0);
+        if (lo < 0 || !slices_last(f, lo, x, 0, half) || only_consumer(f, lo) != cat || (axis != -1 && axis != r - 1))
+            continue;
+        int ms = only_consumer(f, cat);
+        const struct ir_value *sn = is_op(f, ms, "Mul") ? other_input(&g->nodes[ms], g->nodes[cat].outputs[0]) : NULL;
+        int add = only_consumer(f, ms);
+        if (!rope_table(sn, x) || !is_op(f, add, "Add"))
+            continue;
+        int mc = producer(other_input(&g->nodes[add], g->nodes[ms].outputs[0]));
+        const struct ir_value *cs = is_op(f, mc, "Mul") ? other_input(&g->nodes[mc], x) : NULL;
+        const struct ir_value *y = g->nodes[add].outputs[0];
+        if (!rope_table(cs, x) || only_consumer(f, mc) != add || y->type.rank != r)
+            continue;
+        bool same = true;
+        for (int k = 0; k < r; k++)
+            same = same && y->type.dims[k].value == x->type.dims[k].value;
+        if (!same)
+            continue;
+        /* x's slices, the rotation, the two products, their sum: the members' order the plan reads */
+        int nodes[7] = {hi, lo, ng, cat, mc, ms, add};
+        add_group(s, f, "rope", nodes, 7, run_index, NULL);
+    }
+}
+
 /* Div(x, sqrt 2) -> Erf -> Add(1) -> Mul(x, .) -> Mul(0.5), or with Mul(x, 0.5) first */
 static void find_gelu(struct layer_set *s, struct fctx *f, int run_index)
 {
@@ -767,6 +858,7 @@ void fusion_find(struct layer_set *s, struct model_run *run, int run_index)
     find_attention(s, &f, run_index);
     find_layernorm(s, &f, run_index);
     find_rmsnorm(s, &f, run_index);
+    find_rope(s, &f, run_index);
     find_gelu(s, &f, run_index);
     find_gelu_tanh(s, &f, run_index);
     find_qdq(s, &f, run_index);
@@ -1005,8 +1097,45 @@ static int attention_kernel(const struct layer_desc *d, struct cu_kernel *k)
     return 0;
 }
 
-/* the decomposed GELU and LayerNorm groups, and a residual sum's LayerNorm: one kernel of ours
- * from the group's input to its output */
+static bool pl_same_dims(const struct pl_tensor *a, const struct pl_tensor *b)
+{
+    if (a->nd != b->nd)
+        return false;
+    for (int k = 0; k < a->nd; k++)
+        if (a->d[k] != b->d[k])
+            return false;
+    return true;
+}
+
+/* a rope group as PL_ROPE: x (the Slices' input), cos, sin; the members are Slice, Slice, Neg,
+ * Concat, Mul(x, cos), Mul(rotated, sin), Add */
+static int rope_op(const struct layer_desc *d, struct pl_op *op)
+{
+    memset(op, 0, sizeof(*op));
+    const struct layer_desc *mc = &d->members[4], *ms = &d->members[5];
+    struct pl_tensor a0, a1, b0, b1;
+    if (d->nmembers != 7 || mc->nin != 2 || ms->nin != 2 || plan_ck_tensor(desc_in(&d->members[0], 0), &op->in[0]) ||
+        plan_ck_tensor(desc_out(&d->members[6], 0), &op->out) || plan_ck_tensor(desc_in(mc, 0), &a0) ||
+        plan_ck_tensor(desc_in(mc, 1), &a1) || plan_ck_tensor(desc_in(ms, 0), &b0) || plan_ck_tensor(desc_in(ms, 1), &b1))
+        return -1;
+    /* cos: the Mul's input of another shape than x's, else its second (the benchmark fills
+     * both with the same random data either way); sin: the second Mul's other input */
+    op->in[1] = pl_same_dims(&a0, &op->in[0]) ? a1 : a0;
+    op->in[2] = pl_same_dims(&b0, &op->in[0]) ? b1 : b0;
+    op->kind = PL_ROPE;
+    op->fn = PL_IDENTITY;
+    op->nin = 3;
+    return 0;
+}
+
+/* plain C for a group: the rope group's PL_ROPE (the CPU's one benchmark of it) */
+static int fusion_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    return d->pattern == FUSE_ROPE ? rope_op(d, op) : -1;
+}
+
+/* the decomposed GELU and LayerNorm groups, a residual sum's LayerNorm, an RMSNorm and the
+ * rotary embedding: one kernel of ours from the group's input to its output */
 static int fusion_kernel(const struct layer_desc *d, struct cu_kernel *k)
 {
     memset(k, 0, sizeof(*k));
@@ -1044,6 +1173,14 @@ static int fusion_kernel(const struct layer_desc *d, struct cu_kernel *k)
         k->flops = 7.0 * plan_pl_bytes(&k->pl.out) / 4;
         k->bytes = 2 * plan_pl_bytes(&k->pl.in[0]) + (d->keeps_sum ? 2 : 1) * plan_pl_bytes(&k->pl.out) + vec;
         return 0;
+    } else if (d->pattern == FUSE_ROPE) {
+        if (rope_op(d, &k->pl))
+            return -1;
+        k->kind = CK_PLAIN;
+        k->what = "the rotary position embedding (x cos + rotate_half(x) sin), the group's nodes in one kernel";
+        plan_ck_finish(k);
+        k->flops = 3.0 * plan_pl_bytes(&k->pl.out) / (double)pl_esize(k->pl.out.dtype);
+        return 0;
     } else if (d->pattern == FUSE_RMSNORM) {
         int nd = k->pl.out.nd;
         k->kind = CK_LAYERNORM;
@@ -1079,5 +1216,5 @@ const struct op_plans *plan_hooks(const struct layer_desc *d)
     return d->def ? d->def->plans : NULL;
 }
 
-static const struct op_plans fusion_plans = {fusion_dnnl, NULL, fusion_cudnn, fusion_kernel, NULL, PLAN_KERNEL_TOO,
+static const struct op_plans fusion_plans = {fusion_dnnl, fusion_plain, fusion_cudnn, fusion_kernel, NULL, PLAN_KERNEL_TOO,
     .how = {"oneDNN primitive with post-ops", NULL, "cuDNN fused convolution + bias + activation; cuBLASLt GEMM + bias epilogues; cuDNN fused attention (backend API)", "kernel of ours (GELU, LayerNorm, flash attention)"}};

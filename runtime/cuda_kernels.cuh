@@ -367,7 +367,7 @@ template <typename T> __device__ __forceinline__ void bk_st4(T *p, long long i4,
 }
 
 #if BK_KINDS & BK_K_PLAIN
-/* Element-wise with broadcasting (unary, binary, Where, Cast, Expand), Slice/Pad/Tile */
+/* Element-wise with broadcasting (unary, binary, Where, Cast, Expand, the rotary embedding), Slice/Pad/Tile */
 __global__ void bk_elementwise(const bk_args a)
 {
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < a.n; i += (long long)gridDim.x * blockDim.x) {
@@ -398,6 +398,14 @@ __global__ void bk_elementwise(const bk_args a)
         else if (a.kind == PL_WHERE)
             v = bk_load(a.in[0], a.idt[0], pos[0]) != 0.0f ? bk_load(a.in[1], a.idt[1], pos[1])
                                                            : bk_load(a.in[2], a.idt[2], pos[2]);
+        else if (a.kind == PL_ROPE) {
+            /* x cos + rotate_half(x) sin: the other half's element of x, negated in the first
+             * half (the dims are not coalesced: the last is the rotated one) */
+            long long last = a.od[a.nd - 1], half = last / 2, h = i % last, step = a.flat ? 1 : a.st[0][a.nd - 1];
+            float o = bk_load(a.in[0], a.idt[0], pos[0] + (h < half ? half : -half) * step);
+            v = bk_load(a.in[0], a.idt[0], pos[0]) * bk_load(a.in[1], a.idt[1], pos[1]) +
+                (h < half ? -o : o) * bk_load(a.in[2], a.idt[2], pos[2]);
+        }
         else if (a.kind == PL_BINARY)
             v = bk_apply(BK_OP_FN(a.fn), bk_load(a.in[0], a.idt[0], pos[0]), bk_load(a.in[1], a.idt[1], pos[1]), a.alpha,
                          a.beta, a.odt);
@@ -1860,7 +1868,7 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
                 a->st[i][d] = st8[d];
             a->flat &= pl_count(&pl->in[i]) == n;
         }
-        if (!a->flat) {
+        if (!a->flat && pl->kind != PL_ROPE) { /* PL_ROPE: its last dim must stay the rotated one */
             bk_coalesce(a, pl->nin < 3 ? pl->nin : 3);
             a->periodic = bk_periods(a, pl->nin);
         }
@@ -2268,7 +2276,8 @@ static enum bh_status bk_verify_run(void *state, struct bh_result *r)
             pl_store(want, pl->out.dtype, i, bk_reference(op, k->hin, i));
     }
     double worst = 0;
-    int maths = (op->kind == BK_PLAIN && (pl->kind == PL_UNARY || pl->kind == PL_BINARY)) || op->kind == BK_LAYERNORM ||
+    int maths = (op->kind == BK_PLAIN && (pl->kind == PL_UNARY || pl->kind == PL_BINARY || pl->kind == PL_ROPE)) ||
+                op->kind == BK_LAYERNORM ||
                 op->kind == BK_RESIZE || op->kind == BK_ATTENTION || op->kind == BK_BATCHNORM;
     for (long long i = 0; i < n; i++) {
         double g = pl_load(got, pl->out.dtype, i), w = pl_load(want, pl->out.dtype, i);

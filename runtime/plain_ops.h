@@ -106,7 +106,11 @@ enum pl_kind {
      * the strings kept); StringConcat (in[0] and in[1] broadcast); StringSplit (out [..., the
      * most parts an element can have]: s->selected the elements of [..., the most it has],
      * s->aux each element's count); RegexFullMatch (op->str.regex, bool out) */
-    PL_STR_CAST, PL_STR_NORMALIZE, PL_STR_CONCAT, PL_STR_SPLIT, PL_STR_REGEX
+    PL_STR_CAST, PL_STR_NORMALIZE, PL_STR_CONCAT, PL_STR_SPLIT, PL_STR_REGEX,
+    /* rotary position embedding by halves of the last dim (a fusion group's): in[1] cos and
+     * in[2] sin broadcast to in[0] x, out = x cos + rotate_half(x) sin, with rotate_half(x) =
+     * (-x2, x1) for x's halves x1, x2 (element-wise but for that one read of the other half) */
+    PL_ROPE
 };
 
 /* PL_MAP: every output element reads one input element (or writes a constant): per dim, input
@@ -263,7 +267,7 @@ struct pl_op {
 /* the element-wise kinds: every input broadcasts against the output */
 static inline int pl_elementwise(const struct pl_op *op)
 {
-    return op->kind <= PL_EXPAND;
+    return op->kind <= PL_EXPAND || op->kind == PL_ROPE;
 }
 
 /* dims before axis, the axis, dims after it, of tensor t */
@@ -457,6 +461,15 @@ static inline double pl_load(const void *p, int dt, int64_t i)
     case PL_BFLOAT16: return pl_bf16_to_f32(((const uint16_t *)p)[i]);
     default: return ((const uint8_t *)p)[i];
     }
+}
+
+/* PL_ROPE's element at AT of x, whose position along the last dim (of LAST) is H and whose
+ * stride along it is STEP: the other half's element it pairs with, negated in the first half
+ * (rotate_half) */
+static inline double pl_rope_other(const void *x, int dt, int64_t at, int64_t h, int64_t last, int64_t step)
+{
+    int64_t half = last / 2;
+    return h < half ? -pl_load(x, dt, at + half * step) : pl_load(x, dt, at - half * step);
 }
 
 /* Integers are stored through int64 (unsigned ones wrap, as ONNX's do); the two 16-bit
@@ -1211,9 +1224,17 @@ static inline void pl_kernel(struct pl_state *s)
                 v = pl_apply(op, v, pl_load(s->in[j], op->in[j].dtype, s->flat ? i : pos[j]));
             if (op->flag && op->fn == PL_ADD) /* Mean */
                 v /= op->nin;
-        } else if (op->kind == PL_WHERE)
+        } else if (op->kind == PL_WHERE) {
             v = a != 0 ? pl_load(s->in[1], op->in[1].dtype, s->flat ? i : pos[1])
                        : pl_load(s->in[2], op->in[2].dtype, s->flat ? i : pos[2]);
+        } else if (op->kind == PL_ROPE) {
+            int nd = op->out.nd;
+            int64_t last = op->out.d[nd - 1];
+            double o = pl_rope_other(s->in[0], op->in[0].dtype, s->flat ? i : pos[0], s->flat ? i % last : idx[nd - 1], last,
+                                     s->flat ? 1 : s->strides[0][nd - 1]);
+            v = a * pl_load(s->in[1], op->in[1].dtype, s->flat ? i : pos[1]) +
+                o * pl_load(s->in[2], op->in[2].dtype, s->flat ? i : pos[2]);
+        }
         else if (op->kind == PL_UNARY)
             v = pl_apply(op, a, 0);
         else
@@ -1522,10 +1543,19 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
                 }
                 v[j] = pl_load(s->in[j], t->dtype, p);
             }
-            double folded = pl_apply(op, v[0], v[1]);
-            for (int j = 2; j < op->nin; j++)
+            double folded = op->kind == PL_ROPE ? 0 : pl_apply(op, v[0], v[1]);
+            for (int j = 2; j < op->nin && op->kind != PL_ROPE; j++)
                 folded = pl_apply(op, folded, v[j]);
-            want = op->kind == PL_BINARY ? (op->flag && op->fn == PL_ADD ? folded / op->nin : folded)
+            if (op->kind == PL_ROPE) {
+                /* x's element in the other half, from its coordinates */
+                int64_t last = op->out.d[op->out.nd - 1], h = coord[op->out.nd - 1], p = 0;
+                for (int k = 0; k < op->out.nd; k++)
+                    p = p * op->out.d[k] + (k < op->out.nd - 1 ? coord[k] : h < last / 2 ? h + last / 2 : h - last / 2);
+                double o = pl_load(s->in[0], op->in[0].dtype, p);
+                folded = v[0] * v[1] + (h < last / 2 ? -o : o) * v[2];
+            }
+            want = op->kind == PL_ROPE     ? folded
+                   : op->kind == PL_BINARY ? (op->flag && op->fn == PL_ADD ? folded / op->nin : folded)
                    : op->kind == PL_WHERE ? (v[0] != 0 ? v[1] : v[2])
                    : op->kind == PL_UNARY ? pl_apply(op, v[0], 0) : v[0];
         }

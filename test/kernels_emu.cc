@@ -181,6 +181,27 @@ static void layernorm(const char *name, int dt, long long rows, long long cols, 
     run(name, dt, &op, P_ANY);
 }
 
+/* OP set up in S (and its kernel run, where LAUNCH): its state, or NULL where either failed
+ * (bk_teardown(S) after either way) */
+static struct bk_state *set_up(struct bk_op *op, struct bc_state *s, bool launch)
+{
+    memset(s, 0, sizeof(*s));
+    s->op = op;
+    struct bh_result r;
+    memset(&r, 0, sizeof(r));
+    if (bk_setup(s, &r) != BH_OK || (launch && bk_launch(s, &r) != BH_OK))
+        return NULL;
+    return (struct bk_state *)s->family;
+}
+
+/* one line for a check against an operator's definition, worked out in the test */
+static void against_definition(const char *name, int dt, bool ok, const char *what, double worst)
+{
+    printf("%s %s %s: %s %.3g\n", ok ? "ok  " : "FAIL", name, dt == PL_FLOAT16 ? "f16" : dt == PL_BFLOAT16 ? "bf16" : "f32",
+           what, worst);
+    failures += !ok;
+}
+
 /* an RMSNorm [ROWS, COLS] (SCALED: times a row of the last dim) through setup and --verify, and
  * first bk_reference, what --verify holds the kernel to, against RMSNormalization as ONNX
  * defines it (x / sqrt(mean(x^2) + eps) x scale), worked out here in double from the same inputs */
@@ -191,13 +212,8 @@ static void rmsnorm(const char *name, int dt, long long rows, long long cols, in
     op.affine = scaled;
     op.eps = 1e-6f;
     struct bc_state s;
-    memset(&s, 0, sizeof(s));
-    s.op = &op;
-    struct bh_result r;
-    memset(&r, 0, sizeof(r));
     double worst = INFINITY;
-    if (bk_setup(&s, &r) == BH_OK) {
-        struct bk_state *k = (struct bk_state *)s.family;
+    if (struct bk_state *k = set_up(&op, &s, false)) {
         worst = 0;
         for (long long i = 0; i < rows * cols; i++) {
             long long row = i / cols;
@@ -213,10 +229,42 @@ static void rmsnorm(const char *name, int dt, long long rows, long long cols, in
         }
     }
     bk_teardown(&s);
-    bool ok = worst <= 1e-9;
-    printf("%s %s %s: the host reference against RMSNormalization's definition, worst relative difference %.3g\n",
-           ok ? "ok  " : "FAIL", name, dt == PL_FLOAT16 ? "f16" : dt == PL_BFLOAT16 ? "bf16" : "f32", worst);
-    failures += !ok;
+    against_definition(name, dt, worst <= 1e-9, "the host reference against RMSNormalization's definition, worst relative "
+                                                "difference", worst);
+    run(name, dt, &op, P_ANY);
+}
+
+/* the rotary embedding by halves of X's last dim, cos and sin of shape T broadcast to X: through
+ * setup and --verify (the kernel against plain C), and first the kernel's output against the
+ * definition, x cos + rotate_half(x) sin with rotate_half(x) = (-x2, x1), worked out here */
+static void rope(const char *name, int dt, struct pl_tensor x, struct pl_tensor t)
+{
+    struct bk_op op = plain_op(PL_ROPE, PL_IDENTITY, 3, x, x);
+    op.pl.in[1] = t;
+    op.pl.in[2] = t;
+    struct bc_state s;
+    double worst = INFINITY;
+    if (struct bk_state *k = set_up(&op, &s, true)) {
+        long long n = pl_count(&x), last = x.d[x.nd - 1], half = last / 2;
+        worst = 0;
+        for (long long i = 0; i < n; i++) {
+            long long c[8], rem = i, tp = 0;
+            for (int d = x.nd - 1; d >= 0; d--) {
+                c[d] = rem % x.d[d];
+                rem /= x.d[d];
+            }
+            for (int d = 0; d < t.nd; d++) /* t aligned to x's last dims, 1 where it broadcasts */
+                tp = tp * t.d[d] + (t.d[d] == 1 ? 0 : c[d + x.nd - t.nd]);
+            long long h = c[x.nd - 1], other = h < half ? i + half : i - half;
+            double rot = h < half ? -pl_load(k->hin[0], dt, other) : pl_load(k->hin[0], dt, other);
+            double want = pl_load(k->hin[0], dt, i) * pl_load(k->hin[1], dt, tp) + rot * pl_load(k->hin[2], dt, tp);
+            double got = pl_load(k->dout, dt, i), tol = dt == PL_FLOAT ? 1e-6 : dt == PL_FLOAT16 ? 2e-3 : 1.6e-2;
+            worst = fmax(worst, fabs(got - want) / (fabs(want) + 1.0) / tol);
+        }
+    }
+    bk_teardown(&s);
+    against_definition(name, dt, worst <= 1, "the kernel against the rotary embedding's definition, worst error (in "
+                                             "tolerances)", worst);
     run(name, dt, &op, P_ANY);
 }
 
@@ -290,6 +338,9 @@ int main(void)
         /* 8 columns a thread at most in registers: 8200 of them read again for each pass */
         layernorm("LayerNorm of x + residual + bias [2, 8200], the sum kept", dt, 2, 8200, 2, 1);
         layernorm("LayerNorm [3, 1000]", dt, 3, 1000, 0, 0); /* 4 columns a thread, a tail */
+        rope("rotary embedding [2, 3, 5, 8], tables [1, 1, 5, 8]", dt, ten(dt, {2, 3, 5, 8}), ten(dt, {1, 1, 5, 8}));
+        rope("rotary embedding [1, 4, 2, 4], tables [1, 4, 1, 4]", dt, ten(dt, {1, 4, 2, 4}), ten(dt, {1, 4, 1, 4}));
+        rope("rotary embedding [1, 2, 3, 6], tables in full (flat)", dt, ten(dt, {1, 2, 3, 6}), ten(dt, {1, 2, 3, 6}));
         rmsnorm("RMSNorm [4, 4096], scaled", dt, 4, 4096, 1); /* a Llama's rows: 4 a thread */
         rmsnorm("RMSNorm [5, 100]", dt, 5, 100, 0);
         rmsnorm("RMSNorm [2, 9000], scaled", dt, 2, 9000, 1); /* read again for each pass */

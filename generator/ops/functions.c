@@ -306,11 +306,12 @@ static struct ir_value *rope_table(struct op_xp *x, int input, bool ids, int64_t
 
 /* RotaryEmbedding (opset 23): each head's first R dims (rotary_embedding_dim, else the head
  * size) rotated by the angle of the token's position: with x1, x2 its two halves (interleaved:
- * its even and odd dims), x1 cos - x2 sin and x1 sin + x2 cos, put back in their places; the
- * other dims as they are. X is [B, N, S, H], or [B, S, N x H] with num_heads (worked on as
+ * its even and odd dims), x1 cos - x2 sin and x1 sin + x2 cos, put back in their places (by
+ * halves written as x cos + rotate_half(x) sin, the form gen's rope group takes); the other
+ * dims as they are. X is [B, N, S, H], or [B, S, N x H] with num_heads (worked on as
  * [B, S, N, H] and reshaped back); cos and sin are [max position + 1, R/2] read at
  * position_ids [B, S], or [B, S, R/2] without them. Written as Reshape, Gather, Unsqueeze,
- * Slice, Mul, Sub, Add, Concat. */
+ * Slice, Neg, Mul, Sub, Add, Concat. */
 static int expand_rotary_embedding(struct infer_ctx *c, struct op_xp *x)
 {
     const struct ir_type *in = op_xp_concrete(c, 0, -1), *cs = op_in(c, 1), *sn = op_in(c, 2), *pid = op_in(c, 3);
@@ -351,21 +352,21 @@ static int expand_rotary_embedding(struct infer_ctx *c, struct op_xp *x)
     int64_t hax = three ? 2 : 1;
     struct ir_value *cv = rope_table(x, 1, pid != NULL, hax, "cos"), *sv = rope_table(x, 2, pid != NULL, hax, "sin");
     struct ir_value *rot = r < h ? rope_slice(x, v, 0, r, 1, "rotated") : v;
-    struct ir_value *x1 = inter ? rope_slice(x, rot, 0, r, 2, "x1") : rope_slice(x, rot, 0, r / 2, 1, "x1");
-    struct ir_value *x2 = inter ? rope_slice(x, rot, 1, r, 2, "x2") : rope_slice(x, rot, r / 2, r, 1, "x2");
-    struct ir_value *re = op_xp_op(x, "Sub", "real",
-                                   OP_XP_IN(op_xp_op(x, "Mul", "x1_cos", OP_XP_IN(x1, cv), NULL),
-                                            op_xp_op(x, "Mul", "x2_sin", OP_XP_IN(x2, sv), NULL)),
-                                   NULL);
-    struct ir_value *im = op_xp_op(x, "Add", "imag",
-                                   OP_XP_IN(op_xp_op(x, "Mul", "x1_sin", OP_XP_IN(x1, sv), NULL),
-                                            op_xp_op(x, "Mul", "x2_cos", OP_XP_IN(x2, cv), NULL)),
-                                   NULL);
     /* the node that makes the result writes the original's output */
     struct ir_value *y = op_xp_out(x, 0), *out;
     struct ir_value *to = !three && r == h ? y : NULL;
     if (inter) {
-        /* pairs back in place: [..., R/2] twice -> [..., R/2, 2] -> [..., R] */
+        /* x1, x2 the even and odd dims: x1 cos - x2 sin and x1 sin + x2 cos, put back in pairs:
+         * [..., R/2] twice -> [..., R/2, 2] -> [..., R] */
+        struct ir_value *x1 = rope_slice(x, rot, 0, r, 2, "x1"), *x2 = rope_slice(x, rot, 1, r, 2, "x2");
+        struct ir_value *re = op_xp_op(x, "Sub", "real",
+                                       OP_XP_IN(op_xp_op(x, "Mul", "x1_cos", OP_XP_IN(x1, cv), NULL),
+                                                op_xp_op(x, "Mul", "x2_sin", OP_XP_IN(x2, sv), NULL)),
+                                       NULL);
+        struct ir_value *im = op_xp_op(x, "Add", "imag",
+                                       OP_XP_IN(op_xp_op(x, "Mul", "x1_sin", OP_XP_IN(x1, sv), NULL),
+                                                op_xp_op(x, "Mul", "x2_cos", OP_XP_IN(x2, cv), NULL)),
+                                       NULL);
         int64_t last[1] = {4}, shape[4] = {0, 0, 0, r};
         struct ir_value *ax = op_xp_ints(x, "pair_axis", IR_DTYPE_INT64, 1, 1, last);
         struct ir_value *pr = op_xp_op(x, "Concat", "pairs",
@@ -376,8 +377,21 @@ static int expand_rotary_embedding(struct infer_ctx *c, struct op_xp *x)
         out = op_xp_op(x, "Reshape", "interleaved",
                        OP_XP_IN(pr, op_xp_ints(x, "interleaved_shape", IR_DTYPE_INT64, 1, 4, shape)), to);
     } else {
-        out = op_xp_op(x, "Concat", "halves", OP_XP_IN(re, im), to);
+        /* by halves, as PyTorch writes it (the form gen's rope group takes): x cos_full +
+         * rotate_half(x) sin_full, rotate_half(x) = (-x2, x1), each table twice along the
+         * last dim */
+        struct ir_value *cf = op_xp_op(x, "Concat", "cos_full", OP_XP_IN(cv, cv), NULL);
         op_xp_attr_i(x, "axis", 3);
+        struct ir_value *sf = op_xp_op(x, "Concat", "sin_full", OP_XP_IN(sv, sv), NULL);
+        op_xp_attr_i(x, "axis", 3);
+        struct ir_value *x2 = rope_slice(x, rot, r / 2, r, 1, "x2");
+        struct ir_value *ng = op_xp_op(x, "Neg", "x2_neg", OP_XP_IN(x2), NULL);
+        struct ir_value *x1 = rope_slice(x, rot, 0, r / 2, 1, "x1");
+        struct ir_value *rh = op_xp_op(x, "Concat", "rotate_half", OP_XP_IN(ng, x1), NULL);
+        op_xp_attr_i(x, "axis", 3);
+        struct ir_value *xc = op_xp_op(x, "Mul", "x_cos", OP_XP_IN(rot, cf), NULL);
+        struct ir_value *rs = op_xp_op(x, "Mul", "rotated_sin", OP_XP_IN(rh, sf), NULL);
+        out = op_xp_op(x, "Add", "rotated_all", OP_XP_IN(xc, rs), to);
     }
     if (r < h) {
         out = op_xp_op(x, "Concat", "with_rest", OP_XP_IN(out, rope_slice(x, v, r, h, 1, "rest")), three ? NULL : y);

@@ -87,7 +87,7 @@ def rope(x, table, ids=None, **attrs):
 def cases():
     """(name, model, the operator expanded, its tolerance, the fused groups gen must find in it:
     an attention group in each Attention, an rmsnorm group where the norm is over the last axis
-    alone, what gen's kernel takes)"""
+    alone, a rope group where the rotation is by halves: what gen's kernels take)"""
     for name, m in attention_cases():
         yield name, m, "Attention", 1e-4, 1
     yield "RMSNormalization over the last axis", rms([2, 5, 16], [16]), "RMSNormalization", 1e-4, 1
@@ -95,10 +95,10 @@ def cases():
         1e-4, 0
     yield "RMSNormalization in f16, float stash", rms([2, 3, 32], [32], TensorProto.FLOAT16), "RMSNormalization", \
         2e-3, 1
-    yield "RotaryEmbedding 4-D, position ids", rope([2, 3, 5, 8], [12, 4], [2, 5]), "RotaryEmbedding", 1e-4, 0
+    yield "RotaryEmbedding 4-D, position ids", rope([2, 3, 5, 8], [12, 4], [2, 5]), "RotaryEmbedding", 1e-4, 1
     yield "RotaryEmbedding 4-D, interleaved", rope([1, 2, 4, 8], [6, 4], [1, 4], interleaved=1), "RotaryEmbedding", 1e-4, 0
     yield "RotaryEmbedding 3-D, heads, partial", rope([2, 4, 24], [9, 2], [2, 4], num_heads=2,
-                                                      rotary_embedding_dim=4), "RotaryEmbedding", 1e-4, 0
+                                                      rotary_embedding_dim=4), "RotaryEmbedding", 1e-4, 1
     yield "RotaryEmbedding 3-D, interleaved, partial, per-token tables", rope(
         [1, 3, 32], [1, 3, 3], num_heads=4, interleaved=1, rotary_embedding_dim=6), "RotaryEmbedding", 1e-4, 0
 
@@ -158,7 +158,7 @@ def fused_groups(path, prefix):
 
 
 # the fusion group gen must find in each operator's expansion: its layer's name prefix
-GROUP_OF = {"Attention": "attention", "RMSNormalization": "rmsnorm"}
+GROUP_OF = {"Attention": "attention", "RMSNormalization": "rmsnorm", "RotaryEmbedding": "rope"}
 
 
 def check(name, path, op, tol, want_groups):
@@ -210,6 +210,7 @@ def main():
         print("%s %s %s: left unexpanded%s" % ("ok  " if said else "FAIL", op, name, "" if said else " (" + err + ")"))
         bad += not said
     bad += not rmsnorm_as_exported(work)
+    bad += not rope_as_exported(work)
     return 1 if bad else 0
 
 
@@ -238,6 +239,36 @@ def rmsnorm_as_exported(work):
         good = ops == want
         print("%s RMSNorm as PyTorch exports it, over axis %d: rmsnorm groups %s (want %s)" % (
             "ok  " if good else "FAIL", axis, ops or "none", want or "none"))
+        ok = ok and good
+    return ok
+
+
+def rope_as_exported(work):
+    """the rotary embedding as PyTorch exports Llama's q * cos + rotate_half(q) * sin (Slice,
+    Slice to the end, Neg, Concat along -1, Mul, Mul, Add; cos and sin [B, 1, S, D] inputs): one
+    rope group of the seven; with the halves concatenated the other way round, none"""
+    ok = True
+    for swapped, want in ((False, ["Slice+Slice+Neg+Concat+Mul+Mul+Add"]), (True, [])):
+        ins = [helper.make_tensor_value_info("q", F, [1, 4, 6, 16]),
+               helper.make_tensor_value_info("cos", F, [1, 1, 6, 16]),
+               helper.make_tensor_value_info("sin", F, [1, 1, 6, 16])]
+        c = [onnx.numpy_helper.from_array(np.array([v], np.int64), n)
+             for n, v in (("zero", 0), ("half", 8), ("end", 2 ** 63 - 1), ("last", -1))]
+        rot = ["x1", "neg"] if swapped else ["neg", "x1"]
+        nodes = [helper.make_node("Slice", ["q", "zero", "half", "last"], ["x1"]),
+                 helper.make_node("Slice", ["q", "half", "end", "last"], ["x2"]),
+                 helper.make_node("Neg", ["x2"], ["neg"]),
+                 helper.make_node("Concat", rot, ["rh"], axis=-1),
+                 helper.make_node("Mul", ["q", "cos"], ["qc"]),
+                 helper.make_node("Mul", ["rh", "sin"], ["rs"]),
+                 helper.make_node("Add", ["qc", "rs"], ["y"])]
+        g = helper.make_graph(nodes, "rope", ins, [helper.make_tensor_value_info("y", F, [1, 4, 6, 16])], c)
+        path = os.path.join(work, "rope_exported%s.onnx" % ("_swapped" if swapped else ""))
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]), path)
+        n, ops = fused_groups(path, "rope")
+        good = ops == want
+        print("%s rotary embedding as PyTorch exports it%s: rope groups %s (want %s)" % (
+            "ok  " if good else "FAIL", ", halves swapped" if swapped else "", ops or "none", want or "none"))
         ok = ok and good
     return ok
 
