@@ -16,7 +16,7 @@ static const char *const pattern_names[FUSE_PATTERN_COUNT] = {
     [FUSE_GELU] = "gelu", [FUSE_QDQ_CONV] = "qdq_conv", [FUSE_QDQ_CONV_ACT] = "qdq_conv_act",
     [FUSE_QDQ_MATMUL] = "qdq_matmul", [FUSE_QDQ_MATMUL_ACT] = "qdq_matmul_act",
     [FUSE_ATTENTION] = "attention", [FUSE_GELU_TANH] = "gelu_tanh",
-    [FUSE_ADD_LAYERNORM] = "add_layernorm", [FUSE_RMSNORM] = "rmsnorm", [FUSE_ROPE] = "rope",
+    [FUSE_ADD_LAYERNORM] = "add_layernorm", [FUSE_RMSNORM] = "rmsnorm", [FUSE_ROPE] = "rope", [FUSE_SILU] = "silu",
 };
 
 const char *fusion_pattern_name(enum fusion_pattern p)

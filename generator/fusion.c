@@ -437,6 +437,23 @@ static void find_rope(struct layer_set *s, struct fctx *f, int run_index)
     }
 }
 
+/* SiLU (swish): Sigmoid(x) -> Mul(x, .), one element-wise function as frameworks run it
+ * (YOLOv5's and EfficientNet's activation, a Llama MLP's gate) */
+static void find_silu(struct layer_set *s, struct fctx *f, int run_index)
+{
+    const struct ir_graph *g = f->g;
+    for (int i = 0; i < g->n_nodes; i++) {
+        if (!is_op(f, i, "Sigmoid"))
+            continue;
+        const struct ir_value *x = g->nodes[i].inputs[0];
+        int m = only_consumer(f, i);
+        if (!x || !is_op(f, m, "Mul") || other_input(&g->nodes[m], g->nodes[i].outputs[0]) != x)
+            continue;
+        int nodes[2] = {i, m};
+        add_group(s, f, "silu", nodes, 2, run_index, NULL);
+    }
+}
+
 /* Div(x, sqrt 2) -> Erf -> Add(1) -> Mul(x, .) -> Mul(0.5), or with Mul(x, 0.5) first */
 static void find_gelu(struct layer_set *s, struct fctx *f, int run_index)
 {
@@ -859,6 +876,7 @@ void fusion_find(struct layer_set *s, struct model_run *run, int run_index)
     find_layernorm(s, &f, run_index);
     find_rmsnorm(s, &f, run_index);
     find_rope(s, &f, run_index);
+    find_silu(s, &f, run_index);
     find_gelu(s, &f, run_index);
     find_gelu_tanh(s, &f, run_index);
     find_qdq(s, &f, run_index);
@@ -895,7 +913,8 @@ static int fusion_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p
     if (which || d->nmembers < 1)
         return -1;
     const struct layer_desc *first = &d->members[0];
-    if (d->pattern == FUSE_GELU || d->pattern == FUSE_GELU_TANH || d->pattern == FUSE_LAYERNORM) {
+    if (d->pattern == FUSE_GELU || d->pattern == FUSE_GELU_TANH || d->pattern == FUSE_LAYERNORM ||
+        d->pattern == FUSE_SILU) {
         /* the group's input is the first member's first input, its output the last member's */
         struct bd_tensor x, y;
         if (plan_bd_tensor(desc_in(first, 0), &x) || plan_bd_tensor(desc_out(&d->members[d->nmembers - 1], 0), &y))
@@ -904,10 +923,13 @@ static int fusion_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p
         p->op.dst = y;
         p->n_algs = 1;
         p->bytes = 4.0 * (double)(plan_bd_count(&x) + plan_bd_count(&y));
-        if (d->pattern == FUSE_GELU || d->pattern == FUSE_GELU_TANH) {
+        if (d->pattern == FUSE_GELU || d->pattern == FUSE_GELU_TANH || d->pattern == FUSE_SILU) {
             p->op.family = BD_ELTWISE;
-            p->op.alg = p->algs[0] = d->pattern == FUSE_GELU ? dnnl_eltwise_gelu_erf : dnnl_eltwise_gelu_tanh;
-            p->flops = 8.0 * (double)plan_bd_count(&y);
+            p->op.alg = p->algs[0] = d->pattern == FUSE_GELU        ? dnnl_eltwise_gelu_erf
+                                     : d->pattern == FUSE_GELU_TANH ? dnnl_eltwise_gelu_tanh
+                                                                    : dnnl_eltwise_swish;
+            p->op.alpha = 1.0f; /* swish's x sigmoid(alpha x); the GELUs take none */
+            p->flops = (d->pattern == FUSE_SILU ? 4.0 : 8.0) * (double)plan_bd_count(&y);
             plan_arg(p, "DNNL_ARG_SRC", 0, 0);
             plan_arg(p, "DNNL_ARG_DST", 1, 0);
             return 0;
@@ -1144,14 +1166,16 @@ static int fusion_kernel(const struct layer_desc *d, struct cu_kernel *k)
     if (d->nmembers < 1 || plan_ck_tensor(desc_in(&d->members[0], 0), &k->pl.in[0]) ||
         plan_ck_tensor(desc_out(&d->members[d->nmembers - 1], 0), &k->pl.out))
         return -1;
-    if (d->pattern == FUSE_GELU || d->pattern == FUSE_GELU_TANH) {
+    if (d->pattern == FUSE_GELU || d->pattern == FUSE_GELU_TANH || d->pattern == FUSE_SILU) {
         k->kind = CK_PLAIN;
         k->pl.kind = PL_UNARY;
-        k->pl.fn = d->pattern == FUSE_GELU ? PL_GELU : PL_GELU_TANH;
+        k->pl.fn = d->pattern == FUSE_GELU ? PL_GELU : d->pattern == FUSE_GELU_TANH ? PL_GELU_TANH : PL_SWISH;
+        k->pl.alpha = 1.0f;
         k->pl.nin = 1;
-        k->what = d->pattern == FUSE_GELU ? "GELU (erf), the group's nodes in one kernel"
-                                          : "GELU (tanh approximation), the group's nodes in one kernel";
-        k->flops = 8.0 * plan_pl_bytes(&k->pl.out) / 4;
+        k->what = d->pattern == FUSE_GELU        ? "GELU (erf), the group's nodes in one kernel"
+                  : d->pattern == FUSE_GELU_TANH ? "GELU (tanh approximation), the group's nodes in one kernel"
+                                                 : "SiLU (x sigmoid(x)), the group's nodes in one kernel";
+        k->flops = (d->pattern == FUSE_SILU ? 4.0 : 8.0) * plan_pl_bytes(&k->pl.out) / 4;
     } else if (d->pattern == FUSE_ADD_LAYERNORM) {
         /* the sum's rows, normalised over the last axis: as a single LayerNormalization's kernel
          * with the residual (and the bias) added first */

@@ -464,6 +464,33 @@ static void cuda_prepacked_weights(void **state)
     assert_int_equal(test_sh("rm -rf '%s/nk' '%s/gemms.onnx'", dir, dir), 0);
 }
 
+/* gen's silu groups (Sigmoid -> Mul(x, .)) over every ../shared model, held to
+ * test/oracle/silu_check.py's own count of x * sigmoid(x) in each (yolo5face's 63) */
+static void silu_groups_against_models(void **state)
+{
+    (void)state;
+    const char *py = test_env("PYTHON", "python3");
+    const char *shared = test_env("BENANZA_SHARED", "../shared");
+    char models[400];
+    snprintf(models, sizeof(models), "%s/models", shared);
+    struct stat st;
+    if (stat(models, &st) != 0) {
+        TEST_SKIP("%s not found: the shared models are not here; skipped\n", models);
+        return;
+    }
+    if (test_sh("%s -c 'import onnx' 2>/dev/null", py) != 0) {
+        TEST_SKIP("%s has no onnx package (scripts/setup installs it): skipped\n", py);
+        return;
+    }
+    const char *gen = test_env("BENANZA_GEN", "bin/gen");
+    assert_int_equal(test_sh("%s --backend none -b 1 %s/*.onnx %s/*/*.onnx $(grep '^-' bench/shared_models.args) "
+                             "-o '%s/silu' > /dev/null 2>&1 && %s test/oracle/silu_check.py '%s/silu' "
+                             "yolo5face-500m-dynamic-opset12=63",
+                             gen, models, models, dir, py, dir),
+                     0);
+    assert_int_equal(test_sh("rm -rf '%s/silu'", dir), 0);
+}
+
 /* scripts/gpu-run pack: the folder gen writes (for the toolkit folder run makes there), packed
  * whole, its manifest beside it; bad arguments are exit 2; run against this machine's toolkit
  * (a GPU machine's cuDNN comes as a wheel: tried by hand), out of budget and resumed */
@@ -713,6 +740,7 @@ void test_cli_group(struct test_totals *tot)
         cmocka_unit_test(output_folder_parents),
         cmocka_unit_test(cuda_types_option),
         cmocka_unit_test(cuda_prepacked_weights),
+        cmocka_unit_test(silu_groups_against_models),
         cmocka_unit_test(gpu_run_pack),
         cmocka_unit_test(shared_models_at_two_batches),
         cmocka_unit_test(measure_torch_names),
