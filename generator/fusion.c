@@ -419,12 +419,12 @@ static void find_rope(struct layer_set *s, struct fctx *f, int run_index)
         int ms = only_consumer(f, cat);
         const struct ir_value *sn = is_op(f, ms, "Mul") ? other_input(&g->nodes[ms], g->nodes[cat].outputs[0]) : NULL;
         int add = only_consumer(f, ms);
-        if (!rope_table(sn, x) || !is_op(f, add, "Add"))
+        if (sn == g->nodes[cat].outputs[0] || !rope_table(sn, x) || !is_op(f, add, "Add"))
             continue;
         int mc = producer(other_input(&g->nodes[add], g->nodes[ms].outputs[0]));
         const struct ir_value *cs = is_op(f, mc, "Mul") ? other_input(&g->nodes[mc], x) : NULL;
         const struct ir_value *y = g->nodes[add].outputs[0];
-        if (!rope_table(cs, x) || only_consumer(f, mc) != add || y->type.rank != r)
+        if (cs == x || !rope_table(cs, x) || only_consumer(f, mc) != add || y->type.rank != r)
             continue;
         bool same = true;
         for (int k = 0; k < r; k++)
