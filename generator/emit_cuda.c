@@ -342,8 +342,8 @@ static void render_plan(struct emit_ctx *e, int li, const struct cu_plan *p)
             if (p->b_const && !p->tb) {
                 struct cu_plan nk = *p;
                 nk.tb = 1;
-                plan_cu_note(&nk, "B, a constant, stored as [n, k] (K-major, the layout frameworks keep a linear "
-                                  "layer's weight in: cuBLAS's TN GEMM)");
+                plan_cu_note(&nk, "B, a constant, stored as [n, k] (K-major): the layout frameworks keep a linear "
+                                  "layer's weight in");
                 render_ranks(e, li, &nk, ti, CU_LT, "ltnk", NULL);
             }
         }

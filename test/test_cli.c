@@ -444,8 +444,9 @@ static void cuda_types_option(void **state)
 }
 
 /* A GEMM whose B is a constant 2-D weight also gets cuBLASLt files with B prepacked [n, k]
- * (ltnk<k>), and no other GEMM: held against the ONNX models by test/oracle/prepacked_check.py,
- * over its own model of each kind of GEMM and BERT (plain and gemm_bias groups) */
+ * (ltnk<k>), and no other GEMM; no batched GEMM gets a cublasSgemv file: held against the ONNX
+ * models by test/oracle/prepacked_check.py, over its own model of each kind of GEMM and BERT
+ * (plain and gemm_bias groups) */
 static void cuda_prepacked_weights(void **state)
 {
     (void)state;
@@ -456,7 +457,7 @@ static void cuda_prepacked_weights(void **state)
     }
     const char *gen = test_env("BENANZA_GEN", "bin/gen");
     assert_int_equal(test_sh("%s test/oracle/prepacked_check.py model '%s/gemms.onnx' && "
-                             "%s --backend cuda --top-k 1 -b 1 --types tf32,f16tc '%s/gemms.onnx' --zoo bert_base "
+                             "%s --backend cuda --top-k 1 -b 1 --types f32,tf32,f16tc '%s/gemms.onnx' --zoo bert_base "
                              "-o '%s/nk' > /dev/null 2>&1 && %s test/oracle/prepacked_check.py check '%s/nk' && "
                              "ls '%s/nk/bench' | grep -q -- '-f16tc-ltnk0\\.c$'",
                              py, dir, gen, dir, dir, py, dir, dir),

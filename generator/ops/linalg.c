@@ -515,12 +515,12 @@ static int matmul_cudnn(const struct layer_desc *d, struct cu_plan *p)
     p->algos = gemm_algos;
     p->nalgos = (int)BZ_ARRAY_LEN(gemm_algos);
     p->types = CU_ALL_TYPES;
-    p->gemv = (p->m == 1 || p->n == 1) && !p->ta && !p->tb;
+    p->gemv = (p->m == 1 || p->n == 1) && !p->ta && !p->tb && p->batch_count == 1;
     p->lt = true;
     /* a weight [k, n] can be kept transposed at no cost per run: PyTorch's Linear holds
      * [n, k], which makes the GEMM TN (both operands K-major), the form Hopper's TF32 Tensor
      * Core kernels take their operands in */
-    p->b_const = desc_in(d, 1)->is_const && !p->tb && p->batch_count == 1;
+    p->b_const = desc_in(d, 1)->is_const && b.nd == 2 && !p->tb && p->batch_count == 1;
     p->flops = 2.0 * (double)p->m * (double)p->n * (double)p->k * (double)p->batch_count;
     p->elems = (double)(plan_cu_count(&a) + plan_cu_count(&b) + plan_cu_count(&p->y));
     return 0;

@@ -19,19 +19,28 @@ import onnx
 
 
 def weight_gemm(model, node):
-    inits = {t.name: t for t in model.graph.initializer}
+    """a MatMul, or a Gemm without transB, whose B is a 2-D constant (an initializer or a
+    Constant node's tensor)"""
+    consts = {t.name: list(t.dims) for t in model.graph.initializer}
+    for n in model.graph.node:
+        if n.op_type == "Constant":
+            for a in n.attribute:
+                if a.name == "value":
+                    consts[n.output[0]] = list(a.t.dims)
     if node.op_type not in ("MatMul", "Gemm") or len(node.input) < 2:
         return False
     if node.op_type == "Gemm" and any(a.name == "transB" and a.i for a in node.attribute):
         return False
-    b = inits.get(node.input[1])
-    return b is not None and len(b.dims) == 2
+    b = consts.get(node.input[1])
+    return b is not None and len(b) == 2
 
 
 def write_model(path):
     """x [4, 8] -> MatMul(W [8, 16]) -> MatMul(the activation y [16, 16]) -> Gemm(W2 [12, 16],
-    transB) -> Gemm(W3 [12, 12]) -> batched MatMul with a constant B [2, 12, 12]: prepacked
-    wants the first and the fourth only"""
+    transB) -> Gemm(W3 [12, 12]) -> batched MatMul with a constant B [2, 12, 12]; beside them
+    v [1, 12] -> the same batched B (a batched GEMV: no cublasSgemv file either) and v -> MatMul
+    of a 1-D constant (n = 1: [n, k] would be the same bytes): prepacked wants the first and the
+    fourth only"""
     from onnx import TensorProto, helper
     import numpy as np
 
@@ -44,15 +53,20 @@ def write_model(path):
         helper.make_node("Gemm", ["b", "w2"], ["c"], name="gemm_transb", transB=1),
         helper.make_node("Gemm", ["c", "w3"], ["d"], name="gemm_plain"),
         helper.make_node("MatMul", ["d", "w4"], ["z"], name="batched_matmul"),
+        helper.make_node("MatMul", ["v", "w4"], ["zv"], name="batched_gemv"),
+        helper.make_node("MatMul", ["v", "w5"], ["zw"], name="vector_matmul"),
     ]
     graph = helper.make_graph(
         nodes, "gemms",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8]),
-         helper.make_tensor_value_info("y", TensorProto.FLOAT, [16, 16])],
-        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [2, 4, 12])],
-        [init("w", [8, 16]), init("w2", [12, 16]), init("w3", [16, 12]), init("w4", [2, 12, 12])])
+         helper.make_tensor_value_info("y", TensorProto.FLOAT, [16, 16]),
+         helper.make_tensor_value_info("v", TensorProto.FLOAT, [1, 12])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [2, 4, 12]),
+         helper.make_tensor_value_info("zv", TensorProto.FLOAT, [2, 1, 12]),
+         helper.make_tensor_value_info("zw", TensorProto.FLOAT, [1])],
+        [init("w", [8, 16]), init("w2", [12, 16]), init("w3", [12, 12]), init("w4", [2, 12, 12]), init("w5", [12])])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    onnx.checker.check_model(model)
+    onnx.checker.check_model(model, full_check=True)
     onnx.save(model, path)
     return 0
 
@@ -91,6 +105,14 @@ def main():
             names = ", ".join(models[r].graph.node[i].name for r, i in nodes_of[layer][:3])
             print(f"{layer} ({names}): ltnk0 {'written' if has else 'missing'}, want {'it' if want else 'none'}")
             bad = 1
+    # cublasSgemv runs one GEMV: never for a batched one
+    for f in sorted(files):
+        if f.endswith("-gemv.c"):
+            with open(os.path.join(folder, "bench", f)) as src:
+                text = src.read()
+            if ".batch_count = 1," not in text:
+                print(f"{f}: a cublasSgemv file for a batched GEMM")
+                bad = 1
     if kinds != {True, False}:
         print(f"the folder lacks a case: {'no prepacked GEMM' if True not in kinds else 'no other GEMM'}")
         bad = 1
