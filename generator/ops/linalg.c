@@ -14,6 +14,11 @@ static void infer_gemm(struct infer_ctx *c)
         return;
     }
     bool ta = op_attr_i(c, "transA", 0) != 0, tb = op_attr_i(c, "transB", 0) != 0;
+    struct ir_dim ka = a->dims[ta ? 0 : 1], kb = b->dims[tb ? 1 : 0];
+    if (dim_known(ka) && dim_known(kb) && ka.value != kb.value) {
+        op_fail(c, "A's inner dim %lld is not B's %lld", (long long)ka.value, (long long)kb.value);
+        return;
+    }
     struct ir_dim *d = op_out(c, 0, dtype, 2);
     d[0] = a->dims[ta ? 1 : 0];
     d[1] = b->dims[tb ? 0 : 1];
@@ -39,6 +44,11 @@ void op_matmul_shape(struct infer_ctx *c, int a_index, int b_index, int dtype)
         dtype = op_in_dtype(c, a_index);
     if (!a || !b || a->rank < 1 || b->rank < 1) {
         op_out_dtype_only(c, 0, dtype);
+        return;
+    }
+    struct ir_dim ka = a->dims[a->rank - 1], kb = b->dims[b->rank == 1 ? 0 : b->rank - 2];
+    if (dim_known(ka) && dim_known(kb) && ka.value != kb.value) {
+        op_fail(c, "A's inner dim %lld is not B's %lld", (long long)ka.value, (long long)kb.value);
         return;
     }
     /* 1-D operands are promoted, and the added dim is removed again */

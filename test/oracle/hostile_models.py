@@ -135,6 +135,14 @@ save("layernorm_of_input_plus_bias",
      [helper.make_tensor("b", T.FLOAT, [8], np.zeros(8, np.float32)),
       helper.make_tensor("g", T.FLOAT, [8], np.ones(8, np.float32))], code=0, frag="", opset=17)
 
+# GEMMs whose inner dims do not fit (gen took B's for k and benchmarked a GEMM the model does
+# not have; a review find): each node located, the rest processed
+wk = helper.make_tensor("wk", T.FLOAT, [16, 12], np.zeros(192, np.float32))
+save("gemm_inner_mismatch", [helper.make_node("Gemm", ["x", "wk"], ["y"])], [X("x", [4, 12])], [X("y", None)], [wk],
+     code=0, frag="node[0] (Gemm): A's inner dim 12 is not B's 16")
+save("matmul_inner_mismatch", [helper.make_node("MatMul", ["x", "wk"], ["y"])], [X("x", [2, 4, 12])], [X("y", None)],
+     [wk], code=0, frag="node[0] (MatMul): A's inner dim 12 is not B's 16")
+
 # a Reshape whose constant target fixes batch 1 behind an input of symbolic batch: at -b 2 the
 # reshape cannot hold its input (the test checks that nothing after it is given batch 1)
 xs = helper.make_tensor_value_info("x", T.FLOAT, ["N", 3, 8, 8])
