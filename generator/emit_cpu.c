@@ -211,9 +211,8 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
         op->kind == PL_GATHER_ND || (op->kind == PL_SCATTER_ELEMENTS && !op->flag) || op->kind == PL_TRILU ||
         op->kind == PL_ONEHOT || op->kind == PL_REVERSE_SEQUENCE || op->kind == PL_EYELIKE)
         flops = 0; /* data movement */
-    if (pl_kind_quant(op->kind)) /* divide (or multiply), round, add, clamp */
-        flops = 3.0 * (double)pl_count(&op->out);
-    if (op->kind == PL_ROPE) /* x cos + rotated x sin */
+    /* quantizing: divide (or multiply), round, add, clamp; PL_ROPE: x cos + rotated x sin */
+    if (pl_kind_quant(op->kind) || op->kind == PL_ROPE)
         flops = 3.0 * (double)pl_count(&op->out);
     if (op->kind == PL_REDUCE || op->kind == PL_HARDMAX) /* a step per input element */
         flops = (double)pl_count(&op->in[0]);

@@ -120,6 +120,17 @@ static void add_group(struct layer_set *s, struct fctx *f, const char *pattern, 
     add_group_as(s, f, pattern, pattern, nodes, n, run_index, extra);
 }
 
+/* whether A and B have the same rank and dims */
+static bool same_dims(const struct ir_value *a, const struct ir_value *b)
+{
+    if (a->type.rank != b->type.rank)
+        return false;
+    for (int k = 0; k < a->type.rank; k++)
+        if (a->type.dims[k].value != b->type.dims[k].value)
+            return false;
+    return true;
+}
+
 /* An Add (or a two-input Sum) of the node's output and another tensor of the same shape: a
  * residual sum. */
 static bool is_residual_add(const struct fctx *f, int add, const struct ir_value *y)
@@ -127,12 +138,7 @@ static bool is_residual_add(const struct fctx *f, int add, const struct ir_value
     if (!is_op(f, add, "Add") && !(is_op(f, add, "Sum") && f->g->nodes[add].n_inputs == 2))
         return false;
     const struct ir_value *other = other_input(&f->g->nodes[add], y);
-    if (!other || other == y || other->is_const || other->type.rank != y->type.rank)
-        return false;
-    for (int k = 0; k < y->type.rank; k++)
-        if (other->type.dims[k].value != y->type.dims[k].value)
-            return false;
-    return true;
+    return other && other != y && !other->is_const && same_dims(other, y);
 }
 
 /* Conv [-> BatchNormalization] [-> Add(residual)] [-> activation]: what a library runs as one
@@ -423,13 +429,7 @@ static void find_rope(struct layer_set *s, struct fctx *f, int run_index)
             continue;
         int mc = producer(other_input(&g->nodes[add], g->nodes[ms].outputs[0]));
         const struct ir_value *cs = is_op(f, mc, "Mul") ? other_input(&g->nodes[mc], x) : NULL;
-        const struct ir_value *y = g->nodes[add].outputs[0];
-        if (cs == x || !rope_table(cs, x) || only_consumer(f, mc) != add || y->type.rank != r)
-            continue;
-        bool same = true;
-        for (int k = 0; k < r; k++)
-            same = same && y->type.dims[k].value == x->type.dims[k].value;
-        if (!same)
+        if (cs == x || !rope_table(cs, x) || only_consumer(f, mc) != add || !same_dims(g->nodes[add].outputs[0], x))
             continue;
         /* x's slices, the rotation, the two products, their sum: the members' order the plan reads */
         int nodes[7] = {hi, lo, ng, cat, mc, ms, add};
@@ -1119,31 +1119,24 @@ static int attention_kernel(const struct layer_desc *d, struct cu_kernel *k)
     return 0;
 }
 
-static bool pl_same_dims(const struct pl_tensor *a, const struct pl_tensor *b)
-{
-    if (a->nd != b->nd)
-        return false;
-    for (int k = 0; k < a->nd; k++)
-        if (a->d[k] != b->d[k])
-            return false;
-    return true;
-}
-
 /* a rope group as PL_ROPE: x (the Slices' input), cos, sin; the members are Slice, Slice, Neg,
  * Concat, Mul(x, cos), Mul(rotated, sin), Add */
 static int rope_op(const struct layer_desc *d, struct pl_op *op)
 {
     memset(op, 0, sizeof(*op));
+    if (d->nmembers != 7)
+        return -1;
     const struct layer_desc *mc = &d->members[4], *ms = &d->members[5];
-    struct pl_tensor a0, a1, b0, b1;
-    if (d->nmembers != 7 || mc->nin != 2 || ms->nin != 2 || plan_ck_tensor(desc_in(&d->members[0], 0), &op->in[0]) ||
-        plan_ck_tensor(desc_out(&d->members[6], 0), &op->out) || plan_ck_tensor(desc_in(mc, 0), &a0) ||
-        plan_ck_tensor(desc_in(mc, 1), &a1) || plan_ck_tensor(desc_in(ms, 0), &b0) || plan_ck_tensor(desc_in(ms, 1), &b1))
+    const struct desc_tensor *x = desc_in(&d->members[0], 0);
+    if (!x || mc->nin != 2 || ms->nin != 2)
         return -1;
     /* cos: the Mul's input of another shape than x's, else its second (the benchmark fills
      * both with the same random data either way); sin: the second Mul's other input */
-    op->in[1] = pl_same_dims(&a0, &op->in[0]) ? a1 : a0;
-    op->in[2] = pl_same_dims(&b0, &op->in[0]) ? b1 : b0;
+    const struct desc_tensor *c = desc_same_dims(desc_in(mc, 0), x) ? desc_in(mc, 1) : desc_in(mc, 0);
+    const struct desc_tensor *s = desc_same_dims(desc_in(ms, 0), x) ? desc_in(ms, 1) : desc_in(ms, 0);
+    if (plan_ck_tensor(x, &op->in[0]) || plan_ck_tensor(c, &op->in[1]) || plan_ck_tensor(s, &op->in[2]) ||
+        plan_ck_tensor(desc_out(&d->members[6], 0), &op->out))
+        return -1;
     op->kind = PL_ROPE;
     op->fn = PL_IDENTITY;
     op->nin = 3;
@@ -1206,7 +1199,6 @@ static int fusion_kernel(const struct layer_desc *d, struct cu_kernel *k)
         k->flops = 3.0 * plan_pl_bytes(&k->pl.out) / (double)pl_esize(k->pl.out.dtype);
         return 0;
     } else if (d->pattern == FUSE_RMSNORM) {
-        int nd = k->pl.out.nd;
         k->kind = CK_LAYERNORM;
         k->rms = 1;
         k->affine = d->rms_scale;
@@ -1214,9 +1206,7 @@ static int fusion_kernel(const struct layer_desc *d, struct cu_kernel *k)
         k->what = d->rms_scale ? "RMSNorm over the last axis, scaled, the group's nodes in one kernel"
                                : "RMSNorm over the last axis, the group's nodes in one kernel";
         k->flops = 4.0 * plan_pl_bytes(&k->pl.out) / 4;
-        /* x read, y written, the scale row read */
-        k->bytes = plan_pl_bytes(&k->pl.in[0]) + plan_pl_bytes(&k->pl.out) +
-                   (d->rms_scale && nd > 0 ? (double)k->pl.out.d[nd - 1] * (double)pl_esize(k->pl.out.dtype) : 0);
+        plan_ck_finish(k); /* x read, y written, the scale row read */
         return 0;
     } else if (d->pattern == FUSE_LAYERNORM) {
         k->kind = CK_LAYERNORM;

@@ -295,10 +295,10 @@ void plan_ck_finish(struct cu_kernel *k)
             k->bytes += plan_pl_bytes(&k->cat[i]);
     } else if (k->pl.nin == 0 && k->pl.in[0].nd) {
         /* the kernels of their own (Transpose, LayerNorm, Resize): their one input, and a
-         * LayerNorm's scale and shift rows */
+         * LayerNorm's scale and shift rows (an RMSNorm's scale row) */
         k->bytes += plan_pl_bytes(&k->pl.in[0]);
         if (k->kind == CK_LAYERNORM && k->affine)
-            k->bytes += 2.0 * (double)k->pl.out.d[k->pl.out.nd - 1] * (double)pl_esize(k->pl.out.dtype);
+            k->bytes += (k->rms ? 1.0 : 2.0) * (double)k->pl.out.d[k->pl.out.nd - 1] * (double)pl_esize(k->pl.out.dtype);
     }
     for (int i = 0; i < k->pl.nin; i++)
         k->bytes += plan_pl_read_bytes(&k->pl, i);

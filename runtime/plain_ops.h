@@ -1543,21 +1543,21 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
                 }
                 v[j] = pl_load(s->in[j], t->dtype, p);
             }
-            double folded = op->kind == PL_ROPE ? 0 : pl_apply(op, v[0], v[1]);
-            for (int j = 2; j < op->nin && op->kind != PL_ROPE; j++)
-                folded = pl_apply(op, folded, v[j]);
             if (op->kind == PL_ROPE) {
                 /* x's element in the other half, from its coordinates */
                 int64_t last = op->out.d[op->out.nd - 1], h = coord[op->out.nd - 1], p = 0;
                 for (int k = 0; k < op->out.nd; k++)
                     p = p * op->out.d[k] + (k < op->out.nd - 1 ? coord[k] : h < last / 2 ? h + last / 2 : h - last / 2);
                 double o = pl_load(s->in[0], op->in[0].dtype, p);
-                folded = v[0] * v[1] + (h < last / 2 ? -o : o) * v[2];
+                want = v[0] * v[1] + (h < last / 2 ? -o : o) * v[2];
+            } else {
+                double folded = pl_apply(op, v[0], v[1]);
+                for (int j = 2; j < op->nin; j++)
+                    folded = pl_apply(op, folded, v[j]);
+                want = op->kind == PL_BINARY ? (op->flag && op->fn == PL_ADD ? folded / op->nin : folded)
+                       : op->kind == PL_WHERE ? (v[0] != 0 ? v[1] : v[2])
+                       : op->kind == PL_UNARY ? pl_apply(op, v[0], 0) : v[0];
             }
-            want = op->kind == PL_ROPE     ? folded
-                   : op->kind == PL_BINARY ? (op->flag && op->fn == PL_ADD ? folded / op->nin : folded)
-                   : op->kind == PL_WHERE ? (v[0] != 0 ? v[1] : v[2])
-                   : op->kind == PL_UNARY ? pl_apply(op, v[0], 0) : v[0];
         }
         pl_store(s->check, odt, 0, want); /* rounded to the output type like the kernel's */
         double w = pl_load(s->check, odt, 0), got = pl_load(s->out, odt, i);

@@ -57,4 +57,8 @@ int test_sh(const char *fmt, ...) BZ_PRINTF(1, 2);
 /* Environment with a default: where the suite finds its inputs. */
 const char *test_env(const char *name, const char *dflt);
 
+/* The shared models' folder (BENANZA_SHARED, default ../shared, then /models) into OUT, N
+ * bytes; whether it is there (a user's fresh clone has none: the tests that need it skip) */
+bool test_shared_models(char *out, size_t n);
+
 #endif

@@ -471,11 +471,8 @@ static void silu_groups_against_models(void **state)
 {
     (void)state;
     const char *py = test_env("PYTHON", "python3");
-    const char *shared = test_env("BENANZA_SHARED", "../shared");
     char models[400];
-    snprintf(models, sizeof(models), "%s/models", shared);
-    struct stat st;
-    if (stat(models, &st) != 0) {
+    if (!test_shared_models(models, sizeof(models))) {
         TEST_SKIP("%s not found: the shared models are not here; skipped\n", models);
         return;
     }

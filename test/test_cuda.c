@@ -312,11 +312,8 @@ static void cuda_shared_compile(void **state)
     (void)state;
     if (!have_cuda())
         return;
-    const char *shared = test_env("BENANZA_SHARED", "../shared");
     char models[400];
-    snprintf(models, sizeof(models), "%s/models", shared);
-    struct stat st;
-    if (stat(models, &st) != 0) {
+    if (!test_shared_models(models, sizeof(models))) {
         TEST_SKIP("%s not found: the shared models are not here; skipped\n", models);
         return;
     }

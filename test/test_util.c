@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "test.h"
@@ -75,4 +76,11 @@ int test_sh(const char *fmt, ...)
     int st = system(cmd.data);
     bz_buf_free(&cmd);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+bool test_shared_models(char *out, size_t n)
+{
+    snprintf(out, n, "%s/models", test_env("BENANZA_SHARED", "../shared"));
+    struct stat st;
+    return stat(out, &st) == 0;
 }

@@ -2,7 +2,8 @@
  * benchmarks as those (the expansions of ops.h), so that every backend sees what they compute
  * and gen's fusion finds its groups in them: Attention (opset 23) becomes the MatMul, Softmax
  * and MatMul that the attention group takes in; RMSNormalization and RotaryEmbedding (opset 23)
- * become the element-wise operators, reductions, slices and gathers their function bodies are. A node an expansion does not cover keeps its
+ * become the element-wise operators, reductions, slices and gathers of their function bodies
+ * (which the rmsnorm and rope groups take in). A node an expansion does not cover keeps its
  * inferred shapes and is listed as an unsupported operator. Each expansion is held to ONNX
  * Runtime running the operator by test/oracle/onnx_functions_check.py. */
 #include <math.h>
