@@ -194,8 +194,13 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
     else if (family == CU_GEMV)
         bz_buf_puts(&what, "cublasSgemv");
     else if (family == CU_ENGINE)
-        bz_buf_printf(&what, "cuDNN's backend (graph) API%s, the engine configuration its heuristic (%s) ranks %s, "
-                             "%s tensors", p->engine_fused ? ", the graph conv -> + bias [-> + residual] [-> relu]" : "",
+        bz_buf_printf(&what, "cuDNN's backend (graph) API%s%s%s, the engine configuration its heuristic (%s) ranks %s, "
+                             "%s tensors", p->engine_fused ? ", the graph conv -> + bias" : "",
+                      p->engine_fused && p->residual ? " -> + residual" : "",
+                      !p->engine_fused || !p->act                          ? ""
+                      : !strcmp(p->act, "CUDNN_ACTIVATION_RELU")           ? " -> relu"
+                      : !strcmp(p->act, "CUDNN_ACTIVATION_SWISH")          ? " -> swish (SiLU, x sigmoid(x))"
+                                                                           : "",
                       mode, algo_value, p->nhwc ? "channels-last" : "NCHW");
     else if (family == CU_SDPA)
         bz_buf_printf(&what, "cuDNN's fused attention through the backend (graph) API, the engine configuration its "

@@ -77,12 +77,12 @@ static bool const_scalar(const struct ir_value *v, double want, double tol)
     return want != want ? true : fabs(x - want) <= tol;
 }
 
-/* EXTRA (owned; NULL for none): what the pattern's plans need beyond its members' keys; the
- * layer is named PREFIX__ and its first member's name */
-static void add_group_as(struct layer_set *s, struct fctx *f, const char *pattern, const char *prefix,
-                         const int *nodes, int n, int run_index, json_t *extra)
+/* The fused layer of NODES as pattern PATTERN (EXTRA, owned, NULL for none: what its plans
+ * need beyond its members' keys), named PREFIX__ and its first member's name */
+static int group_layer(struct layer_set *s, const struct fctx *f, const char *pattern, const char *prefix,
+                       const int *nodes, int n, int run_index, json_t *extra)
 {
-    struct model_run *run = f->run;
+    const struct model_run *run = f->run;
     json_t *members = json_array();
     struct bz_buf op, name;
     bz_buf_init(&op);
@@ -96,6 +96,18 @@ static void add_group_as(struct layer_set *s, struct fctx *f, const char *patter
     json_t *params = json_pack("{s:s,s:s,s:o}", "op", "Fusion", "pattern", pattern, "members", members);
     if (extra)
         json_object_set_new(params, pattern, extra);
+    int layer = layer_set_intern(s, params, op.data, name.data, true, run_index);
+    bz_buf_free(&op);
+    bz_buf_free(&name);
+    return layer;
+}
+
+/* the group of NODES: its layer (group_layer), its nodes taken */
+static void add_group_as(struct layer_set *s, struct fctx *f, const char *pattern, const char *prefix,
+                         const int *nodes, int n, int run_index, json_t *extra)
+{
+    struct model_run *run = f->run;
+    int layer = group_layer(s, f, pattern, prefix, nodes, n, run_index, extra);
     run->groups = bz_realloc(run->groups, (size_t)(run->n_groups + 1) * sizeof(*run->groups));
     struct fusion_group *fg = &run->groups[run->n_groups];
     memset(fg, 0, sizeof(*fg));
@@ -107,10 +119,8 @@ static void add_group_as(struct layer_set *s, struct fctx *f, const char *patter
         f->taken[nodes[k]] = true;
         run->group[nodes[k]] = run->n_groups;
     }
-    fg->layer = layer_set_intern(s, params, op.data, name.data, true, run_index);
+    fg->layer = layer;
     run->n_groups++;
-    bz_buf_free(&op);
-    bz_buf_free(&name);
 }
 
 /* the group's layer named after its pattern */
@@ -141,8 +151,30 @@ static bool is_residual_add(const struct fctx *f, int add, const struct ir_value
     return other && other != y && !other->is_const && same_dims(other, y);
 }
 
+/* Sigmoid(y) -> Mul(y, .) after node LAST, whose output y those two read and nothing else: a
+ * SiLU as the activation of a fused group; its two nodes go into NODES at *N */
+static bool silu_after(const struct fctx *f, int last, int *nodes, int *n)
+{
+    const struct ir_graph *g = f->g;
+    const struct ir_value *y = g->nodes[last].outputs[0];
+    if (f->n_consumers[last] != 2)
+        return false;
+    for (int i = 0; i < g->n_nodes; i++) {
+        if (!is_op(f, i, "Sigmoid") || g->nodes[i].inputs[0] != y)
+            continue;
+        int m = only_consumer(f, i);
+        if (!is_op(f, m, "Mul") || other_input(&g->nodes[m], g->nodes[i].outputs[0]) != y)
+            return false;
+        nodes[(*n)++] = i;
+        nodes[(*n)++] = m;
+        return true;
+    }
+    return false;
+}
+
 /* Conv [-> BatchNormalization] [-> Add(residual)] [-> activation]: what a library runs as one
- * convolution with the BN folded in and sum and eltwise post-ops. */
+ * convolution with the BN folded in and sum and eltwise post-ops. The activation is one node
+ * (Relu, Sigmoid, Tanh, Clip) or a SiLU's Sigmoid and Mul (YOLOv5's, EfficientNet's). */
 static void find_conv(struct layer_set *s, struct fctx *f, int run_index)
 {
     static const char *const patterns[2][2][2] = {
@@ -153,7 +185,7 @@ static void find_conv(struct layer_set *s, struct fctx *f, int run_index)
     for (int i = 0; i < f->g->n_nodes; i++) {
         if (!is_op(f, i, "Conv"))
             continue;
-        int nodes[4], n = 0, last = i;
+        int nodes[5], n = 0, last = i;
         nodes[n++] = i;
         bool bn = false, add = false, act = false;
         int c = only_consumer(f, last);
@@ -170,10 +202,23 @@ static void find_conv(struct layer_set *s, struct fctx *f, int run_index)
         if (is_act(f, c)) {
             nodes[n++] = c;
             act = true;
+        } else {
+            act = silu_after(f, last, nodes, &n);
         }
         const char *pattern = patterns[bn][add][act];
-        if (pattern)
-            add_group(s, f, pattern, nodes, n, run_index, NULL);
+        if (!pattern)
+            continue;
+        add_group(s, f, pattern, nodes, n, run_index, NULL);
+        if (act && !strcmp(f->g->nodes[nodes[n - 1]].op_type, "Mul")) {
+            /* a SiLU: where no engine fuses it into the convolution, the convolution and the
+             * silu group frameworks run (find_silu's layer) still beat three nodes */
+            struct fusion_group *fg = &f->run->groups[f->run->n_groups - 1];
+            fg->part_pattern = "silu";
+            fg->n_part = 2;
+            fg->part[0] = nodes[n - 2];
+            fg->part[1] = nodes[n - 1];
+            fg->part_layer = group_layer(s, f, "silu", "silu", fg->part, 2, run_index, NULL);
+        }
     }
 }
 
@@ -876,11 +921,11 @@ void fusion_find(struct layer_set *s, struct model_run *run, int run_index)
     find_layernorm(s, &f, run_index);
     find_rmsnorm(s, &f, run_index);
     find_rope(s, &f, run_index);
-    find_silu(s, &f, run_index);
     find_gelu(s, &f, run_index);
     find_gelu_tanh(s, &f, run_index);
     find_qdq(s, &f, run_index);
-    find_conv(s, &f, run_index);
+    find_conv(s, &f, run_index); /* before find_silu: a convolution's SiLU is its activation */
+    find_silu(s, &f, run_index);
     find_gemm(s, &f, run_index);
     find_add_layernorm(s, &f, run_index);
     free(f.n_consumers);
@@ -894,6 +939,14 @@ void fusion_find(struct layer_set *s, struct model_run *run, int run_index)
 static const struct layer_desc *fused_act(const struct layer_desc *d)
 {
     return fusion_has_act(d->pattern) && d->nmembers > 0 ? &d->members[d->nmembers - 1] : NULL;
+}
+
+/* whether the group's activation is a SiLU: its last two members Sigmoid and Mul (find_conv) */
+static bool act_is_silu(const struct layer_desc *d)
+{
+    int n = d->nmembers;
+    return fusion_has_act(d->pattern) && n >= 3 && d->members[n - 1].op && !strcmp(d->members[n - 1].op, "Mul") &&
+           d->members[n - 2].op && !strcmp(d->members[n - 2].op, "Sigmoid");
 }
 
 /* the plan of a member on its own (a Conv, or a Gemm or MatMul as a matmul) */
@@ -1009,7 +1062,11 @@ static int fusion_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p
     }
     op->post_sum = fusion_has_add(d->pattern);
     const struct layer_desc *act = fused_act(d);
-    if (act) {
+    if (act && act_is_silu(d)) {
+        op->post_alg = dnnl_eltwise_swish; /* x sigmoid(alpha x) */
+        op->post_alpha = 1.0f;
+        op->post_beta = 0.0f;
+    } else if (act) {
         float alpha, beta;
         op->post_alg = plan_eltwise_dnnl(act, &alpha, &beta);
         if (!op->post_alg)
@@ -1090,7 +1147,14 @@ static int fusion_cudnn(const struct layer_desc *d, struct cu_plan *p)
         return -1;
     const struct layer_desc *act = fused_act(d);
     p->act = "CUDNN_ACTIVATION_IDENTITY";
-    if (act) {
+    if (act && act_is_silu(d)) {
+        /* cudnnConvolutionBiasActivationForward takes identity and Relu only: a SiLU is the
+         * graph's SWISH_FWD, run by the engines the heuristics return (runtime fusion) */
+        if (!p->engines)
+            return -1;
+        p->act = "CUDNN_ACTIVATION_SWISH";
+        p->nalgos = 0;
+    } else if (act) {
         if (!act->def || !act->def->ids.cudnn || strcmp(act->def->ids.cudnn, "CUDNN_ACTIVATION_RELU") != 0)
             return -1; /* cuDNN fuses Relu only */
         p->act = "CUDNN_ACTIVATION_RELU";

@@ -41,6 +41,11 @@ struct fusion_group {
     int layer;          /* index of the fused layer in the set, -1 if none */
     int n_nodes;
     int nodes[12];      /* top-level node indices, in data-flow order */
+    /* a part of the group fused on its own, for the members' side of agg's min(fused, members):
+     * a convolution's SiLU as the silu group it would be without the convolution (n_part 0:
+     * none) */
+    const char *part_pattern;
+    int part_layer, n_part, part[4];
 };
 
 /* A 4-D activation whose layout a channels-last plan may have to change (relayout.c): made

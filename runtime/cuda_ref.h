@@ -140,6 +140,8 @@ static inline double br_conv_at(const struct bc_lib_op *op, const struct br_io *
         }
         if (op->act == CUDNN_ACTIVATION_RELU)
             acc = acc > 0 ? acc : 0;
+        else if (op->act == CUDNN_ACTIVATION_SWISH)
+            acc *= br_sigmoid(acc); /* |acc sigmoid(acc)| <= |acc|: the magnitude stays a bound */
     }
     *mag = m;
     return acc;

@@ -69,7 +69,7 @@ struct bc_lib_op {
     int nsp;            /* conv/pool: spatial dims */
     int pad[3], stride[3], dil[3], win[3];
     int groups;
-    int act;            /* fused conv: cudnnActivationMode_t (RELU or IDENTITY) */
+    int act;            /* fused conv: cudnnActivationMode_t (RELU or IDENTITY; SWISH in the graph only) */
     int residual;       /* fused conv: z = the residual input, added before the activation */
     double coef, alpha, beta, eps;
     int lrn_n;
@@ -83,7 +83,7 @@ struct bc_lib_op {
     int nhwc;           /* conv, fused conv, engine, pooling, batch norm: x, y (and z)
                            channels-last, a filter [K, k..., C]; the dims stay logical (N, C,
                            spatial) */
-    int fused;          /* BC_ENGINE: the graph conv -> + bias [-> + z] [-> relu] (act, residual),
+    int fused;          /* BC_ENGINE: the graph conv -> + bias [-> + z] [-> relu or swish] (act, residual),
                            runtime fusion as frameworks ask for it */
     struct bc_att att;  /* BC_SDPA */
 };
@@ -533,6 +533,10 @@ static enum bh_status bc_be_pointwise(struct bc_lib_state *f, cudnnPointwiseMode
         return st;
     BC_BE(r, cudnnBackendSetAttribute(pw, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &mode));
     BC_BE(r, cudnnBackendSetAttribute(pw, CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &prec));
+    if (mode == CUDNN_POINTWISE_SWISH_FWD) { /* x sigmoid(beta x): a SiLU */
+        double beta = 1.0;
+        BC_BE(r, cudnnBackendSetAttribute(pw, CUDNN_ATTR_POINTWISE_SWISH_BETA, CUDNN_TYPE_DOUBLE, 1, &beta));
+    }
     BC_BE(r, cudnnBackendFinalize(pw));
     if ((st = bc_be_more(f, CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, &o, r)) != BH_OK)
         return st;
@@ -548,10 +552,11 @@ static enum bh_status bc_be_pointwise(struct bc_lib_state *f, cudnnPointwiseMode
 }
 
 /* The fused graph after the convolution: + bias [1, C, 1, 1] (a folded batch norm's too),
- * [+ the residual z], [relu]; the intermediates virtual, the last output y */
+ * [+ the residual z], [relu or swish (a SiLU)]; the intermediates virtual, the last output y */
 static enum bh_status bc_be_fused_ops(struct bc_lib_state *f, const struct bc_lib_op *op, struct bh_result *r)
 {
-    int dt = op->dt, relu = op->act == CUDNN_ACTIVATION_RELU, steps = 1 + (op->residual != 0) + relu;
+    int dt = op->dt, act = op->act == CUDNN_ACTIVATION_RELU || op->act == CUDNN_ACTIVATION_SWISH;
+    int steps = 1 + (op->residual != 0) + act;
     struct bc_tensor bt = op->y;
     for (int k = 0; k < bt.nd; k++)
         bt.d[k] = k == 1 ? op->y.d[1] : 1;
@@ -587,7 +592,8 @@ static enum bh_status bc_be_fused_ops(struct bc_lib_state *f, const struct bc_li
         else if (s == 1 && op->residual)
             st = bc_be_pointwise(f, CUDNN_POINTWISE_ADD, cur, z, next, r);
         else
-            st = bc_be_pointwise(f, CUDNN_POINTWISE_RELU_FWD, cur, NULL, next, r);
+            st = bc_be_pointwise(f, op->act == CUDNN_ACTIVATION_SWISH ? CUDNN_POINTWISE_SWISH_FWD : CUDNN_POINTWISE_RELU_FWD,
+                                 cur, NULL, next, r);
         if (st != BH_OK)
             return st;
         cur = next;

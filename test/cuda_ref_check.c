@@ -139,8 +139,9 @@ static struct bc_tensor ct(const struct bd_tensor *t)
     return c;
 }
 
-/* Conv [+ bias + residual + relu] and its cuDNN description: N C spatial..., K, kernel, stride,
- * pad, dilation, groups */
+/* Conv [+ bias + residual + relu or swish] and its cuDNN description: N C spatial..., K, kernel,
+ * stride, pad, dilation, groups; FUSED 1 for + bias [+ residual] + relu, 2 for a SiLU (oneDNN's
+ * swish post-op, x sigmoid(x)) */
 static void case_conv(const char *name, int nsp, const long long *in, long long n, long long c, long long k,
                       int kern, int stride, int pad, int dil, int groups, int fused, int residual)
 {
@@ -181,7 +182,8 @@ static void case_conv(const char *name, int nsp, const long long *in, long long 
         op.bias = bt(1, k, 0, 0, 0, 0);
         args[nargs++] = (struct bd_arg){DNNL_ARG_BIAS, 0, 0};
         op.post_sum = residual;
-        op.post_alg = dnnl_eltwise_relu;
+        op.post_alg = fused == 2 ? dnnl_eltwise_swish : dnnl_eltwise_relu;
+        op.post_alpha = fused == 2 ? 1.0f : 0.0f;
     }
     struct dn_run x;
     if (dn_exec(&x, &op, args, nargs)) {
@@ -206,7 +208,7 @@ static void case_conv(const char *name, int nsp, const long long *in, long long 
     }
     cop.nsp = nsp;
     cop.groups = groups;
-    cop.act = fused ? CUDNN_ACTIVATION_RELU : 0;
+    cop.act = fused == 2 ? CUDNN_ACTIVATION_SWISH : fused ? CUDNN_ACTIVATION_RELU : 0;
     cop.residual = residual;
     struct br_io io;
     memset(&io, 0, sizeof(io));
@@ -633,12 +635,12 @@ static void case_nhwc_order(void)
 /* cuDNN's backend API takes the engine benchmarks' convolution (tensors, descriptor, forward
  * operation: every attribute's type and value) without a GPU; the graph and its engines need one */
 static void case_backend_op(const char *name, int nsp, const long long *x, const long long *wt, const long long *yd,
-                            int pad, int stride, int dil, int nhwc, int dt, int fused, int relu, int residual)
+                            int pad, int stride, int dil, int nhwc, int dt, int fused, int act, int residual)
 {
     struct bc_lib_op op;
     memset(&op, 0, sizeof(op));
     op.family = BC_ENGINE, op.dt = dt, op.nsp = nsp, op.nhwc = nhwc;
-    op.fused = fused, op.act = relu ? CUDNN_ACTIVATION_RELU : CUDNN_ACTIVATION_IDENTITY, op.residual = residual;
+    op.fused = fused, op.act = act ? act : CUDNN_ACTIVATION_IDENTITY, op.residual = residual;
     op.x.nd = op.w.nd = op.y.nd = nsp + 2;
     for (int k = 0; k < nsp + 2; k++)
         op.x.d[k] = x[k], op.w.d[k] = wt[k], op.y.d[k] = yd[k];
@@ -652,7 +654,7 @@ static void case_backend_op(const char *name, int nsp, const long long *x, const
     int nops = f.be_nops;
     bc_engine_teardown(&f);
     cases++;
-    if (st == BH_OK && nops != 1 + (fused ? 1 + residual + relu : 0)) {
+    if (st == BH_OK && nops != 1 + (fused ? 1 + residual + (act != 0) : 0)) {
         printf("FAIL backend operation, %s: %d operations\n", name, nops);
         failures++;
     } else if (st != BH_OK) {
@@ -839,9 +841,13 @@ int main(void)
         case_backend_op("3-d 3x3x3 channels-last bf16", 3, x3, w3, y3, 1, 1, 1, 1, BC_BF16, 0, 0, 0);
         case_backend_op("depthwise 3x3 stride 2 channels-last f16", 2, xg, wg, yg, 1, 2, 1, 1, BC_F16, 0, 0, 0);
         case_backend_op("conv + bias", 2, x, w, y, 0, 1, 1, 1, BC_F16, 1, 0, 0);
-        case_backend_op("conv + bias + relu", 2, x, w, y, 0, 1, 1, 1, BC_BF16, 1, 1, 0);
-        case_backend_op("conv + bias + residual + relu", 2, x, w, y, 0, 1, 1, 1, BC_F16, 1, 1, 1);
-        case_backend_op("conv + bias + residual + relu NCHW f32", 2, x, w, y, 0, 1, 1, 0, BC_F32, 1, 1, 1);
+        case_backend_op("conv + bias + relu", 2, x, w, y, 0, 1, 1, 1, BC_BF16, 1, CUDNN_ACTIVATION_RELU, 0);
+        case_backend_op("conv + bias + residual + relu", 2, x, w, y, 0, 1, 1, 1, BC_F16, 1, CUDNN_ACTIVATION_RELU, 1);
+        case_backend_op("conv + bias + residual + relu NCHW f32", 2, x, w, y, 0, 1, 1, 0, BC_F32, 1, CUDNN_ACTIVATION_RELU,
+                        1);
+        case_backend_op("conv + bias + swish", 2, x, w, y, 0, 1, 1, 1, BC_F16, 1, CUDNN_ACTIVATION_SWISH, 0);
+        case_backend_op("conv + bias + residual + swish NCHW tf32", 2, x, w, y, 0, 1, 1, 0, BC_F32, 1,
+                        CUDNN_ACTIVATION_SWISH, 1);
     }
     long long in2[2] = {9, 9}, in2b[2] = {7, 8}, in3[3] = {4, 5, 6};
     case_conv("conv 3x3 stride 2 pad 1", 2, in2, 2, 3, 4, 3, 2, 1, 1, 1, 0, 0);
@@ -850,6 +856,8 @@ int main(void)
     case_conv("conv 3-d", 3, in3, 1, 2, 3, 3, 1, 1, 1, 1, 0, 0);
     case_conv("conv + bias + relu", 2, in2, 1, 3, 4, 3, 1, 1, 1, 1, 1, 0);
     case_conv("conv + bias + residual + relu", 2, in2, 1, 3, 4, 3, 2, 1, 1, 1, 1, 1);
+    case_conv("conv + bias + silu", 2, in2, 1, 3, 4, 3, 1, 1, 1, 1, 2, 0);
+    case_conv("conv + bias + residual + silu", 2, in2, 2, 3, 4, 3, 2, 1, 1, 1, 2, 1);
     case_deconv("conv transpose stride 2", 1, 4, 3, 5, 3, 2, 1);
     case_deconv("conv transpose stride 1", 2, 3, 2, 4, 2, 1, 0);
     case_pool("max pool", dnnl_pooling_max, CUDNN_POOLING_MAX, 3, 2, 1);

@@ -1009,6 +1009,66 @@ static void test_group_kept_sum(void **state)
     db_file = "t.db";
 }
 
+/* A group's part (the manifest's part line): model "sw", Conv X -> Sigmoid S -> Mul M(X, S) ->
+ * Gemm G, {X, S, M} a conv_act group LCA whose part {S, M} is the silu layer LSI. D7: no fused
+ * row, so the members, the part at its silu time: 20 + 4, then G 10: fused 34 (41 without the
+ * part). D8: the fused row 22 wins: 32. D9: the silu row 12 is slower than S and M (5 + 6): 41.
+ * The same manifest without its part line, ingested again, drops the part (D7 41); a part line
+ * for a group no group line defined is a bad line, the manifest not ingested. */
+static void test_group_part(void **state)
+{
+    (void)state;
+    struct bz_buf b;
+    bz_buf_init(&b);
+    bz_buf_puts(&b, header);
+    static const char *const devs[] = {"D7", "D8", "D9"};
+    for (int d = 0; d < 3; d++) {
+        row(&b, devs[d], "LCX", "k", "f32", "ok", 20, "");
+        row(&b, devs[d], "LSG", "k", "f32", "ok", 5, "");
+        row(&b, devs[d], "LMU", "k", "f32", "ok", 6, "");
+        row(&b, devs[d], "LGM", "k", "f32", "ok", 10, "");
+    }
+    row(&b, "D7", "LSI", "k", "f32", "ok", 4, "");
+    row(&b, "D8", "LSI", "k", "f32", "ok", 4, "");
+    row(&b, "D8", "LCA", "k", "f32", "ok", 22, "");
+    row(&b, "D9", "LSI", "k", "f32", "ok", 12, "");
+    static const char extra[] = "layer\tLCX\tnode\tConv\tconv_x\t1\t{}\n"
+                                "layer\tLSG\tnode\tSigmoid\tsigmoid_s\t1\t{}\n"
+                                "layer\tLMU\tnode\tMul\tmul_m\t1\t{}\n"
+                                "layer\tLGM\tnode\tGemm\tgemm_g\t1\t{}\n"
+                                "layer\tLCA\tfused\tConv+Sigmoid+Mul\tconv_act__x\t1\t{}\n"
+                                "layer\tLSI\tfused\tSigmoid+Mul\tsilu__s\t1\t{}\n"
+                                "run\t1\tsw\t1\tsw.onnx\t4\n"
+                                "group\t1\t0\tconv_act\tLCA\t0,1,2\n"
+                                "part\t1\t0\tsilu\tLSI\t1,2\n"
+                                "node\t1\t0\tConv\tcompute\tLCX\t0\t-\tX\n"
+                                "node\t1\t1\tSigmoid\tcompute\tLSG\t0\t0\tS\n"
+                                "node\t1\t2\tMul\tcompute\tLMU\t0\t0,1\tM\n"
+                                "node\t1\t3\tGemm\tcompute\tLGM\t-\t2\tG\n";
+    char out[512], err[512];
+    ingest_rows_with("part", extra, &b, out, err);
+    json_t *j = report("--model sw --report bound");
+    static const double want[] = {34, 32, 41};
+    for (int d = 0; d < 3; d++) {
+        json_t *r = find_row(table(j, "bound"), "device", devs[d], "type", "f32");
+        assert_float_equal(num(r, "sequential"), 41, 1e-9);
+        assert_float_equal(num(r, "fused"), want[d], 1e-9);
+        assert_float_equal(num(r, "fused parallel"), want[d], 1e-9);
+    }
+    json_decref(j);
+    char args[600];
+    assert_int_equal(test_sh("sed -i '/^part/d' '%s/part/manifest.tsv'", dir), 0);
+    snprintf(args, sizeof(args), "ingest '%s/part/manifest.tsv'", dir);
+    assert_int_equal(run_agg(args, out, err), 0);
+    j = report("--model sw --report bound");
+    assert_float_equal(num(find_row(table(j, "bound"), "device", "D7", "type", "f32"), "fused"), 41, 1e-9);
+    json_decref(j);
+    assert_int_equal(test_sh("printf 'part\\t1\\t5\\tsilu\\tLSI\\t1,2\\n' >> '%s/part/manifest.tsv'", dir), 0);
+    assert_int_not_equal(run_agg(args, out, err), 0);
+    assert_int_equal(test_sh("grep -q 'part line for group 5 of run 1, which no group line defined before' '%s'", err), 0);
+    db_file = "t.db";
+}
+
 /* The engines report: the toy's LC (Conv) with two legacy algorithms and two engine
  * configurations, LH (Gemm) with cuBLAS and cuBLASLt, on one GPU at f16+tensor_op. LC:
  * implicit_gemm 50 us vs nhwc_heurA_0 30 us (its note's configuration and CUPTI kernels kept,
@@ -1334,6 +1394,7 @@ void test_agg_group(struct test_totals *tot)
         cmocka_unit_test(test_layout_plans),
         cmocka_unit_test(test_layout_changes),
         cmocka_unit_test(test_group_kept_sum),
+        cmocka_unit_test(test_group_part),
         cmocka_unit_test(test_engines_report),
         cmocka_unit_test(test_f8_bound),
         cmocka_unit_test(test_tf32_takes_the_faster),

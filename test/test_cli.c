@@ -465,22 +465,40 @@ static void cuda_prepacked_weights(void **state)
     assert_int_equal(test_sh("rm -rf '%s/nk' '%s/gemms.onnx'", dir, dir), 0);
 }
 
-/* gen's silu groups (Sigmoid -> Mul(x, .)) over every ../shared model, held to
- * test/oracle/silu_check.py's own count of x * sigmoid(x) in each (yolo5face's 63) */
+/* gen's SiLUs (Sigmoid -> Mul(x, .)) held to test/oracle/silu_check.py's own walk: a model of
+ * its own with each form (a convolution's activation, with a batch norm between, a SiLU whose x
+ * something else reads too, one after a MatMul), then every ../shared model (yolo5face's 63, all
+ * after a convolution). A convolution's SiLU: oneDNN's swish post-op, verified against oneDNN's
+ * reference; cuDNN's backend graph only (SWISH_FWD), no cudnnConvolutionBiasActivationForward
+ * file, as that fuses Relu alone */
 static void silu_groups_against_models(void **state)
 {
     (void)state;
     const char *py = test_env("PYTHON", "python3");
-    char models[400];
-    if (!test_shared_models(models, sizeof(models))) {
-        TEST_SKIP("%s not found: the shared models are not here; skipped\n", models);
-        return;
-    }
     if (test_sh("%s -c 'import onnx' 2>/dev/null", py) != 0) {
         TEST_SKIP("%s has no onnx package (scripts/setup installs it): skipped\n", py);
         return;
     }
     const char *gen = test_env("BENANZA_GEN", "bin/gen");
+    assert_int_equal(test_sh("%s test/oracle/silu_check.py model '%s/silus.onnx' && %s --backend all --top-k 1 -b 1 "
+                             "--types f32 '%s/silus.onnx' -o '%s/sl' > /dev/null 2>&1 && "
+                             "%s test/oracle/silu_check.py '%s/sl' silus=4",
+                             py, dir, gen, dir, dir, py, dir),
+                     0);
+    /* the conv_act layer's files: engines, no legacy algorithm; the CPU one's swish verified */
+    assert_int_equal(test_sh("cd '%s/sl/bench' && id=$(awk -F'\t' '$1 == \"group\" && $4 == \"conv_act\" {print $5}' "
+                             "../manifest.tsv) && test -n \"$id\" && grep -q CUDNN_ACTIVATION_SWISH $id-f32-heurA_0.c && "
+                             "! ls | grep -q \"^$id-f32-implicit\" && f=$(ls $id-f32-*.c | grep -v heurA | head -1) && "
+                             "grep -q 'post_alg = dnnl_eltwise_swish' $f && cc -std=c11 -O1 $f -o cpu -ldnnl -lm && "
+                             "./cpu --verify --min-ms 1 --max-ms 50 | grep -q ',ok,.*verified against the reference'",
+                             dir),
+                     0);
+    assert_int_equal(test_sh("rm -rf '%s/sl' '%s/silus.onnx'", dir, dir), 0);
+    char models[400];
+    if (!test_shared_models(models, sizeof(models))) {
+        TEST_SKIP("%s not found: the shared models are not here; skipped\n", models);
+        return;
+    }
     assert_int_equal(test_sh("%s --backend none -b 1 %s/*.onnx %s/*/*.onnx $(grep '^-' bench/shared_models.args) "
                              "-o '%s/silu' > /dev/null 2>&1 && %s test/oracle/silu_check.py '%s/silu' "
                              "yolo5face-500m-dynamic-opset12=63",

@@ -115,6 +115,9 @@ struct agg_group {
     int id;
     char *pattern, *layer;
     int *members, nmembers;
+    /* a part of it fused on its own (a convolution's SiLU as a silu group), else NULL, 0 */
+    char *part_pattern, *part_layer;
+    int *part, npart;
 };
 /* a 4-D activation a channels-last plan may transpose (the manifest's relayout line): made
  * by node PRODUCER (-1: a graph input), read by READERS, the elementwise ones among them

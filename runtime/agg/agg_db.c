@@ -49,6 +49,10 @@ static const char agg_schema_sql[] =
     " class TEXT, layer TEXT, grp INTEGER, preds TEXT, name TEXT, PRIMARY KEY(run, idx));"
     "CREATE TABLE IF NOT EXISTS fgroup(run INTEGER NOT NULL, grp INTEGER NOT NULL,"
     " pattern TEXT, layer TEXT, members TEXT, PRIMARY KEY(run, grp));"
+    /* a group's part fused on its own (the manifest's part line: a convolution's SiLU), for
+     * the members' side of the group's cost; a table of its own, so older databases take it */
+    "CREATE TABLE IF NOT EXISTS fpart(run INTEGER NOT NULL, grp INTEGER NOT NULL,"
+    " pattern TEXT, layer TEXT, members TEXT, PRIMARY KEY(run, grp));"
     /* the 4-D activations a channels-last plan may transpose (manifest relayout lines, in
      * their order: idx) */
     "CREATE TABLE IF NOT EXISTS relayout(run INTEGER NOT NULL, idx INTEGER NOT NULL, producer INTEGER,"
@@ -874,7 +878,15 @@ static int agg_int_list(const char *s)
 
 struct agg_mrun {
     long id, nodes, groups, relayouts;
+    unsigned char *parted; /* per group below `groups`: a part line came for it */
 };
+
+static void agg_mrun_free(void *p)
+{
+    struct agg_mrun *mr = p;
+    free(mr->parted);
+    free(mr);
+}
 
 /* every number of a "1,2,3" list (or "-") is below n */
 static int agg_list_below(const char *s, long n)
@@ -894,7 +906,7 @@ static int agg_list_below(const char *s, long n)
 static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
 {
     sqlite3_stmt *layer = NULL, *run = NULL, *runid = NULL, *node = NULL, *grp = NULL,
-                 *del_n = NULL, *del_g = NULL, *rel = NULL, *del_r = NULL;
+                 *del_n = NULL, *del_g = NULL, *rel = NULL, *del_r = NULL, *part = NULL, *del_p = NULL;
     struct agg_map runs = {0}; /* manifest RUN -> model_run id */
     int rc = -1, k;
     g->whole_file = 1;
@@ -914,6 +926,10 @@ static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
         agg_prepare(g, "INSERT INTO fgroup VALUES(?1,?2,?3,?4,?5) ON CONFLICT(run, grp) DO UPDATE"
                        " SET pattern=?3, layer=?4, members=?5 WHERE pattern IS NOT ?3 OR layer IS"
                        " NOT ?4 OR members IS NOT ?5", &grp) ||
+        agg_prepare(g, "INSERT INTO fpart VALUES(?1,?2,?3,?4,?5) ON CONFLICT(run, grp) DO UPDATE"
+                       " SET pattern=?3, layer=?4, members=?5 WHERE pattern IS NOT ?3 OR layer IS"
+                       " NOT ?4 OR members IS NOT ?5", &part) ||
+        agg_prepare(g, "DELETE FROM fpart WHERE run=?1 AND (grp=?2 OR grp>=?3)", &del_p) ||
         agg_prepare(g, "DELETE FROM node WHERE run=? AND idx>=?", &del_n) ||
         agg_prepare(g, "DELETE FROM fgroup WHERE run=? AND grp>=?", &del_g) ||
         agg_prepare(g, "INSERT INTO relayout VALUES(?1,?2,?3,?4,?5,?6,?7,?8) ON CONFLICT(run, idx) DO UPDATE SET"
@@ -977,6 +993,31 @@ static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
             else
                 g->st->rows_same++;
             continue;
+        } else if (!strcmp(f[0], "part")) {
+            /* part RUN GROUP PATTERN LAYER MEMBERS, after its group's line */
+            struct agg_mrun *id = n > 1 ? agg_map_get(&runs, f[1]) : NULL;
+            if (n != 6 || agg_parse_long(f[2], &a) || a < 0 || !agg_int_list(f[5])) {
+                agg_bad(g, line, "part line: malformed fields");
+                continue;
+            }
+            if (!id || a >= id->groups) {
+                agg_bad(g, line, "part line for group %ld of run %s, which no group line defined before", a, f[1]);
+                continue;
+            }
+            if (!agg_list_below(f[5], id->nodes)) {
+                agg_bad(g, line, "part line: an index beyond the run's %ld nodes", id->nodes);
+                continue;
+            }
+            if (!id->parted)
+                id->parted = agg_xcalloc((size_t)id->nodes + 1, 1); /* groups <= nodes */
+            id->parted[a] = 1;
+            s = part;
+            sqlite3_reset(s);
+            sqlite3_bind_int64(s, 1, id->id);
+            sqlite3_bind_int64(s, 2, a);
+            agg_bind_text(s, 3, f[3]);
+            agg_bind_text(s, 4, f[4]);
+            agg_bind_text(s, 5, f[5]);
         } else if (!strcmp(f[0], "node") || !strcmp(f[0], "group")) {
             int is_node = f[0][0] == 'n';
             struct agg_mrun *id = n > 1 ? agg_map_get(&runs, f[1]) : NULL;
@@ -1084,6 +1125,19 @@ static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
             agg_sql_fail(g, "delete");
             goto out;
         }
+        /* the parts of groups that have none now, and of groups beyond the run's */
+        for (long gi = 0; gi <= mr->groups; gi++) {
+            if (gi < mr->groups && mr->parted && mr->parted[gi])
+                continue;
+            sqlite3_reset(del_p);
+            sqlite3_bind_int64(del_p, 1, mr->id);
+            sqlite3_bind_int64(del_p, 2, gi);
+            sqlite3_bind_int64(del_p, 3, mr->groups);
+            if (sqlite3_step(del_p) != SQLITE_DONE) {
+                agg_sql_fail(g, "delete");
+                goto out;
+            }
+        }
     }
     rc = 0;
 out:
@@ -1096,7 +1150,9 @@ out:
     sqlite3_finalize(del_g);
     sqlite3_finalize(rel);
     sqlite3_finalize(del_r);
-    agg_map_free(&runs, free);
+    sqlite3_finalize(part);
+    sqlite3_finalize(del_p);
+    agg_map_free(&runs, agg_mrun_free);
     return rc;
 }
 

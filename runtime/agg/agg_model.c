@@ -324,10 +324,31 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
         struct agg_run *r = &x->runs[i - 1];
         r->groups = agg_xrealloc(r->groups, (size_t)(r->ngroups + 1) * sizeof(*r->groups));
         struct agg_group *g = &r->groups[r->ngroups++];
+        memset(g, 0, sizeof(*g));
         g->id = sqlite3_column_int(s, 1);
         g->pattern = agg_col_dup(s, 2);
         g->layer = agg_col_dup(s, 3);
         g->members = agg_parse_list((const char *)sqlite3_column_text(s, 4), &g->nmembers);
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+
+    AGG_STEP(s, "SELECT run, grp, pattern, layer, members FROM fpart");
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        intptr_t i = (intptr_t)agg_map_get_id(&run_ix, sqlite3_column_int64(s, 0));
+        if (!i)
+            continue;
+        struct agg_run *r = &x->runs[i - 1];
+        int gid = sqlite3_column_int(s, 1);
+        for (int j = 0; j < r->ngroups; j++) {
+            struct agg_group *g = &r->groups[j];
+            if (g->id != gid || g->part_layer)
+                continue;
+            g->part_pattern = agg_col_dup(s, 2);
+            g->part_layer = agg_col_dup(s, 3);
+            g->part = agg_parse_list((const char *)sqlite3_column_text(s, 4), &g->npart);
+            break;
+        }
     }
     sqlite3_finalize(s);
     s = NULL;
@@ -652,6 +673,9 @@ void agg_data_free(struct agg_data *x)
             free(r->groups[j].pattern);
             free(r->groups[j].layer);
             free(r->groups[j].members);
+            free(r->groups[j].part_pattern);
+            free(r->groups[j].part_layer);
+            free(r->groups[j].part);
         }
         for (int j = 0; j < r->nrelayouts; j++) {
             free(r->relayouts[j].readers);
@@ -941,6 +965,27 @@ int agg_bound_compute(const struct agg_data *x, const struct agg_run *r, const s
     return rc;
 }
 
+/* The sum of W and WK over the nodes NODES[0..N) (node indices; those not in the run left out)
+ * in *US and *KUS, the last one's position in *LAST (-1: none); whether each is known or not a
+ * computing node */
+static int agg_sum_nodes(const struct agg_run *r, const int *nodes, int n, const double *w, const double *wk,
+                         const char *known, double *us, double *kus, int *last)
+{
+    int all = 1;
+    *us = *kus = 0;
+    *last = -1;
+    for (int k = 0; k < n; k++) {
+        int m = agg_node_pos(r, nodes[k]);
+        if (m < 0)
+            continue;
+        *us += w[m];
+        *kus += wk[m];
+        all &= known[m] || strcmp(r->nodes[m].cls, "compute");
+        *last = m;
+    }
+    return all;
+}
+
 static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, const struct agg_target *t,
                           const char *prec, int plan, struct agg_bound *b, int *cl)
 {
@@ -1009,19 +1054,25 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
         rep[i] = i;
     for (int g = 0; g < r->ngroups; g++) {
         const struct agg_group *gr = &r->groups[g];
-        double members = 0, kmembers = 0;
-        int all = 1, last = -1;
-        for (int k = 0; k < gr->nmembers; k++) {
-            int m = agg_node_pos(r, gr->members[k]);
-            if (m < 0)
-                continue;
-            members += w[m];
-            kmembers += wk[m];
-            all &= known[m] || strcmp(r->nodes[m].cls, "compute");
-            last = m;
+        double members, kmembers;
+        int last, all = agg_sum_nodes(r, gr->members, gr->nmembers, w, wk, known, &members, &kmembers, &last);
+        /* a part fused on its own (a convolution's SiLU as the silu group frameworks run
+         * beside the convolution): the members' side takes it where it beats its nodes */
+        const struct agg_algo_time *pt = NULL;
+        double unfused = members, part_us = 0, part_kus = 0;
+        int part_last = -1;
+        if (gr->npart) {
+            int none = 0, pall = agg_sum_nodes(r, gr->part, gr->npart, w, wk, known, &part_us, &part_kus, &part_last);
+            pt = agg_best_plan(x, t->id, gr->part_layer, prec, plan, &none, NULL, NULL);
+            if (pt && (!pall || pt->us < part_us) && part_last >= 0) {
+                members += pt->us - part_us;
+                kmembers += pt->kus - part_kus;
+            } else {
+                pt = NULL;
+            }
         }
         double cost = members, kcost = kmembers;
-        b->group_algo[g] = "members";
+        b->group_algo[g] = pt ? "members (a part fused)" : "members";
         const struct agg_algo_time *at = agg_best_plan(x, t->id, gr->layer, prec, plan, cl, NULL, NULL);
         int unused = 0;
         b->group_fused[g] = at ? 1 : agg_best_plan(x, t->id, gr->layer, prec, 0, &unused, NULL, NULL) ? 2 : 0;
@@ -1041,8 +1092,19 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
             }
             wf[last] = cost;
             wkf[last] = kcost;
+        } else if (pt) {
+            /* the part's time on its last node, its nodes one node of the critical path */
+            for (int k = 0; k < gr->npart; k++) {
+                int m = agg_node_pos(r, gr->part[k]);
+                if (m < 0)
+                    continue;
+                wf[m] = wkf[m] = 0;
+                rep[m] = part_last;
+            }
+            wf[part_last] = pt->us;
+            wkf[part_last] = pt->kus;
         }
-        b->unfused_groups += members;
+        b->unfused_groups += unfused;
         b->fused_groups += cost;
         b->group_us[g] = cost;
         b->group_kus[g] = kcost;

@@ -784,13 +784,16 @@ static void agg_why_node(char *why, size_t n, const char *algo, const char *used
  * else its fused row's algorithm */
 static void agg_why_group(char *why, size_t n, const struct agg_combo *c, int g)
 {
-    if (strcmp(c->b.group_algo[g], "members") != 0)
+    if (strncmp(c->b.group_algo[g], "members", 7) != 0) {
         agg_why_node(why, n, c->b.group_algo[g], "", c->prec);
-    else
-        agg_why_add(why, n, c->b.group_fused[g] == 1 ? "a fusion group at its members' sum: its fused benchmark is slower"
-                            : c->b.group_fused[g] == 2
-                                ? "a fusion group at its members' sum: its fused benchmark has ok rows only in the other layout"
-                                : "a fusion group at its members' sum: its fused benchmark has no ok row");
+        return;
+    }
+    agg_why_add(why, n, c->b.group_fused[g] == 1 ? "a fusion group at its members' sum: its fused benchmark is slower"
+                        : c->b.group_fused[g] == 2
+                            ? "a fusion group at its members' sum: its fused benchmark has ok rows only in the other layout"
+                            : "a fusion group at its members' sum: its fused benchmark has no ok row");
+    if (strcmp(c->b.group_algo[g], "members") != 0)
+        agg_why_add(why, n, "its part fused on its own (a convolution's SiLU as a silu group) counted at that group's time");
 }
 
 static int agg_nodes_bound(const struct agg_combo *c, const char *list, double *us, double *kus, char *op,

@@ -1,35 +1,90 @@
 #!/usr/bin/env python3
-"""Holds gen's silu groups (Sigmoid -> Mul) in a benchmark folder's manifest to a walk of the
-models of its own: per run, the Sigmoid nodes whose output one Mul reads, and nothing else,
-with the Sigmoid's own input as the Mul's other operand (x * sigmoid(x), SiLU). Each such pair
-must be one silu group of gen's, and gen may have no other.
+"""Holds gen's SiLU groups in a benchmark folder's manifest to a walk of the models of its own:
+per run, the Sigmoid nodes whose output one Mul reads, and nothing else, with the Sigmoid's own
+input as the Mul's other operand (x * sigmoid(x), SiLU). Each such pair must be in exactly one
+group of gen's, as its whole (a silu group) or as its last two members (a convolution group's
+activation: conv_act, conv_bn_act, conv_add_act, conv_bn_add_act); where x is a Conv's output
+that nothing else reads, the group must be the convolution's. gen may have no other silu group.
 
 usage: silu_check.py FOLDER [MODEL=N ...]   (MODEL=N: the model must have N of them)
+       silu_check.py model PATH                 (writes a model with each form, below)
 Prints one line per run; exit status 1 on any mismatch."""
 import os
 import sys
 
 import onnx
 
+CONV_ACT = {"conv_act", "conv_bn_act", "conv_add_act", "conv_bn_add_act"}
+
 
 def silu_pairs(path):
+    """(sigmoid index, mul index, whether x is a Conv's output read by the pair alone)"""
     g = onnx.load(path, load_external_data=False).graph
-    readers = {}
-    for n in g.node:
+    readers, producer = {}, {}
+    for k, n in enumerate(g.node):
         for i in n.input:
-            readers.setdefault(i, []).append(n)
+            readers.setdefault(i, []).append(k)
+        for o in n.output:
+            producer[o] = k
     outputs = {o.name for o in g.output}
-    count = 0
-    for n in g.node:
+    pairs = []
+    for k, n in enumerate(g.node):
         if n.op_type != "Sigmoid" or n.output[0] in outputs:
             continue
         r = readers.get(n.output[0], [])
-        if len(r) == 1 and r[0].op_type == "Mul" and sorted(r[0].input) == sorted([n.input[0], n.output[0]]):
-            count += 1
-    return count
+        if len(r) == 1 and g.node[r[0]].op_type == "Mul" and sorted(g.node[r[0]].input) == sorted([n.input[0], n.output[0]]):
+            x = n.input[0]
+            p = producer.get(x)
+            conv = (p is not None and g.node[p].op_type == "Conv" and g.node[p].output[0] == x and x not in outputs
+                    and sorted(readers.get(x, [])) == sorted([k, r[0]]))
+            pairs.append((k, r[0], conv))
+    return pairs
+
+
+def write_model(path):
+    """x [1, 8, 12, 12] -> Conv -> SiLU (conv_act) -> Conv -> BatchNormalization -> SiLU with the
+    Mul's operands swapped (conv_bn_act) -> Conv whose output a SiLU and an Add read (the SiLU
+    alone: silu) -> Add -> y; then y -> Flatten -> MatMul -> SiLU (silu) -> z"""
+    from onnx import TensorProto, helper
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+
+    def init(name, shape):
+        return onnx.numpy_helper.from_array(rng.uniform(-0.5, 0.5, shape).astype(np.float32), name)
+
+    def silu(x, tag, swap=False):
+        return [helper.make_node("Sigmoid", [x], ["s" + tag], name="sigmoid_" + tag),
+                helper.make_node("Mul", ["s" + tag, x] if swap else [x, "s" + tag], ["m" + tag], name="mul_" + tag)]
+
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", pads=[1, 1, 1, 1])] + silu("c1", "1")
+    nodes += [helper.make_node("Conv", ["m1", "w2"], ["c2"], name="conv2", pads=[1, 1, 1, 1]),
+              helper.make_node("BatchNormalization", ["c2", "g", "be", "mu", "var"], ["n2"], name="bn2")]
+    nodes += silu("n2", "2", swap=True)
+    nodes += [helper.make_node("Conv", ["m2", "w3", "b3"], ["c3"], name="conv3")] + silu("c3", "3")
+    nodes += [helper.make_node("Add", ["m3", "c3"], ["y"], name="residual"),
+              helper.make_node("Flatten", ["y"], ["f"], name="flatten"),
+              helper.make_node("MatMul", ["f", "w4"], ["h"], name="dense")] + silu("h", "4")
+    nodes += [helper.make_node("Identity", ["m4"], ["z"], name="out")]
+    var = onnx.numpy_helper.from_array(rng.uniform(0.5, 1.5, [8]).astype(np.float32), "var")
+    graph = helper.make_graph(
+        nodes, "silus",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 12, 12])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 16])],
+        [init("w1", [8, 8, 3, 3]), init("b1", [8]), init("w2", [8, 8, 3, 3]), init("g", [8]), init("be", [8]),
+         init("mu", [8]), var, init("w3", [8, 8, 1, 1]), init("b3", [8]), init("w4", [8 * 12 * 12, 16])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, path)
+    return 0
 
 
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "model":
+        return write_model(sys.argv[2])
+    if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
+        print(__doc__.split("\n\n")[-1], file=sys.stderr)
+        return 2
     folder = sys.argv[1]
     want = dict(a.split("=", 1) for a in sys.argv[2:])
     runs, groups = {}, {}
@@ -38,14 +93,34 @@ def main():
             c = line.rstrip("\n").split("\t")
             if c[0] == "run":
                 runs[c[1]] = (c[2], c[4])
-            elif c[0] == "group" and c[3] == "silu":
-                groups[c[1]] = groups.get(c[1], 0) + 1
+            elif c[0] == "group":
+                groups.setdefault(c[1], []).append((c[3], [int(i) for i in c[5].split(",")]))
     bad = 0
     for run, (name, path) in sorted(runs.items(), key=lambda kv: int(kv[0])):
-        mine, gens = silu_pairs(path), groups.get(run, 0)
-        ok = mine == gens and (name not in want or int(want.pop(name)) == mine)
-        if mine or gens or not ok:
-            print("%s %s: %d x sigmoid(x) in the model, %d silu groups" % ("ok  " if ok else "FAIL", name, mine, gens))
+        pairs, mine = silu_pairs(path), groups.get(run, [])
+        n_silu = sum(1 for pat, _ in mine if pat == "silu")
+        errors, as_silu, as_conv = [], 0, 0
+        for s, m, conv in pairs:
+            holders = [(pat, nodes) for pat, nodes in mine if s in nodes or m in nodes]
+            if len(holders) != 1:
+                errors.append("nodes %d, %d in %d groups" % (s, m, len(holders)))
+                continue
+            pat, nodes = holders[0]
+            if pat == "silu" and nodes == [s, m] and not conv:
+                as_silu += 1
+            elif pat in CONV_ACT and nodes[-2:] == [s, m]:
+                as_conv += 1
+            else:
+                errors.append("nodes %d, %d in a %s group %s%s" % (s, m, pat, nodes, " (x is a Conv's)" if conv else ""))
+        if n_silu != as_silu:
+            errors.append("%d silu groups, %d of them SiLUs" % (n_silu, as_silu))
+        if name in want and int(want.pop(name)) != len(pairs):
+            errors.append("not the count asked for")
+        ok = not errors
+        if pairs or n_silu or not ok:
+            print("%s %s: %d x sigmoid(x) in the model: %d silu groups, %d convolutions' activations%s" %
+                  ("ok  " if ok else "FAIL", name, len(pairs), as_silu, as_conv,
+                   "".join("; " + e for e in errors[:5])))
         bad += not ok
     for name in want:
         print("FAIL %s: not in the folder" % name)
