@@ -407,9 +407,19 @@ static bool int_of(const struct ir_value *v, int64_t *x)
     return true;
 }
 
+static bool slices_last_by(const struct fctx *f, int i, const struct ir_value *x, int64_t from, int64_t to,
+                           int64_t step);
+
 /* whether node I is Slice(X, FROM, TO) along X's last axis, step 1 (TO at or past the dim:
  * to its end) */
 static bool slices_last(const struct fctx *f, int i, const struct ir_value *x, int64_t from, int64_t to)
+{
+    return slices_last_by(f, i, x, from, to, 1);
+}
+
+/* the same with steps of STEP */
+static bool slices_last_by(const struct fctx *f, int i, const struct ir_value *x, int64_t from, int64_t to,
+                           int64_t step)
 {
     const struct ir_node *n = &f->g->nodes[i];
     int r = x->type.rank;
@@ -424,7 +434,32 @@ static bool slices_last(const struct fctx *f, int i, const struct ir_value *x, i
         b += dim;
     if (e < 0)
         e += dim;
-    return a == r - 1 && st == 1 && b == from && (to >= dim ? e >= dim : e == to);
+    return a == r - 1 && st == step && b == from && (to >= dim ? e >= dim : e == to);
+}
+
+/* whether node I is OP and a view (gen's free node: no data moves), or OP and computing */
+static bool is_view(const struct fctx *f, int i, const char *op)
+{
+    return is_op(f, i, op) || (i >= 0 && !f->taken[i] && f->run->cls[i] == NODE_FREE && !strcmp(f->g->nodes[i].op_type, op));
+}
+
+/* whether node I is an Unsqueeze of one new axis after the last of its input's R dims */
+static bool unsqueezes_last(const struct fctx *f, int i, int r)
+{
+    const struct ir_node *n = &f->g->nodes[i];
+    int64_t a;
+    if (!is_view(f, i, "Unsqueeze"))
+        return false;
+    if (n->n_inputs >= 2) { /* opset 13: the axes an input */
+        if (!int_of(n->inputs[1], &a))
+            return false;
+    } else {
+        const struct ir_attr *at = ir_node_attr(n, "axes");
+        if (!at || at->type != IR_ATTR_INTS || at->count != 1)
+            return false;
+        a = at->u.ints[0];
+    }
+    return a == -1 || a == r;
 }
 
 /* whether V broadcasts to SHAPE (X's) with the last dim in full: a cos or sin table */
@@ -441,6 +476,41 @@ static bool rope_table(const struct ir_value *v, const struct ir_value *x)
     return true;
 }
 
+/* x cos + rotated sin, the rotated made by node ROT: Mul(ROT's output, sin) -> Add(Mul(x, cos),
+ * .), the tables broadcasting to x, the sum of x's dims; the three nodes into NODES[N..] */
+static bool rope_sum(const struct fctx *f, int rot, const struct ir_value *x, int *nodes, int n)
+{
+    const struct ir_graph *g = f->g;
+    int ms = only_consumer(f, rot);
+    const struct ir_value *sn = is_op(f, ms, "Mul") ? other_input(&g->nodes[ms], g->nodes[rot].outputs[0]) : NULL;
+    int add = only_consumer(f, ms);
+    if (sn == g->nodes[rot].outputs[0] || !rope_table(sn, x) || !is_op(f, add, "Add"))
+        return false;
+    int mc = producer(other_input(&g->nodes[add], g->nodes[ms].outputs[0]));
+    const struct ir_value *cs = is_op(f, mc, "Mul") ? other_input(&g->nodes[mc], x) : NULL;
+    if (cs == x || !rope_table(cs, x) || only_consumer(f, mc) != add || !same_dims(g->nodes[add].outputs[0], x))
+        return false;
+    nodes[n] = mc;
+    nodes[n + 1] = ms;
+    nodes[n + 2] = add;
+    return true;
+}
+
+/* The Slice whose output node NG, a Neg, alone reads: a rotation's; X its input, whose last
+ * dim is known and even (-1: none) */
+static int negated_slice(const struct fctx *f, int ng, const struct ir_value **x)
+{
+    const struct ir_graph *g = f->g;
+    if (!is_op(f, ng, "Neg"))
+        return -1;
+    int sl = producer(g->nodes[ng].inputs[0]);
+    if (sl < 0 || !is_op(f, sl, "Slice") || only_consumer(f, sl) != ng)
+        return -1;
+    *x = g->nodes[sl].inputs[0];
+    int r = *x ? (*x)->type.rank : 0;
+    return r >= 1 && dim_known((*x)->type.dims[r - 1]) && (*x)->type.dims[r - 1].value % 2 == 0 ? sl : -1;
+}
+
 /* The rotary position embedding by halves: x cos + rotate_half(x) sin, rotate_half(x) =
  * Concat(Neg(Slice(x, R/2, R)), Slice(x, 0, R/2)) along the last axis, cos and sin tables that
  * broadcast to x (PyTorch's export of Llama-style models; gen's expansion of ONNX's
@@ -449,15 +519,11 @@ static void find_rope(struct layer_set *s, struct fctx *f, int run_index)
 {
     const struct ir_graph *g = f->g;
     for (int ng = 0; ng < g->n_nodes; ng++) {
-        if (!is_op(f, ng, "Neg"))
+        const struct ir_value *x;
+        int hi = negated_slice(f, ng, &x);
+        if (hi < 0)
             continue;
-        int hi = producer(g->nodes[ng].inputs[0]);
-        if (hi < 0 || !is_op(f, hi, "Slice") || only_consumer(f, hi) != ng)
-            continue;
-        const struct ir_value *x = g->nodes[hi].inputs[0];
-        int r = x ? x->type.rank : 0;
-        if (r < 1 || !dim_known(x->type.dims[r - 1]) || x->type.dims[r - 1].value % 2)
-            continue;
+        int r = x->type.rank;
         int64_t dim = x->type.dims[r - 1].value, half = dim / 2;
         int cat = only_consumer(f, ng);
         if (!slices_last(f, hi, x, half, dim) || !is_op(f, cat, "Concat") || g->nodes[cat].n_inputs != 2 ||
@@ -467,18 +533,48 @@ static void find_rope(struct layer_set *s, struct fctx *f, int run_index)
         int64_t axis = ir_node_attr_int(&g->nodes[cat], "axis", 0);
         if (lo < 0 || !slices_last(f, lo, x, 0, half) || only_consumer(f, lo) != cat || (axis != -1 && axis != r - 1))
             continue;
-        int ms = only_consumer(f, cat);
-        const struct ir_value *sn = is_op(f, ms, "Mul") ? other_input(&g->nodes[ms], g->nodes[cat].outputs[0]) : NULL;
-        int add = only_consumer(f, ms);
-        if (sn == g->nodes[cat].outputs[0] || !rope_table(sn, x) || !is_op(f, add, "Add"))
+        /* x's slices, the rotation, the two products, their sum: the members' order the plan reads */
+        int nodes[7] = {hi, lo, ng, cat};
+        if (rope_sum(f, cat, x, nodes, 4))
+            add_group(s, f, "rope", nodes, 7, run_index, NULL);
+    }
+}
+
+/* The rotary embedding by pairs (GPT-J's rotate_every_two, gen's expansion of an interleaved
+ * RotaryEmbedding): x cos + rotate_pairs(x) sin, rotate_pairs(x) = Reshape(Concat(
+ * Unsqueeze(Neg(Slice(x, 1, R, step 2))), Unsqueeze(Slice(x, 0, R, step 2))) along a new last
+ * axis) back to x's dims, the tables with each value twice in a row. The Unsqueezes and the
+ * Reshape are views (free nodes, no layer): the members are the seven others, Slice, Slice,
+ * Neg, Concat, Mul, Mul, Add, in the rope group's order */
+static void find_rope_pairs(struct layer_set *s, struct fctx *f, int run_index)
+{
+    const struct ir_graph *g = f->g;
+    for (int ng = 0; ng < g->n_nodes; ng++) {
+        const struct ir_value *x;
+        int od = negated_slice(f, ng, &x);
+        int r = od >= 0 ? x->type.rank : 0;
+        if (od < 0 || !slices_last_by(f, od, x, 1, x->type.dims[r - 1].value, 2))
             continue;
-        int mc = producer(other_input(&g->nodes[add], g->nodes[ms].outputs[0]));
-        const struct ir_value *cs = is_op(f, mc, "Mul") ? other_input(&g->nodes[mc], x) : NULL;
-        if (cs == x || !rope_table(cs, x) || only_consumer(f, mc) != add || !same_dims(g->nodes[add].outputs[0], x))
+        int un = only_consumer(f, ng);
+        if (un < 0 || !unsqueezes_last(f, un, r))
+            continue;
+        int cat = only_consumer(f, un);
+        if (!is_op(f, cat, "Concat") || g->nodes[cat].n_inputs != 2 || g->nodes[cat].inputs[0] != g->nodes[un].outputs[0])
+            continue;
+        int64_t axis = ir_node_attr_int(&g->nodes[cat], "axis", 0);
+        int ue = producer(g->nodes[cat].inputs[1]);
+        if ((axis != -1 && axis != r) || ue < 0 || !unsqueezes_last(f, ue, r) || only_consumer(f, ue) != cat)
+            continue;
+        int ev = producer(g->nodes[ue].inputs[0]);
+        if (ev < 0 || !slices_last_by(f, ev, x, 0, x->type.dims[r - 1].value, 2) || only_consumer(f, ev) != ue)
+            continue;
+        int rs = only_consumer(f, cat);
+        if (!is_view(f, rs, "Reshape") || !same_dims(g->nodes[rs].outputs[0], x))
             continue;
         /* x's slices, the rotation, the two products, their sum: the members' order the plan reads */
-        int nodes[7] = {hi, lo, ng, cat, mc, ms, add};
-        add_group(s, f, "rope", nodes, 7, run_index, NULL);
+        int nodes[7] = {od, ev, ng, cat};
+        if (rope_sum(f, rs, x, nodes, 4))
+            add_group(s, f, "rope_pairs", nodes, 7, run_index, NULL);
     }
 }
 
@@ -921,6 +1017,7 @@ void fusion_find(struct layer_set *s, struct model_run *run, int run_index)
     find_layernorm(s, &f, run_index);
     find_rmsnorm(s, &f, run_index);
     find_rope(s, &f, run_index);
+    find_rope_pairs(s, &f, run_index);
     find_gelu(s, &f, run_index);
     find_gelu_tanh(s, &f, run_index);
     find_qdq(s, &f, run_index);
@@ -1183,14 +1280,15 @@ static int attention_kernel(const struct layer_desc *d, struct cu_kernel *k)
     return 0;
 }
 
-/* a rope group as PL_ROPE: x (the Slices' input), cos, sin; the members are Slice, Slice, Neg,
- * Concat, Mul(x, cos), Mul(rotated, sin), Add */
+/* a rope or rope_pairs group (flag 1) as PL_ROPE: x (the Slices' input), cos, sin; the members
+ * are Slice, Slice, Neg, Concat, Mul(x, cos), Mul(rotated, sin), Add */
 static int rope_op(const struct layer_desc *d, struct pl_op *op)
 {
     memset(op, 0, sizeof(*op));
-    if (d->nmembers != 7)
+    int n = 7;
+    if (d->nmembers != n)
         return -1;
-    const struct layer_desc *mc = &d->members[4], *ms = &d->members[5];
+    const struct layer_desc *mc = &d->members[n - 3], *ms = &d->members[n - 2];
     const struct desc_tensor *x = desc_in(&d->members[0], 0);
     if (!x || mc->nin != 2 || ms->nin != 2)
         return -1;
@@ -1199,18 +1297,19 @@ static int rope_op(const struct layer_desc *d, struct pl_op *op)
     const struct desc_tensor *c = desc_same_dims(desc_in(mc, 0), x) ? desc_in(mc, 1) : desc_in(mc, 0);
     const struct desc_tensor *s = desc_same_dims(desc_in(ms, 0), x) ? desc_in(ms, 1) : desc_in(ms, 0);
     if (plan_ck_tensor(x, &op->in[0]) || plan_ck_tensor(c, &op->in[1]) || plan_ck_tensor(s, &op->in[2]) ||
-        plan_ck_tensor(desc_out(&d->members[6], 0), &op->out))
+        plan_ck_tensor(desc_out(&d->members[n - 1], 0), &op->out))
         return -1;
     op->kind = PL_ROPE;
     op->fn = PL_IDENTITY;
     op->nin = 3;
+    op->flag = d->pattern == FUSE_ROPE_PAIRS;
     return 0;
 }
 
-/* plain C for a group: the rope group's PL_ROPE (the CPU's one benchmark of it) */
+/* plain C for a group: the rope groups' PL_ROPE (the CPU's one benchmark of them) */
 static int fusion_plain(const struct layer_desc *d, struct pl_op *op)
 {
-    return d->pattern == FUSE_ROPE ? rope_op(d, op) : -1;
+    return d->pattern == FUSE_ROPE || d->pattern == FUSE_ROPE_PAIRS ? rope_op(d, op) : -1;
 }
 
 /* the decomposed GELU and LayerNorm groups, a residual sum's LayerNorm, an RMSNorm and the
@@ -1254,11 +1353,14 @@ static int fusion_kernel(const struct layer_desc *d, struct cu_kernel *k)
         k->flops = 7.0 * plan_pl_bytes(&k->pl.out) / 4;
         k->bytes = 2 * plan_pl_bytes(&k->pl.in[0]) + (d->keeps_sum ? 2 : 1) * plan_pl_bytes(&k->pl.out) + vec;
         return 0;
-    } else if (d->pattern == FUSE_ROPE) {
+    } else if (d->pattern == FUSE_ROPE || d->pattern == FUSE_ROPE_PAIRS) {
         if (rope_op(d, &k->pl))
             return -1;
         k->kind = CK_PLAIN;
-        k->what = "the rotary position embedding (x cos + rotate_half(x) sin), the group's nodes in one kernel";
+        k->what = d->pattern == FUSE_ROPE
+                      ? "the rotary position embedding (x cos + rotate_half(x) sin), the group's nodes in one kernel"
+                      : "the rotary position embedding by pairs (x cos + rotate_pairs(x) sin), the group's nodes in one "
+                        "kernel";
         plan_ck_finish(k);
         k->flops = 3.0 * plan_pl_bytes(&k->pl.out) / (double)pl_esize(k->pl.out.dtype);
         return 0;

@@ -112,7 +112,8 @@ struct bk_args {
     int fn, kind, map, flat;
     int periodic;                  /* bk_flat4's inputs: full, scalar or repeating (per) */
     long long per[2];              /* per input: 0 full, else element i reads element i % per */
-    int mode;                      /* PL_MAP_PAD: 0 the constant alpha, 1 reflect, 2 edge, 3 wrap */
+    int mode;                      /* PL_MAP_PAD: 0 the constant alpha, 1 reflect, 2 edge, 3 wrap;
+                                      PL_ROPE: 1 by pairs */
     int idt[3], odt;
     float alpha, beta;
 };
@@ -400,11 +401,13 @@ __global__ void bk_elementwise(const bk_args a)
                                                            : bk_load(a.in[2], a.idt[2], pos[2]);
         else if (a.kind == PL_ROPE) {
             /* x cos + rotate_half(x) sin: the other half's element of x, negated in the first
-             * half (the dims are not coalesced: the last is the rotated one) */
+             * half; by pairs (mode 1) the pair's other, negated at the even place (the dims
+             * are not coalesced: the last is the rotated one) */
             long long last = a.od[a.nd - 1], half = last / 2, h = i % last, step = a.flat ? 1 : a.st[0][a.nd - 1];
-            float o = bk_load(a.in[0], a.idt[0], pos[0] + (h < half ? half : -half) * step);
+            long long by = a.mode ? (h % 2 == 0 ? 1 : -1) : (h < half ? half : -half);
+            float o = bk_load(a.in[0], a.idt[0], pos[0] + by * step);
             v = bk_load(a.in[0], a.idt[0], pos[0]) * bk_load(a.in[1], a.idt[1], pos[1]) +
-                (h < half ? -o : o) * bk_load(a.in[2], a.idt[2], pos[2]);
+                (by > 0 ? -o : o) * bk_load(a.in[2], a.idt[2], pos[2]);
         }
         else if (a.kind == PL_BINARY)
             v = bk_apply(BK_OP_FN(a.fn), bk_load(a.in[0], a.idt[0], pos[0]), bk_load(a.in[1], a.idt[1], pos[1]), a.alpha,
@@ -1809,7 +1812,7 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
     a->fn = pl->fn;
     a->kind = pl->kind;
     a->map = pl->map;
-    a->mode = pl->kind == PL_MAP ? pl->flag : 0;
+    a->mode = pl->kind == PL_MAP || pl->kind == PL_ROPE ? pl->flag : 0;
     a->alpha = pl->fn == PL_MOD || pl->fn == PL_ISINF || pl->fn == PL_BITSHIFT ? (float)pl->flag : pl->alpha;
     a->beta = pl->beta;
     for (int i = 0; i < 3 && i < k->nin; i++) {

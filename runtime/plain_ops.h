@@ -109,7 +109,9 @@ enum pl_kind {
     PL_STR_CAST, PL_STR_NORMALIZE, PL_STR_CONCAT, PL_STR_SPLIT, PL_STR_REGEX,
     /* rotary position embedding by halves of the last dim (a fusion group's): in[1] cos and
      * in[2] sin broadcast to in[0] x, out = x cos + rotate_half(x) sin, with rotate_half(x) =
-     * (-x2, x1) for x's halves x1, x2 (element-wise but for that one read of the other half) */
+     * (-x2, x1) for x's halves x1, x2 (element-wise but for that one read of the other half);
+     * flag 1, by pairs (GPT-J's rotate_every_two, RotaryEmbedding interleaved): x cos +
+     * rotate_pairs(x) sin, rotate_pairs(x)[2i] = -x[2i + 1], rotate_pairs(x)[2i + 1] = x[2i] */
     PL_ROPE
 };
 
@@ -253,7 +255,8 @@ struct pl_op {
     int flag;                 /* PL_ARG: select_last_index; PL_TOPK: largest; ScatterND: the
                                  reduction (as PL_SCATTER_ELEMENTS'); Mod: fmod; Mean
                                  (PL_BINARY, fn PL_ADD, over nin inputs): divide by nin;
-                                 IsInf: 1 detect_positive, 2 detect_negative; BitShift: 1 right */
+                                 IsInf: 1 detect_positive, 2 detect_negative; BitShift: 1 right;
+                                 PL_ROPE: 1 by pairs */
     int nsplit;               /* PL_SPLIT: pieces and their sizes along axis */
     int64_t split[32];
     unsigned axes;            /* PL_REDUCE, PL_MVN: bit k set when input dim k is reduced */
@@ -465,10 +468,12 @@ static inline double pl_load(const void *p, int dt, int64_t i)
 
 /* PL_ROPE's element at AT of x, whose position along the last dim (of LAST) is H and whose
  * stride along it is STEP: the other half's element it pairs with, negated in the first half
- * (rotate_half) */
-static inline double pl_rope_other(const void *x, int dt, int64_t at, int64_t h, int64_t last, int64_t step)
+ * (rotate_half); by PAIRS, its neighbour in the pair, negated at the even place */
+static inline double pl_rope_other(const void *x, int dt, int64_t at, int64_t h, int64_t last, int64_t step, int pairs)
 {
     int64_t half = last / 2;
+    if (pairs)
+        return h % 2 == 0 ? -pl_load(x, dt, at + step) : pl_load(x, dt, at - step);
     return h < half ? -pl_load(x, dt, at + half * step) : pl_load(x, dt, at - half * step);
 }
 
@@ -1231,7 +1236,7 @@ static inline void pl_kernel(struct pl_state *s)
             int nd = op->out.nd;
             int64_t last = op->out.d[nd - 1];
             double o = pl_rope_other(s->in[0], op->in[0].dtype, s->flat ? i : pos[0], s->flat ? i % last : idx[nd - 1], last,
-                                     s->flat ? 1 : s->strides[0][nd - 1]);
+                                     s->flat ? 1 : s->strides[0][nd - 1], op->flag);
             v = a * pl_load(s->in[1], op->in[1].dtype, s->flat ? i : pos[1]) +
                 o * pl_load(s->in[2], op->in[2].dtype, s->flat ? i : pos[2]);
         }
@@ -1544,12 +1549,14 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
                 v[j] = pl_load(s->in[j], t->dtype, p);
             }
             if (op->kind == PL_ROPE) {
-                /* x's element in the other half, from its coordinates */
+                /* x's element in the other half (by pairs: the pair's other), from its
+                 * coordinates; negated in the first half (at the even place) */
                 int64_t last = op->out.d[op->out.nd - 1], h = coord[op->out.nd - 1], p = 0;
+                int64_t oh = op->flag ? (h % 2 == 0 ? h + 1 : h - 1) : h < last / 2 ? h + last / 2 : h - last / 2;
                 for (int k = 0; k < op->out.nd; k++)
-                    p = p * op->out.d[k] + (k < op->out.nd - 1 ? coord[k] : h < last / 2 ? h + last / 2 : h - last / 2);
+                    p = p * op->out.d[k] + (k < op->out.nd - 1 ? coord[k] : oh);
                 double o = pl_load(s->in[0], op->in[0].dtype, p);
-                want = v[0] * v[1] + (h < last / 2 ? -o : o) * v[2];
+                want = v[0] * v[1] + (oh > h ? -o : o) * v[2];
             } else {
                 double folded = pl_apply(op, v[0], v[1]);
                 for (int j = 2; j < op->nin; j++)

@@ -234,14 +234,16 @@ static void rmsnorm(const char *name, int dt, long long rows, long long cols, in
     run(name, dt, &op, P_ANY);
 }
 
-/* the rotary embedding by halves of X's last dim, cos and sin of shape T broadcast to X: through
- * setup and --verify (the kernel against plain C), and first the kernel's output against the
- * definition, x cos + rotate_half(x) sin with rotate_half(x) = (-x2, x1), worked out here */
-static void rope(const char *name, int dt, struct pl_tensor x, struct pl_tensor t)
+/* the rotary embedding by halves of X's last dim (by PAIRS: of its pairs), cos and sin of shape
+ * T broadcast to X: through setup and --verify (the kernel against plain C), and first the
+ * kernel's output against the definition, x cos + rotate_half(x) sin with rotate_half(x) =
+ * (-x2, x1) (by pairs: rotate_pairs(x)[2i] = -x[2i + 1], [2i + 1] = x[2i]), worked out here */
+static void rope(const char *name, int dt, struct pl_tensor x, struct pl_tensor t, bool pairs = false)
 {
     struct bk_op op = plain_op(PL_ROPE, PL_IDENTITY, 3, x, x);
     op.pl.in[1] = t;
     op.pl.in[2] = t;
+    op.pl.flag = pairs;
     struct bc_state s;
     double worst = INFINITY;
     if (struct bk_state *k = set_up(&op, &s, true)) {
@@ -255,8 +257,10 @@ static void rope(const char *name, int dt, struct pl_tensor x, struct pl_tensor 
             }
             for (int d = 0; d < t.nd; d++) /* t aligned to x's last dims, 1 where it broadcasts */
                 tp = tp * t.d[d] + (t.d[d] == 1 ? 0 : c[d + x.nd - t.nd]);
-            long long h = c[x.nd - 1], other = h < half ? i + half : i - half;
-            double rot = h < half ? -pl_load(k->hin[0], dt, other) : pl_load(k->hin[0], dt, other);
+            long long h = c[x.nd - 1];
+            bool first = pairs ? h % 2 == 0 : h < half;
+            long long other = pairs ? (first ? i + 1 : i - 1) : first ? i + half : i - half;
+            double rot = first ? -pl_load(k->hin[0], dt, other) : pl_load(k->hin[0], dt, other);
             double want = pl_load(k->hin[0], dt, i) * pl_load(k->hin[1], dt, tp) + rot * pl_load(k->hin[2], dt, tp);
             double got = pl_load(k->dout, dt, i), tol = dt == PL_FLOAT ? 1e-6 : dt == PL_FLOAT16 ? 2e-3 : 1.6e-2;
             worst = fmax(worst, fabs(got - want) / (fabs(want) + 1.0) / tol);
@@ -341,6 +345,10 @@ int main(void)
         rope("rotary embedding [2, 3, 5, 8], tables [1, 1, 5, 8]", dt, ten(dt, {2, 3, 5, 8}), ten(dt, {1, 1, 5, 8}));
         rope("rotary embedding [1, 4, 2, 4], tables [1, 4, 1, 4]", dt, ten(dt, {1, 4, 2, 4}), ten(dt, {1, 4, 1, 4}));
         rope("rotary embedding [1, 2, 3, 6], tables in full (flat)", dt, ten(dt, {1, 2, 3, 6}), ten(dt, {1, 2, 3, 6}));
+        rope("rotary embedding by pairs [2, 3, 5, 8], tables [1, 1, 5, 8]", dt, ten(dt, {2, 3, 5, 8}),
+             ten(dt, {1, 1, 5, 8}), true);
+        rope("rotary embedding by pairs [1, 2, 3, 6], tables in full (flat)", dt, ten(dt, {1, 2, 3, 6}),
+             ten(dt, {1, 2, 3, 6}), true);
         rmsnorm("RMSNorm [4, 4096], scaled", dt, 4, 4096, 1); /* a Llama's rows: 4 a thread */
         rmsnorm("RMSNorm [5, 100]", dt, 5, 100, 0);
         rmsnorm("RMSNorm [2, 9000], scaled", dt, 2, 9000, 1); /* read again for each pass */

@@ -307,8 +307,9 @@ static struct ir_value *rope_table(struct op_xp *x, int input, bool ids, int64_t
 
 /* RotaryEmbedding (opset 23): each head's first R dims (rotary_embedding_dim, else the head
  * size) rotated by the angle of the token's position: with x1, x2 its two halves (interleaved:
- * its even and odd dims), x1 cos - x2 sin and x1 sin + x2 cos, put back in their places (by
- * halves written as x cos + rotate_half(x) sin, the form gen's rope group takes); the other
+ * its even and odd dims), x1 cos - x2 sin and x1 sin + x2 cos, put back in their places
+ * (written as x cos + rotate_half(x) sin by halves, the form gen's rope group takes, and by
+ * pairs as x cos + rotate_pairs(x) sin, the rope_pairs group's); the other
  * dims as they are. X is [B, N, S, H], or [B, S, N x H] with num_heads (worked on as
  * [B, S, N, H] and reshaped back); cos and sin are [max position + 1, R/2] read at
  * position_ids [B, S], or [B, S, R/2] without them. Written as Reshape, Gather, Unsqueeze,
@@ -357,26 +358,32 @@ static int expand_rotary_embedding(struct infer_ctx *c, struct op_xp *x)
     struct ir_value *y = op_xp_out(x, 0), *out;
     struct ir_value *to = !three && r == h ? y : NULL;
     if (inter) {
-        /* x1, x2 the even and odd dims: x1 cos - x2 sin and x1 sin + x2 cos, put back in pairs:
-         * [..., R/2] twice -> [..., R/2, 2] -> [..., R] */
-        struct ir_value *x1 = rope_slice(x, rot, 0, r, 2, "x1"), *x2 = rope_slice(x, rot, 1, r, 2, "x2");
-        struct ir_value *re = op_xp_op(x, "Sub", "real",
-                                       OP_XP_IN(op_xp_op(x, "Mul", "x1_cos", OP_XP_IN(x1, cv), NULL),
-                                                op_xp_op(x, "Mul", "x2_sin", OP_XP_IN(x2, sv), NULL)),
-                                       NULL);
-        struct ir_value *im = op_xp_op(x, "Add", "imag",
-                                       OP_XP_IN(op_xp_op(x, "Mul", "x1_sin", OP_XP_IN(x1, sv), NULL),
-                                                op_xp_op(x, "Mul", "x2_cos", OP_XP_IN(x2, cv), NULL)),
-                                       NULL);
+        /* by pairs, as GPT-J's rotate_every_two writes it (the form gen's rope_pairs group
+         * takes): x cos_pairs + rotate_pairs(x) sin_pairs, rotate_pairs(x) = stack(-x_odd,
+         * x_even) flattened along the last dim, each table with every value twice in a row,
+         * [..., R/2] -> [..., R/2, 2] -> [..., R] */
         int64_t last[1] = {4}, shape[4] = {0, 0, 0, r};
         struct ir_value *ax = op_xp_ints(x, "pair_axis", IR_DTYPE_INT64, 1, 1, last);
+        struct ir_value *full = op_xp_ints(x, "pairs_shape", IR_DTYPE_INT64, 1, 4, shape);
+        struct ir_value *tab[2], *src[2] = {cv, sv};
+        static const char *const tn[2][3] = {{"cos_pair", "cos_pairs", "cos_twice"}, {"sin_pair", "sin_pairs", "sin_twice"}};
+        for (int k = 0; k < 2; k++) {
+            struct ir_value *u = op_xp_op(x, "Unsqueeze", tn[k][0], OP_XP_IN(src[k], ax), NULL);
+            struct ir_value *two = op_xp_op(x, "Concat", tn[k][1], OP_XP_IN(u, u), NULL);
+            op_xp_attr_i(x, "axis", 4);
+            tab[k] = op_xp_op(x, "Reshape", tn[k][2], OP_XP_IN(two, full), NULL);
+        }
+        struct ir_value *odd = rope_slice(x, rot, 1, r, 2, "x_odd"), *even = rope_slice(x, rot, 0, r, 2, "x_even");
+        struct ir_value *ng = op_xp_op(x, "Neg", "x_odd_neg", OP_XP_IN(odd), NULL);
         struct ir_value *pr = op_xp_op(x, "Concat", "pairs",
-                                       OP_XP_IN(op_xp_op(x, "Unsqueeze", "real_pair", OP_XP_IN(re, ax), NULL),
-                                                op_xp_op(x, "Unsqueeze", "imag_pair", OP_XP_IN(im, ax), NULL)),
+                                       OP_XP_IN(op_xp_op(x, "Unsqueeze", "neg_pair", OP_XP_IN(ng, ax), NULL),
+                                                op_xp_op(x, "Unsqueeze", "even_pair", OP_XP_IN(even, ax), NULL)),
                                        NULL);
         op_xp_attr_i(x, "axis", 4);
-        out = op_xp_op(x, "Reshape", "interleaved",
-                       OP_XP_IN(pr, op_xp_ints(x, "interleaved_shape", IR_DTYPE_INT64, 1, 4, shape)), to);
+        struct ir_value *rp = op_xp_op(x, "Reshape", "rotate_pairs", OP_XP_IN(pr, full), NULL);
+        struct ir_value *xc = op_xp_op(x, "Mul", "x_cos", OP_XP_IN(rot, tab[0]), NULL);
+        struct ir_value *rs = op_xp_op(x, "Mul", "rotated_sin", OP_XP_IN(rp, tab[1]), NULL);
+        out = op_xp_op(x, "Add", "rotated_all", OP_XP_IN(xc, rs), to);
     } else {
         /* by halves, as PyTorch writes it (the form gen's rope group takes): x cos_full +
          * rotate_half(x) sin_full, rotate_half(x) = (-x2, x1), each table twice along the

@@ -12,7 +12,8 @@ replaced by ONNX operators), test/oracle/gen_graph.py makes that an ONNX model a
 Runtime (graph optimizations off, so that it runs the ONNX operators as they are) runs both on
 the same random inputs. Every output must agree within 1e-4 of its largest value (f16: 2e-3),
 no node of the operator may be left, and gen --layers must count one attention group for an
-Attention. The forms gen leaves as they are (softcap, the QK output, RotaryEmbedding tables of
+Attention (an rmsnorm, rope or rope_pairs group for the others where gen's kernels take them;
+the same groups in the forms PyTorch exports, the rotation by pairs held to its definition). The forms gen leaves as they are (softcap, the QK output, RotaryEmbedding tables of
 the wrong width) must be left, with the reason said.
 
 usage: onnx_functions_check.py WORKDIR
@@ -87,7 +88,8 @@ def rope(x, table, ids=None, **attrs):
 def cases():
     """(name, model, the operator expanded, its tolerance, the fused groups gen must find in it:
     an attention group in each Attention, an rmsnorm group where the norm is over the last axis
-    alone, a rope group where the rotation is by halves: what gen's kernels take)"""
+    alone, a rope group where the rotation is by halves, a rope_pairs group where it is by pairs
+    (interleaved): what gen's kernels take; a (prefix, count) pair names the group's prefix)"""
     for name, m in attention_cases():
         yield name, m, "Attention", 1e-4, 1
     yield "RMSNormalization over the last axis", rms([2, 5, 16], [16]), "RMSNormalization", 1e-4, 1
@@ -96,11 +98,13 @@ def cases():
     yield "RMSNormalization in f16, float stash", rms([2, 3, 32], [32], TensorProto.FLOAT16), "RMSNormalization", \
         2e-3, 1
     yield "RotaryEmbedding 4-D, position ids", rope([2, 3, 5, 8], [12, 4], [2, 5]), "RotaryEmbedding", 1e-4, 1
-    yield "RotaryEmbedding 4-D, interleaved", rope([1, 2, 4, 8], [6, 4], [1, 4], interleaved=1), "RotaryEmbedding", 1e-4, 0
+    yield "RotaryEmbedding 4-D, interleaved", rope([1, 2, 4, 8], [6, 4], [1, 4], interleaved=1), "RotaryEmbedding", 1e-4, \
+        ("rope_pairs", 1)
     yield "RotaryEmbedding 3-D, heads, partial", rope([2, 4, 24], [9, 2], [2, 4], num_heads=2,
                                                       rotary_embedding_dim=4), "RotaryEmbedding", 1e-4, 1
     yield "RotaryEmbedding 3-D, interleaved, partial, per-token tables", rope(
-        [1, 3, 32], [1, 3, 3], num_heads=4, interleaved=1, rotary_embedding_dim=6), "RotaryEmbedding", 1e-4, 0
+        [1, 3, 32], [1, 3, 3], num_heads=4, interleaved=1, rotary_embedding_dim=6), "RotaryEmbedding", 1e-4, \
+        ("rope_pairs", 1)
 
 
 def attention_cases():
@@ -170,6 +174,8 @@ def check(name, path, op, tol, want_groups):
     got = run_ort(mine, feeds)
     worst = max_relative_error(want, got)
     prefix = GROUP_OF.get(op)
+    if isinstance(want_groups, tuple):
+        prefix, want_groups = want_groups
     groups = fused_groups(path, prefix)[0] if prefix else 0
     ok = not left and worst <= tol and "not written" not in err and groups == want_groups
     print("%s %s: %d ONNX nodes, outputs %s, max relative error %.3g, %s groups %d%s" % (
@@ -211,6 +217,7 @@ def main():
         bad += not said
     bad += not rmsnorm_as_exported(work)
     bad += not rope_as_exported(work)
+    bad += not rope_pairs_as_exported(work)
     return 1 if bad else 0
 
 
@@ -269,6 +276,55 @@ def rope_as_exported(work):
         good = ops == want
         print("%s rotary embedding as PyTorch exports it%s: rope groups %s (want %s)" % (
             "ok  " if good else "FAIL", ", halves swapped" if swapped else "", ops or "none", want or "none"))
+        ok = ok and good
+    return ok
+
+
+def rope_pairs_as_exported(work):
+    """the rotary embedding by pairs as PyTorch exports GPT-J's q * cos + rotate_every_two(q) *
+    sin, rotate_every_two(q) = stack((-q[..., 1::2], q[..., ::2]), -1).flatten(-2) (Slice step 2
+    twice, Neg, Unsqueeze twice, Concat along the new axis, Reshape back; cos and sin [B, 1, S,
+    D] inputs with each value twice in a row): one rope_pairs group of its seven computing nodes,
+    and ONNX Runtime's output equal to x cos + rotate_pairs(x) sin worked out in numpy (the
+    definition test/kernels_emu.cc holds the kernel to); with the pair stacked the other way
+    round, none"""
+    ok = True
+    for swapped, want in ((False, ["Slice+Slice+Neg+Concat+Mul+Mul+Add"]), (True, [])):
+        shape = [1, 4, 6, 16]
+        ins = [helper.make_tensor_value_info("q", F, shape),
+               helper.make_tensor_value_info("cos", F, [1, 1, 6, 16]),
+               helper.make_tensor_value_info("sin", F, [1, 1, 6, 16])]
+        c = [onnx.numpy_helper.from_array(np.array(v, np.int64), n)
+             for n, v in (("zero", [0]), ("one", [1]), ("end", [2 ** 63 - 1]), ("last", [-1]), ("two", [2]),
+                          ("shape", shape))]
+        pair = ["even_u", "neg_u"] if swapped else ["neg_u", "even_u"]
+        nodes = [helper.make_node("Slice", ["q", "zero", "end", "last", "two"], ["even"]),
+                 helper.make_node("Slice", ["q", "one", "end", "last", "two"], ["odd"]),
+                 helper.make_node("Neg", ["odd"], ["neg"]),
+                 helper.make_node("Unsqueeze", ["neg", "last"], ["neg_u"]),
+                 helper.make_node("Unsqueeze", ["even", "last"], ["even_u"]),
+                 helper.make_node("Concat", pair, ["stacked"], axis=-1),
+                 helper.make_node("Reshape", ["stacked", "shape"], ["rot"]),
+                 helper.make_node("Mul", ["q", "cos"], ["qc"]),
+                 helper.make_node("Mul", ["rot", "sin"], ["rs"]),
+                 helper.make_node("Add", ["qc", "rs"], ["y"])]
+        g = helper.make_graph(nodes, "rope_pairs", ins, [helper.make_tensor_value_info("y", F, shape)], c)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+        path = os.path.join(work, "rope_pairs_exported%s.onnx" % ("_swapped" if swapped else ""))
+        onnx.save(m, path)
+        n, ops = fused_groups(path, "rope_pairs")
+        good = ops == want
+        worst = 0.0
+        if not swapped:
+            feeds = feed(m)
+            q, cs, sn = feeds["q"].astype(np.float64), feeds["cos"].astype(np.float64), feeds["sin"].astype(np.float64)
+            rp = np.empty_like(q)
+            rp[..., 0::2], rp[..., 1::2] = -q[..., 1::2], q[..., 0::2]
+            worst = max_relative_error({"y": q * cs + rp * sn}, run_ort(m, feeds))
+            good = good and worst <= 1e-6
+        print("%s rotary embedding by pairs as PyTorch exports it%s: rope_pairs groups %s (want %s)%s" % (
+            "ok  " if good else "FAIL", ", pair swapped" if swapped else "", ops or "none", want or "none",
+            "" if swapped else ", against rotate_pairs' definition: max relative error %.3g" % worst))
         ok = ok and good
     return ok
 
