@@ -353,7 +353,8 @@ static bool reduces_last_axis(const struct ir_value *x, const struct ir_value *y
 /* RMSNorm over the last axis: Mul(x, x) or Pow(x, 2) -> ReduceMean (dims kept) -> Add(eps) ->
  * Sqrt -> Div(x, .), or -> Reciprocal -> Mul(x, .) [-> Mul by a constant row of the last dim]:
  * ONNX's RMSNormalization as its function body writes it (gen's expansion), and PyTorch's
- * x * rsqrt(mean(x^2) + eps) * weight as exported */
+ * x * rsqrt(mean(x^2) + eps) * weight as exported; in f16 or bf16 with x the Cast of the input
+ * to float and the result cast back before the scale (Llama's LlamaRMSNorm, a float stash) */
 static void find_rmsnorm(struct layer_set *s, struct fctx *f, int run_index)
 {
     const struct ir_graph *g = f->g;
@@ -373,7 +374,20 @@ static void find_rmsnorm(struct layer_set *s, struct fctx *f, int run_index)
         int rt = only_consumer(f, add);
         if (!is_op(f, rt, "Sqrt"))
             continue;
-        int nodes[8] = {i, rm, add, rt}, n = 4;
+        /* an f16 or bf16 export's Cast to float before (read by the group alone: the square and
+         * the division) goes in first, its Cast back after */
+        int nodes[10], n = 0;
+        int cin = producer(x), reads = (sq->inputs[1] == x ? 2 : 1) + 1;
+        const struct ir_value *x16 = is_op(f, cin, "Cast") ? g->nodes[cin].inputs[0] : NULL;
+        if (x16 && x->type.dtype == IR_DTYPE_FLOAT && f->n_consumers[cin] == reads &&
+            (x16->type.dtype == IR_DTYPE_FLOAT16 || x16->type.dtype == IR_DTYPE_BFLOAT16))
+            nodes[n++] = cin;
+        else
+            x16 = NULL;
+        nodes[n++] = i;
+        nodes[n++] = rm;
+        nodes[n++] = add;
+        nodes[n++] = rt;
         int c = only_consumer(f, rt);
         if (is_op(f, c, "Div") && g->nodes[c].inputs[0] == x && g->nodes[c].inputs[1] == g->nodes[rt].outputs[0]) {
             nodes[n++] = c;
@@ -386,10 +400,18 @@ static void find_rmsnorm(struct layer_set *s, struct fctx *f, int run_index)
         } else {
             continue;
         }
+        if (x16) {
+            int back = only_consumer(f, nodes[n - 1]);
+            if (is_op(f, back, "Cast") && g->nodes[back].outputs[0]->type.dtype == x16->type.dtype) {
+                nodes[n++] = back;
+            } else { /* no way back to the 16-bit type: the float part alone */
+                memmove(nodes, nodes + 1, (size_t)--n * sizeof(*nodes));
+            }
+        }
         const struct ir_value *y = g->nodes[nodes[n - 1]].outputs[0];
         int m = only_consumer(f, nodes[n - 1]);
         const struct ir_value *w = is_op(f, m, "Mul") ? other_input(&g->nodes[m], y) : NULL;
-        bool scaled = w && w->is_const && w->type.rank == 1 && w->type.dtype == x->type.dtype &&
+        bool scaled = w && w->is_const && w->type.rank == 1 && w->type.dtype == y->type.dtype &&
                       w->type.dims[0].value == x->type.dims[x->type.rank - 1].value;
         if (scaled)
             nodes[n++] = m;
@@ -1319,8 +1341,11 @@ static int fusion_kernel(const struct layer_desc *d, struct cu_kernel *k)
     memset(k, 0, sizeof(*k));
     if (d->pattern == FUSE_ATTENTION)
         return attention_kernel(d, k);
-    if (d->nmembers < 1 || plan_ck_tensor(desc_in(&d->members[0], 0), &k->pl.in[0]) ||
-        plan_ck_tensor(desc_out(&d->members[d->nmembers - 1], 0), &k->pl.out))
+    /* an rmsnorm group may take in and give back a 16-bit type (the Casts of an f16 export) */
+    int (*tensor)(const struct desc_tensor *, struct pl_tensor *) =
+        d->pattern == FUSE_RMSNORM ? plan_ck_tensor_float : plan_ck_tensor;
+    if (d->nmembers < 1 || tensor(desc_in(&d->members[0], 0), &k->pl.in[0]) ||
+        tensor(desc_out(&d->members[d->nmembers - 1], 0), &k->pl.out) || k->pl.in[0].dtype != k->pl.out.dtype)
         return -1;
     if (d->pattern == FUSE_GELU || d->pattern == FUSE_GELU_TANH || d->pattern == FUSE_SILU) {
         k->kind = CK_PLAIN;

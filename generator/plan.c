@@ -268,6 +268,18 @@ int plan_ck_tensor(const struct desc_tensor *t, struct pl_tensor *out)
     return 0;
 }
 
+int plan_ck_tensor_float(const struct desc_tensor *t, struct pl_tensor *out)
+{
+    struct desc_tensor f = *t;
+    int dt = t->dtype == IR_DTYPE_FLOAT16 ? PL_FLOAT16 : t->dtype == IR_DTYPE_BFLOAT16 ? PL_BFLOAT16 : PL_FLOAT;
+    if (dt != PL_FLOAT)
+        f.dtype = IR_DTYPE_FLOAT;
+    if (plan_ck_tensor(&f, out))
+        return -1;
+    out->dtype = dt;
+    return 0;
+}
+
 double plan_pl_bytes(const struct pl_tensor *t)
 {
     double n = 1;

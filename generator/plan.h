@@ -184,6 +184,8 @@ struct cu_kernel {
 
 /* f32 tensors only (the kernels' float type) */
 int plan_ck_tensor(const struct desc_tensor *t, struct pl_tensor *out);
+/* the same for f32, f16 and bf16 tensors, in their own type (a group whose ends are 16-bit) */
+int plan_ck_tensor_float(const struct desc_tensor *t, struct pl_tensor *out);
 double plan_pl_bytes(const struct pl_tensor *t);
 /* the bytes of input I an operation reads: all of it, but for the gathers and the maps (Slice,
  * Pad, Tile) of input 0 at most as many elements as the output has (a Gather of 128 rows of a

@@ -224,28 +224,44 @@ def main():
 def rmsnorm_as_exported(work):
     """RMSNorm as PyTorch exports x * rsqrt(mean(x^2) + eps) * weight (Pow, ReduceMean, Add,
     Sqrt, Reciprocal, Mul, Mul by the weight, an initializer): one rmsnorm group of all seven
-    (the weight's Mul in it); over the middle axis instead of the last: none"""
+    (the weight's Mul in it); over the middle axis instead of the last: none; Llama's f16 form
+    (Cast to float first, Cast back before the weight): one group of all nine"""
     ok = True
-    for axis, want in ((2, ["Pow+ReduceMean+Add+Sqrt+Reciprocal+Mul+Mul"]), (1, [])):
-        x = helper.make_tensor_value_info("x", F, [2, 6, 64])
+    H = TensorProto.FLOAT16
+    for axis, casts, want in ((2, "", ["Pow+ReduceMean+Add+Sqrt+Reciprocal+Mul+Mul"]), (1, "", []),
+                              (2, "both", ["Cast+Pow+ReduceMean+Add+Sqrt+Reciprocal+Mul+Cast+Mul"]),
+                              (2, "in", ["Pow+ReduceMean+Add+Sqrt+Reciprocal+Mul+Mul"])):
+        # casts: "both", Llama's f16 export (x cast to float, the result back to f16 before the
+        # f16 weight: all nine one group); "in", no way back (the float part only)
+        x = helper.make_tensor_value_info("x", H if casts else F, [2, 6, 64])
+        wt = np.float16 if casts == "both" else np.float32
         inits = [onnx.numpy_helper.from_array(np.array(2.0, np.float32), "two"),
                  onnx.numpy_helper.from_array(np.array([axis], np.int64), "axes"),
                  onnx.numpy_helper.from_array(np.array(1e-6, np.float32), "eps"),
-                 onnx.numpy_helper.from_array(RNG.standard_normal(64).astype(np.float32), "weight")]
-        nodes = [helper.make_node("Pow", ["x", "two"], ["sq"]),
-                 helper.make_node("ReduceMean", ["sq", "axes"], ["ms"], keepdims=1),
-                 helper.make_node("Add", ["ms", "eps"], ["mse"]),
-                 helper.make_node("Sqrt", ["mse"], ["rms"]),
-                 helper.make_node("Reciprocal", ["rms"], ["inv"]),
-                 helper.make_node("Mul", ["x", "inv"], ["n"]),
-                 helper.make_node("Mul", ["n", "weight"], ["y"])]
-        g = helper.make_graph(nodes, "rms", [x], [helper.make_tensor_value_info("y", F, [2, 6, 64])], inits)
-        path = os.path.join(work, "rms_exported_axis%d.onnx" % axis)
-        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]), path)
+                 onnx.numpy_helper.from_array(RNG.standard_normal(64).astype(wt), "weight")]
+        xf = "xf" if casts else "x"
+        nodes = [helper.make_node("Cast", ["x"], ["xf"], to=F)] if casts else []
+        nodes += [helper.make_node("Pow", [xf, "two"], ["sq"]),
+                  helper.make_node("ReduceMean", ["sq", "axes"], ["ms"], keepdims=1),
+                  helper.make_node("Add", ["ms", "eps"], ["mse"]),
+                  helper.make_node("Sqrt", ["mse"], ["rms"]),
+                  helper.make_node("Reciprocal", ["rms"], ["inv"]),
+                  helper.make_node("Mul", [xf, "inv"], ["n"])]
+        if casts == "both":
+            nodes.append(helper.make_node("Cast", ["n"], ["nh"], to=H))
+        nodes.append(helper.make_node("Mul", ["nh" if casts == "both" else "n", "weight"], ["y"]))
+        y = helper.make_tensor_value_info("y", H if casts == "both" else F, [2, 6, 64])
+        g = helper.make_graph(nodes, "rms", [x], [y], inits)
+        path = os.path.join(work, "rms_exported_axis%d%s.onnx" % (axis, casts))
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+        onnx.checker.check_model(m, full_check=True)
+        onnx.save(m, path)
         n, ops = fused_groups(path, "rmsnorm")
         good = ops == want
-        print("%s RMSNorm as PyTorch exports it, over axis %d: rmsnorm groups %s (want %s)" % (
-            "ok  " if good else "FAIL", axis, ops or "none", want or "none"))
+        print("%s RMSNorm as PyTorch exports it, over axis %d%s: rmsnorm groups %s (want %s)" % (
+            "ok  " if good else "FAIL", axis, {"": "", "both": ", in f16 (casts to float and back)",
+                                                 "in": ", an f16 input cast to float, no cast back"}[casts],
+            ops or "none", want or "none"))
         ok = ok and good
     return ok
 
