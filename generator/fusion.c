@@ -77,6 +77,8 @@ static bool const_scalar(const struct ir_value *v, double want, double tol)
     return want != want ? true : fabs(x - want) <= tol;
 }
 
+static void add_group_nodes(struct fctx *f, const char *pattern, int layer, const int *nodes, int n);
+
 /* The fused layer of NODES as pattern PATTERN (EXTRA, owned, NULL for none: what its plans
  * need beyond its members' keys), named PREFIX__ and its first member's name */
 static int group_layer(struct layer_set *s, const struct fctx *f, const char *pattern, const char *prefix,
@@ -106,8 +108,15 @@ static int group_layer(struct layer_set *s, const struct fctx *f, const char *pa
 static void add_group_as(struct layer_set *s, struct fctx *f, const char *pattern, const char *prefix,
                          const int *nodes, int n, int run_index, json_t *extra)
 {
+    add_group_nodes(f, pattern, group_layer(s, f, pattern, prefix, nodes, n, run_index, extra), nodes, n);
+}
+
+/* the group of NODES (the last one the node that gives its result) with the fused layer LAYER:
+ * its nodes taken. NODES may hold views (free nodes) the layer's key leaves out, so that every
+ * value between its members stays inside it */
+static void add_group_nodes(struct fctx *f, const char *pattern, int layer, const int *nodes, int n)
+{
     struct model_run *run = f->run;
-    int layer = group_layer(s, f, pattern, prefix, nodes, n, run_index, extra);
     run->groups = bz_realloc(run->groups, (size_t)(run->n_groups + 1) * sizeof(*run->groups));
     struct fusion_group *fg = &run->groups[run->n_groups];
     memset(fg, 0, sizeof(*fg));
@@ -566,8 +575,9 @@ static void find_rope(struct layer_set *s, struct fctx *f, int run_index)
  * RotaryEmbedding): x cos + rotate_pairs(x) sin, rotate_pairs(x) = Reshape(Concat(
  * Unsqueeze(Neg(Slice(x, 1, R, step 2))), Unsqueeze(Slice(x, 0, R, step 2))) along a new last
  * axis) back to x's dims, the tables with each value twice in a row. The Unsqueezes and the
- * Reshape are views (free nodes, no layer): the members are the seven others, Slice, Slice,
- * Neg, Concat, Mul, Mul, Add, in the rope group's order */
+ * Reshape are views (free nodes, no layer): the layer's members are the seven others, Slice,
+ * Slice, Neg, Concat, Mul, Mul, Add, in the rope group's order; the group's nodes are all ten,
+ * so that no value between its members leaves it */
 static void find_rope_pairs(struct layer_set *s, struct fctx *f, int run_index)
 {
     const struct ir_graph *g = f->g;
@@ -593,10 +603,14 @@ static void find_rope_pairs(struct layer_set *s, struct fctx *f, int run_index)
         int rs = only_consumer(f, cat);
         if (!is_view(f, rs, "Reshape") || !same_dims(g->nodes[rs].outputs[0], x))
             continue;
-        /* x's slices, the rotation, the two products, their sum: the members' order the plan reads */
+        /* x's slices, the rotation, the two products, their sum: the members' order the plan
+         * reads; the group holds the views too, in data-flow order */
         int nodes[7] = {od, ev, ng, cat};
-        if (rope_sum(f, rs, x, nodes, 4))
-            add_group(s, f, "rope_pairs", nodes, 7, run_index, NULL);
+        if (!rope_sum(f, rs, x, nodes, 4))
+            continue;
+        int all[10] = {od, ev, ng, un, ue, cat, rs, nodes[4], nodes[5], nodes[6]};
+        add_group_nodes(f, "rope_pairs", group_layer(s, f, "rope_pairs", "rope_pairs", nodes, 7, run_index, NULL), all,
+                        10);
     }
 }
 
@@ -1396,7 +1410,7 @@ static int fusion_kernel(const struct layer_desc *d, struct cu_kernel *k)
         k->eps = d->rms_eps;
         k->what = d->rms_scale ? "RMSNorm over the last axis, scaled, the group's nodes in one kernel"
                                : "RMSNorm over the last axis, the group's nodes in one kernel";
-        k->flops = 4.0 * plan_pl_bytes(&k->pl.out) / 4;
+        k->flops = 4.0 * plan_pl_bytes(&k->pl.out) / (double)pl_esize(k->pl.out.dtype);
         plan_ck_finish(k); /* x read, y written, the scale row read */
         return 0;
     } else if (d->pattern == FUSE_LAYERNORM) {

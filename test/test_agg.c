@@ -1013,6 +1013,8 @@ static void test_group_kept_sum(void **state)
  * Gemm G, {X, S, M} a conv_act group LCA whose part {S, M} is the silu layer LSI. D7: no fused
  * row, so the members, the part at its silu time: 20 + 4, then G 10: fused 34 (41 without the
  * part). D8: the fused row 22 wins: 32. D9: the silu row 12 is slower than S and M (5 + 6): 41.
+ * D10: S and M have no row, the part 4 and the fused 30: the members are known through the part,
+ * 20 + 4 beats 30: 34.
  * The same manifest without its part line, ingested again, drops the part (D7 41); a part line
  * for a group no group line defined is a bad line, the manifest not ingested. */
 static void test_group_part(void **state)
@@ -1032,6 +1034,10 @@ static void test_group_part(void **state)
     row(&b, "D8", "LSI", "k", "f32", "ok", 4, "");
     row(&b, "D8", "LCA", "k", "f32", "ok", 22, "");
     row(&b, "D9", "LSI", "k", "f32", "ok", 12, "");
+    row(&b, "D10", "LCX", "k", "f32", "ok", 20, "");
+    row(&b, "D10", "LGM", "k", "f32", "ok", 10, "");
+    row(&b, "D10", "LSI", "k", "f32", "ok", 4, "");
+    row(&b, "D10", "LCA", "k", "f32", "ok", 30, "");
     static const char extra[] = "layer\tLCX\tnode\tConv\tconv_x\t1\t{}\n"
                                 "layer\tLSG\tnode\tSigmoid\tsigmoid_s\t1\t{}\n"
                                 "layer\tLMU\tnode\tMul\tmul_m\t1\t{}\n"
@@ -1055,6 +1061,7 @@ static void test_group_part(void **state)
         assert_float_equal(num(r, "fused"), want[d], 1e-9);
         assert_float_equal(num(r, "fused parallel"), want[d], 1e-9);
     }
+    assert_float_equal(num(find_row(table(j, "bound"), "device", "D10", "type", "f32"), "fused"), 34, 1e-9);
     json_decref(j);
     char args[600];
     assert_int_equal(test_sh("sed -i '/^part/d' '%s/part/manifest.tsv'", dir), 0);

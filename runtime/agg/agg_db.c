@@ -878,12 +878,13 @@ static int agg_int_list(const char *s)
 
 struct agg_mrun {
     long id, nodes, groups, relayouts;
-    unsigned char *parted; /* per group below `groups`: a part line came for it */
+    unsigned char *grouped, *parted; /* per group index (below nodes): a group line, a part line came */
 };
 
 static void agg_mrun_free(void *p)
 {
     struct agg_mrun *mr = p;
+    free(mr->grouped);
     free(mr->parted);
     free(mr);
 }
@@ -1000,7 +1001,7 @@ static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
                 agg_bad(g, line, "part line: malformed fields");
                 continue;
             }
-            if (!id || a >= id->groups) {
+            if (!id || a >= id->groups || !id->grouped || !id->grouped[a]) {
                 agg_bad(g, line, "part line for group %ld of run %s, which no group line defined before", a, f[1]);
                 continue;
             }
@@ -1043,6 +1044,11 @@ static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
             sqlite3_bind_int64(s, 1, id->id);
             if (!is_node && a + 1 > id->groups)
                 id->groups = a + 1;
+            if (!is_node) {
+                if (!id->grouped)
+                    id->grouped = agg_xcalloc((size_t)id->nodes + 1, 1); /* group indices are below nodes */
+                id->grouped[a] = 1;
+            }
             sqlite3_bind_int64(s, 2, a);
             agg_bind_text(s, 3, f[3]);
             agg_bind_text(s, 4, f[4]);

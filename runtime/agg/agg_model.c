@@ -371,10 +371,13 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
     sqlite3_finalize(s);
     s = NULL;
 
-    /* the layer's own output type, from its key (a fused layer's: its first member's) */
+    /* the layer's own output type, from its key (a fused layer's: its last member's where that
+     * is a float type, an rmsnorm group's cast back to f16; else its first member's, a QDQ
+     * group's float) */
     AGG_STEP(s, "SELECT id, kind, op, name, CASE WHEN json_valid(key) THEN coalesce("
-                "json_extract(key, '$.outputs[0].dtype'), json_extract(key, '$.members[0].outputs[0].dtype')) END"
-                " FROM layer");
+                "json_extract(key, '$.outputs[0].dtype'), CASE WHEN json_extract(key, '$.members[#-1].outputs[0].dtype')"
+                " IN ('FLOAT', 'FLOAT16', 'BFLOAT16') THEN json_extract(key, '$.members[#-1].outputs[0].dtype')"
+                " ELSE json_extract(key, '$.members[0].outputs[0].dtype') END) END FROM layer");
     while (sqlite3_step(s) == SQLITE_ROW) {
         static const char *const precs[][2] = {
             {"FLOAT", "f32"}, {"FLOAT16", "f16"}, {"BFLOAT16", "bf16"}, {"DOUBLE", "f64"}};
@@ -1056,6 +1059,14 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
         const struct agg_group *gr = &r->groups[g];
         double members, kmembers;
         int last, all = agg_sum_nodes(r, gr->members, gr->nmembers, w, wk, known, &members, &kmembers, &last);
+        int all_but_part = 1; /* whether the members outside the part are known */
+        for (int k = 0; k < gr->nmembers && gr->npart; k++) {
+            int m = agg_node_pos(r, gr->members[k]), in_part = 0;
+            for (int j = 0; j < gr->npart; j++)
+                in_part |= gr->part[j] == gr->members[k];
+            if (m >= 0 && !in_part)
+                all_but_part &= known[m] || strcmp(r->nodes[m].cls, "compute");
+        }
         /* a part fused on its own (a convolution's SiLU as the silu group frameworks run
          * beside the convolution): the members' side takes it where it beats its nodes */
         const struct agg_algo_time *pt = NULL;
@@ -1067,6 +1078,7 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
             if (pt && (!pall || pt->us < part_us) && part_last >= 0) {
                 members += pt->us - part_us;
                 kmembers += pt->kus - part_kus;
+                all = all_but_part; /* the part's nodes are known through it */
             } else {
                 pt = NULL;
             }
@@ -1103,6 +1115,7 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
             }
             wf[part_last] = pt->us;
             wkf[part_last] = pt->kus;
+            b->busy += pt->busy == 1;
         }
         b->unfused_groups += unfused;
         b->fused_groups += cost;
