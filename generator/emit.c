@@ -355,8 +355,9 @@ json_t *emit_uses(const struct pipeline *p, int layer_index, int max)
         const struct model_run *run = &p->runs[r];
         for (int i = 0; i < run->n_nodes; i++) {
             const struct fusion_group *fg = run->group[i] >= 0 ? &run->groups[run->group[i]] : NULL;
-            bool uses = run->layer[i] == layer_index || (fg && fg->layer == layer_index && fg->nodes[0] == i) ||
-                        (fg && fg->n_part && fg->part_layer == layer_index && fg->part[0] == i);
+            bool uses = run->layer[i] == layer_index || (fg && fg->layer == layer_index && fg->nodes[0] == i);
+            for (int q = 0; fg && q < fg->n_parts; q++)
+                uses |= fg->parts[q].layer == layer_index && fg->parts[q].nodes[0] == i;
             if (!uses)
                 continue;
             total++;

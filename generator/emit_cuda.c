@@ -200,6 +200,9 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
                       !p->engine_fused || !p->act                          ? ""
                       : !strcmp(p->act, "CUDNN_ACTIVATION_RELU")           ? " -> relu"
                       : !strcmp(p->act, "CUDNN_ACTIVATION_SWISH")          ? " -> swish (SiLU, x sigmoid(x))"
+                      : !strcmp(p->act, "CUDNN_ACTIVATION_SIGMOID")        ? " -> sigmoid"
+                      : !strcmp(p->act, "CUDNN_ACTIVATION_TANH")           ? " -> tanh"
+                      : !strcmp(p->act, "CUDNN_ACTIVATION_CLIPPED_RELU")   ? " -> relu clipped at coef (a Clip from 0)"
                                                                            : "",
                       mode, algo_value, p->nhwc ? "channels-last" : "NCHW");
     else if (family == CU_SDPA)

@@ -160,6 +160,17 @@ static bool is_residual_add(const struct fctx *f, int add, const struct ir_value
     return other && other != y && !other->is_const && same_dims(other, y);
 }
 
+/* a part of the last group made (its nodes NODES, a group of PATTERN of their own) */
+static void add_part(struct layer_set *s, struct fctx *f, const char *pattern, const int *nodes, int n, int run_index)
+{
+    struct fusion_group *fg = &f->run->groups[f->run->n_groups - 1];
+    struct fusion_part *pt = &fg->parts[fg->n_parts++];
+    pt->pattern = pattern;
+    pt->n_nodes = n;
+    memcpy(pt->nodes, nodes, (size_t)n * sizeof(*nodes));
+    pt->layer = group_layer(s, f, pattern, pattern, nodes, n, run_index, NULL);
+}
+
 /* Sigmoid(y) -> Mul(y, .) after node LAST, whose output y those two read and nothing else: a
  * SiLU as the activation of a fused group; its two nodes go into NODES at *N */
 static bool silu_after(const struct fctx *f, int last, int *nodes, int *n)
@@ -218,16 +229,17 @@ static void find_conv(struct layer_set *s, struct fctx *f, int run_index)
         if (!pattern)
             continue;
         add_group(s, f, pattern, nodes, n, run_index, NULL);
-        if (act && !strcmp(f->g->nodes[nodes[n - 1]].op_type, "Mul")) {
-            /* a SiLU: where no engine fuses it into the convolution, the convolution and the
-             * silu group frameworks run (find_silu's layer) still beat three nodes */
-            struct fusion_group *fg = &f->run->groups[f->run->n_groups - 1];
-            fg->part_pattern = "silu";
-            fg->n_part = 2;
-            fg->part[0] = nodes[n - 2];
-            fg->part[1] = nodes[n - 1];
-            fg->part_layer = group_layer(s, f, "silu", "silu", fg->part, 2, run_index, NULL);
-        }
+        if (!act)
+            continue;
+        /* where no library fuses the activation into the convolution (cuDNN's legacy call takes
+         * Relu alone; the graph's engines may refuse the others), the members' side still has
+         * the convolution with its batch norm folded and its sum, and a SiLU as the silu group
+         * (a Relu group, which the legacy call fuses in every type, has no parts) */
+        int nact = strcmp(f->g->nodes[nodes[n - 1]].op_type, "Mul") ? 1 : 2;
+        if ((bn || add) && strcmp(f->g->nodes[nodes[n - 1]].op_type, "Relu") != 0)
+            add_part(s, f, patterns[bn][add][0], nodes, n - nact, run_index);
+        if (nact == 2)
+            add_part(s, f, "silu", nodes + n - 2, 2, run_index);
     }
 }
 
@@ -1263,8 +1275,9 @@ static int attention_cudnn(const struct layer_desc *d, struct cu_plan *p)
 }
 
 /* Conv[+BN folded][+Add residual][+Relu] through cudnnConvolutionBiasActivationForward
- * (identity or Relu; a folded BN is the bias); the GEMM groups through cuBLASLt; the attention
- * groups through cuDNN's fused attention */
+ * (identity or Relu; a folded BN is the bias) and the backend graph's engines, which also take
+ * a SiLU, Sigmoid, Tanh and a Clip from 0 (those through the engines alone); the GEMM groups
+ * through cuBLASLt; the attention groups through cuDNN's fused attention */
 static int fusion_cudnn(const struct layer_desc *d, struct cu_plan *p)
 {
     memset(p, 0, sizeof(*p));
@@ -1288,9 +1301,22 @@ static int fusion_cudnn(const struct layer_desc *d, struct cu_plan *p)
         p->act = "CUDNN_ACTIVATION_SWISH";
         p->nalgos = 0;
     } else if (act) {
-        if (!act->def || !act->def->ids.cudnn || strcmp(act->def->ids.cudnn, "CUDNN_ACTIVATION_RELU") != 0)
-            return -1; /* cuDNN fuses Relu only */
-        p->act = "CUDNN_ACTIVATION_RELU";
+        const char *mode = act->def ? act->def->ids.cudnn : NULL;
+        if (mode && !strcmp(mode, "CUDNN_ACTIVATION_RELU")) {
+            p->act = mode; /* the legacy call and the graph */
+        } else if (mode && p->engines &&
+                   (!strcmp(mode, "CUDNN_ACTIVATION_SIGMOID") || !strcmp(mode, "CUDNN_ACTIVATION_TANH") ||
+                    (!strcmp(mode, "CUDNN_ACTIVATION_CLIPPED_RELU") && desc_present(act, DA_min) &&
+                     desc_known(act, DA_min) && act->a.min == 0.0 && desc_present(act, DA_max) &&
+                     desc_known(act, DA_max)))) {
+            /* the graph's SIGMOID_FWD, TANH_FWD, RELU_FWD clipped at Clip's max (Relu6) only:
+             * cudnnConvolutionBiasActivationForward takes identity and Relu alone */
+            p->act = mode;
+            p->coef = !strcmp(mode, "CUDNN_ACTIVATION_CLIPPED_RELU") ? act->a.max : 0.0;
+            p->nalgos = 0;
+        } else {
+            return -1; /* no cuDNN form: the members one by one */
+        }
     }
     p->residual = fusion_has_add(d->pattern);
     p->family = CU_CONV_FUSED;

@@ -41,11 +41,14 @@ struct fusion_group {
     int layer;          /* index of the fused layer in the set, -1 if none */
     int n_nodes;
     int nodes[12];      /* top-level node indices, in data-flow order */
-    /* a part of the group fused on its own, for the members' side of agg's min(fused, members):
-     * a convolution's SiLU as the silu group it would be without the convolution (n_part 0:
-     * none) */
-    const char *part_pattern;
-    int part_layer, n_part, part[4];
+    /* parts of the group fused on their own, for the members' side of agg's min(fused,
+     * members): a convolution's SiLU as the silu group it would be without the convolution,
+     * the convolution with its batch norm and residual sum but not its activation */
+    int n_parts;
+    struct fusion_part {
+        const char *pattern;
+        int layer, n_nodes, nodes[4];
+    } parts[2];
 };
 
 /* A 4-D activation whose layout a channels-last plan may have to change (relayout.c): made

@@ -276,10 +276,11 @@ int pipeline_write_manifest(const struct pipeline *p, const char *dir)
             for (int j = 0; j < fg->n_nodes; j++)
                 bz_buf_printf(&b, "%s%d", j ? "," : "", fg->nodes[j]);
             bz_buf_putc(&b, '\n');
-            if (fg->n_part) {
-                bz_buf_printf(&b, "part\t%d\t%d\t%s\t%s\t", r, fg->id, fg->part_pattern, s->v[fg->part_layer].id);
-                for (int j = 0; j < fg->n_part; j++)
-                    bz_buf_printf(&b, "%s%d", j ? "," : "", fg->part[j]);
+            for (int q = 0; q < fg->n_parts; q++) {
+                const struct fusion_part *pt = &fg->parts[q];
+                bz_buf_printf(&b, "part\t%d\t%d\t%s\t%s\t", r, fg->id, pt->pattern, s->v[pt->layer].id);
+                for (int j = 0; j < pt->n_nodes; j++)
+                    bz_buf_printf(&b, "%s%d", j ? "," : "", pt->nodes[j]);
                 bz_buf_putc(&b, '\n');
             }
         }

@@ -83,6 +83,8 @@ static inline double br_sigmoid(double v)
     return 1.0 / (1.0 + exp(-v));
 }
 
+static inline double br_act(int mode, double coef, double v);
+
 /* ---- convolution, its fused form, and its data gradient (ConvTranspose) ---- */
 
 /* the number of terms summed into one output element */
@@ -138,10 +140,10 @@ static inline double br_conv_at(const struct bc_lib_op *op, const struct br_io *
             acc += io->z[i];
             m += fabs(io->z[i]);
         }
-        if (op->act == CUDNN_ACTIVATION_RELU)
-            acc = acc > 0 ? acc : 0;
-        else if (op->act == CUDNN_ACTIVATION_SWISH)
+        if (op->act == CUDNN_ACTIVATION_SWISH)
             acc *= br_sigmoid(acc); /* |acc sigmoid(acc)| <= |acc|: the magnitude stays a bound */
+        else if (op->act != CUDNN_ACTIVATION_IDENTITY)
+            acc = br_act(op->act, op->coef, acc); /* relu, relu clipped at coef, sigmoid, tanh */
     }
     *mag = m;
     return acc;

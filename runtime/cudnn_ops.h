@@ -69,7 +69,8 @@ struct bc_lib_op {
     int nsp;            /* conv/pool: spatial dims */
     int pad[3], stride[3], dil[3], win[3];
     int groups;
-    int act;            /* fused conv: cudnnActivationMode_t (RELU or IDENTITY; SWISH in the graph only) */
+    int act;            /* fused conv: cudnnActivationMode_t (RELU or IDENTITY; in the graph only also
+                           SWISH, SIGMOID, TANH and CLIPPED_RELU at coef) */
     int residual;       /* fused conv: z = the residual input, added before the activation */
     double coef, alpha, beta, eps;
     int lrn_n;
@@ -83,7 +84,7 @@ struct bc_lib_op {
     int nhwc;           /* conv, fused conv, engine, pooling, batch norm: x, y (and z)
                            channels-last, a filter [K, k..., C]; the dims stay logical (N, C,
                            spatial) */
-    int fused;          /* BC_ENGINE: the graph conv -> + bias [-> + z] [-> relu or swish] (act, residual),
+    int fused;          /* BC_ENGINE: the graph conv -> + bias [-> + z] [-> act] (act, coef, residual),
                            runtime fusion as frameworks ask for it */
     struct bc_att att;  /* BC_SDPA */
 };
@@ -522,9 +523,21 @@ static enum bh_status bc_be_more(struct bc_lib_state *f, cudnnBackendDescriptorT
     return BH_OK;
 }
 
+static enum bh_status bc_be_pointwise_clip(struct bc_lib_state *f, cudnnPointwiseMode_t mode, double upper,
+                                           cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t b,
+                                           cudnnBackendDescriptor_t y, struct bh_result *r);
+
 /* one pointwise operation of the fused graph: Y = MODE(X [, B]) */
 static enum bh_status bc_be_pointwise(struct bc_lib_state *f, cudnnPointwiseMode_t mode, cudnnBackendDescriptor_t x,
                                       cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t y, struct bh_result *r)
+{
+    return bc_be_pointwise_clip(f, mode, 0.0, x, b, y, r);
+}
+
+/* the same, a RELU_FWD clipped at UPPER where that is above 0 (Relu6: a Clip from 0) */
+static enum bh_status bc_be_pointwise_clip(struct bc_lib_state *f, cudnnPointwiseMode_t mode, double upper,
+                                           cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t b,
+                                           cudnnBackendDescriptor_t y, struct bh_result *r)
 {
     cudnnBackendDescriptor_t pw, o;
     cudnnDataType_t prec = CUDNN_DATA_FLOAT;
@@ -537,6 +550,8 @@ static enum bh_status bc_be_pointwise(struct bc_lib_state *f, cudnnPointwiseMode
         double beta = 1.0;
         BC_BE(r, cudnnBackendSetAttribute(pw, CUDNN_ATTR_POINTWISE_SWISH_BETA, CUDNN_TYPE_DOUBLE, 1, &beta));
     }
+    if (mode == CUDNN_POINTWISE_RELU_FWD && upper > 0)
+        BC_BE(r, cudnnBackendSetAttribute(pw, CUDNN_ATTR_POINTWISE_RELU_UPPER_CLIP, CUDNN_TYPE_DOUBLE, 1, &upper));
     BC_BE(r, cudnnBackendFinalize(pw));
     if ((st = bc_be_more(f, CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, &o, r)) != BH_OK)
         return st;
@@ -551,11 +566,26 @@ static enum bh_status bc_be_pointwise(struct bc_lib_state *f, cudnnPointwiseMode
     return BH_OK;
 }
 
+/* the graph's pointwise mode of a fused convolution's activation (cudnnActivationMode_t); -1:
+ * none (identity) */
+static int bc_be_act_mode(int act)
+{
+    switch (act) {
+    case CUDNN_ACTIVATION_RELU:
+    case CUDNN_ACTIVATION_CLIPPED_RELU: return CUDNN_POINTWISE_RELU_FWD;
+    case CUDNN_ACTIVATION_SWISH: return CUDNN_POINTWISE_SWISH_FWD;
+    case CUDNN_ACTIVATION_SIGMOID: return CUDNN_POINTWISE_SIGMOID_FWD;
+    case CUDNN_ACTIVATION_TANH: return CUDNN_POINTWISE_TANH_FWD;
+    default: return -1;
+    }
+}
+
 /* The fused graph after the convolution: + bias [1, C, 1, 1] (a folded batch norm's too),
- * [+ the residual z], [relu or swish (a SiLU)]; the intermediates virtual, the last output y */
+ * [+ the residual z], [the activation: relu, relu clipped at coef, swish (a SiLU), sigmoid or
+ * tanh]; the intermediates virtual, the last output y */
 static enum bh_status bc_be_fused_ops(struct bc_lib_state *f, const struct bc_lib_op *op, struct bh_result *r)
 {
-    int dt = op->dt, act = op->act == CUDNN_ACTIVATION_RELU || op->act == CUDNN_ACTIVATION_SWISH;
+    int dt = op->dt, pw = bc_be_act_mode(op->act), act = pw >= 0;
     int steps = 1 + (op->residual != 0) + act;
     struct bc_tensor bt = op->y;
     for (int k = 0; k < bt.nd; k++)
@@ -592,8 +622,8 @@ static enum bh_status bc_be_fused_ops(struct bc_lib_state *f, const struct bc_li
         else if (s == 1 && op->residual)
             st = bc_be_pointwise(f, CUDNN_POINTWISE_ADD, cur, z, next, r);
         else
-            st = bc_be_pointwise(f, op->act == CUDNN_ACTIVATION_SWISH ? CUDNN_POINTWISE_SWISH_FWD : CUDNN_POINTWISE_RELU_FWD,
-                                 cur, NULL, next, r);
+            st = bc_be_pointwise_clip(f, (cudnnPointwiseMode_t)pw, op->act == CUDNN_ACTIVATION_CLIPPED_RELU ? op->coef : 0.0,
+                                      cur, NULL, next, r);
         if (st != BH_OK)
             return st;
         cur = next;

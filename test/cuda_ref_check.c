@@ -139,9 +139,10 @@ static struct bc_tensor ct(const struct bd_tensor *t)
     return c;
 }
 
-/* Conv [+ bias + residual + relu or swish] and its cuDNN description: N C spatial..., K, kernel,
- * stride, pad, dilation, groups; FUSED 1 for + bias [+ residual] + relu, 2 for a SiLU (oneDNN's
- * swish post-op, x sigmoid(x)) */
+/* Conv [+ bias + residual + an activation] and its cuDNN description: N C spatial..., K,
+ * kernel, stride, pad, dilation, groups; FUSED 1 for + bias [+ residual] + relu, 2 a SiLU
+ * (oneDNN's swish post-op, x sigmoid(x)), 3 a Clip from 0 to 0.3 (cuDNN's clipped relu), 4
+ * sigmoid, 5 tanh */
 static void case_conv(const char *name, int nsp, const long long *in, long long n, long long c, long long k,
                       int kern, int stride, int pad, int dil, int groups, int fused, int residual)
 {
@@ -182,8 +183,11 @@ static void case_conv(const char *name, int nsp, const long long *in, long long 
         op.bias = bt(1, k, 0, 0, 0, 0);
         args[nargs++] = (struct bd_arg){DNNL_ARG_BIAS, 0, 0};
         op.post_sum = residual;
-        op.post_alg = fused == 2 ? dnnl_eltwise_swish : dnnl_eltwise_relu;
+        static const int algs[] = {0, dnnl_eltwise_relu, dnnl_eltwise_swish, dnnl_eltwise_clip_v2, dnnl_eltwise_logistic,
+                                   dnnl_eltwise_tanh};
+        op.post_alg = algs[fused];
         op.post_alpha = fused == 2 ? 1.0f : 0.0f;
+        op.post_beta = fused == 3 ? 0.3f : 0.0f; /* clip_v2 from alpha 0 to beta */
     }
     struct dn_run x;
     if (dn_exec(&x, &op, args, nargs)) {
@@ -208,7 +212,10 @@ static void case_conv(const char *name, int nsp, const long long *in, long long 
     }
     cop.nsp = nsp;
     cop.groups = groups;
-    cop.act = fused == 2 ? CUDNN_ACTIVATION_SWISH : fused ? CUDNN_ACTIVATION_RELU : 0;
+    static const int acts[] = {0, CUDNN_ACTIVATION_RELU, CUDNN_ACTIVATION_SWISH, CUDNN_ACTIVATION_CLIPPED_RELU,
+                               CUDNN_ACTIVATION_SIGMOID, CUDNN_ACTIVATION_TANH};
+    cop.act = acts[fused];
+    cop.coef = fused == 3 ? 0.3 : 0.0;
     cop.residual = residual;
     struct br_io io;
     memset(&io, 0, sizeof(io));
@@ -846,6 +853,9 @@ int main(void)
         case_backend_op("conv + bias + residual + relu NCHW f32", 2, x, w, y, 0, 1, 1, 0, BC_F32, 1, CUDNN_ACTIVATION_RELU,
                         1);
         case_backend_op("conv + bias + swish", 2, x, w, y, 0, 1, 1, 1, BC_F16, 1, CUDNN_ACTIVATION_SWISH, 0);
+        case_backend_op("conv + bias + relu6", 2, x, w, y, 0, 1, 1, 1, BC_F16, 1, CUDNN_ACTIVATION_CLIPPED_RELU, 0);
+        case_backend_op("conv + bias + sigmoid NCHW f32", 2, x, w, y, 0, 1, 1, 0, BC_F32, 1, CUDNN_ACTIVATION_SIGMOID, 0);
+        case_backend_op("conv + bias + residual + tanh", 2, x, w, y, 0, 1, 1, 1, BC_BF16, 1, CUDNN_ACTIVATION_TANH, 1);
         case_backend_op("conv + bias + residual + swish NCHW tf32", 2, x, w, y, 0, 1, 1, 0, BC_F32, 1,
                         CUDNN_ACTIVATION_SWISH, 1);
     }
@@ -858,6 +868,9 @@ int main(void)
     case_conv("conv + bias + residual + relu", 2, in2, 1, 3, 4, 3, 2, 1, 1, 1, 1, 1);
     case_conv("conv + bias + silu", 2, in2, 1, 3, 4, 3, 1, 1, 1, 1, 2, 0);
     case_conv("conv + bias + residual + silu", 2, in2, 2, 3, 4, 3, 2, 1, 1, 1, 2, 1);
+    case_conv("conv + bias + clip from 0 to 0.3", 2, in2, 1, 3, 4, 3, 1, 1, 1, 1, 3, 0);
+    case_conv("conv + bias + residual + sigmoid", 2, in2, 1, 3, 4, 3, 1, 1, 1, 1, 4, 1);
+    case_conv("conv + bias + tanh", 2, in2, 1, 3, 4, 3, 2, 1, 1, 1, 5, 0);
     case_deconv("conv transpose stride 2", 1, 4, 3, 5, 3, 2, 1);
     case_deconv("conv transpose stride 1", 2, 3, 2, 4, 2, 1, 0);
     case_pool("max pool", dnnl_pooling_max, CUDNN_POOLING_MAX, 3, 2, 1);

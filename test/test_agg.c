@@ -1015,7 +1015,11 @@ static void test_group_kept_sum(void **state)
  * part). D8: the fused row 22 wins: 32. D9: the silu row 12 is slower than S and M (5 + 6): 41.
  * D10: S and M have no row, the part 4 and the fused 30: the members are known through the part,
  * 20 + 4 beats 30: 34.
- * The same manifest without its part line, ingested again, drops the part (D7 41); a part line
+ * Model "sw2", Conv X -> BatchNormalization B -> Sigmoid S -> Mul M -> Gemm G, {X, B, S, M} a
+ * conv_bn_act group with two parts, {X, B} the conv_bn layer LCB and {S, M} LSI; D11, no fused
+ * row: 21 + 4, then G: 35 (49 without the parts); the manifest again with only the silu part:
+ * 20 + 8 + 4 + 10 = 42.
+ * The same manifest without its part lines, ingested again, drops the parts (D7 41); a part line
  * for a group no group line defined is a bad line, the manifest not ingested. */
 static void test_group_part(void **state)
 {
@@ -1038,6 +1042,10 @@ static void test_group_part(void **state)
     row(&b, "D10", "LGM", "k", "f32", "ok", 10, "");
     row(&b, "D10", "LSI", "k", "f32", "ok", 4, "");
     row(&b, "D10", "LCA", "k", "f32", "ok", 30, "");
+    static const char *const sw2[][2] = {{"LCX", "20"}, {"LBN", "8"}, {"LSG", "5"}, {"LMU", "6"},
+                                         {"LGM", "10"}, {"LCB", "21"}, {"LSI", "4"}};
+    for (size_t i = 0; i < BZ_ARRAY_LEN(sw2); i++)
+        row(&b, "D11", sw2[i][0], "k", "f32", "ok", atof(sw2[i][1]), "");
     static const char extra[] = "layer\tLCX\tnode\tConv\tconv_x\t1\t{}\n"
                                 "layer\tLSG\tnode\tSigmoid\tsigmoid_s\t1\t{}\n"
                                 "layer\tLMU\tnode\tMul\tmul_m\t1\t{}\n"
@@ -1050,7 +1058,19 @@ static void test_group_part(void **state)
                                 "node\t1\t0\tConv\tcompute\tLCX\t0\t-\tX\n"
                                 "node\t1\t1\tSigmoid\tcompute\tLSG\t0\t0\tS\n"
                                 "node\t1\t2\tMul\tcompute\tLMU\t0\t0,1\tM\n"
-                                "node\t1\t3\tGemm\tcompute\tLGM\t-\t2\tG\n";
+                                "node\t1\t3\tGemm\tcompute\tLGM\t-\t2\tG\n"
+                                "layer\tLBN\tnode\tBatchNormalization\tbn_b\t1\t{}\n"
+                                "layer\tLCB\tfused\tConv+BatchNormalization\tconv_bn__x\t1\t{}\n"
+                                "layer\tLCBA\tfused\tConv+BatchNormalization+Sigmoid+Mul\tconv_bn_act__x\t1\t{}\n"
+                                "run\t2\tsw2\t1\tsw2.onnx\t5\n"
+                                "group\t2\t0\tconv_bn_act\tLCBA\t0,1,2,3\n"
+                                "part\t2\t0\tconv_bn\tLCB\t0,1\n"
+                                "part\t2\t0\tsilu\tLSI\t2,3\n"
+                                "node\t2\t0\tConv\tcompute\tLCX\t0\t-\tX\n"
+                                "node\t2\t1\tBatchNormalization\tcompute\tLBN\t0\t0\tB\n"
+                                "node\t2\t2\tSigmoid\tcompute\tLSG\t0\t1\tS\n"
+                                "node\t2\t3\tMul\tcompute\tLMU\t0\t1,2\tM\n"
+                                "node\t2\t4\tGemm\tcompute\tLGM\t-\t3\tG\n";
     char out[512], err[512];
     ingest_rows_with("part", extra, &b, out, err);
     json_t *j = report("--model sw --report bound");
@@ -1063,7 +1083,19 @@ static void test_group_part(void **state)
     }
     assert_float_equal(num(find_row(table(j, "bound"), "device", "D10", "type", "f32"), "fused"), 34, 1e-9);
     json_decref(j);
+    j = report("--model sw2 --report bound");
+    json_t *r2 = find_row(table(j, "bound"), "device", "D11", "type", "f32");
+    assert_float_equal(num(r2, "sequential"), 49, 1e-9);
+    assert_float_equal(num(r2, "fused"), 35, 1e-9);
+    assert_float_equal(num(r2, "fused parallel"), 35, 1e-9);
+    json_decref(j);
     char args[600];
+    assert_int_equal(test_sh("sed -i '/^part\t2\t0\tconv_bn/d' '%s/part/manifest.tsv'", dir), 0);
+    snprintf(args, sizeof(args), "ingest '%s/part/manifest.tsv'", dir);
+    assert_int_equal(run_agg(args, out, err), 0);
+    j = report("--model sw2 --report bound");
+    assert_float_equal(num(find_row(table(j, "bound"), "device", "D11", "type", "f32"), "fused"), 42, 1e-9);
+    json_decref(j);
     assert_int_equal(test_sh("sed -i '/^part/d' '%s/part/manifest.tsv'", dir), 0);
     snprintf(args, sizeof(args), "ingest '%s/part/manifest.tsv'", dir);
     assert_int_equal(run_agg(args, out, err), 0);

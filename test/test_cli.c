@@ -470,7 +470,7 @@ static void cuda_prepacked_weights(void **state)
  * something else reads too, one after a MatMul), then every ../shared model (yolo5face's 63, all
  * after a convolution). A convolution's SiLU: oneDNN's swish post-op, verified against oneDNN's
  * reference; cuDNN's backend graph only (SWISH_FWD), no cudnnConvolutionBiasActivationForward
- * file, as that fuses Relu alone */
+ * file, as that fuses Relu alone; a Relu6 (Clip from 0) the same with RELU_FWD clipped */
 static void silu_groups_against_models(void **state)
 {
     (void)state;
@@ -485,8 +485,17 @@ static void silu_groups_against_models(void **state)
                              "%s test/oracle/silu_check.py '%s/sl' silus=4",
                              py, dir, gen, dir, dir, py, dir),
                      0);
-    /* the conv_act layer's files: engines, no legacy algorithm; the CPU one's swish verified */
-    assert_int_equal(test_sh("cd '%s/sl/bench' && id=$(awk -F'\t' '$1 == \"group\" && $4 == \"conv_act\" {print $5}' "
+    /* the conv_act layer's files: engines, no legacy algorithm; the CPU one's swish verified;
+     * the Relu6 convolution's engines with the clip; parts: the SiLUs' (2) and the
+     * conv_bn_act group's convolution with its batch norm (1) */
+    assert_int_equal(test_sh("cd '%s/sl' && test $(grep -c '^part' manifest.tsv) = 3 && "
+                             "grep -q '^part.*conv_bn' manifest.tsv && "
+                             "id=$(awk -F'\t' '$1 == \"layer\" && $4 == \"Conv+Clip\" {print $2}' manifest.tsv) && "
+                             "test -n \"$id\" && grep -q 'CUDNN_ACTIVATION_CLIPPED_RELU.*' bench/$id-f32-heurA_0.c && "
+                             "grep -q '.coef = 6,' bench/$id-f32-heurA_0.c && ! ls bench | grep -q \"^$id-f32-implicit\"",
+                             dir),
+                     0);
+    assert_int_equal(test_sh("cd '%s/sl/bench' && id=$(awk -F'\t' '$1 == \"layer\" && $4 == \"Conv+Sigmoid+Mul\" {print $2}' "
                              "../manifest.tsv) && test -n \"$id\" && grep -q CUDNN_ACTIVATION_SWISH $id-f32-heurA_0.c && "
                              "! ls | grep -q \"^$id-f32-implicit\" && f=$(ls $id-f32-*.c | grep -v heurA | head -1) && "
                              "grep -q 'post_alg = dnnl_eltwise_swish' $f && cc -std=c11 -O1 $f -o cpu -ldnnl -lm && "

@@ -115,9 +115,13 @@ struct agg_group {
     int id;
     char *pattern, *layer;
     int *members, nmembers;
-    /* a part of it fused on its own (a convolution's SiLU as a silu group), else NULL, 0 */
-    char *part_pattern, *part_layer;
-    int *part, npart;
+    /* its parts fused on their own (a convolution's SiLU as a silu group, the convolution with
+     * its batch norm but not its activation): the manifest's part lines */
+    struct agg_part {
+        char *pattern, *layer;
+        int *nodes, nnodes;
+    } *parts;
+    int nparts;
 };
 /* a 4-D activation a channels-last plan may transpose (the manifest's relayout line): made
  * by node PRODUCER (-1: a graph input), read by READERS, the elementwise ones among them

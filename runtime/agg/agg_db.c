@@ -49,10 +49,11 @@ static const char agg_schema_sql[] =
     " class TEXT, layer TEXT, grp INTEGER, preds TEXT, name TEXT, PRIMARY KEY(run, idx));"
     "CREATE TABLE IF NOT EXISTS fgroup(run INTEGER NOT NULL, grp INTEGER NOT NULL,"
     " pattern TEXT, layer TEXT, members TEXT, PRIMARY KEY(run, grp));"
-    /* a group's part fused on its own (the manifest's part line: a convolution's SiLU), for
-     * the members' side of the group's cost; a table of its own, so older databases take it */
-    "CREATE TABLE IF NOT EXISTS fpart(run INTEGER NOT NULL, grp INTEGER NOT NULL,"
-    " pattern TEXT, layer TEXT, members TEXT, PRIMARY KEY(run, grp));"
+    /* a group's parts fused on their own (the manifest's part lines, IDX their order: a
+     * convolution's SiLU, the convolution with its batch norm), for the members' side of the
+     * group's cost; a table of its own, so older databases take it */
+    "CREATE TABLE IF NOT EXISTS fpart(run INTEGER NOT NULL, grp INTEGER NOT NULL, idx INTEGER NOT NULL,"
+    " pattern TEXT, layer TEXT, members TEXT, PRIMARY KEY(run, grp, idx));"
     /* the 4-D activations a channels-last plan may transpose (manifest relayout lines, in
      * their order: idx) */
     "CREATE TABLE IF NOT EXISTS relayout(run INTEGER NOT NULL, idx INTEGER NOT NULL, producer INTEGER,"
@@ -878,7 +879,7 @@ static int agg_int_list(const char *s)
 
 struct agg_mrun {
     long id, nodes, groups, relayouts;
-    unsigned char *grouped, *parted; /* per group index (below nodes): a group line, a part line came */
+    unsigned char *grouped, *parted; /* per group index (below nodes): a group line came, the part lines */
 };
 
 static void agg_mrun_free(void *p)
@@ -927,10 +928,10 @@ static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
         agg_prepare(g, "INSERT INTO fgroup VALUES(?1,?2,?3,?4,?5) ON CONFLICT(run, grp) DO UPDATE"
                        " SET pattern=?3, layer=?4, members=?5 WHERE pattern IS NOT ?3 OR layer IS"
                        " NOT ?4 OR members IS NOT ?5", &grp) ||
-        agg_prepare(g, "INSERT INTO fpart VALUES(?1,?2,?3,?4,?5) ON CONFLICT(run, grp) DO UPDATE"
-                       " SET pattern=?3, layer=?4, members=?5 WHERE pattern IS NOT ?3 OR layer IS"
-                       " NOT ?4 OR members IS NOT ?5", &part) ||
-        agg_prepare(g, "DELETE FROM fpart WHERE run=?1 AND (grp=?2 OR grp>=?3)", &del_p) ||
+        agg_prepare(g, "INSERT INTO fpart VALUES(?1,?2,?3,?4,?5,?6) ON CONFLICT(run, grp, idx) DO UPDATE"
+                       " SET pattern=?4, layer=?5, members=?6 WHERE pattern IS NOT ?4 OR layer IS"
+                       " NOT ?5 OR members IS NOT ?6", &part) ||
+        agg_prepare(g, "DELETE FROM fpart WHERE run=?1 AND ((grp=?2 AND idx>=?3) OR grp>=?4)", &del_p) ||
         agg_prepare(g, "DELETE FROM node WHERE run=? AND idx>=?", &del_n) ||
         agg_prepare(g, "DELETE FROM fgroup WHERE run=? AND grp>=?", &del_g) ||
         agg_prepare(g, "INSERT INTO relayout VALUES(?1,?2,?3,?4,?5,?6,?7,?8) ON CONFLICT(run, idx) DO UPDATE SET"
@@ -1011,14 +1012,18 @@ static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
             }
             if (!id->parted)
                 id->parted = agg_xcalloc((size_t)id->nodes + 1, 1); /* groups <= nodes */
-            id->parted[a] = 1;
+            if (id->parted[a] == 255) {
+                agg_bad(g, line, "part line: more than 255 parts for group %ld", a);
+                continue;
+            }
             s = part;
             sqlite3_reset(s);
             sqlite3_bind_int64(s, 1, id->id);
             sqlite3_bind_int64(s, 2, a);
-            agg_bind_text(s, 3, f[3]);
-            agg_bind_text(s, 4, f[4]);
-            agg_bind_text(s, 5, f[5]);
+            sqlite3_bind_int64(s, 3, id->parted[a]++);
+            agg_bind_text(s, 4, f[3]);
+            agg_bind_text(s, 5, f[4]);
+            agg_bind_text(s, 6, f[5]);
         } else if (!strcmp(f[0], "node") || !strcmp(f[0], "group")) {
             int is_node = f[0][0] == 'n';
             struct agg_mrun *id = n > 1 ? agg_map_get(&runs, f[1]) : NULL;
@@ -1131,14 +1136,13 @@ static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
             agg_sql_fail(g, "delete");
             goto out;
         }
-        /* the parts of groups that have none now, and of groups beyond the run's */
+        /* the parts a group has no more, and those of groups beyond the run's */
         for (long gi = 0; gi <= mr->groups; gi++) {
-            if (gi < mr->groups && mr->parted && mr->parted[gi])
-                continue;
             sqlite3_reset(del_p);
             sqlite3_bind_int64(del_p, 1, mr->id);
             sqlite3_bind_int64(del_p, 2, gi);
-            sqlite3_bind_int64(del_p, 3, mr->groups);
+            sqlite3_bind_int64(del_p, 3, gi < mr->groups && mr->parted ? mr->parted[gi] : 0);
+            sqlite3_bind_int64(del_p, 4, mr->groups);
             if (sqlite3_step(del_p) != SQLITE_DONE) {
                 agg_sql_fail(g, "delete");
                 goto out;

@@ -333,7 +333,7 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
     sqlite3_finalize(s);
     s = NULL;
 
-    AGG_STEP(s, "SELECT run, grp, pattern, layer, members FROM fpart");
+    AGG_STEP(s, "SELECT run, grp, pattern, layer, members FROM fpart ORDER BY run, grp, idx");
     while (sqlite3_step(s) == SQLITE_ROW) {
         intptr_t i = (intptr_t)agg_map_get_id(&run_ix, sqlite3_column_int64(s, 0));
         if (!i)
@@ -342,11 +342,13 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
         int gid = sqlite3_column_int(s, 1);
         for (int j = 0; j < r->ngroups; j++) {
             struct agg_group *g = &r->groups[j];
-            if (g->id != gid || g->part_layer)
+            if (g->id != gid)
                 continue;
-            g->part_pattern = agg_col_dup(s, 2);
-            g->part_layer = agg_col_dup(s, 3);
-            g->part = agg_parse_list((const char *)sqlite3_column_text(s, 4), &g->npart);
+            g->parts = agg_xrealloc(g->parts, (size_t)(g->nparts + 1) * sizeof(*g->parts));
+            struct agg_part *pt = &g->parts[g->nparts++];
+            pt->pattern = agg_col_dup(s, 2);
+            pt->layer = agg_col_dup(s, 3);
+            pt->nodes = agg_parse_list((const char *)sqlite3_column_text(s, 4), &pt->nnodes);
             break;
         }
     }
@@ -676,9 +678,12 @@ void agg_data_free(struct agg_data *x)
             free(r->groups[j].pattern);
             free(r->groups[j].layer);
             free(r->groups[j].members);
-            free(r->groups[j].part_pattern);
-            free(r->groups[j].part_layer);
-            free(r->groups[j].part);
+            for (int q = 0; q < r->groups[j].nparts; q++) {
+                free(r->groups[j].parts[q].pattern);
+                free(r->groups[j].parts[q].layer);
+                free(r->groups[j].parts[q].nodes);
+            }
+            free(r->groups[j].parts);
         }
         for (int j = 0; j < r->nrelayouts; j++) {
             free(r->relayouts[j].readers);
@@ -1059,32 +1064,37 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
         const struct agg_group *gr = &r->groups[g];
         double members, kmembers;
         int last, all = agg_sum_nodes(r, gr->members, gr->nmembers, w, wk, known, &members, &kmembers, &last);
-        int all_but_part = 1; /* whether the members outside the part are known */
-        for (int k = 0; k < gr->nmembers && gr->npart; k++) {
-            int m = agg_node_pos(r, gr->members[k]), in_part = 0;
-            for (int j = 0; j < gr->npart; j++)
-                in_part |= gr->part[j] == gr->members[k];
-            if (m >= 0 && !in_part)
-                all_but_part &= known[m] || strcmp(r->nodes[m].cls, "compute");
+        /* parts fused on their own (a convolution's SiLU as the silu group frameworks run
+         * beside the convolution, the convolution with its batch norm folded): the members'
+         * side takes each where it beats its nodes, and those nodes are known through it */
+        double unfused = members;
+        const struct agg_algo_time *pts[4] = {NULL};
+        int part_last[4], used = 0;
+        for (int q = 0; q < gr->nparts && q < 4; q++) {
+            const struct agg_part *pp = &gr->parts[q];
+            double us, kus;
+            int none = 0, pall = agg_sum_nodes(r, pp->nodes, pp->nnodes, w, wk, known, &us, &kus, &part_last[q]);
+            const struct agg_algo_time *pt = agg_best_plan(x, t->id, pp->layer, prec, plan, &none, NULL, NULL);
+            if (pt && (!pall || pt->us < us) && part_last[q] >= 0) {
+                members += pt->us - us;
+                kmembers += pt->kus - kus;
+                pts[q] = pt;
+                used++;
+            }
         }
-        /* a part fused on its own (a convolution's SiLU as the silu group frameworks run
-         * beside the convolution): the members' side takes it where it beats its nodes */
-        const struct agg_algo_time *pt = NULL;
-        double unfused = members, part_us = 0, part_kus = 0;
-        int part_last = -1;
-        if (gr->npart) {
-            int none = 0, pall = agg_sum_nodes(r, gr->part, gr->npart, w, wk, known, &part_us, &part_kus, &part_last);
-            pt = agg_best_plan(x, t->id, gr->part_layer, prec, plan, &none, NULL, NULL);
-            if (pt && (!pall || pt->us < part_us) && part_last >= 0) {
-                members += pt->us - part_us;
-                kmembers += pt->kus - part_kus;
-                all = all_but_part; /* the part's nodes are known through it */
-            } else {
-                pt = NULL;
+        if (used) { /* known: every member outside the parts used, or inside one */
+            all = 1;
+            for (int k = 0; k < gr->nmembers; k++) {
+                int m = agg_node_pos(r, gr->members[k]), in = 0;
+                for (int q = 0; q < gr->nparts && q < 4; q++)
+                    for (int j = 0; pts[q] && j < gr->parts[q].nnodes; j++)
+                        in |= gr->parts[q].nodes[j] == gr->members[k];
+                if (m >= 0 && !in)
+                    all &= known[m] || strcmp(r->nodes[m].cls, "compute");
             }
         }
         double cost = members, kcost = kmembers;
-        b->group_algo[g] = pt ? "members (a part fused)" : "members";
+        b->group_algo[g] = used ? "members (parts fused)" : "members";
         const struct agg_algo_time *at = agg_best_plan(x, t->id, gr->layer, prec, plan, cl, NULL, NULL);
         int unused = 0;
         b->group_fused[g] = at ? 1 : agg_best_plan(x, t->id, gr->layer, prec, 0, &unused, NULL, NULL) ? 2 : 0;
@@ -1104,18 +1114,22 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
             }
             wf[last] = cost;
             wkf[last] = kcost;
-        } else if (pt) {
-            /* the part's time on its last node, its nodes one node of the critical path */
-            for (int k = 0; k < gr->npart; k++) {
-                int m = agg_node_pos(r, gr->part[k]);
-                if (m < 0)
+        } else {
+            /* each part used: its time on its last node, its nodes one node of the critical path */
+            for (int q = 0; q < gr->nparts && q < 4; q++) {
+                if (!pts[q])
                     continue;
-                wf[m] = wkf[m] = 0;
-                rep[m] = part_last;
+                for (int k = 0; k < gr->parts[q].nnodes; k++) {
+                    int m = agg_node_pos(r, gr->parts[q].nodes[k]);
+                    if (m < 0)
+                        continue;
+                    wf[m] = wkf[m] = 0;
+                    rep[m] = part_last[q];
+                }
+                wf[part_last[q]] = pts[q]->us;
+                wkf[part_last[q]] = pts[q]->kus;
+                b->busy += pts[q]->busy == 1;
             }
-            wf[part_last] = pt->us;
-            wkf[part_last] = pt->kus;
-            b->busy += pt->busy == 1;
         }
         b->unfused_groups += unfused;
         b->fused_groups += cost;

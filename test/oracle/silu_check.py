@@ -44,7 +44,8 @@ def silu_pairs(path):
 def write_model(path):
     """x [1, 8, 12, 12] -> Conv -> SiLU (conv_act) -> Conv -> BatchNormalization -> SiLU with the
     Mul's operands swapped (conv_bn_act) -> Conv whose output a SiLU and an Add read (the SiLU
-    alone: silu) -> Add -> y; then y -> Flatten -> MatMul -> SiLU (silu) -> z"""
+    alone: silu) -> Add -> y; then y -> Flatten -> MatMul -> SiLU (silu) -> z; and x -> Conv ->
+    Clip(0, 6) -> z6 (a Relu6 convolution, no SiLU)"""
     from onnx import TensorProto, helper
     import numpy as np
 
@@ -66,12 +67,18 @@ def write_model(path):
               helper.make_node("Flatten", ["y"], ["f"], name="flatten"),
               helper.make_node("MatMul", ["f", "w4"], ["h"], name="dense")] + silu("h", "4")
     nodes += [helper.make_node("Identity", ["m4"], ["z"], name="out")]
+    # and a Relu6 convolution beside them (a Clip from 0 to 6: no SiLU)
+    nodes += [helper.make_node("Conv", ["x", "w1", "b1"], ["c5"], name="conv5", pads=[1, 1, 1, 1]),
+              helper.make_node("Clip", ["c5", "zero", "six"], ["z6"], name="relu6")]
     var = onnx.numpy_helper.from_array(rng.uniform(0.5, 1.5, [8]).astype(np.float32), "var")
     graph = helper.make_graph(
         nodes, "silus",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 12, 12])],
-        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 16])],
-        [init("w1", [8, 8, 3, 3]), init("b1", [8]), init("w2", [8, 8, 3, 3]), init("g", [8]), init("be", [8]),
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 16]),
+         helper.make_tensor_value_info("z6", TensorProto.FLOAT, [1, 8, 12, 12])],
+        [onnx.numpy_helper.from_array(np.array(0, np.float32), "zero"),
+         onnx.numpy_helper.from_array(np.array(6, np.float32), "six"),
+         init("w1", [8, 8, 3, 3]), init("b1", [8]), init("w2", [8, 8, 3, 3]), init("g", [8]), init("be", [8]),
          init("mu", [8]), var, init("w3", [8, 8, 1, 1]), init("b3", [8]), init("w4", [8 * 12 * 12, 16])])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     onnx.checker.check_model(model, full_check=True)
