@@ -1089,19 +1089,23 @@ static void test_group_part(void **state)
     assert_float_equal(num(r2, "fused"), 35, 1e-9);
     assert_float_equal(num(r2, "fused parallel"), 35, 1e-9);
     json_decref(j);
+    /* part lines dropped (sed), the manifest ingested again: the fused bound of one model */
+    static const struct {
+        const char *drop, *model, *dev;
+        double fused;
+    } again[] = {{"/^part\t2\t0\tconv_bn/d", "sw2", "D11", 42}, {"/^part/d", "sw", "D7", 41}};
     char args[600];
-    assert_int_equal(test_sh("sed -i '/^part\t2\t0\tconv_bn/d' '%s/part/manifest.tsv'", dir), 0);
     snprintf(args, sizeof(args), "ingest '%s/part/manifest.tsv'", dir);
-    assert_int_equal(run_agg(args, out, err), 0);
-    j = report("--model sw2 --report bound");
-    assert_float_equal(num(find_row(table(j, "bound"), "device", "D11", "type", "f32"), "fused"), 42, 1e-9);
-    json_decref(j);
-    assert_int_equal(test_sh("sed -i '/^part/d' '%s/part/manifest.tsv'", dir), 0);
-    snprintf(args, sizeof(args), "ingest '%s/part/manifest.tsv'", dir);
-    assert_int_equal(run_agg(args, out, err), 0);
-    j = report("--model sw --report bound");
-    assert_float_equal(num(find_row(table(j, "bound"), "device", "D7", "type", "f32"), "fused"), 41, 1e-9);
-    json_decref(j);
+    for (size_t k = 0; k < BZ_ARRAY_LEN(again); k++) {
+        char sel[64];
+        assert_int_equal(test_sh("sed -i '%s' '%s/part/manifest.tsv'", again[k].drop, dir), 0);
+        assert_int_equal(run_agg(args, out, err), 0);
+        snprintf(sel, sizeof(sel), "--model %s --report bound", again[k].model);
+        j = report(sel);
+        assert_float_equal(num(find_row(table(j, "bound"), "device", again[k].dev, "type", "f32"), "fused"), again[k].fused,
+                           1e-9);
+        json_decref(j);
+    }
     assert_int_equal(test_sh("printf 'part\\t1\\t5\\tsilu\\tLSI\\t1,2\\n' >> '%s/part/manifest.tsv'", dir), 0);
     assert_int_not_equal(run_agg(args, out, err), 0);
     assert_int_equal(test_sh("grep -q 'part line for group 5 of run 1, which no group line defined before' '%s'", err), 0);
