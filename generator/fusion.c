@@ -296,6 +296,12 @@ static void find_gemm(struct layer_set *s, struct fctx *f, int run_index)
             if (is_op(f, c2, "Relu") || is_op(f, c2, "Gelu")) {
                 nodes[2] = c2;
                 add_group(s, f, "gemm_bias_act", nodes, 3, run_index, NULL);
+                /* cuBLASLt's GELU epilogue is the tanh approximation: with an erf GELU the
+                 * members' side still has the GEMM with its bias, as frameworks run a Linear */
+                const struct ir_attr *ap = ir_node_attr(&f->g->nodes[c2], "approximate");
+                if (!strcmp(f->g->nodes[c2].op_type, "Gelu") &&
+                    (!ap || ap->type != IR_ATTR_STRING || strcmp(ap->u.s.data, "tanh") != 0))
+                    add_part(s, f, "gemm_bias", nodes, 2, run_index);
             } else {
                 add_group(s, f, "gemm_bias", nodes, 2, run_index, NULL);
             }

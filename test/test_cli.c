@@ -470,7 +470,8 @@ static void cuda_prepacked_weights(void **state)
  * something else reads too, one after a MatMul), then every ../shared model (yolo5face's 63, all
  * after a convolution). A convolution's SiLU: oneDNN's swish post-op, verified against oneDNN's
  * reference; cuDNN's backend graph only (SWISH_FWD), no cudnnConvolutionBiasActivationForward
- * file, as that fuses Relu alone; a Relu6 (Clip from 0) the same with RELU_FWD clipped */
+ * file, as that fuses Relu alone; a Relu6 (Clip from 0) the same with RELU_FWD clipped. The
+ * groups' parts: the SiLUs', a convolution's with its batch norm, cct's GEMMs before an erf Gelu */
 static void silu_groups_against_models(void **state)
 {
     (void)state;
@@ -512,6 +513,13 @@ static void silu_groups_against_models(void **state)
                              "-o '%s/silu' > /dev/null 2>&1 && %s test/oracle/silu_check.py '%s/silu' "
                              "yolo5face-500m-dynamic-opset12=63",
                              gen, models, models, dir, py, dir),
+                     0);
+    /* the parts of the shared models' groups: yolo5face's SiLUs (no batch norm in that export:
+     * no convolution parts) and cct's two MatMul + bias + erf Gelu groups' GEMMs with their bias */
+    assert_int_equal(test_sh("cd '%s/silu' && test $(grep -c '^part.*\tsilu\t' manifest.tsv) = 63 && "
+                             "test $(grep -c '^part.*\tgemm_bias\t' manifest.tsv) = 2 && "
+                             "test $(grep -c '^part' manifest.tsv) = 65",
+                             dir),
                      0);
     assert_int_equal(test_sh("rm -rf '%s/silu'", dir), 0);
 }
