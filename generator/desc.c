@@ -17,7 +17,7 @@ static const char *const pattern_names[FUSE_PATTERN_COUNT] = {
     [FUSE_QDQ_MATMUL] = "qdq_matmul", [FUSE_QDQ_MATMUL_ACT] = "qdq_matmul_act",
     [FUSE_ATTENTION] = "attention", [FUSE_GELU_TANH] = "gelu_tanh",
     [FUSE_ADD_LAYERNORM] = "add_layernorm", [FUSE_RMSNORM] = "rmsnorm", [FUSE_ROPE] = "rope", [FUSE_SILU] = "silu",
-    [FUSE_ROPE_PAIRS] = "rope_pairs",
+    [FUSE_ROPE_PAIRS] = "rope_pairs", [FUSE_SWIGLU] = "swiglu",
 };
 
 const char *fusion_pattern_name(enum fusion_pattern p)

@@ -632,20 +632,47 @@ static void find_rope_pairs(struct layer_set *s, struct fctx *f, int run_index)
     }
 }
 
+/* SwiGLU's gate, silu(g) u: Sigmoid(g) -> Mul(g, .) -> Mul(., u), u of g's dims (a Llama MLP:
+ * g and u its gate and up projections), one element-wise kernel of two inputs as frameworks
+ * that fuse it run it (vLLM's silu_and_mul); before find_silu, which would take the first two */
+/* the Mul of a SiLU whose Sigmoid is node I: Sigmoid(x) read by Mul(x, .) alone (-1: none) */
+static int silu_mul(const struct fctx *f, int i)
+{
+    const struct ir_graph *g = f->g;
+    if (!is_op(f, i, "Sigmoid"))
+        return -1;
+    const struct ir_value *x = g->nodes[i].inputs[0];
+    int m = only_consumer(f, i);
+    return x && is_op(f, m, "Mul") && other_input(&g->nodes[m], g->nodes[i].outputs[0]) == x ? m : -1;
+}
+
+static void find_swiglu(struct layer_set *s, struct fctx *f, int run_index)
+{
+    const struct ir_graph *g = f->g;
+    for (int i = 0; i < g->n_nodes; i++) {
+        int m = silu_mul(f, i);
+        if (m < 0)
+            continue;
+        const struct ir_value *x = g->nodes[i].inputs[0];
+        int m2 = only_consumer(f, m);
+        const struct ir_value *u = is_op(f, m2, "Mul") ? other_input(&g->nodes[m2], g->nodes[m].outputs[0]) : NULL;
+        if (!u || u == g->nodes[m].outputs[0] || !same_dims(u, x) || u->type.dtype != x->type.dtype)
+            continue;
+        int nodes[3] = {i, m, m2};
+        add_group(s, f, "swiglu", nodes, 3, run_index, NULL);
+    }
+}
+
 /* SiLU (swish): Sigmoid(x) -> Mul(x, .), one element-wise function as frameworks run it
  * (YOLOv5's and EfficientNet's activation, a Llama MLP's gate) */
 static void find_silu(struct layer_set *s, struct fctx *f, int run_index)
 {
-    const struct ir_graph *g = f->g;
-    for (int i = 0; i < g->n_nodes; i++) {
-        if (!is_op(f, i, "Sigmoid"))
-            continue;
-        const struct ir_value *x = g->nodes[i].inputs[0];
-        int m = only_consumer(f, i);
-        if (!x || !is_op(f, m, "Mul") || other_input(&g->nodes[m], g->nodes[i].outputs[0]) != x)
-            continue;
-        int nodes[2] = {i, m};
-        add_group(s, f, "silu", nodes, 2, run_index, NULL);
+    for (int i = 0; i < f->g->n_nodes; i++) {
+        int m = silu_mul(f, i);
+        if (m >= 0) {
+            int nodes[2] = {i, m};
+            add_group(s, f, "silu", nodes, 2, run_index, NULL);
+        }
     }
 }
 
@@ -1076,6 +1103,7 @@ void fusion_find(struct layer_set *s, struct model_run *run, int run_index)
     find_gelu_tanh(s, &f, run_index);
     find_qdq(s, &f, run_index);
     find_conv(s, &f, run_index); /* before find_silu: a convolution's SiLU is its activation */
+    find_swiglu(s, &f, run_index);
     find_silu(s, &f, run_index);
     find_gemm(s, &f, run_index);
     find_add_layernorm(s, &f, run_index);
@@ -1364,8 +1392,9 @@ static int rope_op(const struct layer_desc *d, struct pl_op *op)
      * both with the same random data either way); sin: the second Mul's other input */
     const struct desc_tensor *c = desc_same_dims(desc_in(mc, 0), x) ? desc_in(mc, 1) : desc_in(mc, 0);
     const struct desc_tensor *s = desc_same_dims(desc_in(ms, 0), x) ? desc_in(ms, 1) : desc_in(ms, 0);
-    if (plan_ck_tensor(x, &op->in[0]) || plan_ck_tensor(c, &op->in[1]) || plan_ck_tensor(s, &op->in[2]) ||
-        plan_ck_tensor(desc_out(&d->members[n - 1], 0), &op->out))
+    if (plan_ck_tensor_float(x, &op->in[0]) || plan_ck_tensor_float(c, &op->in[1]) ||
+        plan_ck_tensor_float(s, &op->in[2]) || plan_ck_tensor_float(desc_out(&d->members[n - 1], 0), &op->out) ||
+        op->in[1].dtype != op->in[0].dtype || op->in[2].dtype != op->in[0].dtype || op->out.dtype != op->in[0].dtype)
         return -1;
     op->kind = PL_ROPE;
     op->fn = PL_IDENTITY;
@@ -1374,9 +1403,34 @@ static int rope_op(const struct layer_desc *d, struct pl_op *op)
     return 0;
 }
 
-/* plain C for a group: the rope groups' PL_ROPE (the CPU's one benchmark of them) */
+/* a swiglu group as PL_BINARY PL_SILU_MUL of the gate g (the Sigmoid's input) and u (the
+ * second Mul's other input); the members are Sigmoid, Mul, Mul */
+static int swiglu_op(const struct layer_desc *d, struct pl_op *op)
+{
+    memset(op, 0, sizeof(*op));
+    if (d->nmembers != 3 || d->members[2].nin != 2)
+        return -1;
+    /* u: the second Mul's other input, of g's shape (find_swiglu): its second input stands
+     * for it either way, the key telling the two apart by no more than their order, and the
+     * benchmark fills both with random data of that one shape */
+    const struct desc_tensor *g = desc_in(&d->members[0], 0);
+    const struct layer_desc *m2 = &d->members[2];
+    if (!g || plan_ck_tensor_float(g, &op->in[0]) || plan_ck_tensor_float(desc_in(m2, 1), &op->in[1]) ||
+        plan_ck_tensor_float(desc_out(m2, 0), &op->out) || op->in[0].dtype != op->out.dtype ||
+        op->in[1].dtype != op->out.dtype)
+        return -1;
+    op->kind = PL_BINARY;
+    op->fn = PL_SILU_MUL;
+    op->nin = 2;
+    return 0;
+}
+
+/* plain C for a group: the rope groups' PL_ROPE and the swiglu group's PL_SILU_MUL (the CPU's
+ * one benchmark of them) */
 static int fusion_plain(const struct layer_desc *d, struct pl_op *op)
 {
+    if (d->pattern == FUSE_SWIGLU)
+        return swiglu_op(d, op);
     return d->pattern == FUSE_ROPE || d->pattern == FUSE_ROPE_PAIRS ? rope_op(d, op) : -1;
 }
 
@@ -1387,9 +1441,11 @@ static int fusion_kernel(const struct layer_desc *d, struct cu_kernel *k)
     memset(k, 0, sizeof(*k));
     if (d->pattern == FUSE_ATTENTION)
         return attention_kernel(d, k);
-    /* an rmsnorm group may take in and give back a 16-bit type (the Casts of an f16 export) */
-    int (*tensor)(const struct desc_tensor *, struct pl_tensor *) =
-        d->pattern == FUSE_RMSNORM ? plan_ck_tensor_float : plan_ck_tensor;
+    /* an rmsnorm group may take in and give back a 16-bit type (the Casts of an f16 export), and
+     * the rope and swiglu groups of an f16 or bf16 model are in it */
+    bool any_float = d->pattern == FUSE_RMSNORM || d->pattern == FUSE_ROPE || d->pattern == FUSE_ROPE_PAIRS ||
+                     d->pattern == FUSE_SWIGLU;
+    int (*tensor)(const struct desc_tensor *, struct pl_tensor *) = any_float ? plan_ck_tensor_float : plan_ck_tensor;
     if (d->nmembers < 1 || tensor(desc_in(&d->members[0], 0), &k->pl.in[0]) ||
         tensor(desc_out(&d->members[d->nmembers - 1], 0), &k->pl.out) || k->pl.in[0].dtype != k->pl.out.dtype)
         return -1;
@@ -1423,6 +1479,14 @@ static int fusion_kernel(const struct layer_desc *d, struct cu_kernel *k)
         double cols = (double)k->pl.out.d[nd - 1], vec = 4.0 * cols * (k->residual == 2 ? 3 : 2);
         k->flops = 7.0 * plan_pl_bytes(&k->pl.out) / 4;
         k->bytes = 2 * plan_pl_bytes(&k->pl.in[0]) + (d->keeps_sum ? 2 : 1) * plan_pl_bytes(&k->pl.out) + vec;
+        return 0;
+    } else if (d->pattern == FUSE_SWIGLU) {
+        if (swiglu_op(d, &k->pl))
+            return -1;
+        k->kind = CK_PLAIN;
+        k->what = "SwiGLU's gate (silu(g) u, g sigmoid(g) u), the group's nodes in one kernel";
+        plan_ck_finish(k);
+        k->flops = 5.0 * plan_pl_bytes(&k->pl.out) / (double)pl_esize(k->pl.out.dtype);
         return 0;
     } else if (d->pattern == FUSE_ROPE || d->pattern == FUSE_ROPE_PAIRS) {
         if (rope_op(d, &k->pl))

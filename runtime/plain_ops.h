@@ -137,6 +137,8 @@ enum pl_fn {
     PL_GREATER, PL_LESS_EQUAL, PL_GREATER_EQUAL, PL_AND, PL_OR, PL_XOR, PL_IDENTITY,
     /* for the CUDA kernels (oneDNN has these as primitives on the CPU) */
     PL_GELU, PL_PRELU, PL_HARDSWISH, PL_LEAKYRELU, PL_CLIP,
+    /* SwiGLU's gate (a fusion group's): silu(a) b = a sigmoid(a) b */
+    PL_SILU_MUL,
     /* inverse and hyperbolic trigonometry, tests, and activations with parameters */
     PL_ASIN, PL_ACOS, PL_ATAN, PL_SINH, PL_COSH, PL_ASINH, PL_ACOSH, PL_ATANH, PL_ISINF, PL_ISNAN,
     PL_CELU, PL_SHRINK, PL_THRESHOLDED_RELU,
@@ -552,6 +554,7 @@ static inline double pl_apply(const struct pl_op *op, double a, double b)
     case PL_IDENTITY: return a;
     case PL_GELU: return 0.5 * a * (1.0 + erf(a / sqrt(2.0)));
     case PL_PRELU: return a < 0 ? a * b : a;
+    case PL_SILU_MUL: return a / (1.0 + exp(-a)) * b;
     case PL_HARDSWISH: return a * fmax(0.0, fmin(1.0, a / 6.0 + 0.5));
     case PL_LEAKYRELU: return a < 0 ? op->alpha * a : a;
     case PL_CLIP: return a < op->alpha ? op->alpha : a > op->beta ? op->beta : a;

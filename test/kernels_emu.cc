@@ -272,6 +272,30 @@ static void rope(const char *name, int dt, struct pl_tensor x, struct pl_tensor 
     run(name, dt, &op, P_ANY);
 }
 
+/* SwiGLU's gate of G and U (of one shape X): through setup and --verify (the kernel against
+ * plain C), and first the kernel's output against the definition, g sigmoid(g) u, worked out
+ * here */
+static void swiglu(const char *name, int dt, struct pl_tensor x)
+{
+    struct bk_op op = plain_op(PL_BINARY, PL_SILU_MUL, 2, x, x);
+    op.pl.in[1] = x;
+    struct bc_state s;
+    double worst = INFINITY;
+    if (struct bk_state *k = set_up(&op, &s, true)) {
+        worst = 0;
+        double tol = dt == PL_FLOAT ? 1e-6 : dt == PL_FLOAT16 ? 2e-3 : 1.6e-2;
+        for (long long i = 0; i < pl_count(&x); i++) {
+            double g = pl_load(k->hin[0], dt, i), u = pl_load(k->hin[1], dt, i);
+            double want = g / (1.0 + exp(-g)) * u, got = pl_load(k->dout, dt, i);
+            worst = fmax(worst, fabs(got - want) / (fabs(want) + 1.0) / tol);
+        }
+    }
+    bk_teardown(&s);
+    against_definition(name, dt, worst <= 1, "the kernel against SwiGLU's gate's definition, worst error (in tolerances)",
+                       worst);
+    run(name, dt, &op, P_ANY);
+}
+
 /* ScatterND of UPD into DATA at the rows of IDX (HOW: 0 none, 1 add, 2 mul, 3 max, 4 min) */
 static void scatter_nd(const char *name, int dt, struct pl_tensor data, struct pl_tensor idx, struct pl_tensor upd,
                        int how)
@@ -345,6 +369,7 @@ int main(void)
         rope("rotary embedding [2, 3, 5, 8], tables [1, 1, 5, 8]", dt, ten(dt, {2, 3, 5, 8}), ten(dt, {1, 1, 5, 8}));
         rope("rotary embedding [1, 4, 2, 4], tables [1, 4, 1, 4]", dt, ten(dt, {1, 4, 2, 4}), ten(dt, {1, 4, 1, 4}));
         rope("rotary embedding [1, 2, 3, 6], tables in full (flat)", dt, ten(dt, {1, 2, 3, 6}), ten(dt, {1, 2, 3, 6}));
+        swiglu("SwiGLU gate [4, 1376]", dt, ten(dt, {4, 1376}));
         rope("rotary embedding by pairs [2, 3, 5, 8], tables [1, 1, 5, 8]", dt, ten(dt, {2, 3, 5, 8}),
              ten(dt, {1, 1, 5, 8}), true);
         rope("rotary embedding by pairs [1, 2, 3, 6], tables in full (flat)", dt, ten(dt, {1, 2, 3, 6}),

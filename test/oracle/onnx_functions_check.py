@@ -274,10 +274,11 @@ def rope_as_exported(work):
     Slice to the end, Neg, Concat along -1, Mul, Mul, Add; cos and sin [B, 1, S, D] inputs): one
     rope group of the seven; with the halves concatenated the other way round, none"""
     ok = True
-    for swapped, want in ((False, ["Slice+Slice+Neg+Concat+Mul+Mul+Add"]), (True, [])):
-        ins = [helper.make_tensor_value_info("q", F, [1, 4, 6, 16]),
-               helper.make_tensor_value_info("cos", F, [1, 1, 6, 16]),
-               helper.make_tensor_value_info("sin", F, [1, 1, 6, 16])]
+    for swapped, ty, want in ((False, F, ["Slice+Slice+Neg+Concat+Mul+Mul+Add"]), (True, F, []),
+                              (False, TensorProto.FLOAT16, ["Slice+Slice+Neg+Concat+Mul+Mul+Add"])):
+        ins = [helper.make_tensor_value_info("q", ty, [1, 4, 6, 16]),
+               helper.make_tensor_value_info("cos", ty, [1, 1, 6, 16]),
+               helper.make_tensor_value_info("sin", ty, [1, 1, 6, 16])]
         c = [onnx.numpy_helper.from_array(np.array([v], np.int64), n)
              for n, v in (("zero", 0), ("half", 8), ("end", 2 ** 63 - 1), ("last", -1))]
         rot = ["x1", "neg"] if swapped else ["neg", "x1"]
@@ -288,13 +289,21 @@ def rope_as_exported(work):
                  helper.make_node("Mul", ["q", "cos"], ["qc"]),
                  helper.make_node("Mul", ["rh", "sin"], ["rs"]),
                  helper.make_node("Add", ["qc", "rs"], ["y"])]
-        g = helper.make_graph(nodes, "rope", ins, [helper.make_tensor_value_info("y", F, [1, 4, 6, 16])], c)
-        path = os.path.join(work, "rope_exported%s.onnx" % ("_swapped" if swapped else ""))
+        g = helper.make_graph(nodes, "rope", ins, [helper.make_tensor_value_info("y", ty, [1, 4, 6, 16])], c)
+        f16 = ty == TensorProto.FLOAT16
+        path = os.path.join(work, "rope_exported%s.onnx" % ("_swapped" if swapped else "_f16" if f16 else ""))
         onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]), path)
         n, ops = fused_groups(path, "rope")
         good = ops == want
+        if f16 and good:  # the group's kernel of ours in the model's own type, f16
+            out = path + ".cuda"
+            subprocess.run([os.environ.get("BENANZA_GEN", "bin/gen"), "--backend", "cuda", "-b", "1", path, "-o", out],
+                           check=True, capture_output=True)
+            good = any(f.endswith("-f16-kernel.cu") and "rope__" in open(os.path.join(out, "bench", f)).readline()
+                       for f in os.listdir(os.path.join(out, "bench")))
         print("%s rotary embedding as PyTorch exports it%s: rope groups %s (want %s)" % (
-            "ok  " if good else "FAIL", ", halves swapped" if swapped else "", ops or "none", want or "none"))
+            "ok  " if good else "FAIL", ", halves swapped" if swapped else ", in f16 (its kernel in f16)" if f16 else "",
+            ops or "none", want or "none"))
         ok = ok and good
     return ok
 

@@ -2,8 +2,9 @@
 """Holds gen's SiLU groups in a benchmark folder's manifest to a walk of the models of its own:
 per run, the Sigmoid nodes whose output one Mul reads, and nothing else, with the Sigmoid's own
 input as the Mul's other operand (x * sigmoid(x), SiLU). Each such pair must be in exactly one
-group of gen's, as its whole (a silu group) or as its last two members (a convolution group's
-activation: conv_act, conv_bn_act, conv_add_act, conv_bn_add_act); where x is a Conv's output
+group of gen's, as its whole (a silu group), as its last two members (a convolution group's
+activation: conv_act, conv_bn_act, conv_add_act, conv_bn_add_act) or as the first two of a
+swiglu group (silu(g) u: a third node, Mul by u, after them); where x is a Conv's output
 that nothing else reads, the group must be the convolution's. gen may have no other silu group.
 
 usage: silu_check.py FOLDER [MODEL=N ...]   (MODEL=N: the model must have N of them)
@@ -45,7 +46,8 @@ def write_model(path):
     """x [1, 8, 12, 12] -> Conv -> SiLU (conv_act) -> Conv -> BatchNormalization -> SiLU with the
     Mul's operands swapped (conv_bn_act) -> Conv whose output a SiLU and an Add read (the SiLU
     alone: silu) -> Add -> y; then y -> Flatten -> MatMul -> SiLU (silu) -> z; and x -> Conv ->
-    Clip(0, 6) -> z6 (a Relu6 convolution, no SiLU)"""
+    Clip(0, 6) -> z6 (a Relu6 convolution, no SiLU); and a Llama MLP's gate from f, silu(f W5)
+    (f W6) -> zg (a swiglu group: its SiLU its first two nodes)"""
     from onnx import TensorProto, helper
     import numpy as np
 
@@ -67,6 +69,10 @@ def write_model(path):
               helper.make_node("Flatten", ["y"], ["f"], name="flatten"),
               helper.make_node("MatMul", ["f", "w4"], ["h"], name="dense")] + silu("h", "4")
     nodes += [helper.make_node("Identity", ["m4"], ["z"], name="out")]
+    # a Llama MLP's gate: silu(f W5) (f W6), a swiglu group
+    nodes += [helper.make_node("MatMul", ["f", "w5"], ["gate"], name="gate_proj"),
+              helper.make_node("MatMul", ["f", "w6"], ["up"], name="up_proj")] + silu("gate", "5")
+    nodes += [helper.make_node("Mul", ["m5", "up"], ["zg"], name="gated")]
     # and a Relu6 convolution beside them (a Clip from 0 to 6: no SiLU)
     nodes += [helper.make_node("Conv", ["x", "w1", "b1"], ["c5"], name="conv5", pads=[1, 1, 1, 1]),
               helper.make_node("Clip", ["c5", "zero", "six"], ["z6"], name="relu6")]
@@ -75,11 +81,13 @@ def write_model(path):
         nodes, "silus",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 12, 12])],
         [helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 16]),
-         helper.make_tensor_value_info("z6", TensorProto.FLOAT, [1, 8, 12, 12])],
+         helper.make_tensor_value_info("z6", TensorProto.FLOAT, [1, 8, 12, 12]),
+         helper.make_tensor_value_info("zg", TensorProto.FLOAT, [1, 16])],
         [onnx.numpy_helper.from_array(np.array(0, np.float32), "zero"),
          onnx.numpy_helper.from_array(np.array(6, np.float32), "six"),
          init("w1", [8, 8, 3, 3]), init("b1", [8]), init("w2", [8, 8, 3, 3]), init("g", [8]), init("be", [8]),
-         init("mu", [8]), var, init("w3", [8, 8, 1, 1]), init("b3", [8]), init("w4", [8 * 12 * 12, 16])])
+         init("mu", [8]), var, init("w3", [8, 8, 1, 1]), init("b3", [8]), init("w4", [8 * 12 * 12, 16]),
+         init("w5", [8 * 12 * 12, 16]), init("w6", [8 * 12 * 12, 16])])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     onnx.checker.check_model(model, full_check=True)
     onnx.save(model, path)
@@ -106,7 +114,7 @@ def main():
     for run, (name, path) in sorted(runs.items(), key=lambda kv: int(kv[0])):
         pairs, mine = silu_pairs(path), groups.get(run, [])
         n_silu = sum(1 for pat, _ in mine if pat == "silu")
-        errors, as_silu, as_conv = [], 0, 0
+        errors, as_silu, as_conv, as_glu = [], 0, 0, 0
         for s, m, conv in pairs:
             holders = [(pat, nodes) for pat, nodes in mine if s in nodes or m in nodes]
             if len(holders) != 1:
@@ -117,6 +125,8 @@ def main():
                 as_silu += 1
             elif pat in CONV_ACT and nodes[-2:] == [s, m]:
                 as_conv += 1
+            elif pat == "swiglu" and nodes[:2] == [s, m] and len(nodes) == 3 and not conv:
+                as_glu += 1
             else:
                 errors.append("nodes %d, %d in a %s group %s%s" % (s, m, pat, nodes, " (x is a Conv's)" if conv else ""))
         if n_silu != as_silu:
@@ -125,8 +135,8 @@ def main():
             errors.append("not the count asked for")
         ok = not errors
         if pairs or n_silu or not ok:
-            print("%s %s: %d x sigmoid(x) in the model: %d silu groups, %d convolutions' activations%s" %
-                  ("ok  " if ok else "FAIL", name, len(pairs), as_silu, as_conv,
+            print("%s %s: %d x sigmoid(x) in the model: %d silu groups, %d convolutions' activations, %d swiglu "
+                  "gates%s" % ("ok  " if ok else "FAIL", name, len(pairs), as_silu, as_conv, as_glu,
                    "".join("; " + e for e in errors[:5])))
         bad += not ok
     for name in want:
