@@ -164,6 +164,7 @@ static bool is_residual_add(const struct fctx *f, int add, const struct ir_value
 static void add_part(struct layer_set *s, struct fctx *f, const char *pattern, const int *nodes, int n, int run_index)
 {
     struct fusion_group *fg = &f->run->groups[f->run->n_groups - 1];
+    BZ_ASSERT(fg->n_parts < (int)BZ_ARRAY_LEN(fg->parts) && n <= (int)BZ_ARRAY_LEN(fg->parts[0].nodes));
     struct fusion_part *pt = &fg->parts[fg->n_parts++];
     pt->pattern = pattern;
     pt->n_nodes = n;
@@ -632,9 +633,6 @@ static void find_rope_pairs(struct layer_set *s, struct fctx *f, int run_index)
     }
 }
 
-/* SwiGLU's gate, silu(g) u: Sigmoid(g) -> Mul(g, .) -> Mul(., u), u of g's dims (a Llama MLP:
- * g and u its gate and up projections), one element-wise kernel of two inputs as frameworks
- * that fuse it run it (vLLM's silu_and_mul); before find_silu, which would take the first two */
 /* the Mul of a SiLU whose Sigmoid is node I: Sigmoid(x) read by Mul(x, .) alone (-1: none) */
 static int silu_mul(const struct fctx *f, int i)
 {
@@ -646,6 +644,10 @@ static int silu_mul(const struct fctx *f, int i)
     return x && is_op(f, m, "Mul") && other_input(&g->nodes[m], g->nodes[i].outputs[0]) == x ? m : -1;
 }
 
+/* SwiGLU's gate, silu(g) u: Sigmoid(g) -> Mul(g, .) -> Mul(., u), u of g's dims (a Llama MLP:
+ * g and u its gate and up projections), one element-wise kernel of two inputs as frameworks
+ * that fuse it run it (vLLM's silu_and_mul); before find_silu, which would take the first two.
+ * Its SiLU is a part (the silu group and a Mul, as frameworks that do not fuse it run it) */
 static void find_swiglu(struct layer_set *s, struct fctx *f, int run_index)
 {
     const struct ir_graph *g = f->g;
@@ -660,11 +662,12 @@ static void find_swiglu(struct layer_set *s, struct fctx *f, int run_index)
             continue;
         int nodes[3] = {i, m, m2};
         add_group(s, f, "swiglu", nodes, 3, run_index, NULL);
+        add_part(s, f, "silu", nodes, 2, run_index);
     }
 }
 
 /* SiLU (swish): Sigmoid(x) -> Mul(x, .), one element-wise function as frameworks run it
- * (YOLOv5's and EfficientNet's activation, a Llama MLP's gate) */
+ * (EfficientNet's activation where no convolution takes it, a SiLU of a MatMul) */
 static void find_silu(struct layer_set *s, struct fctx *f, int run_index)
 {
     for (int i = 0; i < f->g->n_nodes; i++) {
@@ -1338,11 +1341,15 @@ static int fusion_cudnn(const struct layer_desc *d, struct cu_plan *p)
         const char *mode = act->def ? act->def->ids.cudnn : NULL;
         if (mode && !strcmp(mode, "CUDNN_ACTIVATION_RELU")) {
             p->act = mode; /* the legacy call and the graph */
+        } else if (mode && !strcmp(mode, "CUDNN_ACTIVATION_CLIPPED_RELU") && desc_present(act, DA_min) &&
+                   desc_known(act, DA_min) && act->a.min == 0.0 && desc_present(act, DA_max) &&
+                   desc_known(act, DA_max) && act->a.max >= 3.4e38) {
+            p->act = "CUDNN_ACTIVATION_RELU"; /* a Clip from 0 with no upper bound (or none known) */
         } else if (mode && p->engines &&
                    (!strcmp(mode, "CUDNN_ACTIVATION_SIGMOID") || !strcmp(mode, "CUDNN_ACTIVATION_TANH") ||
                     (!strcmp(mode, "CUDNN_ACTIVATION_CLIPPED_RELU") && desc_present(act, DA_min) &&
                      desc_known(act, DA_min) && act->a.min == 0.0 && desc_present(act, DA_max) &&
-                     desc_known(act, DA_max)))) {
+                     desc_known(act, DA_max) && act->a.max > 0.0))) {
             /* the graph's SIGMOID_FWD, TANH_FWD, RELU_FWD clipped at Clip's max (Relu6) only:
              * cudnnConvolutionBiasActivationForward takes identity and Relu alone */
             p->act = mode;

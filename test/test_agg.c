@@ -1089,6 +1089,37 @@ static void test_group_part(void **state)
     assert_float_equal(num(r2, "fused"), 35, 1e-9);
     assert_float_equal(num(r2, "fused parallel"), 35, 1e-9);
     json_decref(j);
+    /* a database whose parts table has no idx (the form of its first day) gets it again, empty
+     * until the manifest is ingested again */
+    const char *py = test_env("PYTHON", "python3");
+    assert_int_equal(test_sh("cp '%s/part.db' '%s/old.db' && %s -c \"import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                             "c.executescript('DROP TABLE fpart; CREATE TABLE fpart(run INTEGER NOT NULL, grp INTEGER NOT NULL, "
+                             "pattern TEXT, layer TEXT, members TEXT, PRIMARY KEY(run, grp));'); c.commit()\" '%s/old.db'",
+                             dir, dir, py, dir),
+                     0);
+    db_file = "old.db";
+    j = report("--model sw2 --report bound");
+    assert_float_equal(num(find_row(table(j, "bound"), "device", "D11", "type", "f32"), "fused"), 49, 1e-9);
+    json_decref(j);
+    char again_args[600];
+    snprintf(again_args, sizeof(again_args), "ingest '%s/part/manifest.tsv'", dir);
+    assert_int_equal(run_agg(again_args, out, err), 0);
+    j = report("--model sw2 --report bound");
+    assert_float_equal(num(find_row(table(j, "bound"), "device", "D11", "type", "f32"), "fused"), 35, 1e-9);
+    json_decref(j);
+    db_file = "part.db";
+    /* part lines that are no parts: a node outside the group, a node in two parts */
+    static const char *const bad[][2] = {
+        {"part\\t2\\t0\\tsilu\\tLSI\\t3,4\\n", "a node that is not a member of group 0"},
+        {"part\\t2\\t0\\tsilu\\tLSI\\t1,2\\n", "or in another part of it"}};
+    for (size_t k = 0; k < BZ_ARRAY_LEN(bad); k++) {
+        assert_int_equal(test_sh("cp '%s/part/manifest.tsv' '%s/bad.tsv' && printf '%s' >> '%s/bad.tsv'", dir, dir, bad[k][0], dir),
+                         0);
+        char bad_args[600];
+        snprintf(bad_args, sizeof(bad_args), "ingest '%s/bad.tsv'", dir);
+        assert_int_not_equal(run_agg(bad_args, out, err), 0);
+        assert_int_equal(test_sh("grep -q '%s' '%s'", bad[k][1], err), 0);
+    }
     /* part lines dropped (sed), the manifest ingested again: the fused bound of one model */
     static const struct {
         const char *drop, *model, *dev;

@@ -487,13 +487,16 @@ static void silu_groups_against_models(void **state)
                              py, dir, gen, dir, dir, py, dir),
                      0);
     /* the conv_act layer's files: engines, no legacy algorithm; the CPU one's swish verified;
-     * the Relu6 convolution's engines with the clip; parts: the SiLUs' (2) and the
+     * the Relu6 convolution's engines with the clip, a Clip from 0 with no upper bound a Relu's
+     * files, the legacy call's too; parts: the SiLUs' (2), the swiglu's silu and the
      * conv_bn_act group's convolution with its batch norm (1) */
-    assert_int_equal(test_sh("cd '%s/sl' && test $(grep -c '^part' manifest.tsv) = 3 && "
+    assert_int_equal(test_sh("cd '%s/sl' && test $(grep -c '^part' manifest.tsv) = 4 && "
                              "grep -q '^part.*conv_bn' manifest.tsv && "
-                             "id=$(awk -F'\t' '$1 == \"layer\" && $4 == \"Conv+Clip\" {print $2}' manifest.tsv) && "
-                             "test -n \"$id\" && grep -q 'CUDNN_ACTIVATION_CLIPPED_RELU.*' bench/$id-f32-heurA_0.c && "
-                             "grep -q '.coef = 6,' bench/$id-f32-heurA_0.c && ! ls bench | grep -q \"^$id-f32-implicit\"",
+                             "ids=$(awk -F'\t' '$1 == \"layer\" && $4 == \"Conv+Clip\" {print $2}' manifest.tsv) && "
+                             "id=$(cd bench && grep -l '.coef = 6,' $(for i in $ids; do echo $i-f32-heurA_0.c; done)) && "
+                             "id=${id%%-f32-heurA_0.c} && grep -q 'CUDNN_ACTIVATION_CLIPPED_RELU' bench/$id-f32-heurA_0.c && "
+                             "! ls bench | grep -q \"^$id-f32-implicit\" && relu=$(echo $ids | tr ' ' '\\n' | grep -v $id) && "
+                             "grep -q 'CUDNN_ACTIVATION_RELU,' bench/$relu-f32-heurA_0.c && test -f bench/$relu-f32-implicit_gemm.c",
                              dir),
                      0);
     assert_int_equal(test_sh("cd '%s/sl/bench' && id=$(awk -F'\t' '$1 == \"layer\" && $4 == \"Conv+Sigmoid+Mul\" {print $2}' "

@@ -9,6 +9,8 @@
 
 #define AGG_VERSION "0.1.0"
 #define AGG_DB_SCHEMA 4
+/* the parts of a fusion group agg takes (the manifest's part lines; gen writes at most 2) */
+#define AGG_MAX_PARTS 4
 
 /* exit statuses (docs/formats.md) */
 enum agg_exit {

@@ -10,6 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 
+/* the parts table (a database of the days it had no idx column has it made again: a re-ingest
+ * of the manifests fills it) */
+#define AGG_FPART_SQL                                                                                  \
+    "CREATE TABLE IF NOT EXISTS fpart(run INTEGER NOT NULL, grp INTEGER NOT NULL, idx INTEGER NOT NULL," \
+    " pattern TEXT, layer TEXT, members TEXT, PRIMARY KEY(run, grp, idx));"
+
 static const char agg_schema_sql[] =
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
     "CREATE TABLE IF NOT EXISTS target(id INTEGER PRIMARY KEY, backend TEXT NOT NULL,"
@@ -52,8 +58,7 @@ static const char agg_schema_sql[] =
     /* a group's parts fused on their own (the manifest's part lines, IDX their order: a
      * convolution's SiLU, the convolution with its batch norm), for the members' side of the
      * group's cost; a table of its own, so older databases take it */
-    "CREATE TABLE IF NOT EXISTS fpart(run INTEGER NOT NULL, grp INTEGER NOT NULL, idx INTEGER NOT NULL,"
-    " pattern TEXT, layer TEXT, members TEXT, PRIMARY KEY(run, grp, idx));"
+    AGG_FPART_SQL
     /* the 4-D activations a channels-last plan may transpose (manifest relayout lines, in
      * their order: idx) */
     "CREATE TABLE IF NOT EXISTS relayout(run INTEGER NOT NULL, idx INTEGER NOT NULL, producer INTEGER,"
@@ -99,6 +104,16 @@ int agg_db_open(struct agg_db *d, const char *path, int create)
         return -1;
     }
     sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(d->db, "SELECT idx FROM fpart LIMIT 0", -1, &s, NULL) != SQLITE_OK &&
+        sqlite3_exec(d->db, "DROP TABLE IF EXISTS fpart; " AGG_FPART_SQL, NULL, NULL, &msg) != SQLITE_OK) {
+        fprintf(stderr, "%s: error: cannot make the parts table again: %s\n", path, msg ? msg : "?");
+        sqlite3_free(msg);
+        sqlite3_finalize(s);
+        agg_db_close(d);
+        return -1;
+    }
+    sqlite3_finalize(s);
+    s = NULL;
     int ok = 0, have = -1;
     if (sqlite3_prepare_v2(d->db, "SELECT value FROM meta WHERE key='schema'", -1, &s, NULL) ==
         SQLITE_OK) {
@@ -880,6 +895,8 @@ static int agg_int_list(const char *s)
 struct agg_mrun {
     long id, nodes, groups, relayouts;
     unsigned char *grouped, *parted; /* per group index (below nodes): a group line came, the part lines */
+    int *group_of;                   /* per node: 1 + the group whose line lists it, 0 none */
+    unsigned char *in_part;          /* per node: a part line listed it */
 };
 
 static void agg_mrun_free(void *p)
@@ -887,7 +904,30 @@ static void agg_mrun_free(void *p)
     struct agg_mrun *mr = p;
     free(mr->grouped);
     free(mr->parted);
+    free(mr->group_of);
+    free(mr->in_part);
     free(mr);
+}
+
+/* whether every node of LIST ("1,2,3", each below the run's nodes) is a member of group A and
+ * in no part yet; if so they are marked as in one */
+static int agg_part_nodes(struct agg_mrun *mr, const char *list, long a)
+{
+    if (!mr->group_of)
+        return 0;
+    if (!mr->in_part)
+        mr->in_part = agg_xcalloc((size_t)mr->nodes + 1, 1);
+    for (int pass = 0; pass < 2; pass++)
+        for (const char *s = list; *s;) {
+            char *end;
+            long v = strtol(s, &end, 10);
+            if (!pass && (mr->group_of[v] != a + 1 || mr->in_part[v]))
+                return 0;
+            if (pass)
+                mr->in_part[v] = 1;
+            s = *end == ',' ? end + 1 : end;
+        }
+    return 1;
 }
 
 /* every number of a "1,2,3" list (or "-") is below n */
@@ -1006,14 +1046,18 @@ static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
                 agg_bad(g, line, "part line for group %ld of run %s, which no group line defined before", a, f[1]);
                 continue;
             }
-            if (!agg_list_below(f[5], id->nodes)) {
-                agg_bad(g, line, "part line: an index beyond the run's %ld nodes", id->nodes);
+            if (!agg_list_below(f[5], id->nodes) || !strcmp(f[5], "-")) {
+                agg_bad(g, line, "part line: no nodes, or an index beyond the run's %ld nodes", id->nodes);
                 continue;
             }
             if (!id->parted)
                 id->parted = agg_xcalloc((size_t)id->nodes + 1, 1); /* groups <= nodes */
-            if (id->parted[a] == 255) {
-                agg_bad(g, line, "part line: more than 255 parts for group %ld", a);
+            if (id->parted[a] == AGG_MAX_PARTS) {
+                agg_bad(g, line, "part line: more than %d parts for group %ld", AGG_MAX_PARTS, a);
+                continue;
+            }
+            if (!agg_part_nodes(id, f[5], a)) {
+                agg_bad(g, line, "part line: a node that is not a member of group %ld, or in another part of it", a);
                 continue;
             }
             s = part;
@@ -1053,6 +1097,14 @@ static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
                 if (!id->grouped)
                     id->grouped = agg_xcalloc((size_t)id->nodes + 1, 1); /* group indices are below nodes */
                 id->grouped[a] = 1;
+                if (!id->group_of)
+                    id->group_of = agg_xcalloc((size_t)id->nodes + 1, sizeof(int));
+                for (const char *p = f[5]; strcmp(f[5], "-") && *p;) {
+                    char *end;
+                    long v = strtol(p, &end, 10);
+                    id->group_of[v] = (int)a + 1;
+                    p = *end == ',' ? end + 1 : end;
+                }
             }
             sqlite3_bind_int64(s, 2, a);
             agg_bind_text(s, 3, f[3]);

@@ -1068,9 +1068,9 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
          * beside the convolution, the convolution with its batch norm folded): the members'
          * side takes each where it beats its nodes, and those nodes are known through it */
         double unfused = members;
-        const struct agg_algo_time *pts[4] = {NULL};
-        int part_last[4], used = 0;
-        for (int q = 0; q < gr->nparts && q < 4; q++) {
+        const struct agg_algo_time *pts[AGG_MAX_PARTS] = {NULL};
+        int part_last[AGG_MAX_PARTS], used = 0;
+        for (int q = 0; q < gr->nparts && q < AGG_MAX_PARTS; q++) {
             const struct agg_part *pp = &gr->parts[q];
             double us, kus;
             int none = 0, pall = agg_sum_nodes(r, pp->nodes, pp->nnodes, w, wk, known, &us, &kus, &part_last[q]);
@@ -1086,7 +1086,7 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
             all = 1;
             for (int k = 0; k < gr->nmembers; k++) {
                 int m = agg_node_pos(r, gr->members[k]), in = 0;
-                for (int q = 0; q < gr->nparts && q < 4; q++)
+                for (int q = 0; q < gr->nparts && q < AGG_MAX_PARTS; q++)
                     for (int j = 0; pts[q] && j < gr->parts[q].nnodes; j++)
                         in |= gr->parts[q].nodes[j] == gr->members[k];
                 if (m >= 0 && !in)
@@ -1116,7 +1116,7 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
             wkf[last] = kcost;
         } else {
             /* each part used: its time on its last node, its nodes one node of the critical path */
-            for (int q = 0; q < gr->nparts && q < 4; q++) {
+            for (int q = 0; q < gr->nparts && q < AGG_MAX_PARTS; q++) {
                 if (!pts[q])
                     continue;
                 for (int k = 0; k < gr->parts[q].nnodes; k++) {

@@ -793,8 +793,8 @@ static void agg_why_group(char *why, size_t n, const struct agg_combo *c, int g)
                             ? "a fusion group at its members' sum: its fused benchmark has ok rows only in the other layout"
                             : "a fusion group at its members' sum: its fused benchmark has no ok row");
     if (strcmp(c->b.group_algo[g], "members") != 0)
-        agg_why_add(why, n, "its parts fused on their own (a convolution with its batch norm folded, a SiLU as a silu group) "
-                            "counted at those layers' times");
+        agg_why_add(why, n, "its parts fused on their own (a convolution with its batch norm folded, a SiLU as a silu group, "
+                            "a GEMM with its bias) counted at those layers' times");
 }
 
 static int agg_nodes_bound(const struct agg_combo *c, const char *list, double *us, double *kus, char *op,

@@ -46,7 +46,8 @@ def write_model(path):
     """x [1, 8, 12, 12] -> Conv -> SiLU (conv_act) -> Conv -> BatchNormalization -> SiLU with the
     Mul's operands swapped (conv_bn_act) -> Conv whose output a SiLU and an Add read (the SiLU
     alone: silu) -> Add -> y; then y -> Flatten -> MatMul -> SiLU (silu) -> z; and x -> Conv ->
-    Clip(0, 6) -> z6 (a Relu6 convolution, no SiLU); and a Llama MLP's gate from f, silu(f W5)
+    Clip(0, 6) -> z6 (a Relu6 convolution, no SiLU), x -> Conv -> Clip(0) -> z7 (a Relu as a
+    Clip with no upper bound); and a Llama MLP's gate from f, silu(f W5)
     (f W6) -> zg (a swiglu group: its SiLU its first two nodes)"""
     from onnx import TensorProto, helper
     import numpy as np
@@ -75,14 +76,17 @@ def write_model(path):
     nodes += [helper.make_node("Mul", ["m5", "up"], ["zg"], name="gated")]
     # and a Relu6 convolution beside them (a Clip from 0 to 6: no SiLU)
     nodes += [helper.make_node("Conv", ["x", "w1", "b1"], ["c5"], name="conv5", pads=[1, 1, 1, 1]),
-              helper.make_node("Clip", ["c5", "zero", "six"], ["z6"], name="relu6")]
+              helper.make_node("Clip", ["c5", "zero", "six"], ["z6"], name="relu6"),
+              helper.make_node("Conv", ["x", "w1"], ["c7"], name="conv7", pads=[1, 1, 1, 1]),
+              helper.make_node("Clip", ["c7", "zero"], ["z7"], name="relu_as_clip")]
     var = onnx.numpy_helper.from_array(rng.uniform(0.5, 1.5, [8]).astype(np.float32), "var")
     graph = helper.make_graph(
         nodes, "silus",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 12, 12])],
         [helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 16]),
          helper.make_tensor_value_info("z6", TensorProto.FLOAT, [1, 8, 12, 12]),
-         helper.make_tensor_value_info("zg", TensorProto.FLOAT, [1, 16])],
+         helper.make_tensor_value_info("zg", TensorProto.FLOAT, [1, 16]),
+         helper.make_tensor_value_info("z7", TensorProto.FLOAT, [1, 8, 12, 12])],
         [onnx.numpy_helper.from_array(np.array(0, np.float32), "zero"),
          onnx.numpy_helper.from_array(np.array(6, np.float32), "six"),
          init("w1", [8, 8, 3, 3]), init("b1", [8]), init("w2", [8, 8, 3, 3]), init("g", [8]), init("be", [8]),
