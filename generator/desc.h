@@ -168,6 +168,12 @@ static inline bool desc_known(const struct layer_desc *d, enum desc_attr id)
 {
     return d->a.known[id / 64] >> (id % 64) & 1u;
 }
+/* a Clip from 0 whose upper bound is known (a.max): Relu6 and kin, cuDNN's clipped relu */
+static inline bool desc_clip_from_zero(const struct layer_desc *d)
+{
+    return desc_present(d, DA_min) && desc_known(d, DA_min) && d->a.min == 0.0 && desc_present(d, DA_max) &&
+           desc_known(d, DA_max);
+}
 /* input i when the layer has it (not omitted), else NULL */
 static inline const struct desc_tensor *desc_in(const struct layer_desc *d, int i)
 {

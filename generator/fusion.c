@@ -77,8 +77,6 @@ static bool const_scalar(const struct ir_value *v, double want, double tol)
     return want != want ? true : fabs(x - want) <= tol;
 }
 
-static void add_group_nodes(struct fctx *f, const char *pattern, int layer, const int *nodes, int n);
-
 /* The fused layer of NODES as pattern PATTERN (EXTRA, owned, NULL for none: what its plans
  * need beyond its members' keys), named PREFIX__ and its first member's name */
 static int group_layer(struct layer_set *s, const struct fctx *f, const char *pattern, const char *prefix,
@@ -104,13 +102,6 @@ static int group_layer(struct layer_set *s, const struct fctx *f, const char *pa
     return layer;
 }
 
-/* the group of NODES: its layer (group_layer), its nodes taken */
-static void add_group_as(struct layer_set *s, struct fctx *f, const char *pattern, const char *prefix,
-                         const int *nodes, int n, int run_index, json_t *extra)
-{
-    add_group_nodes(f, pattern, group_layer(s, f, pattern, prefix, nodes, n, run_index, extra), nodes, n);
-}
-
 /* the group of NODES (the last one the node that gives its result) with the fused layer LAYER:
  * its nodes taken. NODES may hold views (free nodes) the layer's key leaves out, so that every
  * value between its members stays inside it */
@@ -130,6 +121,13 @@ static void add_group_nodes(struct fctx *f, const char *pattern, int layer, cons
     }
     fg->layer = layer;
     run->n_groups++;
+}
+
+/* the group of NODES: its layer (group_layer), its nodes taken */
+static void add_group_as(struct layer_set *s, struct fctx *f, const char *pattern, const char *prefix,
+                         const int *nodes, int n, int run_index, json_t *extra)
+{
+    add_group_nodes(f, pattern, group_layer(s, f, pattern, prefix, nodes, n, run_index, extra), nodes, n);
 }
 
 /* the group's layer named after its pattern */
@@ -172,6 +170,17 @@ static void add_part(struct layer_set *s, struct fctx *f, const char *pattern, c
     pt->layer = group_layer(s, f, pattern, pattern, nodes, n, run_index, NULL);
 }
 
+/* the Mul of a SiLU whose Sigmoid is node I: Sigmoid(x) read by Mul(x, .) alone (-1: none) */
+static int silu_mul(const struct fctx *f, int i)
+{
+    const struct ir_graph *g = f->g;
+    if (!is_op(f, i, "Sigmoid"))
+        return -1;
+    const struct ir_value *x = g->nodes[i].inputs[0];
+    int m = only_consumer(f, i);
+    return x && is_op(f, m, "Mul") && other_input(&g->nodes[m], g->nodes[i].outputs[0]) == x ? m : -1;
+}
+
 /* Sigmoid(y) -> Mul(y, .) after node LAST, whose output y those two read and nothing else: a
  * SiLU as the activation of a fused group; its two nodes go into NODES at *N */
 static bool silu_after(const struct fctx *f, int last, int *nodes, int *n)
@@ -183,8 +192,8 @@ static bool silu_after(const struct fctx *f, int last, int *nodes, int *n)
     for (int i = 0; i < g->n_nodes; i++) {
         if (!is_op(f, i, "Sigmoid") || g->nodes[i].inputs[0] != y)
             continue;
-        int m = only_consumer(f, i);
-        if (!is_op(f, m, "Mul") || other_input(&g->nodes[m], g->nodes[i].outputs[0]) != y)
+        int m = silu_mul(f, i);
+        if (m < 0)
             return false;
         nodes[(*n)++] = i;
         nodes[(*n)++] = m;
@@ -457,17 +466,8 @@ static bool int_of(const struct ir_value *v, int64_t *x)
     return true;
 }
 
-static bool slices_last_by(const struct fctx *f, int i, const struct ir_value *x, int64_t from, int64_t to,
-                           int64_t step);
-
-/* whether node I is Slice(X, FROM, TO) along X's last axis, step 1 (TO at or past the dim:
- * to its end) */
-static bool slices_last(const struct fctx *f, int i, const struct ir_value *x, int64_t from, int64_t to)
-{
-    return slices_last_by(f, i, x, from, to, 1);
-}
-
-/* the same with steps of STEP */
+/* whether node I is Slice(X, FROM, TO) along X's last axis in steps of STEP (TO at or past the
+ * dim: to its end) */
 static bool slices_last_by(const struct fctx *f, int i, const struct ir_value *x, int64_t from, int64_t to,
                            int64_t step)
 {
@@ -485,6 +485,12 @@ static bool slices_last_by(const struct fctx *f, int i, const struct ir_value *x
     if (e < 0)
         e += dim;
     return a == r - 1 && st == step && b == from && (to >= dim ? e >= dim : e == to);
+}
+
+/* the same in steps of 1 */
+static bool slices_last(const struct fctx *f, int i, const struct ir_value *x, int64_t from, int64_t to)
+{
+    return slices_last_by(f, i, x, from, to, 1);
 }
 
 /* whether node I is OP and a view (gen's free node: no data moves), or OP and computing */
@@ -631,17 +637,6 @@ static void find_rope_pairs(struct layer_set *s, struct fctx *f, int run_index)
         add_group_nodes(f, "rope_pairs", group_layer(s, f, "rope_pairs", "rope_pairs", nodes, 7, run_index, NULL), all,
                         10);
     }
-}
-
-/* the Mul of a SiLU whose Sigmoid is node I: Sigmoid(x) read by Mul(x, .) alone (-1: none) */
-static int silu_mul(const struct fctx *f, int i)
-{
-    const struct ir_graph *g = f->g;
-    if (!is_op(f, i, "Sigmoid"))
-        return -1;
-    const struct ir_value *x = g->nodes[i].inputs[0];
-    int m = only_consumer(f, i);
-    return x && is_op(f, m, "Mul") && other_input(&g->nodes[m], g->nodes[i].outputs[0]) == x ? m : -1;
 }
 
 /* SwiGLU's gate, silu(g) u: Sigmoid(g) -> Mul(g, .) -> Mul(., u), u of g's dims (a Llama MLP:
@@ -1330,30 +1325,23 @@ static int fusion_cudnn(const struct layer_desc *d, struct cu_plan *p)
         return -1;
     const struct layer_desc *act = fused_act(d);
     p->act = "CUDNN_ACTIVATION_IDENTITY";
-    if (act && act_is_silu(d)) {
-        /* cudnnConvolutionBiasActivationForward takes identity and Relu only: a SiLU is the
-         * graph's SWISH_FWD, run by the engines the heuristics return (runtime fusion) */
-        if (!p->engines)
-            return -1;
-        p->act = "CUDNN_ACTIVATION_SWISH";
-        p->nalgos = 0;
-    } else if (act) {
-        const char *mode = act->def ? act->def->ids.cudnn : NULL;
+    if (act) {
+        const char *mode = act_is_silu(d) ? "CUDNN_ACTIVATION_SWISH" : act->def ? act->def->ids.cudnn : NULL;
+        bool clip = mode && !strcmp(mode, "CUDNN_ACTIVATION_CLIPPED_RELU");
+        if (clip && (!desc_clip_from_zero(act) || act->a.max <= 0.0))
+            return -1; /* a Clip from elsewhere, or to 0 or below */
+        if (clip && act->a.max >= 3.4e38)
+            mode = "CUDNN_ACTIVATION_RELU"; /* a Clip from 0 with no upper bound (or none known) */
         if (mode && !strcmp(mode, "CUDNN_ACTIVATION_RELU")) {
             p->act = mode; /* the legacy call and the graph */
-        } else if (mode && !strcmp(mode, "CUDNN_ACTIVATION_CLIPPED_RELU") && desc_present(act, DA_min) &&
-                   desc_known(act, DA_min) && act->a.min == 0.0 && desc_present(act, DA_max) &&
-                   desc_known(act, DA_max) && act->a.max >= 3.4e38) {
-            p->act = "CUDNN_ACTIVATION_RELU"; /* a Clip from 0 with no upper bound (or none known) */
         } else if (mode && p->engines &&
-                   (!strcmp(mode, "CUDNN_ACTIVATION_SIGMOID") || !strcmp(mode, "CUDNN_ACTIVATION_TANH") ||
-                    (!strcmp(mode, "CUDNN_ACTIVATION_CLIPPED_RELU") && desc_present(act, DA_min) &&
-                     desc_known(act, DA_min) && act->a.min == 0.0 && desc_present(act, DA_max) &&
-                     desc_known(act, DA_max) && act->a.max > 0.0))) {
-            /* the graph's SIGMOID_FWD, TANH_FWD, RELU_FWD clipped at Clip's max (Relu6) only:
+                   (clip || !strcmp(mode, "CUDNN_ACTIVATION_SWISH") || !strcmp(mode, "CUDNN_ACTIVATION_SIGMOID") ||
+                    !strcmp(mode, "CUDNN_ACTIVATION_TANH"))) {
+            /* the graph's SWISH_FWD (a SiLU), SIGMOID_FWD, TANH_FWD, RELU_FWD clipped at Clip's
+             * max (Relu6), run by the engines the heuristics return (runtime fusion) only:
              * cudnnConvolutionBiasActivationForward takes identity and Relu alone */
             p->act = mode;
-            p->coef = !strcmp(mode, "CUDNN_ACTIVATION_CLIPPED_RELU") ? act->a.max : 0.0;
+            p->coef = clip ? act->a.max : 0.0;
             p->nalgos = 0;
         } else {
             return -1; /* no cuDNN form: the members one by one */

@@ -208,6 +208,16 @@ static int cmp_int(const void *a, const void *b)
     return *(const int *)a - *(const int *)b;
 }
 
+/* a manifest's group or part line: KIND RUN GROUP PATTERN LAYER NODE,NODE,... */
+static void group_line(struct bz_buf *b, const char *kind, int run, int group, const char *pattern, const char *layer,
+                       const int *nodes, int n)
+{
+    bz_buf_printf(b, "%s\t%d\t%d\t%s\t%s\t", kind, run, group, pattern, layer);
+    for (int j = 0; j < n; j++)
+        bz_buf_printf(b, "%s%d", j ? "," : "", nodes[j]);
+    bz_buf_putc(b, '\n');
+}
+
 int pipeline_write_manifest(const struct pipeline *p, const char *dir)
 {
     int made = bz_mkdir_p(dir);
@@ -272,16 +282,10 @@ int pipeline_write_manifest(const struct pipeline *p, const char *dir)
         }
         for (int k = 0; k < run->n_groups; k++) {
             const struct fusion_group *fg = &run->groups[k];
-            bz_buf_printf(&b, "group\t%d\t%d\t%s\t%s\t", r, fg->id, fg->pattern, s->v[fg->layer].id);
-            for (int j = 0; j < fg->n_nodes; j++)
-                bz_buf_printf(&b, "%s%d", j ? "," : "", fg->nodes[j]);
-            bz_buf_putc(&b, '\n');
+            group_line(&b, "group", r, fg->id, fg->pattern, s->v[fg->layer].id, fg->nodes, fg->n_nodes);
             for (int q = 0; q < fg->n_parts; q++) {
                 const struct fusion_part *pt = &fg->parts[q];
-                bz_buf_printf(&b, "part\t%d\t%d\t%s\t%s\t", r, fg->id, pt->pattern, s->v[pt->layer].id);
-                for (int j = 0; j < pt->n_nodes; j++)
-                    bz_buf_printf(&b, "%s%d", j ? "," : "", pt->nodes[j]);
-                bz_buf_putc(&b, '\n');
+                group_line(&b, "part", r, fg->id, pt->pattern, s->v[pt->layer].id, pt->nodes, pt->n_nodes);
             }
         }
         for (int k = 0; k < run->n_relayouts; k++) {

@@ -523,18 +523,8 @@ static enum bh_status bc_be_more(struct bc_lib_state *f, cudnnBackendDescriptorT
     return BH_OK;
 }
 
-static enum bh_status bc_be_pointwise_clip(struct bc_lib_state *f, cudnnPointwiseMode_t mode, double upper,
-                                           cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t b,
-                                           cudnnBackendDescriptor_t y, struct bh_result *r);
-
-/* one pointwise operation of the fused graph: Y = MODE(X [, B]) */
-static enum bh_status bc_be_pointwise(struct bc_lib_state *f, cudnnPointwiseMode_t mode, cudnnBackendDescriptor_t x,
-                                      cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t y, struct bh_result *r)
-{
-    return bc_be_pointwise_clip(f, mode, 0.0, x, b, y, r);
-}
-
-/* the same, a RELU_FWD clipped at UPPER where that is above 0 (Relu6: a Clip from 0) */
+/* one pointwise operation of the fused graph: Y = MODE(X [, B]), a RELU_FWD clipped at UPPER
+ * where that is above 0 (Relu6: a Clip from 0) */
 static enum bh_status bc_be_pointwise_clip(struct bc_lib_state *f, cudnnPointwiseMode_t mode, double upper,
                                            cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t b,
                                            cudnnBackendDescriptor_t y, struct bh_result *r)
@@ -564,6 +554,13 @@ static enum bh_status bc_be_pointwise_clip(struct bc_lib_state *f, cudnnPointwis
     BC_BE(r, cudnnBackendFinalize(o));
     f->be_ops[f->be_nops++] = o;
     return BH_OK;
+}
+
+/* the same, unclipped */
+static enum bh_status bc_be_pointwise(struct bc_lib_state *f, cudnnPointwiseMode_t mode, cudnnBackendDescriptor_t x,
+                                      cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t y, struct bh_result *r)
+{
+    return bc_be_pointwise_clip(f, mode, 0.0, x, b, y, r);
 }
 
 /* the graph's pointwise mode of a fused convolution's activation (cudnnActivationMode_t); -1:

@@ -371,8 +371,7 @@ static int unary_cudnn(const struct layer_desc *d, struct cu_plan *p)
         return -1;
     if (!strcmp(mode, "CUDNN_ACTIVATION_CLIPPED_RELU")) {
         /* Relu6 and friends: a Clip from 0 */
-        if (!desc_present(d, DA_min) || !desc_known(d, DA_min) || d->a.min != 0.0 || !desc_present(d, DA_max) ||
-            !desc_known(d, DA_max))
+        if (!desc_clip_from_zero(d))
             return -1;
         p->coef = d->a.max;
     } else if (!strcmp(mode, "CUDNN_ACTIVATION_ELU")) {

@@ -65,6 +65,7 @@ void agg_fput_safe(FILE *f, const char *s);
 /* strict number parsing: the whole field, finite, decimal (no spaces, hex, inf, nan) */
 int agg_parse_double(const char *s, double *out);
 int agg_parse_long(const char *s, long *out);
+int *agg_parse_list(const char *s, int *n);
 
 /* ---- CSV/TSV reading (agg_csv.c) ---- */
 struct agg_reader {

@@ -913,21 +913,15 @@ static void agg_mrun_free(void *p)
  * in no part yet; if so they are marked as in one */
 static int agg_part_nodes(struct agg_mrun *mr, const char *list, long a)
 {
-    if (!mr->group_of)
-        return 0;
+    int n, ok = mr->group_of != NULL, *v = agg_parse_list(list, &n);
     if (!mr->in_part)
         mr->in_part = agg_xcalloc((size_t)mr->nodes + 1, 1);
-    for (int pass = 0; pass < 2; pass++)
-        for (const char *s = list; *s;) {
-            char *end;
-            long v = strtol(s, &end, 10);
-            if (!pass && (mr->group_of[v] != a + 1 || mr->in_part[v]))
-                return 0;
-            if (pass)
-                mr->in_part[v] = 1;
-            s = *end == ',' ? end + 1 : end;
-        }
-    return 1;
+    for (int k = 0; k < n && ok; k++)
+        ok = mr->group_of[v[k]] == a + 1 && !mr->in_part[v[k]];
+    for (int k = 0; k < n && ok; k++)
+        mr->in_part[v[k]] = 1;
+    free(v);
+    return ok;
 }
 
 /* every number of a "1,2,3" list (or "-") is below n */
@@ -1099,12 +1093,10 @@ static int agg_ingest_manifest(struct agg_ing *g, struct agg_reader *r)
                 id->grouped[a] = 1;
                 if (!id->group_of)
                     id->group_of = agg_xcalloc((size_t)id->nodes + 1, sizeof(int));
-                for (const char *p = f[5]; strcmp(f[5], "-") && *p;) {
-                    char *end;
-                    long v = strtol(p, &end, 10);
-                    id->group_of[v] = (int)a + 1;
-                    p = *end == ',' ? end + 1 : end;
-                }
+                int nm, *mv = agg_parse_list(f[5], &nm);
+                for (int j = 0; j < nm; j++)
+                    id->group_of[mv[j]] = (int)a + 1;
+                free(mv);
             }
             sqlite3_bind_int64(s, 2, a);
             agg_bind_text(s, 3, f[3]);

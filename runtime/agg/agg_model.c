@@ -11,23 +11,6 @@ static char *agg_col_dup(sqlite3_stmt *s, int i)
     return agg_xstrdup(t ? (const char *)t : "");
 }
 
-static int *agg_parse_list(const char *s, int *n)
-{
-    *n = 0;
-    if (!s || !*s || !strcmp(s, "-"))
-        return NULL;
-    int cap = 1;
-    for (const char *p = s; *p; p++)
-        cap += *p == ',';
-    int *v = agg_xmalloc((size_t)cap * sizeof(int));
-    for (const char *p = s; *p;) {
-        v[(*n)++] = (int)strtol(p, (char **)&p, 10);
-        if (*p == ',')
-            p++;
-    }
-    return v;
-}
-
 static char *agg_cell_key(long target, const char *layer, const char *prec)
 {
     return agg_xprintf("%ld\x1f%s\x1f%s", target, layer, prec);

@@ -241,6 +241,24 @@ int agg_parse_double(const char *s, double *out)
     return 0;
 }
 
+/* the numbers of a "1,2,3" list (NULL, *N 0 for "" or "-"), malloc'd */
+int *agg_parse_list(const char *s, int *n)
+{
+    *n = 0;
+    if (!s || !*s || !strcmp(s, "-"))
+        return NULL;
+    int cap = 1;
+    for (const char *p = s; *p; p++)
+        cap += *p == ',';
+    int *v = agg_xmalloc((size_t)cap * sizeof(int));
+    for (const char *p = s; *p;) {
+        v[(*n)++] = (int)strtol(p, (char **)&p, 10);
+        if (*p == ',')
+            p++;
+    }
+    return v;
+}
+
 int agg_parse_long(const char *s, long *out)
 {
     const char *p = s + (*s == '+' || *s == '-');
