@@ -139,11 +139,13 @@ $(ZOO_ORACLE): $(BINDIR)/gen test/oracle/zoo_check.py
 	@mv $@.tmp $@
 
 # BENANZA_CUDA_COMPILE=no: the builds of generated CUDA folders are skipped (the compile check
-# of every generated CUDA benchmark, the hostile-names and repro folders): they test generated
-# code, not ours; asan-test runs gen on the same models and leaves the builds to test
+# of every generated CUDA benchmark, the hostile-names and repro folders), and so are the host
+# checks of the runtime's CUDA-side code (references, conversions, kernels on the host): they
+# test code built with its own flags, not ours under the sanitizers; asan-test runs gen on the
+# same models and leaves the builds to test
 BENANZA_CUDA_COMPILE ?= yes
-# BENANZA_E2E_SEMANTICS=0: the e2e tests of the generated kernels' semantics are skipped
-# (asan-test: ninja builds that code with the folder's flags, out of the sanitizers' reach)
+# BENANZA_E2E_SEMANTICS=0: the e2e tests stop after gen (asan-test: ninja builds the rest,
+# run_all and the folder's bin/agg, with the folder's flags, out of the sanitizers' reach)
 BENANZA_E2E_SEMANTICS ?= 1
 unit-test: $(BINDIR)/gen $(BINDIR)/agg $(BUILD)/test/unit $(ORACLE) $(SHAPE_ORACLE) $(ZOO_ORACLE)
 	BENANZA_GEN=$(BINDIR)/gen BENANZA_AGG=$(BINDIR)/agg BENANZA_SHARED=$(SHARED) BENANZA_ONNX_TESTDATA=$(ONNX_TESTDATA) \

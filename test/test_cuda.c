@@ -47,6 +47,20 @@ static bool generated_code_built(const char *what)
     return false;
 }
 
+/* The checks of the runtime's own code here (references, conversions, kernels run on the host)
+ * build it with their own flags, not the sanitizers': with BENANZA_CUDA_COMPILE=no (make
+ * asan-test) they are skipped, make test runs them */
+static bool runtime_checks(void)
+{
+    if (!have_cuda())
+        return false;
+    if (cuda_compile_off()) {
+        TEST_SKIP("BENANZA_CUDA_COMPILE=no: a check of the runtime's code built with its own flags (make test's)\n");
+        return false;
+    }
+    return true;
+}
+
 static void write_fixture(enum fixture f, const char *path)
 {
     uint8_t *data;
@@ -143,7 +157,7 @@ static void cuda_hostile_names(void **state)
 static void cuda_half_conversions(void **state)
 {
     (void)state;
-    if (!have_cuda())
+    if (!runtime_checks())
         return;
     const char *py = test_env("PYTHON", "python3");
     if (test_sh("%s -c 'import numpy, ml_dtypes' 2>/dev/null", py) != 0) {
@@ -163,7 +177,7 @@ static void cuda_half_conversions(void **state)
 static void cuda_host_references(void **state)
 {
     (void)state;
-    if (!have_cuda())
+    if (!runtime_checks())
         return;
     assert_int_equal(test_sh("cc -std=c11 -O1 -Wall -Wextra -Werror -I'%s/include' test/cuda_ref_check.c -o '%s/refcheck' "
                              "-L'%s/lib64' -Wl,-rpath,'%s/lib64' -ldnnl -lcudnn -lcublasLt -lcublas -lcudart -ldl -lm && '%s/refcheck' > "
@@ -179,7 +193,7 @@ static void cuda_host_references(void **state)
 static void cuda_attention_reference(void **state)
 {
     (void)state;
-    if (!have_cuda())
+    if (!runtime_checks())
         return;
     assert_int_equal(test_sh("'%s/bin/nvcc' -std=c++17 -Werror all-warnings test/attention_ref_check.cu -o '%s/attref' -ldl "
                              "&& '%s/attref' > '%s/attref.jsonl'",
@@ -219,7 +233,7 @@ static void emu_check(const char *name)
 static void cuda_attention_emulated(void **state)
 {
     (void)state;
-    if (have_cuda())
+    if (runtime_checks())
         emu_check("attention_emu");
 }
 
@@ -229,7 +243,7 @@ static void cuda_attention_emulated(void **state)
 static void cuda_kernels_emulated(void **state)
 {
     (void)state;
-    if (have_cuda())
+    if (runtime_checks())
         emu_check("kernels_emu");
 }
 
@@ -249,7 +263,7 @@ static void host_check(const char *name, const char *libs)
 static void cuda_resize_layouts(void **state)
 {
     (void)state;
-    if (have_cuda())
+    if (runtime_checks())
         host_check("resize_ref_check", "-ldl");
 }
 
@@ -259,7 +273,7 @@ static void cuda_resize_layouts(void **state)
 static void cuda_kernel_references(void **state)
 {
     (void)state;
-    if (have_cuda())
+    if (runtime_checks())
         host_check("kernel_ref_check", "-ldl -ldnnl");
 }
 

@@ -15,27 +15,12 @@
 static char dir[] = "/tmp/bz-test-e2e-XXXXXX";
 
 
-/* The tests of the generated kernels' semantics (against onnx.reference or plain C
- * definitions) build and run code that ninja compiles with the folder's own flags, out of a
- * sanitizer build's reach. `make asan-test` sets BENANZA_E2E_SEMANTICS=0: those tests then run
- * gen (sanitized: inference, keys, plans, emission) and stop there; make test runs them whole,
- * so that the two suites stay inside CI's time. */
+/* `make asan-test` sets BENANZA_E2E_SEMANTICS=0: every test here then runs gen (sanitized:
+ * inference, keys, plans, emission) and stops there. What follows gen (ninja, run_all, the
+ * folder's bin/agg, the oracles on the kernels' outputs) is code built with the folder's own
+ * flags, out of the sanitizers' reach, and make test runs it whole: running it twice would only
+ * double CI's time. */
 static int gen_only;
-
-#define KERNEL_SEMANTICS_TEST()                                                                         \
-    do {                                                                                                \
-        gen_only = !strcmp(test_env("BENANZA_E2E_SEMANTICS", "1"), "0");                              \
-        if (gen_only)                                                                                   \
-            print_message("BENANZA_E2E_SEMANTICS=0: gen only; building and running the generated code " \
-                          "is make test's\n");                                                          \
-    } while (0)
-
-static int e2e_reset(void **state)
-{
-    (void)state;
-    gen_only = 0;
-    return 0;
-}
 
 /* an oracle script on a folder (nothing when only gen ran) */
 static void run_oracle(const char *py, const char *script, const char *out)
@@ -182,7 +167,6 @@ static void e2e_fixture_wide_concat(void **state)
 static void e2e_fixture_selections(void **state)
 {
     (void)state;
-    KERNEL_SEMANTICS_TEST();
     e2e_fixture_oracle(FIXTURE_SELECTIONS, "2", "plain_check.py");
 }
 
@@ -208,7 +192,6 @@ static void e2e_node_models(const char *name, const char *const *models, size_t 
 static void e2e_maths(void **state)
 {
     (void)state;
-    KERNEL_SEMANTICS_TEST();
     e2e_fixture_oracle(FIXTURE_MATHS, "2", "plain_check.py");
     static const char *const models[] = {
         "acos", "asin", "asinh", "atan", "cosh", "sinh", "isinf_negative", "celu", "shrink_hard",
@@ -225,7 +208,6 @@ static void e2e_maths(void **state)
 static void e2e_indexing(void **state)
 {
     (void)state;
-    KERNEL_SEMANTICS_TEST();
     e2e_fixture_oracle(FIXTURE_INDEXING, "2", "plain_check.py");
     static const char *const models[] = {
         "gathernd_example_float32", "gathernd_example_int32_batch_dim1", "scatter_elements_with_duplicate_indices",
@@ -241,7 +223,6 @@ static void e2e_indexing(void **state)
 static void e2e_reductions(void **state)
 {
     (void)state;
-    KERNEL_SEMANTICS_TEST();
     e2e_fixture_oracle(FIXTURE_REDUCTIONS, "2", "plain_check.py");
     static const char *const models[] = {
         "reduce_log_sum_asc_axes", "reduce_log_sum_exp_do_not_keepdims_random", "reduce_sum_square_keepdims_random",
@@ -258,7 +239,6 @@ static void e2e_reductions(void **state)
 static void e2e_quantized(void **state)
 {
     (void)state;
-    KERNEL_SEMANTICS_TEST();
     const char *py = test_env("BENANZA_PYTHON", "python3");
     e2e_fixture(FIXTURE_QUANTIZED, "2");
     char out[300];
@@ -320,7 +300,6 @@ static void e2e_written_models(const char *name, const char *script, const char 
 static void e2e_activations(void **state)
 {
     (void)state;
-    KERNEL_SEMANTICS_TEST();
     e2e_written_models("activations", "activation_models.py", NULL, 0, false, "swish_default", "Swish: ok", 1);
 }
 
@@ -332,7 +311,6 @@ static void e2e_activations(void **state)
 static void e2e_resampling(void **state)
 {
     (void)state;
-    KERNEL_SEMANTICS_TEST();
     static const char *const node_models[] = {
         "resize_downsample_scales_cubic_A_n0p5_exclude_outside", "resize_tf_crop_and_resize",
         "resize_upsample_sizes_nearest_floor_align_corners", "resize_upsample_scales_cubic_asymmetric",
@@ -349,7 +327,6 @@ static void e2e_resampling(void **state)
 static void e2e_einsum(void **state)
 {
     (void)state;
-    KERNEL_SEMANTICS_TEST();
     static const char *const node_models[] = {"einsum_batch_diagonal", "einsum_batch_matmul", "einsum_inner_prod",
                                               "einsum_sum", "einsum_transpose"};
     e2e_written_models("einsum", "einsum_models.py", node_models, BZ_ARRAY_LEN(node_models), false,
@@ -364,7 +341,6 @@ static void e2e_einsum(void **state)
 static void e2e_signal(void **state)
 {
     (void)state;
-    KERNEL_SEMANTICS_TEST();
     static const char *const node_models[] = {"dft", "dft_axis", "dft_inverse", "stft", "stft_with_window"};
     e2e_written_models("signal", "signal_models.py", node_models, BZ_ARRAY_LEN(node_models), true, "dft_real_axis1",
                        "DFT: ok\\|STFT: ok\\|Window: ok", 11);
@@ -380,7 +356,6 @@ static void e2e_signal(void **state)
 static void e2e_nn(void **state)
 {
     (void)state;
-    KERNEL_SEMANTICS_TEST();
     static const char *const node_models[] = {
         "det_2d", "det_nd", "roialign_aligned_false", "roialign_aligned_true", "maxunpool_export_without_output_shape",
         "maxunpool_export_with_output_shape", "nllloss_NCd1d2_with_weight_reduction_mean", "nllloss_NCd1_ii",
@@ -402,7 +377,6 @@ static void e2e_nn(void **state)
 static void e2e_select(void **state)
 {
     (void)state;
-    KERNEL_SEMANTICS_TEST();
     static const char *const node_models[] = {
         "nonzero_example", "compress_0", "compress_default_axis", "nonmaxsuppression_center_point_box_format",
         "nonmaxsuppression_two_classes", "nonmaxsuppression_limit_output_size", "nonmaxsuppression_two_batches",
@@ -421,7 +395,6 @@ static void e2e_select(void **state)
 static void e2e_strings(void **state)
 {
     (void)state;
-    KERNEL_SEMANTICS_TEST();
     static const char *const node_models[] = {
         "cast_FLOAT_to_STRING", "cast_STRING_to_FLOAT", "castlike_FLOAT_to_STRING", "castlike_STRING_to_FLOAT",
         "strnormalizer_export_monday_casesensintive_lower", "strnormalizer_export_monday_casesensintive_nochangecase",
@@ -508,7 +481,6 @@ static void e2e_control_bodies(void **state)
 static void e2e_random(void **state)
 {
     (void)state;
-    KERNEL_SEMANTICS_TEST();
     const char *py = test_env("BENANZA_PYTHON", "python3");
     const char *data = test_env("BENANZA_ONNX_TESTDATA", "/usr/share/libonnx-testdata/data");
     if (test_sh("%s -c 'import onnx' 2>/dev/null", py) != 0)
@@ -600,7 +572,6 @@ static void e2e_node_models(const char *name, const char *const *models, size_t 
 static void e2e_permutations(void **state)
 {
     (void)state;
-    KERNEL_SEMANTICS_TEST();
     static const char *const models[] = {
         "depthtospace_crd_mode", "depthtospace_dcr_mode", "depthtospace_example", "spacetodepth",
         "spacetodepth_example",  "transpose_default",     "transpose_all_permutations_3",
@@ -620,7 +591,6 @@ static void e2e_instancenorm(void **state)
 static void e2e_selections(void **state)
 {
     (void)state;
-    KERNEL_SEMANTICS_TEST();
     static const char *const models[] = {
         "argmax_keepdims_random_select_last_index", "argmax_no_keepdims_random", "argmin_default_axis_example",
         "argmin_negative_axis_keepdims_random_select_last_index", "scatternd", "split_variable_parts_2d",
@@ -637,7 +607,6 @@ static void e2e_selections(void **state)
 static void e2e_deconv(void **state)
 {
     (void)state;
-    KERNEL_SEMANTICS_TEST();
     e2e_fixture_oracle(FIXTURE_DECONV, "2", "deconv_check.py");
     static const char *const models[] = {
         "convtranspose", "convtranspose_1d", "convtranspose_3d", "convtranspose_autopad_same",
@@ -797,7 +766,6 @@ static void e2e_onnx_functions(void **state)
 static void e2e_recurrent(void **state)
 {
     (void)state;
-    KERNEL_SEMANTICS_TEST();
     static const char *const models[] = {
         "lstm_defaults", "lstm_with_peepholes", "lstm_with_initial_bias", "lstm_batchwise",
         "gru_defaults", "gru_seq_length", "gru_with_initial_bias", "gru_batchwise",
@@ -840,7 +808,6 @@ static double jnum(json_t *row, const char *col)
 static void e2e_calibrate(void **state)
 {
     (void)state;
-    KERNEL_SEMANTICS_TEST();
     uint8_t *data;
     size_t n = fixture_build(FIXTURE_TINY_CNN, &data);
     char model[300], out[300];
@@ -900,40 +867,44 @@ void test_e2e_group(struct test_totals *tot)
         perror("mkdtemp");
         exit(1);
     }
+    gen_only = !strcmp(test_env("BENANZA_E2E_SEMANTICS", "1"), "0");
+    if (gen_only)
+        fprintf(stderr, "e2e-cpu: BENANZA_E2E_SEMANTICS=0: gen only; building and running the generated code is "
+                        "make test's\n");
     struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup(e2e_fixture_cnn, e2e_reset),
-        cmocka_unit_test_setup(e2e_calibrate, e2e_reset),
-        cmocka_unit_test_setup(e2e_fixture_residual, e2e_reset),
-        cmocka_unit_test_setup(e2e_fixture_wide_concat, e2e_reset),
-        cmocka_unit_test_setup(e2e_fixture_selections, e2e_reset),
-        cmocka_unit_test_setup(e2e_maths, e2e_reset),
-        cmocka_unit_test_setup(e2e_activations, e2e_reset),
-        cmocka_unit_test_setup(e2e_indexing, e2e_reset),
-        cmocka_unit_test_setup(e2e_reductions, e2e_reset),
-        cmocka_unit_test_setup(e2e_quantized, e2e_reset),
-        cmocka_unit_test_setup(e2e_resampling, e2e_reset),
-        cmocka_unit_test_setup(e2e_einsum, e2e_reset),
-        cmocka_unit_test_setup(e2e_signal, e2e_reset),
-        cmocka_unit_test_setup(e2e_nn, e2e_reset),
-        cmocka_unit_test_setup(e2e_random, e2e_reset),
-        cmocka_unit_test_setup(e2e_select, e2e_reset),
-        cmocka_unit_test_setup(e2e_strings, e2e_reset),
-        cmocka_unit_test_setup(e2e_control_bodies, e2e_reset),
-        cmocka_unit_test_setup(e2e_scan_shapes, e2e_reset),
-        cmocka_unit_test_setup(e2e_sequence_classes, e2e_reset),
-        cmocka_unit_test_setup(e2e_permutations, e2e_reset),
-        cmocka_unit_test_setup(e2e_selections, e2e_reset),
-        cmocka_unit_test_setup(e2e_instancenorm, e2e_reset),
-        cmocka_unit_test_setup(e2e_f32_only, e2e_reset),
-        cmocka_unit_test_setup(e2e_deconv, e2e_reset),
-        cmocka_unit_test_setup(e2e_conv_work, e2e_reset),
-        cmocka_unit_test_setup(e2e_attention, e2e_reset),
-        cmocka_unit_test_setup(e2e_msft_expansion, e2e_reset),
-        cmocka_unit_test_setup(e2e_onnx_functions, e2e_reset),
-        cmocka_unit_test_setup(e2e_recurrent, e2e_reset),
-        cmocka_unit_test_setup(e2e_shared_cnn, e2e_reset),
-        cmocka_unit_test_setup(e2e_shared_transformer, e2e_reset),
-        cmocka_unit_test_setup(e2e_shared_lstm, e2e_reset),
+        cmocka_unit_test(e2e_fixture_cnn),
+        cmocka_unit_test(e2e_calibrate),
+        cmocka_unit_test(e2e_fixture_residual),
+        cmocka_unit_test(e2e_fixture_wide_concat),
+        cmocka_unit_test(e2e_fixture_selections),
+        cmocka_unit_test(e2e_maths),
+        cmocka_unit_test(e2e_activations),
+        cmocka_unit_test(e2e_indexing),
+        cmocka_unit_test(e2e_reductions),
+        cmocka_unit_test(e2e_quantized),
+        cmocka_unit_test(e2e_resampling),
+        cmocka_unit_test(e2e_einsum),
+        cmocka_unit_test(e2e_signal),
+        cmocka_unit_test(e2e_nn),
+        cmocka_unit_test(e2e_random),
+        cmocka_unit_test(e2e_select),
+        cmocka_unit_test(e2e_strings),
+        cmocka_unit_test(e2e_control_bodies),
+        cmocka_unit_test(e2e_scan_shapes),
+        cmocka_unit_test(e2e_sequence_classes),
+        cmocka_unit_test(e2e_permutations),
+        cmocka_unit_test(e2e_selections),
+        cmocka_unit_test(e2e_instancenorm),
+        cmocka_unit_test(e2e_f32_only),
+        cmocka_unit_test(e2e_deconv),
+        cmocka_unit_test(e2e_conv_work),
+        cmocka_unit_test(e2e_attention),
+        cmocka_unit_test(e2e_msft_expansion),
+        cmocka_unit_test(e2e_onnx_functions),
+        cmocka_unit_test(e2e_recurrent),
+        cmocka_unit_test(e2e_shared_cnn),
+        cmocka_unit_test(e2e_shared_transformer),
+        cmocka_unit_test(e2e_shared_lstm),
     };
     test_group_run(tot, "e2e-cpu", tests, BZ_ARRAY_LEN(tests));
     /* BENANZA_TEST_KEEP=1 leaves the generated folders for a look */
