@@ -243,9 +243,13 @@ static const struct desc_attention *attention_of(struct bz_arena *arena, const j
     a->mask = m && !strcmp(m, "add") ? ATT_MASK_ADD : m && !strcmp(m, "select") ? ATT_MASK_SELECT : ATT_MASK_NONE;
     a->fill = number_any(json_object_get(o, "fill"));
     a->fill_when = (int)json_integer_value(json_object_get(o, "fill_when"));
+    const json_t *rep = json_object_get(o, "rep");
+    a->rep = rep ? json_integer_value(rep) : 1;
     for (int k = 0; k < 6; k++)
         if (shape[k] <= 0)
             return NULL;
+    if (a->rep < 1 || a->h % a->rep)
+        return NULL;
     return a;
 }
 

@@ -134,6 +134,7 @@ bool fusion_is_qdq(enum fusion_pattern p);
 enum att_mask { ATT_MASK_NONE, ATT_MASK_ADD, ATT_MASK_SELECT };
 struct desc_attention {
     int64_t b, h, sq, skv, d, dv;
+    int64_t rep; /* query heads per K and V head (grouped-query attention; 1: one each) */
     int64_t q[4], k[4], v[4], o[4], m[4];
     int64_t q_elems, k_elems, v_elems, m_elems;
     double scale, fill;

@@ -448,6 +448,8 @@ static char *kernel_describe(const struct cu_kernel *k)
                           "    (op)->ascale = %.9ef;\n    (op)->afill = %s;\n",
                       (long long)a->q_elems, (long long)a->k_elems, (long long)a->v_elems, (long long)a->m_elems,
                       (int)a->mask, a->fill_when, a->scale, fill);
+        if (a->rep > 1)
+            bz_buf_printf(&b, "    (op)->arep = %lld;\n", (long long)a->rep);
         if (k->tf32)
             bz_buf_puts(&b, "    (op)->tf32 = 1;\n");
         if (k->split)

@@ -110,6 +110,7 @@ static void add_group_nodes(struct fctx *f, const char *pattern, int layer, cons
     struct model_run *run = f->run;
     run->groups = bz_realloc(run->groups, (size_t)(run->n_groups + 1) * sizeof(*run->groups));
     struct fusion_group *fg = &run->groups[run->n_groups];
+    BZ_ASSERT(n <= (int)BZ_ARRAY_LEN(fg->nodes));
     memset(fg, 0, sizeof(*fg));
     fg->id = run->n_groups;
     fg->pattern = pattern;
@@ -846,14 +847,55 @@ struct att_operand {
     int64_t dims[4], st[4], elems;
 };
 
+/* Grouped-query attention's sharing of K and V heads, as gen's Attention expansion and Hugging
+ * Face's repeat_kv write it: X = Reshape(Expand(Unsqueeze(S) at axis 2, [B, Nkv, R, T, D]),
+ * [B, Nkv R, T, D]), each node read only by the next (the Reshape by the group). Its three
+ * nodes go into NODES, S into *SRC; R (> 1), else 0: not that form. The fused kernel reads S,
+ * query head h using K and V head h / R, as frameworks' GQA kernels do (no copy of the heads). */
+static int64_t repeat_kv(const struct fctx *f, const struct ir_value *x, int *nodes, const struct ir_value **src)
+{
+    int rs = producer(x);
+    if (!is_view(f, rs, "Reshape") || f->n_consumers[rs] != 1 || x->type.rank != 4)
+        return 0;
+    int ex = producer(f->g->nodes[rs].inputs[0]);
+    if (!is_view(f, ex, "Expand") || f->n_consumers[ex] != 1)
+        return 0;
+    int us = producer(f->g->nodes[ex].inputs[0]);
+    if (!is_view(f, us, "Unsqueeze") || f->n_consumers[us] != 1)
+        return 0;
+    const struct ir_value *s = f->g->nodes[us].inputs[0], *u = f->g->nodes[us].outputs[0],
+                          *e = f->g->nodes[ex].outputs[0];
+    if (!s || s->type.rank != 4 || u->type.rank != 5 || e->type.rank != 5)
+        return 0;
+    int64_t sd[4], ud[5], ed[5], xd[4];
+    for (int k = 0; k < 5; k++) {
+        ud[k] = u->type.dims[k].value, ed[k] = e->type.dims[k].value;
+        if (k < 4)
+            sd[k] = s->type.dims[k].value, xd[k] = x->type.dims[k].value;
+    }
+    int64_t r = ed[2];
+    for (int k = 0; k < 4; k++)
+        if (sd[k] <= 0 || xd[k] <= 0)
+            return 0;
+    if (r <= 1 || ud[0] != sd[0] || ud[1] != sd[1] || ud[2] != 1 || ud[3] != sd[2] || ud[4] != sd[3] ||
+        ed[0] != sd[0] || ed[1] != sd[1] || ed[3] != sd[2] || ed[4] != sd[3] || xd[0] != sd[0] ||
+        xd[1] != sd[1] * r || xd[2] != sd[2] || xd[3] != sd[3])
+        return 0;
+    nodes[0] = us, nodes[1] = ex, nodes[2] = rs;
+    *src = s;
+    return r;
+}
+
+/* BUF (not NULL): the buffer the operand is read from instead of the Transpose's input or X
+ * itself, of the same rank (repeat_kv's S: its heads' strides stand for X's, read at h / R) */
 static bool operand_of(const struct layer_set *s, const struct fctx *f, const struct ir_value *x, int transpose,
-                       struct att_operand *o)
+                       const struct ir_value *buf, struct att_operand *o)
 {
     int r = x->type.rank;
     if (r != 3 && r != 4)
         return false;
     int64_t d[4], st[4], cs[8], acc = 1;
-    const struct ir_value *src = transpose >= 0 ? f->g->nodes[transpose].inputs[0] : x;
+    const struct ir_value *src = buf ? buf : transpose >= 0 ? f->g->nodes[transpose].inputs[0] : x;
     if (!src || src->type.rank != r)
         return false;
     for (int k = r - 1; k >= 0; k--) {
@@ -913,9 +955,10 @@ static json_t *ints4(const int64_t *v)
 }
 
 /* MatMul(Q, K^T) [-> Div/Mul scale] [-> Add mask | Where(mask, fill, .)] -> Softmax(last axis)
- * -> MatMul(., V), with a Div/Mul of Q by a scale before it and the Transposes that split the
- * heads of Q, K and V and merge those of the output: one fused attention (flash attention, as
- * frameworks run it). The group records the shapes, each operand's strides in the buffer the
+ * -> MatMul(., V), with a Div/Mul of Q by a scale before it, the Transposes that split the
+ * heads of Q, K and V and merge those of the output, and the repeats of K's and V's heads of
+ * grouped-query attention (repeat_kv): one fused attention (flash attention, as frameworks run
+ * it). The group records the shapes, each operand's strides in the buffer the
  * fused kernel reads (the taken-in transposes become strides), the scale and the mask. */
 static void find_attention(struct layer_set *s, struct fctx *f, int run_index)
 {
@@ -992,9 +1035,17 @@ static void find_attention(struct layer_set *s, struct fctx *f, int run_index)
         int to = only_consumer(f, mm2);
         if (!is_op(f, to, "Transpose") || g->nodes[to].inputs[0] != m2->outputs[0])
             to = -1;
+        /* K's and V's heads shared by groups of R query heads (the same R for both) */
+        int krep[3], vrep[3];
+        const struct ir_value *kbuf = NULL, *vbuf = NULL;
+        int64_t rk = repeat_kv(f, tk >= 0 ? g->nodes[tk].inputs[0] : m1->inputs[1], krep, &kbuf);
+        int64_t rv = repeat_kv(f, tv >= 0 ? g->nodes[tv].inputs[0] : m2->inputs[1], vrep, &vbuf);
+        int64_t rep = rk > 1 && rk == rv ? rk : 1;
+        if (rep == 1)
+            kbuf = vbuf = NULL;
         struct att_operand Q, KT, V, O;
-        if (!operand_of(s, f, q, tq, &Q) || !operand_of(s, f, m1->inputs[1], tk, &KT) ||
-            !operand_of(s, f, m2->inputs[1], tv, &V) || !operand_of(s, f, m2->outputs[0], -1, &O))
+        if (!operand_of(s, f, q, tq, NULL, &Q) || !operand_of(s, f, m1->inputs[1], tk, kbuf, &KT) ||
+            !operand_of(s, f, m2->inputs[1], tv, vbuf, &V) || !operand_of(s, f, m2->outputs[0], -1, NULL, &O))
             continue;
         /* the output's strides: its own, or where the group takes in the Transpose after it,
          * the places the Transpose's output puts its elements */
@@ -1042,8 +1093,11 @@ static void find_attention(struct layer_set *s, struct fctx *f, int run_index)
                 continue;
             melems = acc;
         }
-        int nodes[12], n = 0;
-        for (int k = 0, order[] = {tq, qscale, tk, tv, mm1, scale, mask, sm, mm2, to}; k < 10; k++)
+        int nodes[16], n = 0, none = -1;
+        for (int k = 0, order[] = {tq, qscale, rep > 1 ? krep[0] : none, rep > 1 ? krep[1] : none, rep > 1 ? krep[2] : none,
+                                   tk, rep > 1 ? vrep[0] : none, rep > 1 ? vrep[1] : none, rep > 1 ? vrep[2] : none, tv,
+                                   mm1, scale, mask, sm, mm2, to};
+             k < 16; k++)
             if (order[k] >= 0)
                 nodes[n++] = order[k];
         int64_t shape[6] = {b, h, sq, skv, d, dv};
@@ -1061,7 +1115,16 @@ static void find_attention(struct layer_set *s, struct fctx *f, int run_index)
             json_object_set_new(extra, "fill", canon_json_number(fill));
             json_object_set_new(extra, "fill_when", json_integer(fill_when));
         }
-        add_group(s, f, "attention", nodes, n, run_index, extra);
+        if (rep > 1)
+            json_object_set_new(extra, "rep", json_integer((json_int_t)rep));
+        /* the layer's members: the computing nodes (repeat_kv's Unsqueeze and Reshape are
+         * views, which the group holds but its key leaves out) */
+        int members[16], nm = 0;
+        for (int k = 0; k < n; k++)
+            if (f->run->cls[nodes[k]] != NODE_FREE)
+                members[nm++] = nodes[k];
+        add_group_nodes(f, "attention", group_layer(s, f, "attention", "attention", members, nm, run_index, extra), nodes,
+                        n);
     }
 }
 
@@ -1291,8 +1354,10 @@ static int fusion_cublaslt(const struct layer_desc *d, struct cu_plan *p)
 static int attention_cudnn(const struct layer_desc *d, struct cu_plan *p)
 {
     const struct desc_attention *a = d->attention;
+    /* not written for shared K and V heads (rep > 1): cuDNN takes them as K and V of fewer
+     * heads, a graph this one is not; our kernels run those */
     if (!a || a->d % 8 || a->dv % 8 || a->d > 256 || a->dv > 256 || a->mask == ATT_MASK_SELECT ||
-        (a->mask == ATT_MASK_ADD && !a->m[3]))
+        (a->mask == ATT_MASK_ADD && !a->m[3]) || a->rep > 1)
         return -1;
     p->family = CU_SDPA;
     p->att = a;

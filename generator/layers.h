@@ -40,7 +40,8 @@ struct fusion_group {
                            "layernorm", "gelu", "gelu_tanh", "attention", ... (desc.c) */
     int layer;          /* index of the fused layer in the set, -1 if none */
     int n_nodes;
-    int nodes[12];      /* top-level node indices, in data-flow order */
+    int nodes[16];      /* top-level node indices, in data-flow order (an attention group with
+                           grouped-query heads holds 16 at most) */
     /* parts of the group fused on their own, for the members' side of agg's min(fused,
      * members): a convolution's SiLU as the silu group it would be without the convolution,
      * the convolution with its batch norm and residual sum but not its activation */

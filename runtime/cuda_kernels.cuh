@@ -93,6 +93,8 @@ struct bk_op {
     long long ab, ah, asq, askv, ad, adv;
     long long aq[4], ak[4], av[4], ao[4], am[4];
     long long aq_elems, ak_elems, av_elems, am_elems;
+    long long arep;           /* query heads per K and V head (grouped-query attention): query
+                                 head h reads K and V head h / arep; 0 or 1: one each */
     int amask, afill_when;
     float ascale, afill;
     int tf32;                 /* BK_ATTENTION in f32: on TF32 Tensor Cores (bk_attention_tc<float>),
@@ -852,6 +854,7 @@ enum { BK_ATT_MAXD = 256, BK_ATT_BQ = 64, BK_ATT_BK = 64, BK_ATT_WARPS = 4 };
 
 struct bk_att {
     long long b, h, sq, skv, d, dv;
+    long long rep; /* query heads per K and V head */
     long long q[4], k[4], v[4], o[4], m[4];
     int mask, fill_when;
     float scale, fill;
@@ -939,7 +942,7 @@ __global__ void __launch_bounds__(BK_ATT_WARPS * 32) bk_attention_rows(const T *
     float *qrow = (float *)bk_smem + warp * D, *ks = (float *)bk_smem + BK_ATT_WARPS * D, *vs = ks + 32 * (D + 1);
     const long long i = (long long)blockIdx.x * BK_ATT_WARPS + warp, h = blockIdx.y, b = blockIdx.z;
     const bool live = i < a.sq; /* a row past the end still helps copy the tiles */
-    const T *kb = k + b * a.k[0] + h * a.k[1], *vb = v + b * a.v[0] + h * a.v[1];
+    const T *kb = k + b * a.k[0] + h / a.rep * a.k[1], *vb = v + b * a.v[0] + h / a.rep * a.v[1];
     if (live) {
         const T *qp = q + b * a.q[0] + h * a.q[1] + i * a.q[2];
         for (int d = lane; d < D; d += 32)
@@ -1256,8 +1259,8 @@ __device__ void bk_attention_tc_body(const T *q, const T *k, const T *v, const v
     for (long long j0 = 0; j0 < a.skv; j0 += BK_ATT_BK) {
         __syncthreads(); /* the last tile's K and V are read by every warp */
         const int keys = a.skv - j0 < BK_ATT_BK ? (int)(a.skv - j0) : BK_ATT_BK;
-        bk_tile_load(Ks, ldq, k + b * a.k[0] + h * a.k[1] + j0 * a.k[2], a.k[2], a.k[3], BK_ATT_BK, keys, D, tid, nt);
-        bk_tile_load(Vs, ldv, v + b * a.v[0] + h * a.v[1] + j0 * a.v[2], a.v[2], a.v[3], BK_ATT_BK, keys, DV, tid, nt);
+        bk_tile_load(Ks, ldq, k + b * a.k[0] + h / a.rep * a.k[1] + j0 * a.k[2], a.k[2], a.k[3], BK_ATT_BK, keys, D, tid, nt);
+        bk_tile_load(Vs, ldv, v + b * a.v[0] + h / a.rep * a.v[1] + j0 * a.v[2], a.v[2], a.v[3], BK_ATT_BK, keys, DV, tid, nt);
         __syncthreads();
         /* this warp's 16 rows of scores, 16 keys at a time */
         for (int n = 0; n < BK_ATT_BK / 16; n++)
@@ -1389,7 +1392,7 @@ __device__ void bk_attention_split_body(const T *q, const T *k, const T *v, cons
     float *Sw = my.s, *Ow = my.o, *wm = my.m, *wl = my.l, *wa = my.a;
     T *Pw = my.p;
     const long long q0 = (long long)blockIdx.x * BK_SPL_BQ, h = blockIdx.y, b = blockIdx.z;
-    const T *kb = k + b * a.k[0] + h * a.k[1], *vb = v + b * a.v[0] + h * a.v[1];
+    const T *kb = k + b * a.k[0] + h / a.rep * a.k[1], *vb = v + b * a.v[0] + h / a.rep * a.v[1];
     const int tiles = (int)((a.skv + BK_ATT_BK - 1) / BK_ATT_BK);
     bk_tile_async(Qs, ldq, q + b * a.q[0] + h * a.q[1] + q0 * a.q[2], a.q[2], a.q[3], BK_SPL_BQ,
                   a.sq - q0 < BK_SPL_BQ ? (int)(a.sq - q0) : BK_SPL_BQ, D, tid, nt);
@@ -1479,12 +1482,13 @@ static void bk_att_ref_row(const struct bk_op *op, void *const *in, long long b,
                            double *out)
 {
     const T *q = (const T *)in[0], *k = (const T *)in[1], *v = (const T *)in[2];
+    const long long rep = op->arep > 1 ? op->arep : 1; /* K and V head h / rep */
     double mx = -INFINITY;
     for (long long j = 0; j < op->askv; j++) {
         double dot = 0;
         for (long long d = 0; d < op->ad; d++)
             dot += (double)bk_f(q[b * op->aq[0] + h * op->aq[1] + i * op->aq[2] + d * op->aq[3]]) *
-                   (double)bk_f(k[b * op->ak[0] + h * op->ak[1] + j * op->ak[2] + d * op->ak[3]]);
+                   (double)bk_f(k[b * op->ak[0] + h / rep * op->ak[1] + j * op->ak[2] + d * op->ak[3]]);
         double x = dot * op->ascale;
         long long at = b * op->am[0] + h * op->am[1] + i * op->am[2] + j * op->am[3];
         if (op->amask == 1)
@@ -1502,7 +1506,7 @@ static void bk_att_ref_row(const struct bk_op *op, void *const *in, long long b,
     for (long long c = 0; c < op->adv; c++) {
         double acc = 0;
         for (long long j = 0; j < op->askv; j++)
-            acc += s[j] * (double)bk_f(v[b * op->av[0] + h * op->av[1] + j * op->av[2] + c * op->av[3]]);
+            acc += s[j] * (double)bk_f(v[b * op->av[0] + h / rep * op->av[1] + j * op->av[2] + c * op->av[3]]);
         out[c] = acc / sum;
     }
 }
@@ -1642,6 +1646,7 @@ static bk_att bk_att_of(const struct bk_op *op)
 {
     bk_att a;
     a.b = op->ab, a.h = op->ah, a.sq = op->asq, a.skv = op->askv, a.d = op->ad, a.dv = op->adv;
+    a.rep = op->arep > 1 ? op->arep : 1;
     for (int d = 0; d < 4; d++) {
         a.q[d] = op->aq[d];
         a.k[d] = op->ak[d];

@@ -58,13 +58,13 @@ static int failures;
 
 /* a case (att_case's LAYOUT: 2 is a transposed K, which no 16-byte tile copy takes) through
  * the kernels VS */
-static void run_case(const char *name, int dt, bool tf32, long long b, long long h, long long sq, long long skv,
-                     long long d, long long dv, int layout, int mask, const long long *mdims, float fill, int fill_when,
-                     const enum variant *vs, int nv)
+static void run_case_rep(const char *name, int dt, bool tf32, long long b, long long h, long long sq, long long skv,
+                         long long d, long long dv, int layout, int mask, const long long *mdims, float fill,
+                         int fill_when, const enum variant *vs, int nv, long long rep)
 {
     struct bk_op op;
     void *in[4];
-    att_case(&op, in, dt, b, h, sq, skv, d, dv, layout, mask, mdims, fill, fill_when, 1.0f / sqrtf((float)d), 4242u);
+    att_case(&op, in, dt, b, h, sq, skv, d, dv, layout, mask, mdims, fill, fill_when, 1.0f / sqrtf((float)d), rep, 4242u);
     op.tf32 = tf32;
     const long long no = b * h * sq * dv;
     void *want = calloc((size_t)no, pl_esize(dt)), *got = malloc((size_t)no * pl_esize(dt));
@@ -90,14 +90,22 @@ static void run_case(const char *name, int dt, bool tf32, long long b, long long
         const char *ty = dt == PL_FLOAT16 ? "f16" : dt == PL_BFLOAT16 ? "bf16" : tf32 ? "tf32" : "f32";
         bool ok = bad == 0;
         failures += !ok;
-        printf("%s %s %s %s: b%lld h%lld sq%lld skv%lld d%lld dv%lld, max error %.3g (tolerance %.3g)%s\n",
-               ok ? "ok" : "FAIL", vnames[vs[j]], ty, name, b, h, sq, skv, d, dv, worst, bk_att_tol(&op),
+        printf("%s %s %s %s: b%lld h%lld (%lld per K/V head) sq%lld skv%lld d%lld dv%lld, max error %.3g (tolerance %.3g)%s\n",
+               ok ? "ok" : "FAIL", vnames[vs[j]], ty, name, b, h, rep, sq, skv, d, dv, worst, bk_att_tol(&op),
                ok ? "" : (" in " + std::to_string(bad) + " elements").c_str());
     }
     for (int i = 0; i < 4; i++)
         free(in[i]);
     free(want);
     free(got);
+}
+
+/* one query head per K and V head */
+static void run_case(const char *name, int dt, bool tf32, long long b, long long h, long long sq, long long skv,
+                     long long d, long long dv, int layout, int mask, const long long *mdims, float fill, int fill_when,
+                     const enum variant *vs, int nv)
+{
+    run_case_rep(name, dt, tf32, b, h, sq, skv, d, dv, layout, mask, mdims, fill, fill_when, vs, nv, 1);
 }
 
 int main(void)
@@ -125,5 +133,13 @@ int main(void)
     const long long qk_bool[4] = {1, 1, 100, 100};
     run_case("vit tokens", PL_FLOAT16, false, 1, 1, 197, 197, 64, 64, 1, 0, NULL, 0, 0, all_tc, 2);
     run_case("where mask per query and key", PL_FLOAT, true, 1, 2, 100, 100, 64, 64, 1, 2, qk_bool, -INFINITY, 0, all_tc, 2);
+    /* grouped-query attention (Llama's): 4 query heads reading 2 K and V heads, heads split
+     * (a query head's K and V head is h / 2: a kernel that read head h would read past them) */
+    const long long gqa_keys[4] = {2, 1, 1, 70};
+    run_case_rep("grouped query heads", PL_FLOAT16, false, 1, 4, 64, 64, 64, 64, 1, 0, NULL, 0, 0, all_tc, 2, 2);
+    run_case_rep("grouped query heads, added mask", PL_BFLOAT16, false, 2, 4, 37, 70, 32, 32, 0, 1, gqa_keys, 0, 0,
+                 all_tc, 2, 4);
+    run_case_rep("grouped query heads", PL_FLOAT, true, 1, 4, 64, 64, 64, 64, 1, 0, NULL, 0, 0, all_tc, 2, 2);
+    run_case_rep("grouped query heads", PL_FLOAT, false, 1, 6, 37, 70, 16, 16, 1, 0, NULL, 0, 0, f32v, 2, 3);
     return failures ? 1 : 0;
 }

@@ -23,12 +23,12 @@ static void print_buf(const char *name, const void *p, int dt, long long n)
     printf("]");
 }
 
-static void run_case(const char *name, int dt, long long b, long long h, long long sq, long long skv, long long d,
-                     long long dv, int bshd, int mask, const long long *mdims, float fill, int fill_when)
+static void run_case_rep(const char *name, int dt, long long b, long long h, long long sq, long long skv, long long d,
+                         long long dv, int bshd, int mask, const long long *mdims, float fill, int fill_when, long long rep)
 {
     struct bk_op op;
     void *in[4];
-    att_case(&op, in, dt, b, h, sq, skv, d, dv, bshd, mask, mdims, fill, fill_when, 0.3535533906f, 99u);
+    att_case(&op, in, dt, b, h, sq, skv, d, dv, bshd, mask, mdims, fill, fill_when, 0.3535533906f, rep, 99u);
     long long n[4] = {op.aq_elems, op.ak_elems, op.av_elems, op.am_elems};
     long long no = b * h * sq * dv;
     void *out = calloc((size_t)no, pl_esize(dt));
@@ -36,7 +36,8 @@ static void run_case(const char *name, int dt, long long b, long long h, long lo
         fprintf(stderr, "%s: out of memory\n", name);
         exit(1);
     }
-    printf("{\"name\": \"%s\", \"shape\": [%lld, %lld, %lld, %lld, %lld, %lld]", name, b, h, sq, skv, d, dv);
+    printf("{\"name\": \"%s\", \"shape\": [%lld, %lld, %lld, %lld, %lld, %lld], \"rep\": %lld", name, b, h, sq, skv, d,
+           dv, rep);
     printf(", \"q_st\": [%lld, %lld, %lld, %lld], \"k_st\": [%lld, %lld, %lld, %lld]", op.aq[0], op.aq[1], op.aq[2],
            op.aq[3], op.ak[0], op.ak[1], op.ak[2], op.ak[3]);
     printf(", \"v_st\": [%lld, %lld, %lld, %lld], \"o_st\": [%lld, %lld, %lld, %lld]", op.av[0], op.av[1], op.av[2],
@@ -56,6 +57,12 @@ static void run_case(const char *name, int dt, long long b, long long h, long lo
     free(out);
 }
 
+static void run_case(const char *name, int dt, long long b, long long h, long long sq, long long skv, long long d,
+                     long long dv, int bshd, int mask, const long long *mdims, float fill, int fill_when)
+{
+    run_case_rep(name, dt, b, h, sq, skv, d, dv, bshd, mask, mdims, fill, fill_when, 1);
+}
+
 int main(void)
 {
     long long full[4] = {2, 3, 5, 7}, keys[4] = {2, 1, 1, 7}, causal[4] = {1, 1, 5, 7};
@@ -68,5 +75,7 @@ int main(void)
     run_case("where mask, kept where true", PL_FLOAT, 2, 3, 5, 7, 4, 3, 0, 2, keys, -3.0f, 0);
     run_case("f16", PL_FLOAT16, 1, 2, 6, 5, 16, 16, 1, 1, keys, 0, 0);
     run_case("bf16", PL_BFLOAT16, 1, 2, 6, 5, 16, 16, 1, 0, NULL, 0, 0);
+    run_case_rep("grouped query heads (2 per K/V head)", PL_FLOAT, 2, 4, 5, 7, 4, 3, 0, 0, NULL, 0, 0, 2);
+    run_case_rep("grouped query heads (3 per K/V head), BSHD, added mask", PL_FLOAT, 2, 6, 5, 7, 4, 3, 1, 1, keys, 0, 0, 3);
     return 0;
 }

@@ -21,9 +21,10 @@ def strided(buf, shape, st):
 
 def reference(c):
     b, h, sq, skv, d, dv = c["shape"]
+    rep = c.get("rep", 1)  # query heads per K and V head: K and V have h / rep, each repeated
     q = strided(np.array(c["q"], dtype=np.float64), (b, h, sq, d), c["q_st"])
-    k = strided(np.array(c["k"], dtype=np.float64), (b, h, skv, d), c["k_st"])
-    v = strided(np.array(c["v"], dtype=np.float64), (b, h, skv, dv), c["v_st"])
+    k = np.repeat(strided(np.array(c["k"], dtype=np.float64), (b, h // rep, skv, d), c["k_st"]), rep, axis=1)
+    v = np.repeat(strided(np.array(c["v"], dtype=np.float64), (b, h // rep, skv, dv), c["v_st"]), rep, axis=1)
     s = np.einsum("bhqd,bhkd->bhqk", q, k) * c["scale"]
     if c["mask"]:
         m = strided(np.array(c["m"], dtype=np.float64), (b, h, sq, skv), c["m_st"])

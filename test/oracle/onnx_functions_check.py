@@ -12,10 +12,11 @@ replaced by ONNX operators), test/oracle/gen_graph.py makes that an ONNX model a
 Runtime (graph optimizations off, so that it runs the ONNX operators as they are) runs both on
 the same random inputs. Every output must agree within 1e-4 of its largest value (f16: 2e-3),
 no node of the operator may be left, no value may leave a fusion group but through its last
-node, and gen --layers must count one attention group for an
-Attention (an rmsnorm, rope or rope_pairs group for the others where gen's kernels take them;
-the same groups in the forms PyTorch exports, the rotation by pairs held to its definition). The forms gen leaves as they are (softcap, the QK output, RotaryEmbedding tables of
-the wrong width) must be left, with the reason said.
+node, and gen --layers must count one attention group for an Attention, holding both repeats
+of K's and V's heads where query heads share them (an rmsnorm, rope or rope_pairs group for the
+others where gen's kernels take them; the same groups in the forms PyTorch exports, the
+rotation by pairs held to its definition). The forms gen leaves as they are (softcap, the QK
+output, RotaryEmbedding tables of the wrong width) must be left, with the reason said.
 
 usage: onnx_functions_check.py WORKDIR
 Prints one line per case; exit status 1 on any mismatch, 77 when this onnx or ONNX Runtime is too
@@ -166,6 +167,15 @@ def fused_groups(path, prefix):
 GROUP_OF = {"Attention": "attention", "RMSNormalization": "rmsnorm", "RotaryEmbedding": "rope"}
 
 
+def kv_shared(model):
+    """whether the model's Attention has fewer K and V heads than query heads"""
+    n = model.graph.node[0]
+    a = {x.name: helper.get_attribute_value(x) for x in n.attribute}
+    dims = {i.name: [d.dim_value for d in i.type.tensor_type.shape.dim] for i in model.graph.input}
+    q, k = dims[n.input[0]], dims[n.input[1]]
+    return a.get("q_num_heads", 0) != a.get("kv_num_heads", 0) if len(q) == 3 else q[1] != k[1]
+
+
 def check(name, path, op, tol, want_groups):
     original = onnx.load(path)
     mine, err = rebuild(path)
@@ -177,11 +187,17 @@ def check(name, path, op, tol, want_groups):
     prefix = GROUP_OF.get(op)
     if isinstance(want_groups, tuple):
         prefix, want_groups = want_groups
-    groups = fused_groups(path, prefix)[0] if prefix else 0
+    groups, ops = fused_groups(path, prefix) if prefix else (0, [])
     leaked = leaks(path, os.path.dirname(path))
-    ok = not left and worst <= tol and "not written" not in err and groups == want_groups and not leaked
-    print("%s %s: %d ONNX nodes, outputs %s, max relative error %.3g, %s groups %d%s%s" % (
+    # grouped query heads: the repeat of K's and V's heads (Unsqueeze, Expand, Reshape) is the
+    # attention group's too, its kernels reading each shared head in place
+    shared = [o.split("+").count("Expand") for o in ops] if op == "Attention" and kv_shared(original) else None
+    ok = not left and worst <= tol and "not written" not in err and groups == want_groups and not leaked and \
+        (shared is None or shared == [2] * groups)
+    print("%s %s: %d ONNX nodes, outputs %s, max relative error %.3g, %s groups %d%s%s%s" % (
         "ok  " if ok else "FAIL", name, len(mine.graph.node), ",".join(sorted(want)), worst, prefix or "fused", groups,
+        ", K's and V's shared heads in it" if shared == [2] * groups else
+        ", the repeats of K's and V's heads NOT in it" if shared is not None else "",
         " (left: %s; %s)" % (left, err.strip()) if left or "not written" in err else "",
         "; " + "; ".join(leaked) if leaked else ""))
     return ok
