@@ -15,7 +15,8 @@ no node of the operator may be left, no value may leave a fusion group but throu
 node, and gen --layers must count one attention group for an Attention, holding both repeats
 of K's and V's heads where query heads share them (an rmsnorm, rope or rope_pairs group for the
 others where gen's kernels take them; the same groups in the forms PyTorch exports, the
-rotation by pairs held to its definition). The forms gen leaves as they are (softcap, the QK
+rotation by pairs held to its definition, and Llama's grouped-query attention with repeat_kv
+made of Shape arithmetic, dynamic batch and sequence). The forms gen leaves as they are (softcap, the QK
 output, RotaryEmbedding tables of the wrong width) must be left, with the reason said.
 
 usage: onnx_functions_check.py WORKDIR
@@ -150,10 +151,10 @@ def feed(m):
     return out
 
 
-def fused_groups(path, prefix):
-    """gen --layers: the uses of its fused layers named PREFIX__..., and their ops"""
+def fused_groups(path, prefix, args=()):
+    """gen --layers (with ARGS): the uses of its fused layers named PREFIX__..., and their ops"""
     gen = os.environ.get("BENANZA_GEN", "bin/gen")
-    out = subprocess.run([gen, "--layers", path], check=True, capture_output=True, text=True).stdout
+    out = subprocess.run([gen, "--layers", path, *args], check=True, capture_output=True, text=True).stdout
     n, ops = 0, []
     for line in out.splitlines():
         f = line.split()
@@ -237,7 +238,73 @@ def main():
     bad += not rmsnorm_as_exported(work)
     bad += not rope_as_exported(work)
     bad += not rope_pairs_as_exported(work)
+    bad += not gqa_as_exported(work)
     return 1 if bad else 0
+
+
+def gqa_as_exported(work):
+    """Llama's attention as PyTorch exports it with dynamic batch and sequence: repeat_kv of K and
+    V (Unsqueeze at axis 2, Expand and Reshape to shapes made from Shape, Gather, Unsqueeze,
+    Concat and Mul), MatMul with K transposed, Div by sqrt(d), Add the mask, Softmax, MatMul with
+    V: one attention group holding both Expands; with 1 query head per K and V head (Expand to 1)
+    the same group without them (nothing to share); the Shape arithmetic stays outside"""
+    ok = True
+    for rep in (4, 1):
+        B, S = "batch", "seq"
+        nq, nkv, d = 8, 8 // rep, 16
+        inputs = [helper.make_tensor_value_info("q", F, [B, nq, S, d]),
+                  helper.make_tensor_value_info("k", F, [B, nkv, S, d]),
+                  helper.make_tensor_value_info("v", F, [B, nkv, S, d]),
+                  helper.make_tensor_value_info("mask", F, [B, 1, S, S])]
+        inits = [onnx.numpy_helper.from_array(np.array([2], np.int64), "axis2"),
+                 onnx.numpy_helper.from_array(np.array([0], np.int64), "axis0"),
+                 onnx.numpy_helper.from_array(np.array([rep], np.int64), "rep"),
+                 onnx.numpy_helper.from_array(np.array(rep, np.int64), "rep_s"),
+                 onnx.numpy_helper.from_array(np.array(np.sqrt(d), np.float32), "sqrt_d")]
+        for i in range(4):
+            inits.append(onnx.numpy_helper.from_array(np.array(i, np.int64), "i%d" % i))
+        nodes = []
+
+        def repeat_kv(x):
+            n = lambda *a, **k: nodes.append(helper.make_node(*a, **k))
+            n("Shape", [x], [x + "_shape"])
+            for i in range(4):
+                n("Gather", [x + "_shape", "i%d" % i], [x + "_d%d" % i], axis=0)
+                n("Unsqueeze", [x + "_d%d" % i, "axis0"], [x + "_u%d" % i])
+            n("Mul", [x + "_d1", "rep_s"], [x + "_heads"])
+            n("Unsqueeze", [x + "_heads", "axis0"], [x + "_uh"])
+            n("Concat", [x + "_u0", x + "_u1", "rep", x + "_u2", x + "_u3"], [x + "_wide_shape"], axis=0)
+            n("Concat", [x + "_u0", x + "_uh", x + "_u2", x + "_u3"], [x + "_shared_shape"], axis=0)
+            n("Unsqueeze", [x, "axis2"], [x + "_5d"])
+            n("Expand", [x + "_5d", x + "_wide_shape"], [x + "_wide"])
+            n("Reshape", [x + "_wide", x + "_shared_shape"], [x + "_shared"])
+            return x + "_shared"
+
+        kr, vr = repeat_kv("k"), repeat_kv("v")
+        nodes += [helper.make_node("Transpose", [kr], ["kt"], perm=[0, 1, 3, 2]),
+                  helper.make_node("MatMul", ["q", "kt"], ["scores"]),
+                  helper.make_node("Div", ["scores", "sqrt_d"], ["scaled"]),
+                  helper.make_node("Add", ["scaled", "mask"], ["masked"]),
+                  helper.make_node("Softmax", ["masked"], ["probs"], axis=-1),
+                  helper.make_node("MatMul", ["probs", vr], ["ctx"]),
+                  helper.make_node("Transpose", ["ctx"], ["y"], perm=[0, 2, 1, 3])]
+        y = helper.make_tensor_value_info("y", F, [B, S, nq, d])
+        m = helper.make_model(helper.make_graph(nodes, "gqa", inputs, [y], inits),
+                              opset_imports=[helper.make_opsetid("", 18)])
+        onnx.checker.check_model(m, full_check=True)
+        path = os.path.join(work, "gqa_exported_rep%d.onnx" % rep)
+        onnx.save(m, path)
+        n, ops = fused_groups(path, "attention", ("-b", "2", "--dim", "seq=7"))
+        leaked = leaks(path, work, ("--dim", "seq=7"))
+        # with rep 1 the Expand to 1 copies K and V as they are: not grouped-query sharing
+        want = [2 if rep > 1 else 0]
+        got = [o.split("+").count("Expand") for o in ops]
+        good = n == 1 and got == want and not leaked
+        print("%s attention as PyTorch exports Llama's (repeat_kv by Shape arithmetic), %d query heads per K/V "
+              "head: attention groups %d, Expands in it %s (want %s)%s" % (
+                  "ok  " if good else "FAIL", rep, n, got, want, "; " + "; ".join(leaked) if leaked else ""))
+        ok = ok and good
+    return ok
 
 
 def rmsnorm_as_exported(work):
@@ -324,14 +391,14 @@ def rope_as_exported(work):
     return ok
 
 
-def leaks(path, work):
+def leaks(path, work, args=()):
     """gen's manifest for the model at PATH: the values that leave a fusion group other than
     through its last node (a node outside it reading a member that is not the last), as
     'node N reads member M of group G' (agg's critical path takes a group as one node, and such
     a value would make a cycle of it; a Shape or Size reads no data and does not count)"""
     out = os.path.join(work, os.path.basename(path) + ".gen")
     gen = os.environ.get("BENANZA_GEN", "bin/gen")
-    subprocess.run([gen, "--backend", "none", "-b", "1", path, "-o", out], check=True, capture_output=True)
+    subprocess.run([gen, "--backend", "none", "-b", "1", path, "-o", out, *args], check=True, capture_output=True)
     preds, groups = {}, []
     with open(os.path.join(out, "manifest.tsv")) as f:
         for line in f:
