@@ -347,6 +347,16 @@ void emit_add_bench(struct emit_ctx *e, const char *file, const struct layer *l,
     e->v[e->n++] = (struct emit_bench){bz_strdup(file), bz_strdup(l->id), bz_strdup(l->op), bz_buf_steal(&m), rule};
 }
 
+/* the node a group's use is shown at: its first computing node (an attention group may start
+ * with a view its key leaves out) */
+static int group_shown_at(const struct model_run *run, const struct fusion_group *fg)
+{
+    for (int k = 0; k < fg->n_nodes; k++)
+        if (run->cls[fg->nodes[k]] != NODE_FREE)
+            return fg->nodes[k];
+    return fg->nodes[0];
+}
+
 json_t *emit_uses(const struct pipeline *p, int layer_index, int max)
 {
     json_t *arr = json_array();
@@ -355,7 +365,7 @@ json_t *emit_uses(const struct pipeline *p, int layer_index, int max)
         const struct model_run *run = &p->runs[r];
         for (int i = 0; i < run->n_nodes; i++) {
             const struct fusion_group *fg = run->group[i] >= 0 ? &run->groups[run->group[i]] : NULL;
-            bool uses = run->layer[i] == layer_index || (fg && fg->layer == layer_index && fg->nodes[0] == i);
+            bool uses = run->layer[i] == layer_index || (fg && fg->layer == layer_index && group_shown_at(run, fg) == i);
             for (int q = 0; fg && q < fg->n_parts; q++)
                 uses |= fg->parts[q].layer == layer_index && fg->parts[q].nodes[0] == i;
             if (!uses)

@@ -886,6 +886,16 @@ static int64_t repeat_kv(const struct fctx *f, const struct ir_value *x, int *no
     return r;
 }
 
+/* whether Transpose node T (-1: none) leaves the batch and head axes where they are: the head
+ * axis a repeat_kv made must stay the kernels' head axis (h / R) */
+static bool keeps_heads(const struct layer_set *s, const struct fctx *f, int t)
+{
+    if (t < 0)
+        return true;
+    const struct desc_ints *perm = &s->v[f->run->layer[t]].desc->a.perm;
+    return perm->n == 4 && perm->v[0] == 0 && perm->v[1] == 1;
+}
+
 /* BUF (not NULL): the buffer the operand is read from instead of the Transpose's input or X
  * itself, of the same rank (repeat_kv's S: its heads' strides stand for X's, read at h / R) */
 static bool operand_of(const struct layer_set *s, const struct fctx *f, const struct ir_value *x, int transpose,
@@ -1040,7 +1050,7 @@ static void find_attention(struct layer_set *s, struct fctx *f, int run_index)
         const struct ir_value *kbuf = NULL, *vbuf = NULL;
         int64_t rk = repeat_kv(f, tk >= 0 ? g->nodes[tk].inputs[0] : m1->inputs[1], krep, &kbuf);
         int64_t rv = repeat_kv(f, tv >= 0 ? g->nodes[tv].inputs[0] : m2->inputs[1], vrep, &vbuf);
-        int64_t rep = rk > 1 && rk == rv ? rk : 1;
+        int64_t rep = rk > 1 && rk == rv && keeps_heads(s, f, tk) && keeps_heads(s, f, tv) ? rk : 1;
         if (rep == 1)
             kbuf = vbuf = NULL;
         struct att_operand Q, KT, V, O;

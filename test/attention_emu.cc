@@ -133,11 +133,12 @@ int main(void)
     const long long qk_bool[4] = {1, 1, 100, 100};
     run_case("vit tokens", PL_FLOAT16, false, 1, 1, 197, 197, 64, 64, 1, 0, NULL, 0, 0, all_tc, 2);
     run_case("where mask per query and key", PL_FLOAT, true, 1, 2, 100, 100, 64, 64, 1, 2, qk_bool, -INFINITY, 0, all_tc, 2);
-    /* grouped-query attention (Llama's): 4 query heads reading 2 K and V heads, heads split
-     * (a query head's K and V head is h / 2: a kernel that read head h would read past them) */
+    /* grouped-query attention (Llama's): query head h reads K and V head h / R (R query heads
+     * per K and V head; a kernel that read head h would read past them, one that read h % Nkv
+     * the wrong one): 4 query heads on 2 K/V heads, 8 on 2, 4 on 2, 6 on 2 */
     const long long gqa_keys[4] = {2, 1, 1, 70};
     run_case_rep("grouped query heads", PL_FLOAT16, false, 1, 4, 64, 64, 64, 64, 1, 0, NULL, 0, 0, all_tc, 2, 2);
-    run_case_rep("grouped query heads, added mask", PL_BFLOAT16, false, 2, 4, 37, 70, 32, 32, 0, 1, gqa_keys, 0, 0,
+    run_case_rep("grouped query heads, added mask", PL_BFLOAT16, false, 2, 8, 37, 70, 32, 32, 0, 1, gqa_keys, 0, 0,
                  all_tc, 2, 4);
     run_case_rep("grouped query heads", PL_FLOAT, true, 1, 4, 64, 64, 64, 64, 1, 0, NULL, 0, 0, all_tc, 2, 2);
     run_case_rep("grouped query heads", PL_FLOAT, false, 1, 6, 37, 70, 16, 16, 1, 0, NULL, 0, 0, f32v, 2, 3);

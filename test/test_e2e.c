@@ -658,7 +658,8 @@ static void e2e_conv_work(void **state)
  * fused layer's description (shape, strides, scale, mask) against ONNX Runtime running the
  * group's nodes. ONNX Runtime's own export (gpt2-tiny-random-ort-fused) has its 5 attentions
  * fused already, as com.microsoft Attention nodes: the walk is of the ONNX nodes gen writes them
- * as (gen --graph). gen only. */
+ * as (gen --graph). And Llama's grouped-query attention as PyTorch exports it (a model the oracle
+ * writes): K's and V's repeated heads read in place. gen only. */
 static void e2e_attention(void **state)
 {
     (void)state;
@@ -673,6 +674,13 @@ static void e2e_attention(void **state)
     bz_buf_init(&expect);
     bz_buf_puts(&args, "--zoo bert_base --zoo gpt2 --zoo vit_base");
     bz_buf_puts(&expect, " bert_base-seq128=12 gpt2-seq128=12 vit_base=12");
+    /* Llama's grouped-query attention as PyTorch exports it (the oracle writes it): its group
+     * holds the repeats of K's and V's heads, its key their unrepeated buffers */
+    char gqa[300];
+    snprintf(gqa, sizeof(gqa), "%s/llama_gqa.onnx", dir);
+    assert_int_equal(test_sh("%s test/oracle/attention_check.py model '%s'", py, gqa), 0);
+    bz_buf_printf(&args, " '%s' '--dim=llama_gqa:seq=7'", gqa);
+    bz_buf_puts(&expect, " llama_gqa=1 '--dim=llama_gqa:seq=7'");
     const char *root = test_env("BENANZA_SHARED", "../shared");
     char path[4300];
     int have_shared = 0;

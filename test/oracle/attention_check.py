@@ -13,11 +13,14 @@ For every run of the manifest:
     (onnx.utils.Extractor), runs them in ONNX Runtime on random inputs and holds the result
     to numpy's attention computed from what the layer's key records (shape, the strides of Q,
     K, V, the output and the mask in their buffers, the scale, the mask's kind and fill): the
-    description the fused kernels and their host reference read.
+    description the fused kernels and their host reference read (K and V of grouped-query
+    attention as their unrepeated buffers, each head read by `rep` query heads).
 
 usage: attention_check.py DIR [--dim=NAME=V ...] [MODEL=N ...]
   (--dim: as given to gen; MODEL=N: the model must have N attentions, fused ones included)
 Prints one line per run; exit status 1 on any mismatch.
+       attention_check.py model FILE.onnx
+  writes llama_gqa_model(4): Llama's grouped-query attention as PyTorch exports it
 """
 import json
 import os
@@ -172,9 +175,10 @@ def check_group(model, members, att, shapes):
     b, h, sq, skv, d, dv = att["shape"]
     qb, kb, vb = (feed[x].astype(np.float64).ravel() for x in (q, k, v))
     assert qb.size == att["q_elems"] and kb.size == att["k_elems"] and vb.size == att["v_elems"], "buffer sizes"
+    rep = att.get("rep", 1)  # query heads per K and V head: their buffers hold h / rep heads
     Q = strided(qb, (b, h, sq, d), att["q"])
-    K = strided(kb, (b, h, skv, d), att["k"])
-    V = strided(vb, (b, h, skv, dv), att["v"])
+    K = np.repeat(strided(kb, (b, h // rep, skv, d), att["k"]), rep, axis=1)
+    V = np.repeat(strided(vb, (b, h // rep, skv, dv), att["v"]), rep, axis=1)
     s = np.einsum("bhqd,bhkd->bhqk", Q, K) * att["scale"]
     if att["mask"] != "none":
         mb = feed[ins[3]].astype(np.float64).ravel()
@@ -192,7 +196,60 @@ def check_group(model, members, att, shapes):
     return float(np.max(np.abs(got - want)))
 
 
+def llama_gqa_model(rep, nq=8, d=16):
+    """Llama's attention as PyTorch exports it, batch and sequence dynamic ("batch", "seq"):
+    repeat_kv of K and V (Unsqueeze at axis 2, then Expand and Reshape to shapes made from
+    Shape, Gather, Unsqueeze, Concat and Mul), MatMul with K transposed, Div by sqrt(d), Add the
+    mask [B, 1, S, S], Softmax, MatMul with V, the heads merged back by a Transpose; NQ query
+    heads, NQ / REP K and V heads"""
+    F = onnx.TensorProto.FLOAT
+    h = onnx.helper
+    B, S, nkv = "batch", "seq", nq // rep
+    inputs = [h.make_tensor_value_info("q", F, [B, nq, S, d]), h.make_tensor_value_info("k", F, [B, nkv, S, d]),
+              h.make_tensor_value_info("v", F, [B, nkv, S, d]), h.make_tensor_value_info("mask", F, [B, 1, S, S])]
+    inits = [numpy_helper.from_array(np.array([2], np.int64), "axis2"),
+             numpy_helper.from_array(np.array([0], np.int64), "axis0"),
+             numpy_helper.from_array(np.array([rep], np.int64), "rep"),
+             numpy_helper.from_array(np.array(rep, np.int64), "rep_s"),
+             numpy_helper.from_array(np.array(np.sqrt(d), np.float32), "sqrt_d")]
+    inits += [numpy_helper.from_array(np.array(i, np.int64), "i%d" % i) for i in range(4)]
+    nodes = []
+
+    def n(*a, **k):
+        nodes.append(h.make_node(*a, **k))
+
+    def repeat_kv(x):
+        n("Shape", [x], [x + "_shape"])
+        for i in range(4):
+            n("Gather", [x + "_shape", "i%d" % i], [x + "_d%d" % i], axis=0)
+            n("Unsqueeze", [x + "_d%d" % i, "axis0"], [x + "_u%d" % i])
+        n("Mul", [x + "_d1", "rep_s"], [x + "_heads"])
+        n("Unsqueeze", [x + "_heads", "axis0"], [x + "_uh"])
+        n("Concat", [x + "_u0", x + "_u1", "rep", x + "_u2", x + "_u3"], [x + "_wide_shape"], axis=0)
+        n("Concat", [x + "_u0", x + "_uh", x + "_u2", x + "_u3"], [x + "_shared_shape"], axis=0)
+        n("Unsqueeze", [x, "axis2"], [x + "_5d"])
+        n("Expand", [x + "_5d", x + "_wide_shape"], [x + "_wide"])
+        n("Reshape", [x + "_wide", x + "_shared_shape"], [x + "_shared"])
+        return x + "_shared"
+
+    kr, vr = repeat_kv("k"), repeat_kv("v")
+    n("Transpose", [kr], ["kt"], perm=[0, 1, 3, 2])
+    n("MatMul", ["q", "kt"], ["scores"])
+    n("Div", ["scores", "sqrt_d"], ["scaled"])
+    n("Add", ["scaled", "mask"], ["masked"])
+    n("Softmax", ["masked"], ["probs"], axis=-1)
+    n("MatMul", ["probs", vr], ["ctx"])
+    n("Transpose", ["ctx"], ["y"], perm=[0, 2, 1, 3])
+    y = h.make_tensor_value_info("y", F, [B, S, nq, d])
+    m = h.make_model(h.make_graph(nodes, "llama_gqa", inputs, [y], inits), opset_imports=[h.make_opsetid("", 18)])
+    onnx.checker.check_model(m, full_check=True)
+    return m
+
+
 def main():
+    if sys.argv[1] == "model":
+        onnx.save(llama_gqa_model(4), sys.argv[2])
+        return 0
     folder = sys.argv[1]
     expect, dims = {}, {}
     raw_dims = [a for a in sys.argv[2:] if a.startswith("--dim=")]

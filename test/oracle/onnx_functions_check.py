@@ -32,6 +32,7 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper
 
+from attention_check import llama_gqa_model
 from gen_graph import max_relative_error, rebuild, run_ort
 
 F = TensorProto.FLOAT
@@ -243,60 +244,16 @@ def main():
 
 
 def gqa_as_exported(work):
-    """Llama's attention as PyTorch exports it with dynamic batch and sequence: repeat_kv of K and
-    V (Unsqueeze at axis 2, Expand and Reshape to shapes made from Shape, Gather, Unsqueeze,
-    Concat and Mul), MatMul with K transposed, Div by sqrt(d), Add the mask, Softmax, MatMul with
-    V: one attention group holding both Expands; with 1 query head per K and V head (Expand to 1)
-    the same group without them (nothing to share); the Shape arithmetic stays outside"""
+    """Llama's attention as PyTorch exports it (attention_check.llama_gqa_model: dynamic batch and
+    sequence, repeat_kv's Expand and Reshape shapes made by Shape arithmetic): one attention
+    group holding both Expands at 4 query heads per K and V head; at 1 (an Expand to 1, a copy,
+    not sharing) the same group without them; no value leaving it"""
     ok = True
     for rep in (4, 1):
-        B, S = "batch", "seq"
-        nq, nkv, d = 8, 8 // rep, 16
-        inputs = [helper.make_tensor_value_info("q", F, [B, nq, S, d]),
-                  helper.make_tensor_value_info("k", F, [B, nkv, S, d]),
-                  helper.make_tensor_value_info("v", F, [B, nkv, S, d]),
-                  helper.make_tensor_value_info("mask", F, [B, 1, S, S])]
-        inits = [onnx.numpy_helper.from_array(np.array([2], np.int64), "axis2"),
-                 onnx.numpy_helper.from_array(np.array([0], np.int64), "axis0"),
-                 onnx.numpy_helper.from_array(np.array([rep], np.int64), "rep"),
-                 onnx.numpy_helper.from_array(np.array(rep, np.int64), "rep_s"),
-                 onnx.numpy_helper.from_array(np.array(np.sqrt(d), np.float32), "sqrt_d")]
-        for i in range(4):
-            inits.append(onnx.numpy_helper.from_array(np.array(i, np.int64), "i%d" % i))
-        nodes = []
-
-        def repeat_kv(x):
-            n = lambda *a, **k: nodes.append(helper.make_node(*a, **k))
-            n("Shape", [x], [x + "_shape"])
-            for i in range(4):
-                n("Gather", [x + "_shape", "i%d" % i], [x + "_d%d" % i], axis=0)
-                n("Unsqueeze", [x + "_d%d" % i, "axis0"], [x + "_u%d" % i])
-            n("Mul", [x + "_d1", "rep_s"], [x + "_heads"])
-            n("Unsqueeze", [x + "_heads", "axis0"], [x + "_uh"])
-            n("Concat", [x + "_u0", x + "_u1", "rep", x + "_u2", x + "_u3"], [x + "_wide_shape"], axis=0)
-            n("Concat", [x + "_u0", x + "_uh", x + "_u2", x + "_u3"], [x + "_shared_shape"], axis=0)
-            n("Unsqueeze", [x, "axis2"], [x + "_5d"])
-            n("Expand", [x + "_5d", x + "_wide_shape"], [x + "_wide"])
-            n("Reshape", [x + "_wide", x + "_shared_shape"], [x + "_shared"])
-            return x + "_shared"
-
-        kr, vr = repeat_kv("k"), repeat_kv("v")
-        nodes += [helper.make_node("Transpose", [kr], ["kt"], perm=[0, 1, 3, 2]),
-                  helper.make_node("MatMul", ["q", "kt"], ["scores"]),
-                  helper.make_node("Div", ["scores", "sqrt_d"], ["scaled"]),
-                  helper.make_node("Add", ["scaled", "mask"], ["masked"]),
-                  helper.make_node("Softmax", ["masked"], ["probs"], axis=-1),
-                  helper.make_node("MatMul", ["probs", vr], ["ctx"]),
-                  helper.make_node("Transpose", ["ctx"], ["y"], perm=[0, 2, 1, 3])]
-        y = helper.make_tensor_value_info("y", F, [B, S, nq, d])
-        m = helper.make_model(helper.make_graph(nodes, "gqa", inputs, [y], inits),
-                              opset_imports=[helper.make_opsetid("", 18)])
-        onnx.checker.check_model(m, full_check=True)
         path = os.path.join(work, "gqa_exported_rep%d.onnx" % rep)
-        onnx.save(m, path)
+        onnx.save(llama_gqa_model(rep), path)
         n, ops = fused_groups(path, "attention", ("-b", "2", "--dim", "seq=7"))
         leaked = leaks(path, work, ("--dim", "seq=7"))
-        # with rep 1 the Expand to 1 copies K and V as they are: not grouped-query sharing
         want = [2 if rep > 1 else 0]
         got = [o.split("+").count("Expand") for o in ops]
         good = n == 1 and got == want and not leaked
