@@ -124,11 +124,17 @@ static void add_group_nodes(struct fctx *f, const char *pattern, int layer, cons
     run->n_groups++;
 }
 
-/* the group of NODES: its layer (group_layer), its nodes taken */
+/* the group of NODES: its layer (group_layer over its computing nodes: a view the group holds,
+ * a free node with no layer, stays out of the key), its nodes taken */
 static void add_group_as(struct layer_set *s, struct fctx *f, const char *pattern, const char *prefix,
                          const int *nodes, int n, int run_index, json_t *extra)
 {
-    add_group_nodes(f, pattern, group_layer(s, f, pattern, prefix, nodes, n, run_index, extra), nodes, n);
+    int members[BZ_ARRAY_LEN(((struct fusion_group *)NULL)->nodes)], nm = 0;
+    BZ_ASSERT(n <= (int)BZ_ARRAY_LEN(members));
+    for (int k = 0; k < n; k++)
+        if (f->run->cls[nodes[k]] != NODE_FREE)
+            members[nm++] = nodes[k];
+    add_group_nodes(f, pattern, group_layer(s, f, pattern, prefix, members, nm, run_index, extra), nodes, n);
 }
 
 /* the group's layer named after its pattern */
@@ -635,8 +641,7 @@ static void find_rope_pairs(struct layer_set *s, struct fctx *f, int run_index)
         if (!rope_sum(f, rs, x, nodes, 4))
             continue;
         int all[10] = {od, ev, ng, un, ue, cat, rs, nodes[4], nodes[5], nodes[6]};
-        add_group_nodes(f, "rope_pairs", group_layer(s, f, "rope_pairs", "rope_pairs", nodes, 7, run_index, NULL), all,
-                        10);
+        add_group(s, f, "rope_pairs", all, 10, run_index, NULL);
     }
 }
 
@@ -1045,14 +1050,18 @@ static void find_attention(struct layer_set *s, struct fctx *f, int run_index)
         int to = only_consumer(f, mm2);
         if (!is_op(f, to, "Transpose") || g->nodes[to].inputs[0] != m2->outputs[0])
             to = -1;
-        /* K's and V's heads shared by groups of R query heads (the same R for both) */
+        /* K's and V's heads shared by groups of R query heads (the same R for both); their
+         * repeats' nodes, -1 where none is taken in */
         int krep[3], vrep[3];
         const struct ir_value *kbuf = NULL, *vbuf = NULL;
         int64_t rk = repeat_kv(f, tk >= 0 ? g->nodes[tk].inputs[0] : m1->inputs[1], krep, &kbuf);
         int64_t rv = repeat_kv(f, tv >= 0 ? g->nodes[tv].inputs[0] : m2->inputs[1], vrep, &vbuf);
         int64_t rep = rk > 1 && rk == rv && keeps_heads(s, f, tk) && keeps_heads(s, f, tv) ? rk : 1;
-        if (rep == 1)
+        if (rep == 1) {
             kbuf = vbuf = NULL;
+            for (int k = 0; k < 3; k++)
+                krep[k] = vrep[k] = -1;
+        }
         struct att_operand Q, KT, V, O;
         if (!operand_of(s, f, q, tq, NULL, &Q) || !operand_of(s, f, m1->inputs[1], tk, kbuf, &KT) ||
             !operand_of(s, f, m2->inputs[1], tv, vbuf, &V) || !operand_of(s, f, m2->outputs[0], -1, NULL, &O))
@@ -1103,10 +1112,9 @@ static void find_attention(struct layer_set *s, struct fctx *f, int run_index)
                 continue;
             melems = acc;
         }
-        int nodes[16], n = 0, none = -1;
-        for (int k = 0, order[] = {tq, qscale, rep > 1 ? krep[0] : none, rep > 1 ? krep[1] : none, rep > 1 ? krep[2] : none,
-                                   tk, rep > 1 ? vrep[0] : none, rep > 1 ? vrep[1] : none, rep > 1 ? vrep[2] : none, tv,
-                                   mm1, scale, mask, sm, mm2, to};
+        int nodes[16], n = 0;
+        for (int k = 0, order[] = {tq, qscale, krep[0], krep[1], krep[2], tk, vrep[0], vrep[1], vrep[2], tv, mm1, scale,
+                                   mask, sm, mm2, to};
              k < 16; k++)
             if (order[k] >= 0)
                 nodes[n++] = order[k];
@@ -1127,14 +1135,7 @@ static void find_attention(struct layer_set *s, struct fctx *f, int run_index)
         }
         if (rep > 1)
             json_object_set_new(extra, "rep", json_integer((json_int_t)rep));
-        /* the layer's members: the computing nodes (repeat_kv's Unsqueeze and Reshape are
-         * views, which the group holds but its key leaves out) */
-        int members[16], nm = 0;
-        for (int k = 0; k < n; k++)
-            if (f->run->cls[nodes[k]] != NODE_FREE)
-                members[nm++] = nodes[k];
-        add_group_nodes(f, "attention", group_layer(s, f, "attention", "attention", members, nm, run_index, extra), nodes,
-                        n);
+        add_group(s, f, "attention", nodes, n, run_index, extra);
     }
 }
 
