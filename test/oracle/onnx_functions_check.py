@@ -16,8 +16,9 @@ node, and gen --layers must count one attention group for an Attention, holding 
 of K's and V's heads where query heads share them (an rmsnorm, rope or rope_pairs group for the
 others where gen's kernels take them; the same groups in the forms PyTorch exports, the
 rotation by pairs held to its definition, and Llama's grouped-query attention with repeat_kv
-made of Shape arithmetic, dynamic batch and sequence). The forms gen leaves as they are (softcap, the QK
-output, RotaryEmbedding tables of the wrong width) must be left, with the reason said.
+made of Shape arithmetic, dynamic batch and sequence). The forms gen leaves as they are
+(softcap, the QK output, RotaryEmbedding tables of the wrong width) must be left, with the
+reason said.
 
 usage: onnx_functions_check.py WORKDIR
 Prints one line per case; exit status 1 on any mismatch, 77 when this onnx or ONNX Runtime is too
