@@ -140,6 +140,8 @@ static char *op_initializer(const struct cu_plan *p, const struct cu_type *t, co
         bz_buf_printf(&b, ",\n    .att = {.b = %lld, .h = %lld, .sq = %lld, .skv = %lld, .d = %lld, .dv = %lld",
                       (long long)a->b, (long long)a->h, (long long)a->sq, (long long)a->skv, (long long)a->d,
                       (long long)a->dv);
+        if (a->rep > 1) /* grouped-query attention: K and V of h / rep heads */
+            bz_buf_printf(&b, ", .rep = %lld", (long long)a->rep);
         static const char *const names[5] = {"q", "k", "v", "o", "m"};
         const int64_t *st[5] = {a->q, a->k, a->v, a->o, a->m};
         for (int n = 0; n < 5; n++)

@@ -1361,14 +1361,13 @@ static int fusion_cublaslt(const struct layer_desc *d, struct cu_plan *p)
 
 /* The attention group through cuDNN's fused attention (the backend API graph, BC_SDPA): f16
  * and bf16 on Tensor Cores, head sizes multiples of 8 up to 256, no mask or an added one that
- * varies along the keys (cuDNN's bias; a Where mask has no cuDNN form) */
+ * varies along the keys (cuDNN's bias; a Where mask has no cuDNN form). Grouped-query
+ * attention (rep > 1) as K and V of fewer heads than Q, the graph's matmuls broadcasting them */
 static int attention_cudnn(const struct layer_desc *d, struct cu_plan *p)
 {
     const struct desc_attention *a = d->attention;
-    /* not written for shared K and V heads (rep > 1): cuDNN takes them as K and V of fewer
-     * heads, a graph this one is not; our kernels run those */
     if (!a || a->d % 8 || a->dv % 8 || a->d > 256 || a->dv > 256 || a->mask == ATT_MASK_SELECT ||
-        (a->mask == ATT_MASK_ADD && !a->m[3]) || a->rep > 1)
+        (a->mask == ATT_MASK_ADD && !a->m[3]))
         return -1;
     p->family = CU_SDPA;
     p->att = a;

@@ -595,9 +595,10 @@ static inline long long br_terms(const struct bc_lib_op *op)
 }
 
 /* BC_SDPA: every output element against softmax(Q K^T scale [+ mask]) V in double (Q in x,
- * K in w, V in x2, the mask in b). cuDNN's attention engines keep the scores in float and round
- * the probabilities to the type before P V: each term of the output may be off by a rounding
- * of p_j |v_j|, and the output by its own. Outputs beyond BR_MAX_CHECK_WORK terms are sampled
+ * K in w, V in x2, the mask in b; query head h reads K's and V's head h / rep). cuDNN's
+ * attention engines keep the scores in float and round the probabilities to the type before
+ * P V: each term of the output may be off by a rounding of p_j |v_j|, and the output by its
+ * own. Outputs beyond BR_MAX_CHECK_WORK terms are sampled
  * by query rows. */
 static inline struct br_check br_sdpa_compare(const struct bc_lib_op *op, const struct br_io *io, const double *got)
 {
@@ -616,12 +617,13 @@ static inline struct br_check br_sdpa_compare(const struct bc_lib_op *op, const 
     long long step = rows <= budget || budget < 1 ? 1 : rows / budget + 1;
     for (long long row = 0; row < rows; row += step) {
         long long i = row % a->sq, hb = row / a->sq, h = hb % a->h, b = hb / a->h;
+        long long hk = a->rep > 1 ? h / a->rep : h; /* K's and V's head (grouped-query attention) */
         double mx = -INFINITY, sum = 0;
         for (long long j = 0; j < a->skv; j++) {
             double dot = 0;
             for (long long e = 0; e < a->d; e++)
                 dot += io->x[b * a->q[0] + h * a->q[1] + i * a->q[2] + e * a->q[3]] *
-                       io->w[b * a->k[0] + h * a->k[1] + j * a->k[2] + e * a->k[3]];
+                       io->w[b * a->k[0] + hk * a->k[1] + j * a->k[2] + e * a->k[3]];
             double x = dot * a->scale;
             if (a->mask)
                 x += io->b[b * a->m[0] + h * a->m[1] + i * a->m[2] + j * a->m[3]];
@@ -635,7 +637,7 @@ static inline struct br_check br_sdpa_compare(const struct bc_lib_op *op, const 
         for (long long e = 0; e < a->dv; e++) {
             double acc = 0, mag = 0;
             for (long long j = 0; j < a->skv; j++) {
-                double vv = io->x2[b * a->v[0] + h * a->v[1] + j * a->v[2] + e * a->v[3]];
+                double vv = io->x2[b * a->v[0] + hk * a->v[1] + j * a->v[2] + e * a->v[3]];
                 acc += s[j] * vv;
                 mag += s[j] * fabs(vv);
             }

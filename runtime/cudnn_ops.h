@@ -50,9 +50,10 @@ enum bc_lib_family {
 /* BC_SDPA: softmax(Q K^T scale [+ mask]) V for each (batch, head); every operand's element
  * strides along (batch, head, row, column) in its buffer (K's and V's rows are the keys), the
  * mask's along the scores' (batch, head, query, key), 0 where it broadcasts; the buffers'
- * sizes (the output's: b h sq dv) */
+ * sizes (the output's: b h sq dv). rep > 1: grouped-query attention, h / rep heads of K and V,
+ * query head i reading K's and V's head i / rep (0 or 1: one each) */
 struct bc_att {
-    long long b, h, sq, skv, d, dv;
+    long long b, h, sq, skv, d, dv, rep;
     long long q[4], k[4], v[4], o[4], m[4];
     long long q_elems, k_elems, v_elems, m_elems;
     int mask; /* 0: none; 1: added to the scaled scores */
@@ -831,10 +832,16 @@ static enum bh_status bc_be_sdpa_ops(struct bc_lib_state *f, const struct bc_lib
         bh_note(r, "cuDNN's fused attention wants f16 or bf16 and a mask along the keys (a gen bug)");
         return BH_ERROR;
     }
-    const long long b = a->b, h = a->h, sq = a->sq, skv = a->skv;
+    const long long b = a->b, h = a->h, sq = a->sq, skv = a->skv, rep = a->rep > 1 ? a->rep : 1;
+    if (h % rep) {
+        bh_note(r, "%lld query heads do not share K and V heads by %lld (a gen bug)", h, rep);
+        return BH_ERROR;
+    }
+    /* grouped-query attention: K and V of h / rep heads, the matmuls' batch dims broadcast
+     * over the query heads sharing one (as cuDNN's frontend builds the graph for GQA) */
     int64_t qd[4] = {b, h, sq, a->d}, qs[4] = {a->q[0], a->q[1], a->q[2], a->q[3]};
-    int64_t kd[4] = {b, h, a->d, skv}, ks[4] = {a->k[0], a->k[1], a->k[3], a->k[2]}; /* K^T */
-    int64_t vd[4] = {b, h, skv, a->dv}, vs[4] = {a->v[0], a->v[1], a->v[2], a->v[3]};
+    int64_t kd[4] = {b, h / rep, a->d, skv}, ks[4] = {a->k[0], a->k[1], a->k[3], a->k[2]}; /* K^T */
+    int64_t vd[4] = {b, h / rep, skv, a->dv}, vs[4] = {a->v[0], a->v[1], a->v[2], a->v[3]};
     int64_t od[4] = {b, h, sq, a->dv}, os[4] = {a->o[0], a->o[1], a->o[2], a->o[3]};
     int64_t sd[4] = {b, h, sq, skv}, ss[4] = {h * sq * skv, sq * skv, skv, 1};
     int64_t rd[4] = {b, h, sq, 1}, rs[4] = {h * sq, sq, 1, 1};

@@ -747,16 +747,18 @@ static void case_f8_gemm(void)
 
 /* cuDNN's fused attention graph (bc_be_sdpa_ops): every tensor and operation finalized by
  * cuDNN without a GPU; with MISMATCH, K's head size differs from Q's in the first product,
- * which cuDNN must refuse */
-static void case_backend_sdpa(const char *name, int dt, int mask, int mismatch)
+ * which cuDNN must refuse. REP > 1: grouped-query attention, K and V of 12 / REP heads */
+static void case_backend_sdpa(const char *name, int dt, int mask, int mismatch, int rep)
 {
     struct bc_lib_op op;
     memset(&op, 0, sizeof(op));
     op.family = BC_SDPA, op.dt = dt;
     struct bc_att *a = &op.att;
-    a->b = 2, a->h = 12, a->sq = 128, a->skv = 96, a->d = 64, a->dv = 64, a->scale = 0.125, a->mask = mask;
-    /* [b, s, h, d] buffers: the heads split by strides, as gen records BERT's */
-    long long qs[4] = {128 * 768, 64, 768, 1}, ks[4] = {96 * 768, 64, 768, 1}, ms[4] = {96, 0, 0, 1};
+    a->b = 2, a->h = 12, a->sq = 128, a->skv = 96, a->d = 64, a->dv = 64, a->scale = 0.125, a->mask = mask, a->rep = rep;
+    /* [b, s, h, d] buffers: the heads split by strides, as gen records BERT's (K's and V's of
+     * their own head count) */
+    long long hk = rep > 1 ? 12 / rep : 12;
+    long long qs[4] = {128 * 768, 64, 768, 1}, ks[4] = {96 * hk * 64, 64, hk * 64, 1}, ms[4] = {96, 0, 0, 1};
     memcpy(a->q, qs, sizeof(qs)), memcpy(a->o, qs, sizeof(qs)), memcpy(a->k, ks, sizeof(ks)), memcpy(a->v, ks, sizeof(ks));
     if (mask)
         memcpy(a->m, ms, sizeof(ms));
@@ -766,9 +768,11 @@ static void case_backend_sdpa(const char *name, int dt, int mask, int mismatch)
     memset(&r, 0, sizeof(r));
     enum bh_status st;
     if (mismatch) {
+        /* K's head size 32 against Q's 64, or (REP) REP K heads, 12 not a multiple of them */
         cudnnBackendDescriptor_t q, k, s;
-        int64_t qd[4] = {2, 12, 128, 64}, kd[4] = {2, 12, 32, 96}, sd[4] = {2, 12, 128, 96};
-        int64_t qst[4] = {128 * 768, 64, 768, 1}, kst[4] = {96 * 768, 64, 1, 768}, sst[4] = {12 * 128 * 96, 128 * 96, 96, 1};
+        int64_t qd[4] = {2, 12, 128, 64}, kd[4] = {2, rep ? rep : 12, rep ? 64 : 32, 96}, sd[4] = {2, 12, 128, 96};
+        int64_t qst[4] = {128 * 768, 64, 768, 1}, kst[4] = {96 * kd[1] * 64, 64, 1, kd[1] * 64},
+                sst[4] = {12 * 128 * 96, 128 * 96, 96, 1};
         st = bc_be_t4(&f, BC_UID_Q, qd, qst, CUDNN_DATA_HALF, 0, 0, &q, &r);
         if (st == BH_OK)
             st = bc_be_t4(&f, BC_UID_K, kd, kst, CUDNN_DATA_HALF, 0, 0, &k, &r);
@@ -836,9 +840,12 @@ int main(void)
     case_nhwc_order();
     case_e4m3();
     case_f8_gemm();
-    case_backend_sdpa("f16, no mask", BC_F16, 0, 0);
-    case_backend_sdpa("bf16, a mask over the keys", BC_BF16, 1, 0);
-    case_backend_sdpa("Q K^T with K's head size wrong", BC_F16, 0, 1);
+    case_backend_sdpa("f16, no mask", BC_F16, 0, 0, 0);
+    case_backend_sdpa("bf16, a mask over the keys", BC_BF16, 1, 0, 0);
+    case_backend_sdpa("Q K^T with K's head size wrong", BC_F16, 0, 1, 0);
+    case_backend_sdpa("f16, grouped-query: 12 query heads, 4 K and V heads", BC_F16, 0, 0, 3);
+    case_backend_sdpa("bf16, multi-query with a mask: 1 K and V head", BC_BF16, 1, 0, 12);
+    case_backend_sdpa("Q K^T with 12 query heads and 5 K heads", BC_F16, 0, 1, 5);
     {
         long long x[] = {2, 64, 56, 56}, w[] = {256, 64, 1, 1}, y[] = {2, 256, 56, 56};
         long long x3[] = {1, 8, 9, 10, 11}, w3[] = {16, 8, 3, 3, 3}, y3[] = {1, 16, 9, 10, 11};

@@ -318,7 +318,7 @@ static void cuda_repro(void **state)
 }
 
 /* Every shared model and every zoo model at batch 1 (the first rank of each heuristic's
- * answers): all CUDA library benchmarks compile and link with -Wall -Wextra -Werror, one per
+ * answers), and a grouped-query attention model: all CUDA library benchmarks compile and link with -Wall -Wextra -Werror, one per
  * family builds alone, one kernel benchmark per kernel kind builds with nvcc, a binary without a
  * GPU says nodevice (scripts/check-cuda-build). */
 static void cuda_shared_compile(void **state)
@@ -334,12 +334,25 @@ static void cuda_shared_compile(void **state)
     const char *gen = test_env("BENANZA_GEN", "bin/gen");
     char out[300];
     snprintf(out, sizeof(out), "%s/shared", dir);
+    /* Llama's grouped-query attention (the oracle writes it, where its python has onnx): the
+     * kernels' and cuDNN's attention files of K and V with fewer heads than Q */
+    char gqa[400] = "";
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    if (test_sh("%s -c 'import onnx' 2>/dev/null", py) == 0) {
+        snprintf(gqa, sizeof(gqa), "'%s/llama_gqa.onnx' --dim=llama_gqa:seq=7", dir);
+        assert_int_equal(test_sh("%s test/oracle/attention_check.py model '%s/llama_gqa.onnx'", py, dir), 0);
+    } else {
+        printf("[  note  ] %s has no onnx (scripts/setup installs it): no grouped-query attention model\n", py);
+    }
     /* --top-k 1: the heuristics' later ranks differ from rank 0 only in BZ_OP's rank */
     assert_int_equal(test_sh("%s --backend cuda -b 1 --top-k 1 %s/*.onnx %s/*/*.onnx --zoo resnet50 --zoo vgg16 --zoo mobilenet_v2 "
                         "--zoo inception_v3 --zoo bert_base --zoo gpt2 --zoo vit_base $(grep '^-' bench/shared_models.args) "
-                        "-o '%s' 2>'%s.gen.log'",
-                        gen, models, models, out, out),
+                        "%s -o '%s' 2>'%s.gen.log'",
+                        gen, models, models, gqa, out, out),
                      0);
+    /* the grouped-query group's cuDNN attention file records its K and V heads */
+    if (*gqa)
+        assert_int_equal(test_sh("grep -l -F '.rep = 4' '%s'/bench/*-sdpa_heurA_0.c | grep -q .", out), 0);
     if (cuda_compile_off()) {
         TEST_SKIP("BENANZA_CUDA_COMPILE=no: gen ran on every model; the compile check is make test's\n");
         return;
