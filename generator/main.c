@@ -101,9 +101,17 @@ static void usage(FILE *out)
           "  -h, --help           this text\n"
           "  --version            print the version\n"
           "\n"
-          "built-in zoo:\n"
-          "  resnet50, vgg16, mobilenet_v2, inception_v3, bert_base[:seq=N], gpt2[:seq=N]\n"
-          "\n"
+          "built-in zoo (--zoo NAME[:PARAM=N]):\n",
+          out);
+    for (const struct zoo_model *z = zoo_models; z->name; z++) {
+        char name[64];
+        if (z->param)
+            snprintf(name, sizeof(name), "%s:%s=%lld", z->name, z->param, (long long)z->param_default);
+        else
+            snprintf(name, sizeof(name), "%s", z->name);
+        fprintf(out, "  %-20s %s\n", name, z->description);
+    }
+    fputs("\n"
           "exit status: 0 ok, 2 usage, 3 a model could not be loaded, 4 template error,\n"
           "             5 a file could not be read or written, 6 unsupported operators with\n"
           "             --strict, 70 internal error\n",

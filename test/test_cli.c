@@ -121,6 +121,22 @@ static void help_and_version(void **state)
     assert_non_null(strstr(r.out, "gen --dump MODEL.onnx"));
     assert_non_null(strstr(r.out, "gen --layers MODEL.onnx"));
     assert_non_null(strstr(r.out, "--render TEMPLATE"));
+    /* every zoo model gen knows (its error lists them) is in the help, with its parameter */
+    struct run z = gen((const char *[]){"--zoo", "nosuch", NULL});
+    const char *list = strstr(z.err, "the zoo has:");
+    assert_non_null(list);
+    char names[512];
+    snprintf(names, sizeof(names), "%s", list + strlen("the zoo has:"));
+    int n = 0;
+    for (char *name = strtok(names, " \n"); name; name = strtok(NULL, " \n"), n++) {
+        char line[80];
+        snprintf(line, sizeof(line), "\n  %s", name);
+        if (!strstr(r.out, line))
+            fail_msg("gen --help does not list the zoo model %s", name);
+    }
+    assert_true(n >= 7);
+    assert_non_null(strstr(r.out, "  bert_base:seq=128 "));
+    run_free(&z);
     run_free(&r);
     r = gen((const char *[]){"--version", NULL});
     assert_int_equal(r.rc, 0);
