@@ -773,6 +773,22 @@ static enum bh_status bc_be_t4(struct bc_lib_state *f, int64_t uid, const int64_
     return st != BH_OK ? st : bc_be_tensor_set(*out, uid, 4, dims, strides, type, is_virtual, by_value, r);
 }
 
+/* a dim of size 1 at stride 0 (a rank-3 operand's one head, as gen records it) given the stride
+ * a packed tensor would have there, the extent of the dims inside it: the stride of a size-1
+ * dim addresses nothing, and cuDNN is strict about strides (PyTorch rewrites them likewise
+ * before it hands tensors to cuDNN) */
+static void bc_be_unit_strides(const int64_t *dims, int64_t *strides)
+{
+    for (int k = 3; k >= 0; k--) {
+        if (dims[k] != 1 || strides[k] != 0)
+            continue;
+        int64_t extent = 1;
+        for (int j = k + 1; j < 4; j++)
+            extent = dims[j] * strides[j] > extent ? dims[j] * strides[j] : extent;
+        strides[k] = extent;
+    }
+}
+
 /* C = A B (batched over the leading dims), accumulated in float */
 static enum bh_status bc_be_matmul(struct bc_lib_state *f, cudnnBackendDescriptor_t a, cudnnBackendDescriptor_t b,
                                    cudnnBackendDescriptor_t c, struct bh_result *r)
@@ -843,6 +859,10 @@ static enum bh_status bc_be_sdpa_ops(struct bc_lib_state *f, const struct bc_lib
     int64_t kd[4] = {b, h / rep, a->d, skv}, ks[4] = {a->k[0], a->k[1], a->k[3], a->k[2]}; /* K^T */
     int64_t vd[4] = {b, h / rep, skv, a->dv}, vs[4] = {a->v[0], a->v[1], a->v[2], a->v[3]};
     int64_t od[4] = {b, h, sq, a->dv}, os[4] = {a->o[0], a->o[1], a->o[2], a->o[3]};
+    bc_be_unit_strides(qd, qs);
+    bc_be_unit_strides(kd, ks);
+    bc_be_unit_strides(vd, vs);
+    bc_be_unit_strides(od, os);
     int64_t sd[4] = {b, h, sq, skv}, ss[4] = {h * sq * skv, sq * skv, skv, 1};
     int64_t rd[4] = {b, h, sq, 1}, rs[4] = {h * sq, sq, 1, 1};
     int64_t one[4] = {1, 1, 1, 1};

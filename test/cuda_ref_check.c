@@ -794,6 +794,36 @@ static void case_backend_sdpa(const char *name, int dt, int mask, int mismatch, 
     }
 }
 
+/* A rank-3 attention (one head, which gen records at stride 0): the graph is built with the
+ * head's stride that a packed tensor would have (bc_be_unit_strides). cuDNN's finalize without
+ * a handle takes the stride 0 as well; whether its engines would refuse it, only a GPU shows */
+static void case_backend_sdpa_rank3(void)
+{
+    struct bc_lib_op op;
+    memset(&op, 0, sizeof(op));
+    op.family = BC_SDPA, op.dt = BC_F16;
+    struct bc_att *a = &op.att;
+    a->b = 3, a->h = 1, a->sq = 50, a->skv = 50, a->d = 64, a->dv = 64, a->scale = 0.125;
+    long long st3[4] = {50 * 64, 0, 64, 1};
+    memcpy(a->q, st3, sizeof(st3)), memcpy(a->k, st3, sizeof(st3)), memcpy(a->v, st3, sizeof(st3)), memcpy(a->o, st3, sizeof(st3));
+    int64_t kd[4] = {3, 1, 64, 50}, ks[4] = {50 * 64, 0, 1, 64}; /* K^T's */
+    bc_be_unit_strides(kd, ks);
+    struct bc_lib_state f;
+    memset(&f, 0, sizeof(f));
+    struct bh_result r;
+    memset(&r, 0, sizeof(r));
+    enum bh_status st = bc_be_sdpa_ops(&f, &op, &r);
+    bc_engine_teardown(&f);
+    cases++;
+    if (st != BH_OK || ks[1] != 50 * 64 || ks[0] != 50 * 64 || ks[2] != 1 || ks[3] != 64) {
+        printf("FAIL backend attention graph, rank 3: %s (K^T's head stride %lld)\n", st != BH_OK ? r.note : "built",
+               (long long)ks[1]);
+        failures++;
+    } else {
+        printf("ok   backend attention graph, rank 3 (one head, its stride the packed one)\n");
+    }
+}
+
 /* An f16 output in the subnormals (below 2^-14), where f16's steps are 2^-24 apart: each
  * product rounded to its nearest f16 must pass, as cuDNN's f16 Mul and BatchNormalization
  * write them (the H200 run of 2026-11-26 found these "wrong"); one two steps off must not. */
@@ -846,6 +876,7 @@ int main(void)
     case_backend_sdpa("f16, grouped-query: 12 query heads, 4 K and V heads", BC_F16, 0, 0, 3);
     case_backend_sdpa("bf16, multi-query with a mask: 1 K and V head", BC_BF16, 1, 0, 12);
     case_backend_sdpa("Q K^T with 12 query heads and 5 K heads", BC_F16, 0, 1, 5);
+    case_backend_sdpa_rank3();
     {
         long long x[] = {2, 64, 56, 56}, w[] = {256, 64, 1, 1}, y[] = {2, 256, 56, 56};
         long long x3[] = {1, 8, 9, 10, 11}, w3[] = {16, 8, 3, 3, 3}, y3[] = {1, 16, 9, 10, 11};
