@@ -159,6 +159,9 @@ struct layer_desc {
                                    beyond the group (a pre-LN transformer's residual stream) */
     double rms_eps;             /* pattern "rmsnorm": its epsilon, and whether a scale follows */
     bool rms_scale;
+    int swiglu_gate;            /* pattern "swiglu" that holds the Split of one projection: the
+                                   half of it that is the gate (0 the first, 1 the second); -1
+                                   none said */
 };
 
 static inline bool desc_present(const struct layer_desc *d, enum desc_attr id)

@@ -645,10 +645,49 @@ static void find_rope_pairs(struct layer_set *s, struct fctx *f, int run_index)
     }
 }
 
+/* how many node inputs (and graph outputs, twice) read V */
+static int value_reads(const struct fctx *f, const struct ir_value *v)
+{
+    const struct ir_graph *g = f->g;
+    int n = 0;
+    for (int i = 0; i < g->n_nodes; i++)
+        for (int k = 0; k < g->nodes[i].n_inputs + g->nodes[i].n_captures; k++)
+            n += (k < g->nodes[i].n_inputs ? g->nodes[i].inputs[k] : g->nodes[i].captures[k - g->nodes[i].n_inputs]) == v;
+    for (int k = 0; k < g->n_outputs; k++)
+        n += 2 * (g->outputs[k] == v);
+    return n;
+}
+
+/* The Split that makes gate G and up U as the halves of one projection along its last axis
+ * (Phi-3's gate_up_proj and chunk(2, dim=-1)), G read by the SiLU's Sigmoid and Mul alone and
+ * U by the gate's Mul alone: its node, and in *GATE which half G is (0 the first); -1 none */
+static int gate_up_split(const struct fctx *f, const struct ir_value *gv, const struct ir_value *u, int *gate)
+{
+    const struct ir_graph *g = f->g;
+    int sp = producer(gv);
+    if (sp < 0 || sp != producer(u) || !is_op(f, sp, "Split") || g->nodes[sp].n_outputs != 2 ||
+        g->nodes[sp].n_inputs < 1 || !g->nodes[sp].inputs[0])
+        return -1;
+    const struct ir_value *x = g->nodes[sp].inputs[0];
+    int r = x->type.rank;
+    if (r < 1 || gv->type.rank != r || !same_dims(gv, u) || x->type.dtype != gv->type.dtype ||
+        value_reads(f, gv) != 2 || value_reads(f, u) != 1)
+        return -1;
+    /* the halves of the last axis: every other dim as the input's, the last half of it */
+    for (int k = 0; k < r; k++)
+        if (x->type.dims[k].value <= 0 || gv->type.dims[k].value * (k == r - 1 ? 2 : 1) != x->type.dims[k].value)
+            return -1;
+    *gate = g->nodes[sp].outputs[0] == gv ? 0 : 1;
+    return sp;
+}
+
 /* SwiGLU's gate, silu(g) u: Sigmoid(g) -> Mul(g, .) -> Mul(., u), u of g's dims (a Llama MLP:
  * g and u its gate and up projections), one element-wise kernel of two inputs as frameworks
  * that fuse it run it (vLLM's silu_and_mul); before find_silu, which would take the first two.
- * Its SiLU is a part (the silu group and a Mul, as frameworks that do not fuse it run it) */
+ * Where g and u are the halves of one projection's Split, the group holds the Split too and
+ * its kernel reads the halves in place (the key's "swiglu": {"gate": 0 or 1}, which half is g),
+ * as silu_and_mul does: no copy of them. Its SiLU is a part (the silu group and a Mul, as
+ * frameworks that do not fuse it run it) */
 static void find_swiglu(struct layer_set *s, struct fctx *f, int run_index)
 {
     const struct ir_graph *g = f->g;
@@ -661,9 +700,13 @@ static void find_swiglu(struct layer_set *s, struct fctx *f, int run_index)
         const struct ir_value *u = is_op(f, m2, "Mul") ? other_input(&g->nodes[m2], g->nodes[m].outputs[0]) : NULL;
         if (!u || u == g->nodes[m].outputs[0] || !same_dims(u, x) || u->type.dtype != x->type.dtype)
             continue;
-        int nodes[3] = {i, m, m2};
-        add_group(s, f, "swiglu", nodes, 3, run_index, NULL);
-        add_part(s, f, "silu", nodes, 2, run_index);
+        int gate, sp = gate_up_split(f, x, u, &gate);
+        int nodes[4] = {sp, i, m, m2};
+        if (sp >= 0)
+            add_group(s, f, "swiglu", nodes, 4, run_index, json_pack("{s:i}", "gate", gate));
+        else
+            add_group(s, f, "swiglu", nodes + 1, 3, run_index, NULL);
+        add_part(s, f, "silu", nodes + 1, 2, run_index);
     }
 }
 
@@ -1474,24 +1517,38 @@ static int rope_op(const struct layer_desc *d, struct pl_op *op)
 }
 
 /* a swiglu group as PL_BINARY PL_SILU_MUL of the gate g (the Sigmoid's input) and u (the
- * second Mul's other input); the members are Sigmoid, Mul, Mul */
+ * second Mul's other input); the members are Sigmoid, Mul, Mul, or Split, Sigmoid, Mul, Mul
+ * where g and u are the halves of the Split's input: then that one input, pl_halves' flag
+ * saying which half is g */
 static int swiglu_op(const struct layer_desc *d, struct pl_op *op)
 {
     memset(op, 0, sizeof(*op));
-    if (d->nmembers != 3 || d->members[2].nin != 2)
+    int split = d->nmembers == 4 && d->members[0].op && !strcmp(d->members[0].op, "Split");
+    if (d->nmembers != 3 + split || d->members[2 + split].nin != 2 || (split && d->swiglu_gate < 0))
         return -1;
     /* u: the second Mul's other input, of g's shape (find_swiglu): its second input stands
      * for it either way, the key telling the two apart by no more than their order, and the
      * benchmark fills both with random data of that one shape */
     const struct desc_tensor *g = desc_in(&d->members[0], 0);
-    const struct layer_desc *m2 = &d->members[2];
-    if (!g || plan_ck_tensor_float(g, &op->in[0]) || plan_ck_tensor_float(desc_in(m2, 1), &op->in[1]) ||
+    const struct layer_desc *m2 = &d->members[2 + split];
+    if (!g || plan_ck_tensor_float(g, &op->in[0]) || (!split && plan_ck_tensor_float(desc_in(m2, 1), &op->in[1])) ||
         plan_ck_tensor_float(desc_out(m2, 0), &op->out) || op->in[0].dtype != op->out.dtype ||
-        op->in[1].dtype != op->out.dtype)
+        (!split && op->in[1].dtype != op->out.dtype))
         return -1;
     op->kind = PL_BINARY;
     op->fn = PL_SILU_MUL;
     op->nin = 2;
+    if (split) {
+        /* the Split's input [..., 2C] into the output [..., C] (gate_up_split) */
+        int nd = op->out.nd;
+        if (op->in[0].nd != nd || nd < 1)
+            return -1;
+        for (int k = 0; k < nd; k++)
+            if (op->in[0].d[k] != op->out.d[k] * (k == nd - 1 ? 2 : 1))
+                return -1;
+        op->nin = 1;
+        op->flag = d->swiglu_gate + 1;
+    }
     return 0;
 }
 

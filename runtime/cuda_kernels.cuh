@@ -1877,9 +1877,22 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
                 a->st[i][d] = st8[d];
             a->flat &= pl_count(&pl->in[i]) == n;
         }
+        if (pl_halves(pl)) {
+            /* the gate and the up halves of the one input, both at its strides (never flat:
+             * the input is twice the output) */
+            int64_t gate, up;
+            pl_halves_at(pl, &gate, &up);
+            size_t es = pl_esize(pl->in[0].dtype);
+            a->in[0] = (const char *)k->din[0] + gate * (int64_t)es;
+            a->in[1] = (const char *)k->din[0] + up * (int64_t)es;
+            a->idt[1] = pl->in[0].dtype;
+            for (int d = 0; d < a->nd; d++)
+                a->st[1][d] = a->st[0][d];
+        }
         if (!a->flat && pl->kind != PL_ROPE) { /* PL_ROPE: its last dim must stay the rotated one */
-            bk_coalesce(a, pl->nin < 3 ? pl->nin : 3);
-            a->periodic = bk_periods(a, pl->nin);
+            int nops = pl_operands(pl);
+            bk_coalesce(a, nops < 3 ? nops : 3);
+            a->periodic = bk_periods(a, nops);
         }
     } else if (op->kind == BK_TRANSPOSE) {
         /* output dim d reads input dim perm[d]: its stride in the input */
@@ -1946,7 +1959,8 @@ static bool bk_flat_ok(const struct bk_state *k)
     const struct pl_op *pl = &k->op->pl;
     int dt = pl->out.dtype;
     if (!(k->args.flat || (k->args.periodic && bk_per4(k->args.per[0]) && bk_per4(k->args.per[1]))) ||
-        k->args.n % 4 != 0 || (dt != PL_FLOAT && dt != PL_FLOAT16 && dt != PL_BFLOAT16) || pl->in[0].dtype != dt)
+        k->args.n % 4 != 0 || (dt != PL_FLOAT && dt != PL_FLOAT16 && dt != PL_BFLOAT16) || pl->in[0].dtype != dt ||
+        pl_halves(pl))
         return false;
     return pl->kind == PL_UNARY || (pl->kind == PL_BINARY && pl->in[1].dtype == dt);
 }
@@ -2268,6 +2282,7 @@ static enum bh_status bk_verify_run(void *state, struct bh_result *r)
             if (pl_elementwise(pl))
                 pl_bcast_strides(&pl->in[i], &pl->out, ps.strides[i]);
         }
+        pl_halves_strides(pl, ps.strides);
         ps.out = want;
         ps.flat = pl_elementwise(pl);
         for (int i = 0; i < pl->nin && ps.flat; i++)

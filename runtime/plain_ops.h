@@ -258,7 +258,7 @@ struct pl_op {
                                  reduction (as PL_SCATTER_ELEMENTS'); Mod: fmod; Mean
                                  (PL_BINARY, fn PL_ADD, over nin inputs): divide by nin;
                                  IsInf: 1 detect_positive, 2 detect_negative; BitShift: 1 right;
-                                 PL_ROPE: 1 by pairs */
+                                 PL_ROPE: 1 by pairs; PL_SILU_MUL of one input: pl_halves */
     int nsplit;               /* PL_SPLIT: pieces and their sizes along axis */
     int64_t split[32];
     unsigned axes;            /* PL_REDUCE, PL_MVN: bit k set when input dim k is reduced */
@@ -273,6 +273,39 @@ struct pl_op {
 static inline int pl_elementwise(const struct pl_op *op)
 {
     return op->kind <= PL_EXPAND || op->kind == PL_ROPE;
+}
+
+/* PL_BINARY PL_SILU_MUL of one input (a swiglu group that holds the Split of one projection
+ * into the gate and the up halves, as vLLM's silu_and_mul reads it): in[0] is [..., 2C], out
+ * [..., C]; the operands are in[0]'s two halves along the last dim, the gate the first (flag
+ * 1) or the second (flag 2). Returns the flag, 0 for any other op */
+static inline int pl_halves(const struct pl_op *op)
+{
+    return op->kind == PL_BINARY && op->fn == PL_SILU_MUL && op->nin == 1 ? op->flag : 0;
+}
+
+/* the operands an element-wise op walks: its inputs, or a pl_halves op's two halves */
+static inline int pl_operands(const struct pl_op *op)
+{
+    return pl_halves(op) ? 2 : op->nin;
+}
+
+/* a pl_halves op's operands: the offsets (in elements) of the gate and of the up half in
+ * in[0] (0 and 0 for another op) */
+static inline void pl_halves_at(const struct pl_op *op, int64_t *gate, int64_t *up)
+{
+    int h = pl_halves(op);
+    int64_t c = h ? op->out.d[op->out.nd - 1] : 0;
+    *gate = h == 2 ? c : 0;
+    *up = h == 1 ? c : 0;
+}
+
+/* a pl_halves op's up half is read at in[0]'s strides against the output (ST[0]): copied to
+ * ST[1], the second operand's (nothing for another op) */
+static inline void pl_halves_strides(const struct pl_op *op, int64_t st[][8])
+{
+    if (pl_halves(op))
+        memcpy(st[1], st[0], sizeof(st[0]));
 }
 
 /* dims before axis, the axis, dims after it, of tensor t */
@@ -931,6 +964,7 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
     s->flat = pl_elementwise(op);
     for (int i = 0; i < op->nin && s->flat; i++)
         s->flat = pl_count(&op->in[i]) == n;
+    pl_halves_strides(op, s->strides);
     return BH_OK;
 }
 
@@ -1223,11 +1257,18 @@ static inline void pl_kernel(struct pl_state *s)
         return;
     }
     int64_t idx[8] = {0}, pos[PL_MAX_IN] = {0};
+    /* the first two operands: the inputs, or a pl_halves op's halves of its one input (at
+     * in[0]'s strides; never flat, its input twice the output) */
+    int64_t gate, up;
+    pl_halves_at(op, &gate, &up);
+    int nops = pl_operands(op), dt1 = pl_halves(op) ? op->in[0].dtype : op->in[1].dtype;
+    const void *x0 = (const char *)s->in[0] + gate * (int64_t)pl_esize(op->in[0].dtype);
+    const void *x1 = pl_halves(op) ? (const char *)s->in[0] + up * (int64_t)pl_esize(op->in[0].dtype) : s->in[1];
     for (int64_t i = 0; i < n; i++) {
-        double a = pl_load(s->in[0], op->in[0].dtype, s->flat ? i : pos[0]);
+        double a = pl_load(x0, op->in[0].dtype, s->flat ? i : pos[0]);
         double v;
         if (op->kind == PL_BINARY) {
-            v = pl_apply(op, a, pl_load(s->in[1], op->in[1].dtype, s->flat ? i : pos[1]));
+            v = pl_apply(op, a, pl_load(x1, dt1, s->flat ? i : pos[1]));
             for (int j = 2; j < op->nin; j++) /* Sum, Min, Max, Mean of more than two */
                 v = pl_apply(op, v, pl_load(s->in[j], op->in[j].dtype, s->flat ? i : pos[j]));
             if (op->flag && op->fn == PL_ADD) /* Mean */
@@ -1252,11 +1293,11 @@ static inline void pl_kernel(struct pl_state *s)
             continue;
         for (int k = op->out.nd - 1; k >= 0; k--) { /* the odometer */
             idx[k]++;
-            for (int j = 0; j < op->nin; j++)
+            for (int j = 0; j < nops; j++)
                 pos[j] += s->strides[j][k];
             if (idx[k] < op->out.d[k])
                 break;
-            for (int j = 0; j < op->nin; j++)
+            for (int j = 0; j < nops; j++)
                 pos[j] -= s->strides[j][k] * idx[k];
             idx[k] = 0;
         }

@@ -296,6 +296,35 @@ static void swiglu(const char *name, int dt, struct pl_tensor x)
     run(name, dt, &op, P_ANY);
 }
 
+/* SwiGLU's gate of one projection's halves (pl_halves: X [..., 2C], the gate its first half
+ * when GATE is 1, its second when 2): the kernel's output against the definition worked out
+ * here from X's halves, then setup and --verify (the walk against plain C) */
+static void swiglu_halves(const char *name, int dt, struct pl_tensor x, int gate)
+{
+    struct pl_tensor y = x;
+    long long c = x.d[x.nd - 1] / 2;
+    y.d[y.nd - 1] = c;
+    struct bk_op op = plain_op(PL_BINARY, PL_SILU_MUL, 1, x, y);
+    op.pl.flag = gate;
+    struct bc_state s;
+    double worst = INFINITY;
+    if (struct bk_state *k = set_up(&op, &s, true)) {
+        worst = 0;
+        double tol = dt == PL_FLOAT ? 1e-6 : dt == PL_FLOAT16 ? 2e-3 : 1.6e-2;
+        for (long long i = 0; i < pl_count(&y); i++) {
+            long long row = i / c, col = i % c;
+            double first = pl_load(k->hin[0], dt, row * 2 * c + col), second = pl_load(k->hin[0], dt, row * 2 * c + c + col);
+            double g = gate == 1 ? first : second, u = gate == 1 ? second : first;
+            double want = g / (1.0 + exp(-g)) * u, got = pl_load(k->dout, dt, i);
+            worst = fmax(worst, fabs(got - want) / (fabs(want) + 1.0) / tol);
+        }
+    }
+    bk_teardown(&s);
+    against_definition(name, dt, worst <= 1,
+                       "the kernel against SwiGLU's gate of the two halves' definition, worst error (in tolerances)", worst);
+    run(name, dt, &op, P_WALK);
+}
+
 /* ScatterND of UPD into DATA at the rows of IDX (HOW: 0 none, 1 add, 2 mul, 3 max, 4 min) */
 static void scatter_nd(const char *name, int dt, struct pl_tensor data, struct pl_tensor idx, struct pl_tensor upd,
                        int how)
@@ -370,6 +399,8 @@ int main(void)
         rope("rotary embedding [1, 4, 2, 4], tables [1, 4, 1, 4]", dt, ten(dt, {1, 4, 2, 4}), ten(dt, {1, 4, 1, 4}));
         rope("rotary embedding [1, 2, 3, 6], tables in full (flat)", dt, ten(dt, {1, 2, 3, 6}), ten(dt, {1, 2, 3, 6}));
         swiglu("SwiGLU gate [4, 1376]", dt, ten(dt, {4, 1376}));
+        swiglu_halves("SwiGLU gate of one projection's halves [2, 3, 2x44], the gate first", dt, ten(dt, {2, 3, 88}), 1);
+        swiglu_halves("SwiGLU gate of one projection's halves [5, 2x16], the gate second", dt, ten(dt, {5, 32}), 2);
         rope("rotary embedding by pairs [2, 3, 5, 8], tables [1, 1, 5, 8]", dt, ten(dt, {2, 3, 5, 8}),
              ten(dt, {1, 1, 5, 8}), true);
         rope("rotary embedding by pairs [1, 2, 3, 6], tables in full (flat)", dt, ten(dt, {1, 2, 3, 6}),

@@ -717,6 +717,26 @@ static void e2e_attention(void **state)
         TEST_SKIP("the zoo's transformers checked; %s/models is not there (no ../shared)\n", root);
 }
 
+/* SwiGLU whose gate and up are the halves of one projection's Split (Phi-3's MLP as PyTorch
+ * exports it): one swiglu group holding the Split, its plain C benchmark (built into a driver)
+ * against ONNX Runtime running the group's nodes, in f32 and f16, the gate either half; the
+ * two-input group where the halves are not of the last axis or the up half is read elsewhere
+ * (test/oracle/swiglu_check.py); the SiLUs in it held to silu_check.py's walk */
+static void e2e_swiglu_halves(void **state)
+{
+    (void)state;
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    if (test_sh("%s -c 'import onnx, onnxruntime, ml_dtypes' 2>/dev/null", py) != 0)
+        TEST_SKIP("skipped: %s has no onnx, onnxruntime or ml_dtypes (scripts/setup installs them)\n", py);
+    int rc = test_sh("%s test/oracle/swiglu_check.py '%s/swiglu' > '%s/swiglu.log' 2>&1 && "
+                     "%s test/oracle/silu_check.py '%s/swiglu/out0' >> '%s/swiglu.log' 2>&1",
+                     py, dir, dir, py, dir, dir);
+    if (rc != 0) {
+        test_sh("cat '%s/swiglu.log' >&2", dir);
+        fail();
+    }
+}
+
 /* ONNX Runtime's com.microsoft fused operators as gen writes them (ONNX operators) against ONNX
  * Runtime running them: every form of each (test/oracle/msft_expand_check.py), and the whole of
  * ../shared's gpt2-tiny-random-ort-fused where it is there. gen only. */
@@ -908,6 +928,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_deconv),
         cmocka_unit_test(e2e_conv_work),
         cmocka_unit_test(e2e_attention),
+        cmocka_unit_test(e2e_swiglu_halves),
         cmocka_unit_test(e2e_msft_expansion),
         cmocka_unit_test(e2e_onnx_functions),
         cmocka_unit_test(e2e_recurrent),

@@ -4,7 +4,8 @@ per run, the Sigmoid nodes whose output one Mul reads, and nothing else, with th
 input as the Mul's other operand (x * sigmoid(x), SiLU). Each such pair must be in exactly one
 group of gen's, as its whole (a silu group), as its last two members (a convolution group's
 activation: conv_act, conv_bn_act, conv_add_act, conv_bn_add_act) or as the first two of a
-swiglu group (silu(g) u: a third node, Mul by u, after them); where x is a Conv's output
+swiglu group (silu(g) u: a third node, Mul by u, after them; or the second and third, after
+the Split that makes g and u the halves of one projection); where x is a Conv's output
 that nothing else reads, the group must be the convolution's. gen may have no other silu group.
 
 usage: silu_check.py FOLDER [MODEL=N ...]   (MODEL=N: the model must have N of them)
@@ -129,7 +130,8 @@ def main():
                 as_silu += 1
             elif pat in CONV_ACT and nodes[-2:] == [s, m]:
                 as_conv += 1
-            elif pat == "swiglu" and nodes[:2] == [s, m] and len(nodes) == 3 and not conv:
+            elif pat == "swiglu" and not conv and (nodes[:2] == [s, m] and len(nodes) == 3 or
+                                                   nodes[1:3] == [s, m] and len(nodes) == 4):
                 as_glu += 1
             else:
                 errors.append("nodes %d, %d in a %s group %s%s" % (s, m, pat, nodes, " (x is a Conv's)" if conv else ""))

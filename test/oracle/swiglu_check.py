@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""SwiGLU whose gate and up are the halves of one projection (Phi-3's gate_up_proj, then
+chunk(2, dim=-1)), as PyTorch exports it: MatMul -> Split -> Sigmoid(g), Mul(g, .) -> Mul(u, .).
+Held against gen and ONNX Runtime:
+- gen makes one swiglu group that holds the Split, for every form below: the Split by
+  num_outputs (opset 18) or by its sizes (opset 13), the gate the first half or the second,
+  f32 and f16;
+- the group's plain C benchmark, the file gen writes for the CPU, computes what ONNX Runtime
+  computes from the group's nodes on the same input. The file is built into a driver that runs
+  its setup and kernel once (plain_check.py's);
+- where the halves are not of the last axis, or the up half is read elsewhere too, the group is
+  the two-input one, without the Split.
+
+usage: swiglu_check.py WORKDIR   (BENANZA_GEN: gen; exit status 1 on a failure)"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+from plain_check import run_driver, tensor_of, NP
+
+B, T, H, I = 2, 4, 8, 12
+
+
+def split_node(opset, axis, gu, outs):
+    if opset >= 18:
+        return [helper.make_node("Split", [gu], outs, axis=axis, num_outputs=2)], []
+    size = (2 * I if axis == -1 else T) // 2
+    sizes = numpy_helper.from_array(np.array([size, size], np.int64), "sizes")
+    return [helper.make_node("Split", [gu, "sizes"], outs, axis=axis)], [sizes]
+
+
+def mlp(path, opset, gate_first, f16, axis=-1, up_read=False):
+    """x [B, T, H] -> MatMul -> [B, T, 2I] -> Split -> silu(gate) up; with the group's nodes alone
+    (the Split's input the graph's) written to path + '.group.onnx', for ONNX Runtime"""
+    et = TensorProto.FLOAT16 if f16 else TensorProto.FLOAT
+    w = np.random.default_rng(1).uniform(-0.5, 0.5, (H, 2 * I)).astype(np.float16 if f16 else np.float32)
+    halves = ["first", "second"]
+    gate, up = (halves[0], halves[1]) if gate_first else (halves[1], halves[0])
+    split, consts = split_node(opset, axis, "gu", halves)
+    body = split + [helper.make_node("Sigmoid", [gate], ["sig"]),
+                    helper.make_node("Mul", [gate, "sig"], ["silu"]),
+                    helper.make_node("Mul", [up, "silu"], ["y"])]
+    ydims = [B, T, I] if axis == -1 else [B, T // 2, 2 * I]
+    outs = [helper.make_tensor_value_info("y", et, ydims)]
+    if up_read:
+        outs.append(helper.make_tensor_value_info(up, et, ydims))
+    g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["gu"])] + body, "phi3_mlp",
+                          [helper.make_tensor_value_info("x", et, [B, T, H])], outs,
+                          [numpy_helper.from_array(w, "w")] + consts)
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)]), path)
+    gg = helper.make_graph(body, "group", [helper.make_tensor_value_info("gu", et, [B, T, 2 * I])], outs[:1], consts)
+    onnx.save(helper.make_model(gg, opset_imports=[helper.make_opsetid("", opset)]), path + ".group.onnx")
+
+
+def swiglu_groups(folder):
+    """[(layer id, node indexes)] of the folder's swiglu groups"""
+    found = []
+    with open(os.path.join(folder, "manifest.tsv")) as f:
+        for line in f:
+            c = line.rstrip("\n").split("\t")
+            if c[0] == "group" and c[3] == "swiglu":
+                found.append((c[4], [int(i) for i in c[5].split(",")]))
+    return found
+
+
+def against_ort(folder, layer, group_model, f16, tmp):
+    """the group's plain C benchmark against ONNX Runtime on its input: the worst error relative
+    to 1 + |value|, or what went wrong"""
+    path = os.path.join(folder, "bench", "%s-%s-c_plain.c" % (layer, "f16" if f16 else "f32"))
+    if not os.path.exists(path):
+        return "no %s" % os.path.basename(path)
+    text = open(path).read()
+    if ".nin = 1," not in text or ".flag = " not in text:
+        return "%s does not read one input's halves" % os.path.basename(path)
+    err = run_driver(path, tmp)
+    if err:
+        return err
+    dt, shape = tensor_of(text, 0)
+    odt, oshape = tensor_of(text, "out")
+    x = np.fromfile(os.path.join(tmp, "in0"), dtype=NP[dt]).reshape(shape)
+    got = np.fromfile(os.path.join(tmp, "out"), dtype=NP[odt]).reshape(oshape).astype(np.float64)
+    want = ort.InferenceSession(group_model, providers=["CPUExecutionProvider"]).run(None, {"gu": x})[0]
+    return float(np.max(np.abs(got - want.astype(np.float64)) / (1 + np.abs(want.astype(np.float64)))))
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
+        print(__doc__.split("\n\n")[-1], file=sys.stderr)
+        return 2
+    work = sys.argv[1]
+    os.makedirs(work, exist_ok=True)
+    gen = os.environ.get("BENANZA_GEN", "bin/gen")
+    cases = [("Split by num_outputs (opset 18), the gate first, f32", dict(opset=18, gate_first=True, f16=False), True),
+             ("Split by sizes (opset 13), the gate second, f32", dict(opset=13, gate_first=False, f16=False), True),
+             ("Split by num_outputs (opset 18), the gate second, f16", dict(opset=18, gate_first=False, f16=True), True),
+             ("Split by sizes (opset 13), the gate first, f16", dict(opset=13, gate_first=True, f16=True), True),
+             ("halves of the sequence axis, not the last", dict(opset=18, gate_first=True, f16=False, axis=1), False),
+             ("the up half a graph output too", dict(opset=18, gate_first=True, f16=False, up_read=True), False)]
+    bad = 0
+    for k, (name, kw, split) in enumerate(cases):
+        path = os.path.join(work, "phi3_mlp_%d.onnx" % k)
+        mlp(path, **kw)
+        folder = os.path.join(work, "out%d" % k)
+        done = subprocess.run([gen, "-b", str(B), path, "-o", folder], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+        if done.returncode:
+            print("FAIL %s: gen exit %d: %s" % (name, done.returncode, done.stderr.strip()[-300:]))
+            bad += 1
+            continue
+        groups = swiglu_groups(folder)
+        split_node_index = 1  # MatMul is node 0, the Split node 1
+        holds = [g for g in groups if split_node_index in g[1]]
+        ok = len(groups) == 1 and (len(holds) == 1) == split and len(groups[0][1]) == (4 if split else 3)
+        note = "swiglu groups %s" % [n for _, n in groups]
+        if ok and split:
+            worst = against_ort(folder, groups[0][0], path + ".group.onnx", kw["f16"], os.path.join(work, "drv%d" % k))
+            tol = 4e-3 if kw["f16"] else 1e-6
+            if isinstance(worst, str):
+                ok, note = False, note + "; " + worst
+            else:
+                ok = worst <= tol
+                note += "; the plain C benchmark against ONNX Runtime: max error %.3g (tolerance %g)" % (worst, tol)
+        print("%s %s: %s" % ("ok  " if ok else "FAIL", name, note))
+        bad += not ok
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
