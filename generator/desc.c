@@ -269,10 +269,12 @@ void desc_build(struct bz_arena *arena, const json_t *params, struct layer_desc 
             d->attention = attention_of(arena, json_object_get(params, "attention"));
         if (d->pattern == FUSE_ADD_LAYERNORM)
             d->keeps_sum = json_is_true(json_object_get(json_object_get(params, "add_layernorm"), "sum"));
-        const json_t *glu = json_object_get(json_object_get(params, "swiglu"), "gate");
-        d->swiglu_gate = json_is_integer(glu) && json_integer_value(glu) >= 0 && json_integer_value(glu) <= 1
-                             ? (int)json_integer_value(glu)
-                             : -1;
+        if (d->pattern == FUSE_SWIGLU) {
+            const json_t *glu = json_object_get(json_object_get(params, "swiglu"), "gate");
+            d->swiglu_gate = json_is_integer(glu) && json_integer_value(glu) >= 0 && json_integer_value(glu) <= 1
+                                 ? (int)json_integer_value(glu)
+                                 : -1;
+        }
         if (d->pattern == FUSE_RMSNORM) {
             const json_t *r = json_object_get(params, "rmsnorm");
             d->rms_eps = json_number_value(json_object_get(r, "epsilon"));

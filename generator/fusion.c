@@ -645,16 +645,15 @@ static void find_rope_pairs(struct layer_set *s, struct fctx *f, int run_index)
     }
 }
 
-/* how many node inputs (and graph outputs, twice) read V */
+/* how many node inputs read V, 2 more where it is a graph output (as fusion_find counts a
+ * node's first output) */
 static int value_reads(const struct fctx *f, const struct ir_value *v)
 {
     const struct ir_graph *g = f->g;
-    int n = 0;
+    int n = v->is_output ? 2 : 0;
     for (int i = 0; i < g->n_nodes; i++)
         for (int k = 0; k < g->nodes[i].n_inputs + g->nodes[i].n_captures; k++)
             n += (k < g->nodes[i].n_inputs ? g->nodes[i].inputs[k] : g->nodes[i].captures[k - g->nodes[i].n_inputs]) == v;
-    for (int k = 0; k < g->n_outputs; k++)
-        n += 2 * (g->outputs[k] == v);
     return n;
 }
 

@@ -272,33 +272,43 @@ static void rope(const char *name, int dt, struct pl_tensor x, struct pl_tensor 
     run(name, dt, &op, P_ANY);
 }
 
-/* SwiGLU's gate of G and U (of one shape X): through setup and --verify (the kernel against
- * plain C), and first the kernel's output against the definition, g sigmoid(g) u, worked out
- * here */
+/* SwiGLU's gate OP (out [..., C]) through setup and --verify (the kernel against plain C, by
+ * the path WANT), and first the kernel's output against the definition, g sigmoid(g) u, worked
+ * out here from G_U(k, i, &g, &u), output element i's operands in k's host copies */
+template <typename GU>
+static void swiglu_against(const char *name, int dt, struct bk_op *op, enum path want, const char *what, GU g_u)
+{
+    struct bc_state s;
+    double worst = INFINITY;
+    if (struct bk_state *k = set_up(op, &s, true)) {
+        worst = 0;
+        double tol = dt == PL_FLOAT ? 1e-6 : dt == PL_FLOAT16 ? 2e-3 : 1.6e-2;
+        for (long long i = 0; i < pl_count(&op->pl.out); i++) {
+            double g, u;
+            g_u(k, i, &g, &u);
+            double want_i = g / (1.0 + exp(-g)) * u, got = pl_load(k->dout, dt, i);
+            worst = fmax(worst, fabs(got - want_i) / (fabs(want_i) + 1.0) / tol);
+        }
+    }
+    bk_teardown(&s);
+    against_definition(name, dt, worst <= 1, what, worst);
+    run(name, dt, op, want);
+}
+
+/* SwiGLU's gate of G and U (of one shape X) */
 static void swiglu(const char *name, int dt, struct pl_tensor x)
 {
     struct bk_op op = plain_op(PL_BINARY, PL_SILU_MUL, 2, x, x);
     op.pl.in[1] = x;
-    struct bc_state s;
-    double worst = INFINITY;
-    if (struct bk_state *k = set_up(&op, &s, true)) {
-        worst = 0;
-        double tol = dt == PL_FLOAT ? 1e-6 : dt == PL_FLOAT16 ? 2e-3 : 1.6e-2;
-        for (long long i = 0; i < pl_count(&x); i++) {
-            double g = pl_load(k->hin[0], dt, i), u = pl_load(k->hin[1], dt, i);
-            double want = g / (1.0 + exp(-g)) * u, got = pl_load(k->dout, dt, i);
-            worst = fmax(worst, fabs(got - want) / (fabs(want) + 1.0) / tol);
-        }
-    }
-    bk_teardown(&s);
-    against_definition(name, dt, worst <= 1, "the kernel against SwiGLU's gate's definition, worst error (in tolerances)",
-                       worst);
-    run(name, dt, &op, P_ANY);
+    swiglu_against(name, dt, &op, P_ANY, "the kernel against SwiGLU's gate's definition, worst error (in tolerances)",
+                   [dt](struct bk_state *k, long long i, double *g, double *u) {
+                       *g = pl_load(k->hin[0], dt, i);
+                       *u = pl_load(k->hin[1], dt, i);
+                   });
 }
 
 /* SwiGLU's gate of one projection's halves (pl_halves: X [..., 2C], the gate its first half
- * when GATE is 1, its second when 2): the kernel's output against the definition worked out
- * here from X's halves, then setup and --verify (the walk against plain C) */
+ * when GATE is 1, its second when 2), by the walk */
 static void swiglu_halves(const char *name, int dt, struct pl_tensor x, int gate)
 {
     struct pl_tensor y = x;
@@ -306,23 +316,15 @@ static void swiglu_halves(const char *name, int dt, struct pl_tensor x, int gate
     y.d[y.nd - 1] = c;
     struct bk_op op = plain_op(PL_BINARY, PL_SILU_MUL, 1, x, y);
     op.pl.flag = gate;
-    struct bc_state s;
-    double worst = INFINITY;
-    if (struct bk_state *k = set_up(&op, &s, true)) {
-        worst = 0;
-        double tol = dt == PL_FLOAT ? 1e-6 : dt == PL_FLOAT16 ? 2e-3 : 1.6e-2;
-        for (long long i = 0; i < pl_count(&y); i++) {
-            long long row = i / c, col = i % c;
-            double first = pl_load(k->hin[0], dt, row * 2 * c + col), second = pl_load(k->hin[0], dt, row * 2 * c + c + col);
-            double g = gate == 1 ? first : second, u = gate == 1 ? second : first;
-            double want = g / (1.0 + exp(-g)) * u, got = pl_load(k->dout, dt, i);
-            worst = fmax(worst, fabs(got - want) / (fabs(want) + 1.0) / tol);
-        }
-    }
-    bk_teardown(&s);
-    against_definition(name, dt, worst <= 1,
-                       "the kernel against SwiGLU's gate of the two halves' definition, worst error (in tolerances)", worst);
-    run(name, dt, &op, P_WALK);
+    swiglu_against(name, dt, &op, P_WALK,
+                   "the kernel against SwiGLU's gate of the two halves' definition, worst error (in tolerances)",
+                   [dt, c, gate](struct bk_state *k, long long i, double *g, double *u) {
+                       long long row = i / c, col = i % c;
+                       double first = pl_load(k->hin[0], dt, row * 2 * c + col);
+                       double second = pl_load(k->hin[0], dt, row * 2 * c + c + col);
+                       *g = gate == 1 ? first : second;
+                       *u = gate == 1 ? second : first;
+                   });
 }
 
 /* ScatterND of UPD into DATA at the rows of IDX (HOW: 0 none, 1 add, 2 mul, 3 max, 4 min) */

@@ -318,9 +318,9 @@ static void cuda_repro(void **state)
 }
 
 /* Every shared model and every zoo model at batch 1 (the first rank of each heuristic's
- * answers), and a grouped-query attention model: all CUDA library benchmarks compile and link with -Wall -Wextra -Werror, one per
- * family builds alone, one kernel benchmark per kernel kind builds with nvcc, a binary without a
- * GPU says nodevice (scripts/check-cuda-build). */
+ * answers), and a grouped-query attention model: all CUDA library benchmarks compile and link
+ * with -Wall -Wextra -Werror, one per family builds alone, one kernel benchmark per kernel kind
+ * builds with nvcc, a binary without a GPU says nodevice (scripts/check-cuda-build). */
 static void cuda_shared_compile(void **state)
 {
     (void)state;
