@@ -833,6 +833,21 @@ static enum bh_status bc_be_reduce(struct bc_lib_state *f, cudnnReduceTensorOp_t
     return BH_OK;
 }
 
+/* The mask's dims and strides in the attention graph, as PyTorch hands cuDNN an attn_mask (it
+ * expands it to [b, 1 or h, sq, skv] and passes the expanded strides): the batch, query and key
+ * dims at the scores' sizes, at stride 0 where the mask broadcasts over them; the heads 1 where
+ * it broadcasts over them; a dim of size 1 at a packed tensor's stride. A padding mask
+ * [b, 1, 1, skv] so becomes [b, 1, sq, skv] at strides [skv, skv, 0, 1]. */
+static void bc_be_sdpa_mask_dims(const struct bc_att *a, int64_t *md, int64_t *ms)
+{
+    const int64_t sd[4] = {a->b, a->h, a->sq, a->skv};
+    for (int k = 0; k < 4; k++) {
+        md[k] = a->m[k] || k != 1 ? sd[k] : 1;
+        ms[k] = a->m[k];
+    }
+    bc_be_unit_strides(md, ms);
+}
+
 /* The attention graph as frameworks hand it to cuDNN (the frontend's composite softmax):
  * S = Q K^T; S *= scale; [S += mask]; M = max_j S; E = exp(S - M); Z = sum_j E; the softmax
  * statistics M + log Z (virtual: inference); P = E / Z; O = P V. Q, K, V, the mask and O in the
@@ -866,13 +881,8 @@ static enum bh_status bc_be_sdpa_ops(struct bc_lib_state *f, const struct bc_lib
     int64_t sd[4] = {b, h, sq, skv}, ss[4] = {h * sq * skv, sq * skv, skv, 1};
     int64_t rd[4] = {b, h, sq, 1}, rs[4] = {h * sq, sq, 1, 1};
     int64_t one[4] = {1, 1, 1, 1};
-    /* the mask: 1 along the dims it broadcasts over, those at the stride a packed tensor of
-     * these dims would have there (as cuDNN's own samples give them; no stride repeated) */
     int64_t md[4], ms[4];
-    for (int k = 3; k >= 0; k--) {
-        md[k] = a->m[k] ? sd[k] : 1;
-        ms[k] = a->m[k] ? a->m[k] : k == 3 ? 1 : ms[k + 1] * md[k + 1];
-    }
+    bc_be_sdpa_mask_dims(a, md, ms);
     if (f->be_nmore + 40 > (int)(sizeof(f->be_more) / sizeof(f->be_more[0]))) {
         bh_note(r, "too many descriptors for the attention graph (a benanza bug)");
         return BH_ERROR;

@@ -747,7 +747,9 @@ static void case_f8_gemm(void)
 
 /* cuDNN's fused attention graph (bc_be_sdpa_ops): every tensor and operation finalized by
  * cuDNN without a GPU; with MISMATCH, K's head size differs from Q's in the first product,
- * which cuDNN must refuse. REP > 1: grouped-query attention, K and V of 12 / REP heads */
+ * which cuDNN must refuse. REP > 1: grouped-query attention, K and V of 12 / REP heads. MASK 1:
+ * BERT's padding mask [b, 1, 1, skv]; 2: a causal one [1, 1, sq, skv]; each must reach the graph
+ * as PyTorch expands an attn_mask for cuDNN, [b, 1, sq, skv] at stride 0 where it broadcasts */
 static void case_backend_sdpa(const char *name, int dt, int mask, int mismatch, int rep)
 {
     struct bc_lib_op op;
@@ -758,10 +760,22 @@ static void case_backend_sdpa(const char *name, int dt, int mask, int mismatch, 
     /* [b, s, h, d] buffers: the heads split by strides, as gen records BERT's (K's and V's of
      * their own head count) */
     long long hk = rep > 1 ? 12 / rep : 12;
-    long long qs[4] = {128 * 768, 64, 768, 1}, ks[4] = {96 * hk * 64, 64, hk * 64, 1}, ms[4] = {96, 0, 0, 1};
+    long long qs[4] = {128 * 768, 64, 768, 1}, ks[4] = {96 * hk * 64, 64, hk * 64, 1};
+    long long pad[4] = {96, 0, 0, 1}, causal[4] = {0, 0, 96, 1};
     memcpy(a->q, qs, sizeof(qs)), memcpy(a->o, qs, sizeof(qs)), memcpy(a->k, ks, sizeof(ks)), memcpy(a->v, ks, sizeof(ks));
     if (mask)
-        memcpy(a->m, ms, sizeof(ms));
+        memcpy(a->m, mask == 1 ? pad : causal, sizeof(pad));
+    /* the mask's dims and strides in the graph: PyTorch's expand of it */
+    int64_t md[4], ms[4];
+    const int64_t want_md[4] = {2, 1, 128, 96}, pad_ms[4] = {96, 96, 0, 1}, causal_ms[4] = {0, 128 * 96, 96, 1};
+    bc_be_sdpa_mask_dims(a, md, ms);
+    if (mask && (memcmp(md, want_md, sizeof(md)) || memcmp(ms, mask == 1 ? pad_ms : causal_ms, sizeof(ms)))) {
+        cases++, failures++;
+        printf("FAIL backend attention graph, %s: the mask as [%lld %lld %lld %lld] at strides [%lld %lld %lld %lld]\n", name,
+               (long long)md[0], (long long)md[1], (long long)md[2], (long long)md[3], (long long)ms[0], (long long)ms[1],
+               (long long)ms[2], (long long)ms[3]);
+        return;
+    }
     struct bc_lib_state f;
     memset(&f, 0, sizeof(f));
     struct bh_result r;
@@ -786,7 +800,7 @@ static void case_backend_sdpa(const char *name, int dt, int mask, int mismatch, 
     int nops = f.be_nops;
     bc_engine_teardown(&f);
     cases++;
-    if (mismatch ? st == BH_OK : st != BH_OK || nops != 10 + mask) {
+    if (mismatch ? st == BH_OK : st != BH_OK || nops != 10 + !!mask) {
         printf("FAIL backend attention graph, %s: %s (%d operations)\n", name, mismatch ? "accepted" : r.note, nops);
         failures++;
     } else {
@@ -871,7 +885,8 @@ int main(void)
     case_e4m3();
     case_f8_gemm();
     case_backend_sdpa("f16, no mask", BC_F16, 0, 0, 0);
-    case_backend_sdpa("bf16, a mask over the keys", BC_BF16, 1, 0, 0);
+    case_backend_sdpa("bf16, a padding mask [b, 1, 1, skv]", BC_BF16, 1, 0, 0);
+    case_backend_sdpa("f16, a causal mask [1, 1, sq, skv]", BC_F16, 2, 0, 0);
     case_backend_sdpa("Q K^T with K's head size wrong", BC_F16, 0, 1, 0);
     case_backend_sdpa("f16, grouped-query: 12 query heads, 4 K and V heads", BC_F16, 0, 0, 3);
     case_backend_sdpa("bf16, multi-query with a mask: 1 K and V head", BC_BF16, 1, 0, 12);
