@@ -308,10 +308,11 @@ static void cuda_repro(void **state)
         free(layer);
         return;
     }
-    /* each .c builds with its own header's command, run from its folder */
-    assert_int_equal(test_sh("cd '%s' && export CUDA_HOME='%s' && for f in *.c; do "
-                        "cmd=$(grep -m1 '^ \\*     cc ' $f | sed 's/^ \\*     //'); "
-                        "eval \"$cmd\" 2> $f.err || { echo \"$f: $cmd\"; cat $f.err; exit 1; }; done",
+    /* each .c builds with its own header's command, run from its folder (as many at a time as
+     * there are cores) */
+    assert_int_equal(test_sh("cd '%s' && export CUDA_HOME='%s' && ls *.c | xargs -P \"$(nproc)\" -I{} sh -c '"
+                        "cmd=$(grep -m1 \"^ \\*     cc \" \"$1\" | sed \"s/^ \\*     //\"); "
+                        "eval \"$cmd\" 2> \"$1.err\" || { echo \"$1: $cmd\"; cat \"$1.err\"; exit 255; }' _ {}",
                         out, cuda_home()),
                      0);
     free(layer);
