@@ -17,7 +17,7 @@ static const char *const pattern_names[FUSE_PATTERN_COUNT] = {
     [FUSE_QDQ_MATMUL] = "qdq_matmul", [FUSE_QDQ_MATMUL_ACT] = "qdq_matmul_act",
     [FUSE_ATTENTION] = "attention", [FUSE_GELU_TANH] = "gelu_tanh",
     [FUSE_ADD_LAYERNORM] = "add_layernorm", [FUSE_RMSNORM] = "rmsnorm", [FUSE_ROPE] = "rope", [FUSE_SILU] = "silu",
-    [FUSE_ROPE_PAIRS] = "rope_pairs", [FUSE_SWIGLU] = "swiglu",
+    [FUSE_ROPE_PAIRS] = "rope_pairs", [FUSE_SWIGLU] = "swiglu", [FUSE_GEGLU] = "geglu",
 };
 
 const char *fusion_pattern_name(enum fusion_pattern p)
@@ -269,11 +269,11 @@ void desc_build(struct bz_arena *arena, const json_t *params, struct layer_desc 
             d->attention = attention_of(arena, json_object_get(params, "attention"));
         if (d->pattern == FUSE_ADD_LAYERNORM)
             d->keeps_sum = json_is_true(json_object_get(json_object_get(params, "add_layernorm"), "sum"));
-        if (d->pattern == FUSE_SWIGLU) {
-            const json_t *glu = json_object_get(json_object_get(params, "swiglu"), "gate");
-            d->swiglu_gate = json_is_integer(glu) && json_integer_value(glu) >= 0 && json_integer_value(glu) <= 1
-                                 ? (int)json_integer_value(glu)
-                                 : -1;
+        if (d->pattern == FUSE_SWIGLU || d->pattern == FUSE_GEGLU) {
+            const json_t *glu = json_object_get(json_object_get(params, pattern), "gate");
+            d->glu_gate = json_is_integer(glu) && json_integer_value(glu) >= 0 && json_integer_value(glu) <= 1
+                              ? (int)json_integer_value(glu)
+                              : -1;
         }
         if (d->pattern == FUSE_RMSNORM) {
             const json_t *r = json_object_get(params, "rmsnorm");

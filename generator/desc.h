@@ -112,7 +112,7 @@ enum fusion_pattern {
     FUSE_CONV_BN_ADD_ACT, FUSE_GEMM_BIAS, FUSE_GEMM_BIAS_ACT, FUSE_GEMM_ACT, FUSE_LAYERNORM, FUSE_GELU,
     FUSE_QDQ_CONV, FUSE_QDQ_CONV_ACT, FUSE_QDQ_MATMUL, FUSE_QDQ_MATMUL_ACT, FUSE_ATTENTION, FUSE_GELU_TANH,
     FUSE_ADD_LAYERNORM, FUSE_RMSNORM, FUSE_ROPE, FUSE_SILU, FUSE_ROPE_PAIRS,
-    FUSE_SWIGLU, FUSE_PATTERN_COUNT
+    FUSE_SWIGLU, FUSE_GEGLU, FUSE_PATTERN_COUNT
 };
 const char *fusion_pattern_name(enum fusion_pattern p);
 enum fusion_pattern fusion_pattern_of(const char *name);
@@ -159,9 +159,9 @@ struct layer_desc {
                                    beyond the group (a pre-LN transformer's residual stream) */
     double rms_eps;             /* pattern "rmsnorm": its epsilon, and whether a scale follows */
     bool rms_scale;
-    int swiglu_gate;            /* pattern "swiglu" that holds the Split of one projection: the
-                                   half of it that is the gate (0 the first, 1 the second); -1
-                                   none said */
+    int glu_gate;               /* pattern "swiglu" or "geglu" that holds the Split of one
+                                   projection: the half of it that is the gate (0 the first, 1
+                                   the second); -1 none said */
 };
 
 static inline bool desc_present(const struct layer_desc *d, enum desc_attr id)

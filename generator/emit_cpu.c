@@ -214,8 +214,8 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     /* quantizing: divide (or multiply), round, add, clamp; PL_ROPE: x cos + rotated x sin */
     if (pl_kind_quant(op->kind) || op->kind == PL_ROPE)
         flops = 3.0 * (double)pl_count(&op->out);
-    if (op->kind == PL_BINARY && op->fn == PL_SILU_MUL) /* g sigmoid(g) u: as the kernel counts it */
-        flops = 5.0 * (double)pl_count(&op->out);
+    if (op->kind == PL_BINARY && PL_GLU(op->fn)) /* act(g) u: as the group's kernel counts it */
+        flops = plan_glu_flops(op->fn) * (double)pl_count(&op->out);
     if (op->kind == PL_REDUCE || op->kind == PL_HARDMAX) /* a step per input element */
         flops = (double)pl_count(&op->in[0]);
     if (op->kind == PL_MVN) /* sum, sum of squares, then subtract and divide */

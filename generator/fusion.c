@@ -62,19 +62,29 @@ static bool scalar_of(const struct ir_value *v, double *x)
         *x = fv;
     } else if (t->dtype == IR_DTYPE_DOUBLE) {
         memcpy(x, t->data, 8);
+    } else if (t->dtype == IR_DTYPE_FLOAT16 || t->dtype == IR_DTYPE_BFLOAT16) {
+        uint16_t h;
+        memcpy(&h, t->data, 2);
+        *x = t->dtype == IR_DTYPE_FLOAT16 ? pl_f16_to_f32(h) : pl_bf16_to_f32(h);
     } else {
         return false;
     }
     return true;
 }
 
-/* a constant scalar within TOL of WANT (any value when WANT is NaN) */
+/* a constant scalar within TOL of WANT, or WANT rounded to the constant's 16-bit float type
+ * (an f16 or bf16 export's constants: bf16 holds sqrt(2 / pi) only to 2^-8); any value when
+ * WANT is NaN */
 static bool const_scalar(const struct ir_value *v, double want, double tol)
 {
     double x;
     if (!scalar_of(v, &x))
         return false;
-    return want != want ? true : fabs(x - want) <= tol;
+    if (want != want || fabs(x - want) <= tol)
+        return true;
+    int dt = v->val->dtype;
+    return (dt == IR_DTYPE_FLOAT16 && x == pl_f16_to_f32(pl_f32_to_f16((float)want))) ||
+           (dt == IR_DTYPE_BFLOAT16 && x == pl_bf16_to_f32(pl_f32_to_bf16((float)want)));
 }
 
 /* The fused layer of NODES as pattern PATTERN (EXTRA, owned, NULL for none: what its plans
@@ -658,9 +668,11 @@ static int value_reads(const struct fctx *f, const struct ir_value *v)
 }
 
 /* The Split that makes gate G and up U as the halves of one projection along its last axis
- * (Phi-3's gate_up_proj and chunk(2, dim=-1)), G read by the SiLU's Sigmoid and Mul alone and
- * U by the gate's Mul alone: its node, and in *GATE which half G is (0 the first); -1 none */
-static int gate_up_split(const struct fctx *f, const struct ir_value *gv, const struct ir_value *u, int *gate)
+ * (Phi-3's gate_up_proj and chunk(2, dim=-1)), G read by the activation alone (G_READS reads:
+ * a SiLU's Sigmoid and Mul, 2) and U by the gate's Mul alone: its node, and in *GATE which half
+ * G is (0 the first); -1 none */
+static int gate_up_split(const struct fctx *f, const struct ir_value *gv, const struct ir_value *u, int g_reads,
+                         int *gate)
 {
     const struct ir_graph *g = f->g;
     int sp = producer(gv);
@@ -670,7 +682,7 @@ static int gate_up_split(const struct fctx *f, const struct ir_value *gv, const 
     const struct ir_value *x = g->nodes[sp].inputs[0];
     int r = x->type.rank;
     if (r < 1 || gv->type.rank != r || !same_dims(gv, u) || x->type.dtype != gv->type.dtype ||
-        value_reads(f, gv) != 2 || value_reads(f, u) != 1)
+        value_reads(f, gv) != g_reads || value_reads(f, u) != 1)
         return -1;
     /* the halves of the last axis: every other dim as the input's, the last half of it */
     for (int k = 0; k < r; k++)
@@ -680,32 +692,84 @@ static int gate_up_split(const struct fctx *f, const struct ir_value *gv, const 
     return sp;
 }
 
+/* The Mul of a gated linear unit: act(g) u, where node LAST ends the activation of g (its
+ * output read by that Mul alone) and u has g's dims and type: its node and in *U u; -1 none */
+static int glu_mul(const struct fctx *f, int last, const struct ir_value *gv, const struct ir_value **u)
+{
+    const struct ir_graph *g = f->g;
+    const struct ir_value *y = g->nodes[last].outputs[0];
+    int m = only_consumer(f, last);
+    *u = is_op(f, m, "Mul") ? other_input(&g->nodes[m], y) : NULL;
+    if (!*u || *u == y || !same_dims(*u, gv) || (*u)->type.dtype != gv->type.dtype)
+        return -1;
+    return m;
+}
+
+/* A gated linear unit of PATTERN (swiglu, geglu): the activation's nodes ACT (N of them, g its
+ * input, read G_READS times there) and the Mul M by u, one element-wise kernel of two inputs as
+ * frameworks that fuse it run it (vLLM's silu_and_mul, gelu_and_mul). Where g and u are the
+ * halves of one projection's Split, the group holds the Split too and its kernel reads the
+ * halves in place (the key's PATTERN: {"gate": 0 or 1}, which half is g), as those kernels do:
+ * no copy of them. The activation is a part of PART's pattern (NULL: none, a node of its own),
+ * as frameworks that do not fuse the gate run it */
+static void add_glu(struct layer_set *s, struct fctx *f, const char *pattern, const char *part, const int *act, int n,
+                    const struct ir_value *gv, int g_reads, int m, const struct ir_value *u, int run_index)
+{
+    int nodes[16], gate, sp = gate_up_split(f, gv, u, g_reads, &gate), k = 0;
+    BZ_ASSERT(n + 2 <= (int)BZ_ARRAY_LEN(nodes));
+    if (sp >= 0)
+        nodes[k++] = sp;
+    memcpy(nodes + k, act, (size_t)n * sizeof(*act));
+    nodes[k + n] = m;
+    add_group(s, f, pattern, nodes, k + n + 1, run_index, sp >= 0 ? json_pack("{s:i}", "gate", gate) : NULL);
+    if (part)
+        add_part(s, f, part, act, n, run_index);
+}
+
+/* GELU's nodes ACT (N, of PATTERN gelu or gelu_tanh, x their input, read G_READS times there):
+ * one group of their own, or with the Mul of a gated linear unit after them, GeGLU's gate
+ * gelu(g) u (Gemma's and T5 v1.1's MLP, Stable Diffusion's GEGLU), a geglu group */
+static void add_gelu(struct layer_set *s, struct fctx *f, const char *pattern, const int *act, int n,
+                     const struct ir_value *x, int g_reads, int run_index)
+{
+    const struct ir_value *u;
+    int m = glu_mul(f, act[n - 1], x, &u);
+    if (m >= 0)
+        add_glu(s, f, "geglu", pattern, act, n, x, g_reads, m, u, run_index);
+    else
+        add_group(s, f, pattern, act, n, run_index, NULL);
+}
+
 /* SwiGLU's gate, silu(g) u: Sigmoid(g) -> Mul(g, .) -> Mul(., u), u of g's dims (a Llama MLP:
- * g and u its gate and up projections), one element-wise kernel of two inputs as frameworks
- * that fuse it run it (vLLM's silu_and_mul); before find_silu, which would take the first two.
- * Where g and u are the halves of one projection's Split, the group holds the Split too and
- * its kernel reads the halves in place (the key's "swiglu": {"gate": 0 or 1}, which half is g),
- * as silu_and_mul does: no copy of them. Its SiLU is a part (the silu group and a Mul, as
- * frameworks that do not fuse it run it) */
+ * g and u its gate and up projections), as add_glu makes it; before find_silu, which would take
+ * the first two. Its SiLU is a part (the silu group and a Mul) */
 static void find_swiglu(struct layer_set *s, struct fctx *f, int run_index)
 {
     const struct ir_graph *g = f->g;
     for (int i = 0; i < g->n_nodes; i++) {
         int m = silu_mul(f, i);
-        if (m < 0)
+        const struct ir_value *u;
+        int m2 = m >= 0 ? glu_mul(f, m, g->nodes[i].inputs[0], &u) : -1;
+        if (m2 < 0)
             continue;
-        const struct ir_value *x = g->nodes[i].inputs[0];
-        int m2 = only_consumer(f, m);
-        const struct ir_value *u = is_op(f, m2, "Mul") ? other_input(&g->nodes[m2], g->nodes[m].outputs[0]) : NULL;
-        if (!u || u == g->nodes[m].outputs[0] || !same_dims(u, x) || u->type.dtype != x->type.dtype)
-            continue;
-        int gate, sp = gate_up_split(f, x, u, &gate);
-        int nodes[4] = {sp, i, m, m2};
-        if (sp >= 0)
-            add_group(s, f, "swiglu", nodes, 4, run_index, json_pack("{s:i}", "gate", gate));
-        else
-            add_group(s, f, "swiglu", nodes + 1, 3, run_index, NULL);
-        add_part(s, f, "silu", nodes + 1, 2, run_index);
+        int act[2] = {i, m};
+        add_glu(s, f, "swiglu", "silu", act, 2, g->nodes[i].inputs[0], 2, m2, u, run_index);
+    }
+}
+
+/* GeGLU's gate of an ONNX Gelu (opset 20, or ONNX Runtime's Gelu and FastGelu as gen writes
+ * them), erf or tanh: Gelu(g) -> Mul(., u), as add_glu makes it; before find_gemm, whose GELU
+ * epilogue would take a tanh one (the same count of kernels either way) */
+static void find_geglu(struct layer_set *s, struct fctx *f, int run_index)
+{
+    const struct ir_graph *g = f->g;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const struct ir_value *u;
+        int m = is_op(f, i, "Gelu") && g->nodes[i].n_inputs >= 1 && g->nodes[i].inputs[0]
+                    ? glu_mul(f, i, g->nodes[i].inputs[0], &u)
+                    : -1;
+        if (m >= 0)
+            add_glu(s, f, "geglu", NULL, &i, 1, g->nodes[i].inputs[0], 1, m, u, run_index);
     }
 }
 
@@ -746,14 +810,14 @@ static void find_gelu(struct layer_set *s, struct fctx *f, int run_index)
             if (!is_op(f, m2, "Mul") || !const_scalar(other_input(&g->nodes[m2], g->nodes[m1].outputs[0]), 0.5, 1e-6))
                 continue;
             int nodes[5] = {dv, i, a, m1, m2};
-            add_group(s, f, "gelu", nodes, 5, run_index, NULL);
+            add_gelu(s, f, "gelu", nodes, 5, x, 2, run_index);
         } else {
             int h = producer(o);
             if (!is_op(f, h, "Mul") || only_consumer(f, h) != m1 || !other_input(&g->nodes[h], x) ||
                 !const_scalar(other_input(&g->nodes[h], x), 0.5, 1e-6))
                 continue;
             int nodes[5] = {dv, i, a, h, m1};
-            add_group(s, f, "gelu", nodes, 5, run_index, NULL);
+            add_gelu(s, f, "gelu", nodes, 5, x, 2, run_index);
         }
     }
 }
@@ -820,13 +884,13 @@ static void find_gelu_tanh(struct layer_set *s, struct fctx *f, int run_index)
             if (!is_op(f, m2, "Mul") || !times_const(f, m2, g->nodes[m1].outputs[0], 0.5, 1e-6))
                 continue;
             int nodes[8] = {pw, mc, ad, mk, t, a1, m1, m2};
-            add_group(s, f, "gelu_tanh", nodes, 8, run_index, NULL);
+            add_gelu(s, f, "gelu_tanh", nodes, 8, x, 3, run_index);
         } else {
             int h = producer(o);
             if (!is_op(f, h, "Mul") || only_consumer(f, h) != m1 || !times_const(f, h, x, 0.5, 1e-6))
                 continue;
             int nodes[8] = {pw, mc, ad, mk, t, a1, h, m1};
-            add_group(s, f, "gelu_tanh", nodes, 8, run_index, NULL);
+            add_gelu(s, f, "gelu_tanh", nodes, 8, x, 3, run_index);
         }
     }
 }
@@ -1218,6 +1282,7 @@ void fusion_find(struct layer_set *s, struct model_run *run, int run_index)
     find_qdq(s, &f, run_index);
     find_conv(s, &f, run_index); /* before find_silu: a convolution's SiLU is its activation */
     find_swiglu(s, &f, run_index);
+    find_geglu(s, &f, run_index);
     find_silu(s, &f, run_index);
     find_gemm(s, &f, run_index);
     find_add_layernorm(s, &f, run_index);
@@ -1515,27 +1580,40 @@ static int rope_op(const struct layer_desc *d, struct pl_op *op)
     return 0;
 }
 
-/* a swiglu group as PL_BINARY PL_SILU_MUL of the gate g (the Sigmoid's input) and u (the
- * second Mul's other input); the members are Sigmoid, Mul, Mul, or Split, Sigmoid, Mul, Mul
- * where g and u are the halves of the Split's input: then that one input, pl_halves' flag
- * saying which half is g */
-static int swiglu_op(const struct layer_desc *d, struct pl_op *op)
+/* a swiglu or geglu group as PL_BINARY of its PL_GLU function (silu, gelu by erf, gelu by
+ * tanh) of the gate g (the activation's input) and u (the last Mul's other input); the
+ * members are the activation's nodes (Sigmoid and Mul; GELU's five or eight, or a Gelu) and
+ * the Mul, after the Split where g and u are the halves of its input: then that one input,
+ * pl_halves' flag saying which half is g */
+static int glu_op(const struct layer_desc *d, struct pl_op *op)
 {
     memset(op, 0, sizeof(*op));
-    int split = d->nmembers == 4 && d->members[0].op && !strcmp(d->members[0].op, "Split");
-    if (d->nmembers != 3 + split || d->members[2 + split].nin != 2 || (split && d->swiglu_gate < 0))
+    int n = d->nmembers, split = n >= 3 && d->members[0].op && !strcmp(d->members[0].op, "Split");
+    const struct layer_desc *m2 = &d->members[n - 1];
+    int fn = PL_SILU_MUL;
+    if (d->pattern == FUSE_GEGLU) {
+        fn = PL_GELU_MUL;
+        for (int k = split; k < n - 1; k++)
+            if (d->members[k].op && (!strcmp(d->members[k].op, "Tanh") ||
+                                     (!strcmp(d->members[k].op, "Gelu") && d->members[k].a.approximate &&
+                                      !strcmp(d->members[k].a.approximate, "tanh"))))
+                fn = PL_GELU_TANH_MUL;
+    }
+    int acts = n - 1 - split;
+    if (d->pattern == FUSE_SWIGLU ? acts != 2 : acts != 1 && acts != 5 && acts != 8)
         return -1;
-    /* u: the second Mul's other input, of g's shape (find_swiglu): its second input stands
-     * for it either way, the key telling the two apart by no more than their order, and the
+    if (!m2->op || strcmp(m2->op, "Mul") || m2->nin != 2 || (split && d->glu_gate < 0))
+        return -1;
+    /* u: the last Mul's other input, of g's shape (glu_mul): its second input stands for it
+     * either way, the key telling the two apart by no more than their order, and the
      * benchmark fills both with random data of that one shape */
     const struct desc_tensor *g = desc_in(&d->members[0], 0);
-    const struct layer_desc *m2 = &d->members[2 + split];
     if (!g || plan_ck_tensor_float(g, &op->in[0]) || (!split && plan_ck_tensor_float(desc_in(m2, 1), &op->in[1])) ||
         plan_ck_tensor_float(desc_out(m2, 0), &op->out) || op->in[0].dtype != op->out.dtype ||
         (!split && op->in[1].dtype != op->out.dtype))
         return -1;
     op->kind = PL_BINARY;
-    op->fn = PL_SILU_MUL;
+    op->fn = fn;
     op->nin = 2;
     if (split) {
         /* the Split's input [..., 2C] into the output [..., C] (gate_up_split) */
@@ -1546,17 +1624,17 @@ static int swiglu_op(const struct layer_desc *d, struct pl_op *op)
             if (op->in[0].d[k] != op->out.d[k] * (k == nd - 1 ? 2 : 1))
                 return -1;
         op->nin = 1;
-        op->flag = d->swiglu_gate + 1;
+        op->flag = d->glu_gate + 1;
     }
     return 0;
 }
 
-/* plain C for a group: the rope groups' PL_ROPE and the swiglu group's PL_SILU_MUL (the CPU's
- * one benchmark of them) */
+/* plain C for a group: the rope groups' PL_ROPE and the swiglu and geglu groups' PL_GLU
+ * function (the CPU's one benchmark of them) */
 static int fusion_plain(const struct layer_desc *d, struct pl_op *op)
 {
-    if (d->pattern == FUSE_SWIGLU)
-        return swiglu_op(d, op);
+    if (d->pattern == FUSE_SWIGLU || d->pattern == FUSE_GEGLU)
+        return glu_op(d, op);
     return d->pattern == FUSE_ROPE || d->pattern == FUSE_ROPE_PAIRS ? rope_op(d, op) : -1;
 }
 
@@ -1568,9 +1646,10 @@ static int fusion_kernel(const struct layer_desc *d, struct cu_kernel *k)
     if (d->pattern == FUSE_ATTENTION)
         return attention_kernel(d, k);
     /* an rmsnorm group may take in and give back a 16-bit type (the Casts of an f16 export), and
-     * the rope and swiglu groups of an f16 or bf16 model are in it */
+     * the element-wise groups of an f16 or bf16 model (rope, the GLUs, GELU, SiLU) are in it */
     bool any_float = d->pattern == FUSE_RMSNORM || d->pattern == FUSE_ROPE || d->pattern == FUSE_ROPE_PAIRS ||
-                     d->pattern == FUSE_SWIGLU;
+                     d->pattern == FUSE_SWIGLU || d->pattern == FUSE_GEGLU || d->pattern == FUSE_GELU ||
+                     d->pattern == FUSE_GELU_TANH || d->pattern == FUSE_SILU;
     int (*tensor)(const struct desc_tensor *, struct pl_tensor *) = any_float ? plan_ck_tensor_float : plan_ck_tensor;
     if (d->nmembers < 1 || tensor(desc_in(&d->members[0], 0), &k->pl.in[0]) ||
         tensor(desc_out(&d->members[d->nmembers - 1], 0), &k->pl.out) || k->pl.in[0].dtype != k->pl.out.dtype)
@@ -1606,13 +1685,16 @@ static int fusion_kernel(const struct layer_desc *d, struct cu_kernel *k)
         k->flops = 7.0 * plan_pl_bytes(&k->pl.out) / 4;
         k->bytes = 2 * plan_pl_bytes(&k->pl.in[0]) + (d->keeps_sum ? 2 : 1) * plan_pl_bytes(&k->pl.out) + vec;
         return 0;
-    } else if (d->pattern == FUSE_SWIGLU) {
-        if (swiglu_op(d, &k->pl))
+    } else if (d->pattern == FUSE_SWIGLU || d->pattern == FUSE_GEGLU) {
+        if (glu_op(d, &k->pl))
             return -1;
         k->kind = CK_PLAIN;
-        k->what = "SwiGLU's gate (silu(g) u, g sigmoid(g) u), the group's nodes in one kernel";
+        k->what = k->pl.fn == PL_SILU_MUL   ? "SwiGLU's gate (silu(g) u, g sigmoid(g) u), the group's nodes in one kernel"
+                  : k->pl.fn == PL_GELU_MUL ? "GeGLU's gate (gelu(g) u, GELU by erf), the group's nodes in one kernel"
+                                            : "GeGLU's gate (gelu(g) u, GELU's tanh approximation), the group's nodes in "
+                                              "one kernel";
         plan_ck_finish(k);
-        k->flops = 5.0 * plan_pl_bytes(&k->pl.out) / (double)pl_esize(k->pl.out.dtype);
+        k->flops = plan_glu_flops(k->pl.fn) * plan_pl_bytes(&k->pl.out) / (double)pl_esize(k->pl.out.dtype);
         return 0;
     } else if (d->pattern == FUSE_ROPE || d->pattern == FUSE_ROPE_PAIRS) {
         if (rope_op(d, &k->pl))

@@ -48,7 +48,7 @@ struct fusion_group {
     int n_parts;
     struct fusion_part {
         const char *pattern;
-        int layer, n_nodes, nodes[4];
+        int layer, n_nodes, nodes[8];
     } parts[2];
 };
 

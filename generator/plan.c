@@ -280,6 +280,11 @@ int plan_ck_tensor_float(const struct desc_tensor *t, struct pl_tensor *out)
     return 0;
 }
 
+double plan_glu_flops(int fn)
+{
+    return fn == PL_SILU_MUL ? 5.0 : 9.0;
+}
+
 double plan_pl_bytes(const struct pl_tensor *t)
 {
     double n = 1;
@@ -352,7 +357,8 @@ static const char *const pl_fn_names[] = {
     "PL_SIN", "PL_COS", "PL_TAN", "PL_TANH", "PL_SIGMOID", "PL_RECIPROCAL", "PL_NOT", "PL_HARDSIGMOID", "PL_SELU",
     "PL_SOFTSIGN", "PL_SOFTPLUS", "PL_ADD", "PL_SUB", "PL_MUL", "PL_DIV", "PL_POW", "PL_MAX", "PL_MIN", "PL_MOD",
     "PL_EQUAL", "PL_LESS", "PL_GREATER", "PL_LESS_EQUAL", "PL_GREATER_EQUAL", "PL_AND", "PL_OR", "PL_XOR",
-    "PL_IDENTITY", "PL_GELU", "PL_PRELU", "PL_HARDSWISH", "PL_LEAKYRELU", "PL_CLIP", "PL_SILU_MUL", "PL_ASIN", "PL_ACOS", "PL_ATAN",
+    "PL_IDENTITY", "PL_GELU", "PL_PRELU", "PL_HARDSWISH", "PL_LEAKYRELU", "PL_CLIP", "PL_SILU_MUL", "PL_GELU_MUL",
+    "PL_GELU_TANH_MUL", "PL_ASIN", "PL_ACOS", "PL_ATAN",
     "PL_SINH", "PL_COSH", "PL_ASINH", "PL_ACOSH", "PL_ATANH", "PL_ISINF", "PL_ISNAN", "PL_CELU", "PL_SHRINK",
     "PL_THRESHOLDED_RELU", "PL_BITSHIFT", "PL_MEAN", "PL_LOGSUM", "PL_LOGSUMEXP", "PL_SUMSQUARE", "PL_L1", "PL_L2",
 #define PL_MATH_NAME(fn, expr) #fn,

@@ -187,6 +187,9 @@ int plan_ck_tensor(const struct desc_tensor *t, struct pl_tensor *out);
 /* the same for f32, f16 and bf16 tensors, in their own type (a group whose ends are 16-bit) */
 int plan_ck_tensor_float(const struct desc_tensor *t, struct pl_tensor *out);
 double plan_pl_bytes(const struct pl_tensor *t);
+/* the operations per output element of a gated linear unit's PL_GLU function: silu(g) u 5
+ * (as a SiLU's 4 and the product), gelu(g) u 9 (as a GELU group's 8 and the product) */
+double plan_glu_flops(int fn);
 /* the bytes of input I an operation reads: all of it, but for the gathers and the maps (Slice,
  * Pad, Tile) of input 0 at most as many elements as the output has (a Gather of 128 rows of a
  * 30522-row table reads 128 rows) */

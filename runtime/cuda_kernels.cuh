@@ -212,6 +212,8 @@ __device__ __forceinline__ float bk_apply(int fn, float a, float b, float alpha,
     case PL_GELU: return 0.5f * a * (1.0f + erff(a * 0.70710678118654752f));
     case PL_PRELU: return a < 0 ? a * b : a;
     case PL_SILU_MUL: return a / (1.0f + expf(-a)) * b;
+    case PL_GELU_MUL: return 0.5f * a * (1.0f + erff(a * 0.70710678118654752f)) * b;
+    case PL_GELU_TANH_MUL: return 0.5f * a * (1.0f + tanhf(0.7978845608028654f * (a + 0.044715f * a * a * a))) * b;
     case PL_HARDSWISH: return a * fmaxf(0.0f, fminf(1.0f, a / 6.0f + 0.5f));
     case PL_LEAKYRELU: return a < 0 ? alpha * a : a;
     case PL_CLIP: return a < alpha ? alpha : a > beta ? beta : a;

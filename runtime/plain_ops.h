@@ -137,8 +137,9 @@ enum pl_fn {
     PL_GREATER, PL_LESS_EQUAL, PL_GREATER_EQUAL, PL_AND, PL_OR, PL_XOR, PL_IDENTITY,
     /* for the CUDA kernels (oneDNN has these as primitives on the CPU) */
     PL_GELU, PL_PRELU, PL_HARDSWISH, PL_LEAKYRELU, PL_CLIP,
-    /* SwiGLU's gate (a fusion group's): silu(a) b = a sigmoid(a) b */
-    PL_SILU_MUL,
+    /* a gated linear unit's gate (a fusion group's): SwiGLU's silu(a) b = a sigmoid(a) b, and
+     * GeGLU's gelu(a) b, GELU by erf or by its tanh approximation (PL_GLU: these three) */
+    PL_SILU_MUL, PL_GELU_MUL, PL_GELU_TANH_MUL,
     /* inverse and hyperbolic trigonometry, tests, and activations with parameters */
     PL_ASIN, PL_ACOS, PL_ATAN, PL_SINH, PL_COSH, PL_ASINH, PL_ACOSH, PL_ATANH, PL_ISINF, PL_ISNAN,
     PL_CELU, PL_SHRINK, PL_THRESHOLDED_RELU,
@@ -258,7 +259,8 @@ struct pl_op {
                                  reduction (as PL_SCATTER_ELEMENTS'); Mod: fmod; Mean
                                  (PL_BINARY, fn PL_ADD, over nin inputs): divide by nin;
                                  IsInf: 1 detect_positive, 2 detect_negative; BitShift: 1 right;
-                                 PL_ROPE: 1 by pairs; PL_SILU_MUL of one input: pl_halves */
+                                 PL_ROPE: 1 by pairs; a PL_GLU function of one input:
+                                 pl_halves */
     int nsplit;               /* PL_SPLIT: pieces and their sizes along axis */
     int64_t split[32];
     unsigned axes;            /* PL_REDUCE, PL_MVN: bit k set when input dim k is reduced */
@@ -275,13 +277,17 @@ static inline int pl_elementwise(const struct pl_op *op)
     return op->kind <= PL_EXPAND || op->kind == PL_ROPE;
 }
 
-/* PL_BINARY PL_SILU_MUL of one input (a swiglu group that holds the Split of one projection
- * into the gate and the up halves, as vLLM's silu_and_mul reads it): in[0] is [..., 2C], out
- * [..., C]; the operands are in[0]'s two halves along the last dim, the gate the first (flag
- * 1) or the second (flag 2). Returns the flag, 0 for any other op */
+/* a gated linear unit's function: act(a) b */
+#define PL_GLU(fn) ((fn) == PL_SILU_MUL || (fn) == PL_GELU_MUL || (fn) == PL_GELU_TANH_MUL)
+
+/* PL_BINARY of a PL_GLU function and one input (a swiglu or geglu group that holds the Split
+ * of one projection into the gate and the up halves, as vLLM's silu_and_mul and gelu_and_mul
+ * read it): in[0] is [..., 2C], out [..., C]; the operands are in[0]'s two halves along the
+ * last dim, the gate the first (flag 1) or the second (flag 2). Returns the flag, 0 for any
+ * other op */
 static inline int pl_halves(const struct pl_op *op)
 {
-    return op->kind == PL_BINARY && op->fn == PL_SILU_MUL && op->nin == 1 ? op->flag : 0;
+    return op->kind == PL_BINARY && PL_GLU(op->fn) && op->nin == 1 ? op->flag : 0;
 }
 
 /* the operands an element-wise op walks: its inputs, or a pl_halves op's two halves */
@@ -588,6 +594,8 @@ static inline double pl_apply(const struct pl_op *op, double a, double b)
     case PL_GELU: return 0.5 * a * (1.0 + erf(a / sqrt(2.0)));
     case PL_PRELU: return a < 0 ? a * b : a;
     case PL_SILU_MUL: return a / (1.0 + exp(-a)) * b;
+    case PL_GELU_MUL: return 0.5 * a * (1.0 + erf(a / sqrt(2.0))) * b;
+    case PL_GELU_TANH_MUL: return 0.5 * a * (1.0 + tanh(0.7978845608028654 * (a + 0.044715 * a * a * a))) * b;
     case PL_HARDSWISH: return a * fmax(0.0, fmin(1.0, a / 6.0 + 0.5));
     case PL_LEAKYRELU: return a < 0 ? op->alpha * a : a;
     case PL_CLIP: return a < op->alpha ? op->alpha : a > op->beta ? op->beta : a;

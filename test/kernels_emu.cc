@@ -272,11 +272,21 @@ static void rope(const char *name, int dt, struct pl_tensor x, struct pl_tensor 
     run(name, dt, &op, P_ANY);
 }
 
-/* SwiGLU's gate OP (out [..., C]) through setup and --verify (the kernel against plain C, by
- * the path WANT), and first the kernel's output against the definition, g sigmoid(g) u, worked
- * out here from G_U(k, i, &g, &u), output element i's operands in k's host copies */
+/* a gated linear unit's gate, act(g) u, by its PL_GLU function FN, worked out in double */
+static double glu_definition(int fn, double g, double u)
+{
+    double act = fn == PL_SILU_MUL ? g / (1.0 + exp(-g))
+                 : fn == PL_GELU_MUL ? 0.5 * g * (1.0 + erf(g / sqrt(2.0)))
+                                     : 0.5 * g * (1.0 + tanh(sqrt(2.0 / M_PI) * (g + 0.044715 * g * g * g)));
+    return act * u;
+}
+
+/* A gated linear unit's gate OP (out [..., C]; SwiGLU's or GeGLU's by its function) through
+ * setup and --verify (the kernel against plain C, by the path WANT), and first the kernel's
+ * output against the definition (glu_definition), output element i's operands G_U(k, i, &g, &u)
+ * in k's host copies */
 template <typename GU>
-static void swiglu_against(const char *name, int dt, struct bk_op *op, enum path want, const char *what, GU g_u)
+static void glu_against(const char *name, int dt, struct bk_op *op, enum path want, const char *what, GU g_u)
 {
     struct bc_state s;
     double worst = INFINITY;
@@ -286,7 +296,7 @@ static void swiglu_against(const char *name, int dt, struct bk_op *op, enum path
         for (long long i = 0; i < pl_count(&op->pl.out); i++) {
             double g, u;
             g_u(k, i, &g, &u);
-            double want_i = g / (1.0 + exp(-g)) * u, got = pl_load(k->dout, dt, i);
+            double want_i = glu_definition(op->pl.fn, g, u), got = pl_load(k->dout, dt, i);
             worst = fmax(worst, fabs(got - want_i) / (fabs(want_i) + 1.0) / tol);
         }
     }
@@ -295,36 +305,35 @@ static void swiglu_against(const char *name, int dt, struct bk_op *op, enum path
     run(name, dt, op, want);
 }
 
-/* SwiGLU's gate of G and U (of one shape X) */
-static void swiglu(const char *name, int dt, struct pl_tensor x)
+/* the gate of G and U (of one shape X) by FN */
+static void glu(const char *name, int dt, int fn, struct pl_tensor x)
 {
-    struct bk_op op = plain_op(PL_BINARY, PL_SILU_MUL, 2, x, x);
+    struct bk_op op = plain_op(PL_BINARY, fn, 2, x, x);
     op.pl.in[1] = x;
-    swiglu_against(name, dt, &op, P_ANY, "the kernel against SwiGLU's gate's definition, worst error (in tolerances)",
-                   [dt](struct bk_state *k, long long i, double *g, double *u) {
-                       *g = pl_load(k->hin[0], dt, i);
-                       *u = pl_load(k->hin[1], dt, i);
-                   });
+    glu_against(name, dt, &op, P_ANY, "the kernel against the gate's definition, worst error (in tolerances)",
+                [dt](struct bk_state *k, long long i, double *g, double *u) {
+                    *g = pl_load(k->hin[0], dt, i);
+                    *u = pl_load(k->hin[1], dt, i);
+                });
 }
 
-/* SwiGLU's gate of one projection's halves (pl_halves: X [..., 2C], the gate its first half
+/* the gate by FN of one projection's halves (pl_halves: X [..., 2C], the gate its first half
  * when GATE is 1, its second when 2), by the walk */
-static void swiglu_halves(const char *name, int dt, struct pl_tensor x, int gate)
+static void glu_halves(const char *name, int dt, int fn, struct pl_tensor x, int gate)
 {
     struct pl_tensor y = x;
     long long c = x.d[x.nd - 1] / 2;
     y.d[y.nd - 1] = c;
-    struct bk_op op = plain_op(PL_BINARY, PL_SILU_MUL, 1, x, y);
+    struct bk_op op = plain_op(PL_BINARY, fn, 1, x, y);
     op.pl.flag = gate;
-    swiglu_against(name, dt, &op, P_WALK,
-                   "the kernel against SwiGLU's gate of the two halves' definition, worst error (in tolerances)",
-                   [dt, c, gate](struct bk_state *k, long long i, double *g, double *u) {
-                       long long row = i / c, col = i % c;
-                       double first = pl_load(k->hin[0], dt, row * 2 * c + col);
-                       double second = pl_load(k->hin[0], dt, row * 2 * c + c + col);
-                       *g = gate == 1 ? first : second;
-                       *u = gate == 1 ? second : first;
-                   });
+    glu_against(name, dt, &op, P_WALK, "the kernel against the gate of the two halves' definition, worst error (in tolerances)",
+                [dt, c, gate](struct bk_state *k, long long i, double *g, double *u) {
+                    long long row = i / c, col = i % c;
+                    double first = pl_load(k->hin[0], dt, row * 2 * c + col);
+                    double second = pl_load(k->hin[0], dt, row * 2 * c + c + col);
+                    *g = gate == 1 ? first : second;
+                    *u = gate == 1 ? second : first;
+                });
 }
 
 /* ScatterND of UPD into DATA at the rows of IDX (HOW: 0 none, 1 add, 2 mul, 3 max, 4 min) */
@@ -400,9 +409,16 @@ int main(void)
         rope("rotary embedding [2, 3, 5, 8], tables [1, 1, 5, 8]", dt, ten(dt, {2, 3, 5, 8}), ten(dt, {1, 1, 5, 8}));
         rope("rotary embedding [1, 4, 2, 4], tables [1, 4, 1, 4]", dt, ten(dt, {1, 4, 2, 4}), ten(dt, {1, 4, 1, 4}));
         rope("rotary embedding [1, 2, 3, 6], tables in full (flat)", dt, ten(dt, {1, 2, 3, 6}), ten(dt, {1, 2, 3, 6}));
-        swiglu("SwiGLU gate [4, 1376]", dt, ten(dt, {4, 1376}));
-        swiglu_halves("SwiGLU gate of one projection's halves [2, 3, 2x44], the gate first", dt, ten(dt, {2, 3, 88}), 1);
-        swiglu_halves("SwiGLU gate of one projection's halves [5, 2x16], the gate second", dt, ten(dt, {5, 32}), 2);
+        glu("SwiGLU gate [4, 1376]", dt, PL_SILU_MUL, ten(dt, {4, 1376}));
+        glu_halves("SwiGLU gate of one projection's halves [2, 3, 2x44], the gate first", dt, PL_SILU_MUL,
+                   ten(dt, {2, 3, 88}), 1);
+        glu_halves("SwiGLU gate of one projection's halves [5, 2x16], the gate second", dt, PL_SILU_MUL, ten(dt, {5, 32}), 2);
+        glu("GeGLU gate (erf) [4, 1376]", dt, PL_GELU_MUL, ten(dt, {4, 1376}));
+        glu("GeGLU gate (tanh) [3, 130]", dt, PL_GELU_TANH_MUL, ten(dt, {3, 130}));
+        glu_halves("GeGLU gate (erf) of one projection's halves [2, 3, 2x44], the gate second", dt, PL_GELU_MUL,
+                   ten(dt, {2, 3, 88}), 2);
+        glu_halves("GeGLU gate (tanh) of one projection's halves [5, 2x16], the gate first", dt, PL_GELU_TANH_MUL,
+                   ten(dt, {5, 32}), 1);
         rope("rotary embedding by pairs [2, 3, 5, 8], tables [1, 1, 5, 8]", dt, ten(dt, {2, 3, 5, 8}),
              ten(dt, {1, 1, 5, 8}), true);
         rope("rotary embedding by pairs [1, 2, 3, 6], tables in full (flat)", dt, ten(dt, {1, 2, 3, 6}),

@@ -717,22 +717,27 @@ static void e2e_attention(void **state)
         TEST_SKIP("the zoo's transformers checked; %s/models is not there (no ../shared)\n", root);
 }
 
-/* SwiGLU whose gate and up are the halves of one projection's Split (Phi-3's MLP as PyTorch
- * exports it): one swiglu group holding the Split, its plain C benchmark (built into a driver)
- * against ONNX Runtime running the group's nodes, in f32 and f16, the gate either half; the
- * two-input group where the halves are not of the last axis or the up half is read elsewhere
- * (test/oracle/swiglu_check.py); the SiLUs in it held to silu_check.py's walk */
-static void e2e_swiglu_halves(void **state)
+/* The gated linear units. SwiGLU whose gate and up are the halves of one projection's Split
+ * (Phi-3's MLP as PyTorch exports it): one swiglu group holding the Split, its plain C benchmark
+ * (built into a driver) against ONNX Runtime running the group's nodes, in f32 and f16, the gate
+ * either half; the two-input group where the halves are not of the last axis or the up half is
+ * read elsewhere (test/oracle/swiglu_check.py); the SiLUs in it held to silu_check.py's walk.
+ * GeGLU (Gemma, T5 v1.1, Stable Diffusion's GEGLU) in every GELU form gen fuses, of two
+ * projections or of one's halves, f32 and f16: one geglu group with its GELU as a part, its
+ * plain C benchmark against ONNX Runtime; none where the GELU is read elsewhere or u broadcasts
+ * (test/oracle/geglu_check.py) */
+static void e2e_glu(void **state)
 {
     (void)state;
     const char *py = test_env("BENANZA_PYTHON", "python3");
     if (test_sh("%s -c 'import onnx, onnxruntime, ml_dtypes' 2>/dev/null", py) != 0)
         TEST_SKIP("skipped: %s has no onnx, onnxruntime or ml_dtypes (scripts/setup installs them)\n", py);
-    int rc = test_sh("%s test/oracle/swiglu_check.py '%s/swiglu' > '%s/swiglu.log' 2>&1 && "
-                     "%s test/oracle/silu_check.py '%s/swiglu/out0' >> '%s/swiglu.log' 2>&1",
-                     py, dir, dir, py, dir, dir);
+    int rc = test_sh("%s test/oracle/swiglu_check.py '%s/swiglu' > '%s/glu.log' 2>&1 && "
+                     "%s test/oracle/silu_check.py '%s/swiglu/out0' >> '%s/glu.log' 2>&1 && "
+                     "%s test/oracle/geglu_check.py '%s/geglu' >> '%s/glu.log' 2>&1",
+                     py, dir, dir, py, dir, dir, py, dir, dir);
     if (rc != 0) {
-        test_sh("cat '%s/swiglu.log' >&2", dir);
+        test_sh("cat '%s/glu.log' >&2", dir);
         fail();
     }
 }
@@ -928,7 +933,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_deconv),
         cmocka_unit_test(e2e_conv_work),
         cmocka_unit_test(e2e_attention),
-        cmocka_unit_test(e2e_swiglu_halves),
+        cmocka_unit_test(e2e_glu),
         cmocka_unit_test(e2e_msft_expansion),
         cmocka_unit_test(e2e_onnx_functions),
         cmocka_unit_test(e2e_recurrent),

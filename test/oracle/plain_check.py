@@ -351,6 +351,23 @@ TYPES = {"FLOAT": 1, "UINT8": 2, "INT8": 3, "UINT16": 4, "INT16": 5, "INT32": 6,
          "DOUBLE": 11, "UINT32": 12, "UINT64": 13, "BFLOAT16": 16, "STRING": 8}
 
 
+def workdir_and_gen(doc):
+    """an oracle's WORKDIR argument (made) and gen (BENANZA_GEN, else bin/gen); None after the
+    usage line DOC ends with, when the arguments are not one WORKDIR"""
+    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
+        print(doc.split("\n\n")[-1], file=sys.stderr)
+        return None
+    os.makedirs(sys.argv[1], exist_ok=True)
+    return sys.argv[1], os.environ.get("BENANZA_GEN", "bin/gen")
+
+
+def gen_folder(gen, model, batch, folder):
+    """gen on MODEL at BATCH into FOLDER (CPU benchmarks): None, or what went wrong"""
+    done = subprocess.run([gen, "-b", str(batch), model, "-o", folder], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
+    return "gen exit %d: %s" % (done.returncode, done.stderr.strip()[-300:]) if done.returncode else None
+
+
 def run_driver(path, tmp):
     """the benchmark's setup and kernel once, in a driver built from the file (at -O0: what it
     computes is the same, and the drivers build in a third of -O1's time), its inputs and

@@ -13,7 +13,6 @@ Held against gen and ONNX Runtime:
 
 usage: swiglu_check.py WORKDIR   (BENANZA_GEN: gen; exit status 1 on a failure)"""
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -21,7 +20,7 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
-from plain_check import run_driver, tensor_of, NP
+from plain_check import gen_folder, run_driver, tensor_of, workdir_and_gen, NP
 
 B, T, H, I = 2, 4, 8, 12
 
@@ -89,12 +88,10 @@ def against_ort(folder, layer, group_model, f16, tmp):
 
 
 def main():
-    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
-        print(__doc__.split("\n\n")[-1], file=sys.stderr)
+    args = workdir_and_gen(__doc__)
+    if not args:
         return 2
-    work = sys.argv[1]
-    os.makedirs(work, exist_ok=True)
-    gen = os.environ.get("BENANZA_GEN", "bin/gen")
+    work, gen = args
     cases = [("Split by num_outputs (opset 18), the gate first, f32", dict(opset=18, gate_first=True, f16=False), True),
              ("Split by sizes (opset 13), the gate second, f32", dict(opset=13, gate_first=False, f16=False), True),
              ("Split by num_outputs (opset 18), the gate second, f16", dict(opset=18, gate_first=False, f16=True), True),
@@ -106,10 +103,9 @@ def main():
         path = os.path.join(work, "phi3_mlp_%d.onnx" % k)
         mlp(path, **kw)
         folder = os.path.join(work, "out%d" % k)
-        done = subprocess.run([gen, "-b", str(B), path, "-o", folder], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True)
-        if done.returncode:
-            print("FAIL %s: gen exit %d: %s" % (name, done.returncode, done.stderr.strip()[-300:]))
+        err = gen_folder(gen, path, B, folder)
+        if err:
+            print("FAIL %s: %s" % (name, err))
             bad += 1
             continue
         groups = swiglu_groups(folder)
