@@ -253,6 +253,46 @@ static const struct desc_attention *attention_of(struct bz_arena *arena, const j
     return a;
 }
 
+/* the float type of every tensor of D and of its members' (0: another type, or two) */
+int desc_float_type(const struct layer_desc *d)
+{
+    int t = 0;
+    for (int k = 0; k < d->nin + d->nout; k++) {
+        const struct desc_tensor *x = k < d->nin ? &d->in[k] : &d->out[k - d->nin];
+        if (!x->dtype)
+            continue; /* an omitted input */
+        if ((x->dtype != IR_DTYPE_FLOAT && x->dtype != IR_DTYPE_FLOAT16 && x->dtype != IR_DTYPE_BFLOAT16) ||
+            (t && x->dtype != t))
+            return 0;
+        t = x->dtype;
+    }
+    for (int m = 0; m < d->nmembers; m++) {
+        int mt = desc_float_type(&d->members[m]);
+        if (!mt || (t && mt != t))
+            return 0;
+        t = mt;
+    }
+    return t;
+}
+
+struct layer_desc *desc_retyped(struct bz_arena *arena, const struct layer_desc *d, int to)
+{
+    struct layer_desc *r = bz_arena_memdup(arena, d, sizeof(*d));
+    r->in = d->nin ? bz_arena_memdup(arena, d->in, (size_t)d->nin * sizeof(*d->in)) : NULL;
+    r->out = d->nout ? bz_arena_memdup(arena, d->out, (size_t)d->nout * sizeof(*d->out)) : NULL;
+    for (int k = 0; k < d->nin + d->nout; k++) {
+        struct desc_tensor *x = k < d->nin ? &r->in[k] : &r->out[k - d->nin];
+        if (x->dtype)
+            x->dtype = to;
+    }
+    if (d->nmembers) {
+        r->members = bz_arena_array(arena, (size_t)d->nmembers, sizeof(*r->members));
+        for (int m = 0; m < d->nmembers; m++)
+            r->members[m] = *desc_retyped(arena, &d->members[m], to);
+    }
+    return r;
+}
+
 void desc_build(struct bz_arena *arena, const json_t *params, struct layer_desc *d)
 {
     memset(d, 0, sizeof(*d));

@@ -39,7 +39,8 @@ static bool type_on(const struct emit_ctx *e, int ti)
 /* fp8: cuBLASLt's GEMMs only, with leading dims multiples of 16 */
 static bool plan_f8(const struct cu_plan *p)
 {
-    return (p->lt || p->family == CU_LT) && p->k % 16 == 0 && p->n % 16 == 0;
+    /* its output in bfloat16: of a plan with that type (an f16 model's has not) */
+    return (p->lt || p->family == CU_LT) && p->k % 16 == 0 && p->n % 16 == 0 && (p->types & (1u << CU_BF16));
 }
 
 /* gen --types for a layer whose benchmarks come in the types HAS (bits CU_*): type TI where
@@ -587,10 +588,38 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
         return;
     }
     memset(&plan, 0, sizeof(plan));
-    int out_dtype = plan_layer_dtype(d);
-    int ok = out_dtype == IR_DTYPE_FLOAT && h && h->cudnn ? h->cudnn(d, &plan) : -1;
-    if (ok == 0)
+    /* the libraries' plans describe an f32 layer in every type: a layer of an f16 or bf16 model
+     * (every tensor of it in that type) is planned as its f32 form and written in the types of
+     * its storage (f16: f16 and f16tc; bf16: bf16, and fp8 with its bf16 output), as a
+     * framework runs the model in that type */
+    int ft = desc_float_type(d);
+    unsigned storage = ft == IR_DTYPE_FLOAT16    ? (1u << CU_F16) | (1u << CU_F16TC)
+                       : ft == IR_DTYPE_BFLOAT16 ? 1u << CU_BF16
+                                                 : 0u;
+    struct bz_arena view;
+    bz_arena_init(&view);
+    int ok = -1;
+    if (h && h->cudnn && storage)
+        ok = h->cudnn(desc_retyped(&view, d, IR_DTYPE_FLOAT), &plan);
+    else if (h && h->cudnn && plan_layer_dtype(d) == IR_DTYPE_FLOAT)
+        ok = h->cudnn(d, &plan);
+    if (ok == 0 && storage) {
+        plan.types &= storage;
+        plan.nhwc_types &= storage;
+        if (!plan.types)
+            ok = -1; /* no form in the model's type (cuDNN's RNN has no bf16) */
+    }
+    bz_arena_free(&view);
+    if (ok == 0 && storage && e->cuda_types && !(e->cuda_types & plan.types)) {
+        /* --types names none of the model's types: the layer in them all, as a kernel of ours
+         * is written in its layer's own type whatever the list */
+        unsigned named = e->cuda_types;
+        e->cuda_types |= plan.types;
         render_plan(e, li, &plan);
+        e->cuda_types = named;
+    } else if (ok == 0) {
+        render_plan(e, li, &plan);
+    }
     /* a kernel of ours: where no library call does the layer, and beside cuDNN's where the
      * hooks ask (binary ops: cuDNN accepts fewer broadcasts) */
     bool want = ok != 0 || (h && (h->flags & PLAN_KERNEL_TOO));

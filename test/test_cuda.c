@@ -318,6 +318,47 @@ static void cuda_repro(void **state)
     free(layer);
 }
 
+/* A model whose every tensor is f16, and one all bf16 (test/oracle/half_models.py: a CNN with
+ * a Gemm, an MLP): their convolutions, GEMMs, pooling and activations have the libraries'
+ * benchmarks in the model's own type alone (f16 and f16tc; bf16 also where --types names none
+ * of it), none in another, no layer is left without a CUDA benchmark, and every file compiles
+ * (scripts/check-cuda-build) */
+static void cuda_half_models(void **state)
+{
+    (void)state;
+    if (!have_cuda())
+        return;
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    if (test_sh("%s -c 'import onnx, ml_dtypes' 2>/dev/null", py) != 0) {
+        TEST_SKIP("%s has no onnx or ml_dtypes (scripts/setup installs them): skipped\n", py);
+        return;
+    }
+    const char *gen = test_env("BENANZA_GEN", "bin/gen");
+    char out[300];
+    snprintf(out, sizeof(out), "%s/half", dir);
+    assert_int_equal(test_sh("%s test/oracle/half_models.py '%s.models'", py, out), 0);
+    assert_int_equal(test_sh("%s --backend cuda -b 1 --top-k 1 --types f32,tf32,f16tc '%s.models/f16_cnn.onnx' "
+                             "'%s.models/bf16_mlp.onnx' -o '%s' 2> '%s.gen.log' && ! grep 'no CUDA benchmark' '%s.gen.log'",
+                             gen, out, out, out, out, out),
+                     0);
+    /* each model's layers (their names end in the type), and their library files by type */
+    assert_int_equal(test_sh("cd '%s' && for t in f16 bf16; do awk -F'\t' -v t=\"_$t\" "
+                             "'$1 == \"layer\" && substr($5, length($5) - length(t) + 1) == t {print $2}' manifest.tsv > ids.$t; "
+                             "test -s ids.$t || exit 1; done && "
+                             "ls bench | grep -F -f ids.f16 | grep '\\.c$' | sed 's/^[0-9a-f]*-//; s/-.*//' | sort -u > types.f16 && "
+                             "ls bench | grep -F -f ids.bf16 | grep '\\.c$' | sed 's/^[0-9a-f]*-//; s/-.*//' | sort -u > types.bf16 && "
+                             "printf 'f16\\nf16tc\\n' | cmp - types.f16 && printf 'bf16\\n' | cmp - types.bf16 && "
+                             "ls bench | grep -q -e '-f16tc-default_tensor_op.c$' && ls bench | grep -q -e '-f16tc-lt0.c$' && "
+                             "ls bench | grep -q -e '-f16tc-implicit_precomp_gemm.c$' && ls bench | grep -q -e '-bf16-lt0.c$'",
+                             out),
+                     0);
+    if (!generated_code_built("the 16-bit models' folder"))
+        return;
+    assert_int_equal(test_sh("scripts/check-cuda-build --no-alone '%s' > '%s.check.log' 2>&1 || { cat '%s.check.log'; exit 1; }",
+                             out, out, out),
+                     0);
+}
+
 /* Every shared model and every zoo model at batch 1 (the first rank of each heuristic's
  * answers), and a grouped-query attention model: all CUDA library benchmarks compile and link
  * with -Wall -Wextra -Werror, one per family builds alone, one kernel benchmark per kernel kind
@@ -379,6 +420,7 @@ void test_cuda_group(struct test_totals *tot)
         cmocka_unit_test(cuda_kernel_references),
         cmocka_unit_test(cuda_hostile_names),
         cmocka_unit_test(cuda_repro),
+        cmocka_unit_test(cuda_half_models),
         cmocka_unit_test(cuda_shared_compile),
     };
     test_group_run(tot, "cuda", tests, BZ_ARRAY_LEN(tests));
