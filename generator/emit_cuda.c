@@ -596,11 +596,13 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
     unsigned storage = ft == IR_DTYPE_FLOAT16    ? (1u << CU_F16) | (1u << CU_F16TC)
                        : ft == IR_DTYPE_BFLOAT16 ? 1u << CU_BF16
                                                  : 0u;
+    int storage_pl = ft == IR_DTYPE_FLOAT16 ? PL_FLOAT16 : ft == IR_DTYPE_BFLOAT16 ? PL_BFLOAT16 : 0;
     struct bz_arena view;
     bz_arena_init(&view);
+    const struct layer_desc *as_f32 = storage ? desc_retyped(&view, d, IR_DTYPE_FLOAT) : NULL;
     int ok = -1;
     if (h && h->cudnn && storage)
-        ok = h->cudnn(desc_retyped(&view, d, IR_DTYPE_FLOAT), &plan);
+        ok = h->cudnn(as_f32, &plan);
     else if (h && h->cudnn && plan_layer_dtype(d) == IR_DTYPE_FLOAT)
         ok = h->cudnn(d, &plan);
     if (ok == 0 && storage) {
@@ -609,7 +611,6 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
         if (!plan.types)
             ok = -1; /* no form in the model's type (cuDNN's RNN has no bf16) */
     }
-    bz_arena_free(&view);
     if (ok == 0 && storage && e->cuda_types && !(e->cuda_types & plan.types)) {
         /* --types names none of the model's types: the layer in them all, as a kernel of ours
          * is written in its layer's own type whatever the list */
@@ -623,8 +624,12 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
     /* a kernel of ours: where no library call does the layer, and beside cuDNN's where the
      * hooks ask (binary ops: cuDNN accepts fewer broadcasts) */
     bool want = ok != 0 || (h && (h->flags & PLAN_KERNEL_TOO));
-    if (want && h && plan_kernel(d, h, &kern) == 0 &&
-        (kern.kind == CK_ATTENTION || kern.kind == CK_RESIZE || kern.kind == CK_BATCHNORM)) {
+    /* a layer of a 16-bit model that our kernel takes in f32 only: its f32 form retyped to
+     * the model's type, that type alone */
+    bool planned = want && h && plan_kernel(d, h, &kern) == 0, retyped = false;
+    if (want && h && !planned && storage_pl && plan_kernel(as_f32, h, &kern) == 0 && kernel_retype(&kern, storage_pl))
+        planned = retyped = true;
+    if (planned && (kern.kind == CK_ATTENTION || kern.kind == CK_RESIZE || kern.kind == CK_BATCHNORM)) {
         /* f32 (CUDA cores) and the two 16-bit types (Tensor Cores for attention): the bytes
          * at each; a Resize or a batch norm of a 4-D activation channels-last too, for an NHWC
          * plan (a batch norm's parameter rows stay f32, as cuDNN takes them); and an
@@ -638,6 +643,8 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
         bool tc_heads = kern.kind == CK_ATTENTION && a->d % 16 == 0 && a->dv % 16 == 0 && a->d <= 128 && a->dv <= 128;
         for (size_t t = 0; t < BZ_ARRAY_LEN(types); t++) {
             bool on = !types[t].tf32 ? kernel_type_on(e, types[t].dtype) : tc_heads && type_on(e, CU_TF32);
+            if (storage_pl) /* a 16-bit model's layer: in its own type, whatever the list */
+                on = !types[t].tf32 && types[t].dtype == storage_pl;
             if (!on)
                 continue;
             double es = (double)pl_esize(types[t].dtype);
@@ -663,12 +670,12 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
             if (kern.split)
                 render_kernel(e, li, &kern);
         }
-    } else if (want && h && plan_kernel(d, h, &kern) == 0) {
+    } else if (planned) {
         /* in the layer's own types, and where those are f32, in f16 and bf16 as well: a model
          * run in a 16-bit type stores these tensors in it */
         render_kernel(e, li, &kern);
         static const int halves[] = {PL_FLOAT16, PL_BFLOAT16};
-        for (size_t t = 0; t < BZ_ARRAY_LEN(halves); t++) {
+        for (size_t t = 0; t < BZ_ARRAY_LEN(halves) && !retyped; t++) {
             struct cu_kernel k16 = kern;
             if (kernel_type_on(e, halves[t]) && kernel_retype(&k16, halves[t]))
                 render_kernel(e, li, &k16);
@@ -676,6 +683,7 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
     }
     else if (ok != 0 && !l->fused) /* a group's members are benchmarked one by one */
         emit_skip(e, l->op);
+    bz_arena_free(&view);
 }
 
 void emit_cuda(struct emit_ctx *e)

@@ -319,10 +319,11 @@ static void cuda_repro(void **state)
 }
 
 /* A model whose every tensor is f16, and one all bf16 (test/oracle/half_models.py: a CNN with
- * a Gemm, an MLP): their convolutions, GEMMs, pooling and activations have the libraries'
- * benchmarks in the model's own type alone (f16 and f16tc; bf16 also where --types names none
- * of it), none in another, no layer is left without a CUDA benchmark, and every file compiles
- * (scripts/check-cuda-build) */
+ * a Gemm, a LayerNorm and a Transpose, an MLP): their convolutions, GEMMs, pooling and
+ * activations have the libraries' benchmarks in the model's own type alone (f16 and f16tc; bf16
+ * also where --types names none of it), none in another; the LayerNorm and the Transpose, which
+ * our kernels take in f32, a kernel in f16 alone; no layer is left without a CUDA benchmark,
+ * and every file compiles (scripts/check-cuda-build) */
 static void cuda_half_models(void **state)
 {
     (void)state;
@@ -348,6 +349,8 @@ static void cuda_half_models(void **state)
                              "ls bench | grep -F -f ids.f16 | grep '\\.c$' | sed 's/^[0-9a-f]*-//; s/-.*//' | sort -u > types.f16 && "
                              "ls bench | grep -F -f ids.bf16 | grep '\\.c$' | sed 's/^[0-9a-f]*-//; s/-.*//' | sort -u > types.bf16 && "
                              "printf 'f16\\nf16tc\\n' | cmp - types.f16 && printf 'bf16\\n' | cmp - types.bf16 && "
+                             "ls bench | grep -F -f ids.f16 | grep '\\.cu$' | grep -v -e '-f16-kernel' | ( ! grep . ) && "
+                             "test $(ls bench | grep -F -f ids.f16 | grep -c -e '-f16-kernel.cu$') -ge 2 && "
                              "ls bench | grep -q -e '-f16tc-default_tensor_op.c$' && ls bench | grep -q -e '-f16tc-lt0.c$' && "
                              "ls bench | grep -q -e '-f16tc-implicit_precomp_gemm.c$' && ls bench | grep -q -e '-bf16-lt0.c$'",
                              out),
