@@ -253,26 +253,37 @@ static const struct desc_attention *attention_of(struct bz_arena *arena, const j
     return a;
 }
 
-/* the float type of every tensor of D and of its members' (0: another type, or two) */
-int desc_float_type(const struct layer_desc *d)
+/* the float type of D's tensors (of its float ones alone where FLOATS_ONLY), -1 where it has
+ * none, 0 where a tensor is of another type or two float types meet */
+static int float_type_of(const struct layer_desc *d, bool floats_only)
 {
-    int t = 0;
+    int t = -1;
     for (int k = 0; k < d->nin + d->nout; k++) {
         const struct desc_tensor *x = k < d->nin ? &d->in[k] : &d->out[k - d->nin];
         if (!x->dtype)
             continue; /* an omitted input */
-        if ((x->dtype != IR_DTYPE_FLOAT && x->dtype != IR_DTYPE_FLOAT16 && x->dtype != IR_DTYPE_BFLOAT16) ||
-            (t && x->dtype != t))
+        bool is_float = x->dtype == IR_DTYPE_FLOAT || x->dtype == IR_DTYPE_FLOAT16 || x->dtype == IR_DTYPE_BFLOAT16;
+        if (!is_float && floats_only)
+            continue;
+        if (!is_float || (t > 0 && x->dtype != t))
             return 0;
         t = x->dtype;
     }
-    for (int m = 0; m < d->nmembers; m++) {
-        int mt = desc_float_type(&d->members[m]);
-        if (!mt || (t && mt != t))
-            return 0;
-        t = mt;
-    }
     return t;
+}
+
+/* a node: every tensor of that one type; a group: every float tensor of its members (a mask's
+ * bool, a Gather's indices aside), the group's own too */
+int desc_float_type(const struct layer_desc *d)
+{
+    int t = float_type_of(d, d->nmembers > 0);
+    for (int m = 0; t && m < d->nmembers; m++) {
+        int mt = float_type_of(&d->members[m], true);
+        if (!mt || (t > 0 && mt > 0 && mt != t))
+            return 0;
+        t = mt > 0 ? mt : t;
+    }
+    return t > 0 ? t : 0;
 }
 
 struct layer_desc *desc_retyped(struct bz_arena *arena, const struct layer_desc *d, int to)
@@ -282,7 +293,7 @@ struct layer_desc *desc_retyped(struct bz_arena *arena, const struct layer_desc 
     r->out = d->nout ? bz_arena_memdup(arena, d->out, (size_t)d->nout * sizeof(*d->out)) : NULL;
     for (int k = 0; k < d->nin + d->nout; k++) {
         struct desc_tensor *x = k < d->nin ? &r->in[k] : &r->out[k - d->nin];
-        if (x->dtype)
+        if (x->dtype == IR_DTYPE_FLOAT16 || x->dtype == IR_DTYPE_BFLOAT16)
             x->dtype = to;
     }
     if (d->nmembers) {

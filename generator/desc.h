@@ -202,11 +202,12 @@ size_t desc_attr_offset(enum desc_attr id);
  * group's pattern and members) into D, its storage in ARENA; the attributes are those of the
  * operator's table entry, each at its default where the key does not give it. */
 void desc_build(struct bz_arena *arena, const json_t *params, struct layer_desc *d);
-/* The one float type (IR_DTYPE_FLOAT, _FLOAT16, _BFLOAT16) of every tensor of D, its members'
- * too; 0 where a tensor is of another type, or two float types meet (a Cast) */
+/* The one float type (IR_DTYPE_FLOAT, _FLOAT16, _BFLOAT16) of every tensor of a node D, or of
+ * every float tensor of a group's members (a mask's bool aside); 0 where a node's tensor is of
+ * another type, or two float types meet (a Cast) */
 int desc_float_type(const struct layer_desc *d);
-/* D with every tensor of type TO (an f16 model's layer as the f32 one whose f16 form the
- * libraries' plans describe), in storage of ARENA */
+/* D with every 16-bit float tensor of type TO (an f16 model's layer as the f32 one whose f16
+ * form the libraries' plans describe), in storage of ARENA */
 struct layer_desc *desc_retyped(struct bz_arena *arena, const struct layer_desc *d, int to);
 
 #endif

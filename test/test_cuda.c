@@ -355,6 +355,23 @@ static void cuda_half_models(void **state)
                              "ls bench | grep -q -e '-f16tc-implicit_precomp_gemm.c$' && ls bench | grep -q -e '-bf16-lt0.c$'",
                              out),
                      0);
+    /* real models exported in f16 (test/oracle/to_f16.py): ResNet-20 and DistilBERT (its
+     * attention with a bool mask, its GELU and LayerNorm written out) of ../shared, every layer
+     * covered and none in another float type (the mask's bool layers are in theirs) */
+    char models[400];
+    if (test_shared_models(models, sizeof(models))) {
+        assert_int_equal(test_sh("for m in resnet20-cifar10-pytorch-opset9 distilbert-tiny-cls-pytorch-opset11; do "
+                                 "%s test/oracle/to_f16.py '%s/'$m.onnx '%s.models/'$m-f16.onnx || exit 1; done && "
+                                 "%s --backend cuda -b 1 --top-k 1 --types f32,tf32,f16tc '%s.models/resnet20-cifar10-pytorch-opset9-f16.onnx' "
+                                 "'%s.models/distilbert-tiny-cls-pytorch-opset11-f16.onnx' "
+                                 "--dim=distilbert-tiny-cls-pytorch-opset11-f16:sequence=128 -o '%s.real' 2> '%s.real.log' && "
+                                 "! grep 'no CUDA benchmark' '%s.real.log' && ls '%s.real/bench' | grep -q -e '-f16tc-sdpa_heurA_0.c$' -e "
+                                 "'-f16-kernel.cu$' && ! ls '%s.real/bench' | grep -e '-f32-' -e '-tf32-' -e '-bf16-'",
+                                 py, models, out, gen, out, out, out, out, out, out, out),
+                         0);
+    } else {
+        print_message("%s not found: the f16 exports of shared models not tried\n", models);
+    }
     if (!generated_code_built("the 16-bit models' folder"))
         return;
     assert_int_equal(test_sh("scripts/check-cuda-build --no-alone '%s' > '%s.check.log' 2>&1 || { cat '%s.check.log'; exit 1; }",
