@@ -681,6 +681,13 @@ static void e2e_attention(void **state)
     assert_int_equal(test_sh("%s test/oracle/attention_check.py model '%s'", py, gqa), 0);
     bz_buf_printf(&args, " '%s' '--dim=llama_gqa:seq=7'", gqa);
     bz_buf_puts(&expect, " llama_gqa=1 '--dim=llama_gqa:seq=7'");
+    /* and BERT's padding mask [batch, 1, 1, seq]: its key's mask strides 0 over heads and
+     * queries */
+    char pad[300];
+    snprintf(pad, sizeof(pad), "%s/padding.onnx", dir);
+    assert_int_equal(test_sh("%s test/oracle/attention_check.py padding-model '%s'", py, pad), 0);
+    bz_buf_printf(&args, " '%s' '--dim=padding:seq=24'", pad);
+    bz_buf_puts(&expect, " padding=1 '--dim=padding:seq=24'");
     const char *root = test_env("BENANZA_SHARED", "../shared");
     char path[4300];
     int have_shared = 0;

@@ -21,6 +21,8 @@ usage: attention_check.py DIR [--dim=NAME=V ...] [MODEL=N ...]
 Prints one line per run; exit status 1 on any mismatch.
        attention_check.py model FILE.onnx
   writes llama_gqa_model(4): Llama's grouped-query attention as PyTorch exports it
+       attention_check.py padding-model FILE.onnx
+  writes an attention of 4 heads of 64 with BERT's padding mask [batch, 1, 1, seq]
 """
 import json
 import os
@@ -196,17 +198,19 @@ def check_group(model, members, att, shapes):
     return float(np.max(np.abs(got - want)))
 
 
-def llama_gqa_model(rep, nq=8, d=16):
+def llama_gqa_model(rep, nq=8, d=16, padding=False):
     """Llama's attention as PyTorch exports it, batch and sequence dynamic ("batch", "seq"):
     repeat_kv of K and V (Unsqueeze at axis 2, then Expand and Reshape to shapes made from
     Shape, Gather, Unsqueeze, Concat and Mul), MatMul with K transposed, Div by sqrt(d), Add the
     mask [B, 1, S, S], Softmax, MatMul with V, the heads merged back by a Transpose; NQ query
-    heads, NQ / REP K and V heads"""
+    heads, NQ / REP K and V heads. PADDING: BERT's padding mask [B, 1, 1, S] instead, one
+    row of the keys per batch for every query"""
     F = onnx.TensorProto.FLOAT
     h = onnx.helper
     B, S, nkv = "batch", "seq", nq // rep
     inputs = [h.make_tensor_value_info("q", F, [B, nq, S, d]), h.make_tensor_value_info("k", F, [B, nkv, S, d]),
-              h.make_tensor_value_info("v", F, [B, nkv, S, d]), h.make_tensor_value_info("mask", F, [B, 1, S, S])]
+              h.make_tensor_value_info("v", F, [B, nkv, S, d]),
+              h.make_tensor_value_info("mask", F, [B, 1, 1 if padding else S, S])]
     inits = [numpy_helper.from_array(np.array([2], np.int64), "axis2"),
              numpy_helper.from_array(np.array([0], np.int64), "axis0"),
              numpy_helper.from_array(np.array([rep], np.int64), "rep"),
@@ -232,7 +236,7 @@ def llama_gqa_model(rep, nq=8, d=16):
         n("Reshape", [x + "_wide", x + "_shared_shape"], [x + "_shared"])
         return x + "_shared"
 
-    kr, vr = repeat_kv("k"), repeat_kv("v")
+    kr, vr = (repeat_kv("k"), repeat_kv("v")) if rep > 1 else ("k", "v")
     n("Transpose", [kr], ["kt"], perm=[0, 1, 3, 2])
     n("MatMul", ["q", "kt"], ["scores"])
     n("Div", ["scores", "sqrt_d"], ["scaled"])
@@ -250,13 +254,18 @@ def main():
     if sys.argv[1] == "model":
         onnx.save(llama_gqa_model(4), sys.argv[2])
         return 0
+    if sys.argv[1] == "padding-model":
+        onnx.save(llama_gqa_model(1, nq=4, d=64, padding=True), sys.argv[2])
+        return 0
     folder = sys.argv[1]
     expect, dims = {}, {}
     raw_dims = [a for a in sys.argv[2:] if a.startswith("--dim=")]
     for a in sys.argv[2:]:
         if a.startswith("--dim="):
             name, val = a[6:].split("=")
-            dims[name.split(":")[-1]] = int(val)
+            # MODEL:NAME binds NAME in that model alone, NAME in every model
+            model, _, name = name.rpartition(":")
+            dims[(model or None, name)] = int(val)
         else:
             name, val = a.split("=")
             expect[name] = int(val)
@@ -273,9 +282,10 @@ def main():
         mine = [gr for gr in groups if gr[0] == run and gr[2] == "attention"]
         name = info["model"]
         ok = len(mine) == want and (name not in expect or expect[name] == want + fused)
-        model = fixed_dims(model, info["batch"], dims)
+        run_dims = {n: v for (m, n), v in sorted(dims.items(), key=lambda kv: kv[0][0] is not None) if m in (None, name)}
+        model = fixed_dims(model, info["batch"], run_dims)
         errs = []
-        shapes = gen_shapes(info["path"], info["batch"], dims) if mine else {}
+        shapes = gen_shapes(info["path"], info["batch"], run_dims) if mine else {}
         for gr in mine:
             if gr[3] in checked:
                 continue
