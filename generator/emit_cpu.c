@@ -577,20 +577,32 @@ static void cpu_layer(struct emit_ctx *e, int li, void *engine)
     /* float layers in f32, bf16 and f16; the quantized ones (whose hooks take int8) in their
      * int8 types; a second plan (a Gemm's inner product) whatever the type */
     int out_dtype = plan_layer_dtype(d);
-    bool takes = h && h->dnnl && (out_dtype == IR_DTYPE_FLOAT || (h->flags & PLAN_DNNL_INT8));
+    /* a layer of an f16 or bf16 model (every float tensor in that type): its f32 form's plans,
+     * in that type alone (as emit_cuda.c does for the libraries) */
+    int ft = desc_float_type(d);
+    dnnl_data_type_t storage = ft == IR_DTYPE_FLOAT16 ? dnnl_f16 : ft == IR_DTYPE_BFLOAT16 ? dnnl_bf16 : dnnl_data_type_undef;
+    struct bz_arena view;
+    bz_arena_init(&view);
+    const struct layer_desc *pd = storage != dnnl_data_type_undef ? desc_retyped(&view, d, IR_DTYPE_FLOAT) : d;
+    bool takes = h && h->dnnl &&
+                 (out_dtype == IR_DTYPE_FLOAT || storage != dnnl_data_type_undef || (h->flags & PLAN_DNNL_INT8));
     struct cpu_plan plans[2];
     int ok[2];
     memset(plans, 0, sizeof(plans));
-    ok[0] = takes ? h->dnnl(d, 0, &plans[0]) : -1;
-    ok[1] = h && h->dnnl && !l->fused ? h->dnnl(d, 1, &plans[1]) : -1;
+    ok[0] = takes ? h->dnnl(pd, 0, &plans[0]) : -1;
+    ok[1] = h && h->dnnl && !l->fused ? h->dnnl(pd, 1, &plans[1]) : -1;
     bool none = ok[0] != 0 && ok[1] != 0;
     /* plain C where oneDNN has nothing (a fusion group's: the rotary embedding), and beside
      * it where the hooks ask (Resize: every ONNX mode exactly) */
     struct pl_op pop;
+    bool plain_done = false;
     if ((none || (h && (h->flags & PLAN_PLAIN_TOO))) && h && h->plain && h->plain(d, &pop) == 0) {
         render_plain(e, li, &pop);
-        if (none)
+        plain_done = true;
+        if (none) {
+            bz_arena_free(&view);
             return;
+        }
     }
     if (none) {
         char why[256];
@@ -598,11 +610,15 @@ static void cpu_layer(struct emit_ctx *e, int li, void *engine)
             bz_diag_warning(e->diag, "gen", "layer %s (%s): %s", l->name, l->op, why);
         if (!l->fused)
             emit_skip(e, l->op);
+        bz_arena_free(&view);
         return;
     }
-    int ntypes = ok[0] == 0 && plans[0].quant ? 1 : 3;
+    bool quant = ok[0] == 0 && plans[0].quant;
+    int ntypes = quant ? 1 : 3, found = 0;
     for (int t = 0; t < ntypes; t++) {
-        dnnl_data_type_t dt = ok[0] == 0 && plans[0].quant ? plans[0].op.qsrc : float_types[t];
+        dnnl_data_type_t dt = quant ? plans[0].op.qsrc : float_types[t];
+        if (!quant && storage != dnnl_data_type_undef && dt != storage)
+            continue;
         for (int which = 0; which < 2; which++) {
             const struct cpu_plan *pl = &plans[which];
             if (ok[which] != 0)
@@ -631,8 +647,14 @@ static void cpu_layer(struct emit_ctx *e, int li, void *engine)
              * picks oneDNN's first choice on a machine that has one) */
             if (!any_impl)
                 render_bench(e, li, pl, dt, "any", pl->n_algs > 1 ? pl->algs[0] : 0, 0);
+            found += any_impl;
         }
     }
+    /* a 16-bit model's layer that oneDNN has no implementation of here (a machine without
+     * AVX512-FP16 or AMX): plain C beside it too, where plain C takes the layer */
+    if (storage != dnnl_data_type_undef && !quant && !found && !plain_done && h->plain && h->plain(d, &pop) == 0)
+        render_plain(e, li, &pop);
+    bz_arena_free(&view);
 }
 
 void emit_cpu(struct emit_ctx *e)
