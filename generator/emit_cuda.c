@@ -589,7 +589,8 @@ static void cuda_layer(struct emit_ctx *e, int li, void *unused)
     }
     memset(&plan, 0, sizeof(plan));
     /* the libraries' plans describe an f32 layer in every type: a layer of an f16 or bf16 model
-     * (every tensor of it in that type) is planned as its f32 form and written in the types of
+     * (desc_float_type: every tensor of a node, every float one of a group, in that type) is
+     * planned as its f32 form and written in the types of
      * its storage (f16: f16 and f16tc; bf16: bf16, and fp8 with its bf16 output), as a
      * framework runs the model in that type */
     int ft = desc_float_type(d);
