@@ -20,10 +20,9 @@ import sys
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
-from plain_check import gen_folder, run_driver, tensor_of, workdir_and_gen, NP
+from plain_check import gen_folder, group_against_ort, manifest_rows, workdir_and_gen
 
 B, T, H, I = 2, 4, 8, 12
 
@@ -92,41 +91,6 @@ def mlp(path, form, f16, halves=None, gelu_read=False, u_broadcast=False):
     return len(nodes), part
 
 
-def manifest(folder, kind):
-    """[(pattern, layer id, node indexes)] of the folder's manifest rows of KIND (group, part)"""
-    found = []
-    with open(os.path.join(folder, "manifest.tsv")) as f:
-        for line in f:
-            c = line.rstrip("\n").split("\t")
-            if c[0] == kind:
-                found.append((c[3], c[4], [int(i) for i in c[5].split(",")]))
-    return found
-
-
-def against_ort(folder, layer, group_model, f16, halves, fn, tmp):
-    """the group's plain C benchmark against ONNX Runtime on its inputs: the worst error relative
-    to 1 + |value|, or what went wrong"""
-    path = os.path.join(folder, "bench", "%s-%s-c_plain.c" % (layer, "f16" if f16 else "f32"))
-    if not os.path.exists(path):
-        return "no %s" % os.path.basename(path)
-    text = open(path).read()
-    if ".fn = %s," % fn not in text:
-        return "%s does not compute %s" % (os.path.basename(path), fn)
-    if (".nin = 1," in text) != bool(halves):
-        return "%s reads %s" % (os.path.basename(path), "two inputs" if halves else "one input's halves")
-    err = run_driver(path, tmp)
-    if err:
-        return err
-    odt, oshape = tensor_of(text, "out")
-    feeds = {}
-    for k, name in enumerate(["gu"] if halves else ["g", "u"]):
-        dt, shape = tensor_of(text, k)
-        feeds[name] = np.fromfile(os.path.join(tmp, "in%d" % k), dtype=NP[dt]).reshape(shape)
-    got = np.fromfile(os.path.join(tmp, "out"), dtype=NP[odt]).reshape(oshape).astype(np.float64)
-    want = ort.InferenceSession(group_model, providers=["CPUExecutionProvider"]).run(None, feeds)[0].astype(np.float64)
-    return float(np.max(np.abs(got - want) / (1 + np.abs(want))))
-
-
 def main():
     args = workdir_and_gen(__doc__)
     if not args:
@@ -157,9 +121,9 @@ def main():
             print("FAIL %s: %s" % (name, err))
             bad += 1
             continue
-        groups = manifest(folder, "group")
+        groups = manifest_rows(folder, "group")
         geglu = [g for g in groups if g[0] == "geglu"]
-        parts = manifest(folder, "part")
+        parts = manifest_rows(folder, "part")
         note = "groups %s, parts %s" % ([(p, n) for p, _, n in groups], [(p, n) for p, _, n in parts])
         if fn is None:
             # no geglu; a written-out GELU keeps its own group
@@ -170,8 +134,10 @@ def main():
             ok = len(geglu) == 1 and len(geglu[0][2]) == want_nodes and \
                 (part is None and not parts or [p[0] for p in parts] == [part] and len(parts[0][2]) == n_act)
             if ok:
-                worst = against_ort(folder, geglu[0][1], path + ".group.onnx", kw["f16"], halves, fn,
-                                    os.path.join(work, "drv%d" % k))
+                worst = group_against_ort(folder, geglu[0][1], kw["f16"], path + ".group.onnx",
+                                          ["gu"] if halves else ["g", "u"],
+                                          [(".fn = %s," % fn, True), (".nin = 1,", bool(halves))],
+                                          os.path.join(work, "drv%d" % k))
                 tol = 4e-3 if kw["f16"] else 1e-6
                 if isinstance(worst, str):
                     ok, note = False, note + "; " + worst

@@ -368,6 +368,43 @@ def gen_folder(gen, model, batch, folder):
     return "gen exit %d: %s" % (done.returncode, done.stderr.strip()[-300:]) if done.returncode else None
 
 
+def manifest_rows(folder, kind):
+    """[(pattern, layer id, node indexes)] of the folder's manifest rows of KIND (group, part)"""
+    found = []
+    with open(os.path.join(folder, "manifest.tsv")) as f:
+        for line in f:
+            c = line.rstrip("\n").split("\t")
+            if c[0] == kind:
+                found.append((c[3], c[4], [int(i) for i in c[5].split(",")]))
+    return found
+
+
+def group_against_ort(folder, layer, f16, group_model, names, text_checks, tmp):
+    """a fusion group's plain C benchmark (LAYER's c_plain file, f16 or f32) against ONNX Runtime
+    running GROUP_MODEL (the group's nodes) on the inputs the benchmark made, fed as NAMES in
+    the file's input order; each (TEXT, PRESENT) of TEXT_CHECKS says whether the file must hold
+    TEXT. The worst error relative to 1 + |value|, or what went wrong"""
+    import onnxruntime as ort
+    path = os.path.join(folder, "bench", "%s-%s-c_plain.c" % (layer, "f16" if f16 else "f32"))
+    if not os.path.exists(path):
+        return "no %s" % os.path.basename(path)
+    text = open(path).read()
+    for want, present in text_checks:
+        if (want in text) != present:
+            return "%s %s %r" % (os.path.basename(path), "lacks" if present else "holds", want)
+    err = run_driver(path, tmp)
+    if err:
+        return err
+    feeds = {}
+    for k, name in enumerate(names):
+        dt, shape = tensor_of(text, k)
+        feeds[name] = np.fromfile(os.path.join(tmp, "in%d" % k), dtype=NP[dt]).reshape(shape)
+    odt, oshape = tensor_of(text, "out")
+    got = np.fromfile(os.path.join(tmp, "out"), dtype=NP[odt]).reshape(oshape).astype(np.float64)
+    want = ort.InferenceSession(group_model, providers=["CPUExecutionProvider"]).run(None, feeds)[0].astype(np.float64)
+    return float(np.max(np.abs(got - want) / (1 + np.abs(want))))
+
+
 def run_driver(path, tmp):
     """the benchmark's setup and kernel once, in a driver built from the file (at -O0: what it
     computes is the same, and the drivers build in a third of -O1's time), its inputs and

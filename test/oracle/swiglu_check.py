@@ -17,10 +17,9 @@ import sys
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
-from plain_check import gen_folder, run_driver, tensor_of, workdir_and_gen, NP
+from plain_check import gen_folder, group_against_ort, manifest_rows, workdir_and_gen
 
 B, T, H, I = 2, 4, 8, 12
 
@@ -56,37 +55,6 @@ def mlp(path, opset, gate_first, f16, axis=-1, up_read=False):
     onnx.save(helper.make_model(gg, opset_imports=[helper.make_opsetid("", opset)]), path + ".group.onnx")
 
 
-def swiglu_groups(folder):
-    """[(layer id, node indexes)] of the folder's swiglu groups"""
-    found = []
-    with open(os.path.join(folder, "manifest.tsv")) as f:
-        for line in f:
-            c = line.rstrip("\n").split("\t")
-            if c[0] == "group" and c[3] == "swiglu":
-                found.append((c[4], [int(i) for i in c[5].split(",")]))
-    return found
-
-
-def against_ort(folder, layer, group_model, f16, tmp):
-    """the group's plain C benchmark against ONNX Runtime on its input: the worst error relative
-    to 1 + |value|, or what went wrong"""
-    path = os.path.join(folder, "bench", "%s-%s-c_plain.c" % (layer, "f16" if f16 else "f32"))
-    if not os.path.exists(path):
-        return "no %s" % os.path.basename(path)
-    text = open(path).read()
-    if ".nin = 1," not in text or ".flag = " not in text:
-        return "%s does not read one input's halves" % os.path.basename(path)
-    err = run_driver(path, tmp)
-    if err:
-        return err
-    dt, shape = tensor_of(text, 0)
-    odt, oshape = tensor_of(text, "out")
-    x = np.fromfile(os.path.join(tmp, "in0"), dtype=NP[dt]).reshape(shape)
-    got = np.fromfile(os.path.join(tmp, "out"), dtype=NP[odt]).reshape(oshape).astype(np.float64)
-    want = ort.InferenceSession(group_model, providers=["CPUExecutionProvider"]).run(None, {"gu": x})[0]
-    return float(np.max(np.abs(got - want.astype(np.float64)) / (1 + np.abs(want.astype(np.float64)))))
-
-
 def main():
     args = workdir_and_gen(__doc__)
     if not args:
@@ -108,13 +76,14 @@ def main():
             print("FAIL %s: %s" % (name, err))
             bad += 1
             continue
-        groups = swiglu_groups(folder)
+        groups = [(layer, nodes) for pattern, layer, nodes in manifest_rows(folder, "group") if pattern == "swiglu"]
         split_node_index = 1  # MatMul is node 0, the Split node 1
         holds = [g for g in groups if split_node_index in g[1]]
         ok = len(groups) == 1 and (len(holds) == 1) == split and len(groups[0][1]) == (4 if split else 3)
         note = "swiglu groups %s" % [n for _, n in groups]
         if ok and split:
-            worst = against_ort(folder, groups[0][0], path + ".group.onnx", kw["f16"], os.path.join(work, "drv%d" % k))
+            worst = group_against_ort(folder, groups[0][0], kw["f16"], path + ".group.onnx", ["gu"],
+                                      [(".nin = 1,", True), (".flag = ", True)], os.path.join(work, "drv%d" % k))
             tol = 4e-3 if kw["f16"] else 1e-6
             if isinstance(worst, str):
                 ok, note = False, note + "; " + worst
