@@ -12,6 +12,7 @@
 #define PL_FAMILIES 0u
 #include "../runtime/plain_ops.h"
 #include "mustache.h"
+#include "plan.h"
 #include "version.h"
 
 struct embedded_file {
@@ -108,7 +109,7 @@ void emit_trim_plain(struct bz_buf *out, const char *text, size_t len, unsigned 
     }
 }
 
-void emit_plain_headers(json_t *data, unsigned families, bool kernel_only)
+void emit_plain_headers(json_t *data, unsigned families, int kind, bool kernel_only)
 {
     static const struct { const char *name; unsigned family; } headers[] = {
         {"plain_ops", 0},
@@ -135,11 +136,16 @@ void emit_plain_headers(json_t *data, unsigned families, bool kernel_only)
         json_object_set_new(data, headers[i].name, json_stringn(t.data ? t.data : "", t.len));
         bz_buf_free(&t);
     }
-    char line[160];
-    snprintf(line, sizeof(line),
-             "/* the kernel family this benchmark needs (plain_ops.h): the others are left out */\n"
-             "#define PL_FAMILIES 0x%03xu",
-             families);
+    char line[300];
+    int at = snprintf(line, sizeof(line),
+                      "/* the kernel family this benchmark needs (plain_ops.h): the others are left out */\n"
+                      "#define PL_FAMILIES 0x%03xu",
+                      families);
+    if (kind >= 0)
+        snprintf(line + at, sizeof(line) - (size_t)at,
+                 "\n/* its operation's kind: the code of the others is dropped when it compiles */\n"
+                 "#define PL_KIND %s",
+                 plan_pl_kind_name(kind));
     json_object_set_new(data, "plain_families", json_string(line));
 }
 

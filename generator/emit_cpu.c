@@ -297,7 +297,7 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
                              plan_pl_kind_name(op->kind), "flops", fl, "bytes", by, "harness", harness, hl);
     bz_buf_free(&layer_macro);
     if (data)
-        emit_plain_headers(data, pl_families(op), false);
+        emit_plain_headers(data, pl_families(op), (int)op->kind, false);
     emit_bench(e, l, file.data, ".c", "templates/cpu/plain.c.mustache", "cc_plain", data);
     bz_buf_free(&file);
     bz_buf_free(&title);

@@ -31,7 +31,7 @@ static inline void pl_index_inputs(struct pl_state *s)
 {
     const struct pl_op *op = s->op;
     uint32_t seed = 4242u;
-    switch (op->kind) {
+    switch (PL_KIND_OF(op)) {
     case PL_GATHER_ELEMENTS:
     case PL_SCATTER_ELEMENTS: {
         /* along the axis, in [-d, d): every third one negative */
@@ -91,13 +91,13 @@ static inline void pl_kernel_index(struct pl_state *s)
     const struct pl_tensor *x = &op->in[0], *y = &op->out;
     int64_t n = pl_count(y);
     size_t es = pl_esize(y->dtype);
-    switch (op->kind) {
+    switch (PL_KIND_OF(op)) {
     case PL_GATHER_ELEMENTS:
     case PL_SCATTER_ELEMENTS: {
         /* the odometer over the indices' shape; the data offset runs without the axis term,
          * which comes from the index */
         const struct pl_tensor *ix = &op->in[1];
-        int nd = ix->nd, ax = op->axis, scatter = op->kind == PL_SCATTER_ELEMENTS;
+        int nd = ix->nd, ax = op->axis, scatter = PL_KIND_OF(op) == PL_SCATTER_ELEMENTS;
         int64_t dst[8], idx[8] = {0}, base = 0, m = pl_count(ix), dim = x->d[ax];
         pl_strides(x, dst);
         const int64_t *iv = (const int64_t *)s->in[1];
@@ -241,7 +241,7 @@ static inline int64_t pl_reference_index(const struct pl_state *s, void *want)
     const struct pl_tensor *x = &op->in[0], *y = &op->out;
     int64_t n = pl_count(y), coord[8], c2[8];
     int dt = y->dtype;
-    switch (op->kind) {
+    switch (PL_KIND_OF(op)) {
     case PL_GATHER_ELEMENTS:
         for (int64_t i = 0; i < n; i++) {
             pl_coords(y, i, coord);

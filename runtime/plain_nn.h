@@ -496,7 +496,7 @@ static inline enum bh_status pl_nn_setup(struct pl_state *s, struct bh_result *r
 {
     const struct pl_op *op = s->op;
     uint32_t seed = 777u;
-    if (op->kind == PL_ROI_ALIGN) {
+    if (PL_KIND_OF(op) == PL_ROI_ALIGN) {
         /* regions inside the map, a tenth to half of it per side, in image coordinates
          * (divided by the scale); images spread over the batch */
         const struct pl_tensor *x = &op->in[0];
@@ -519,7 +519,7 @@ static inline enum bh_status pl_nn_setup(struct pl_state *s, struct bh_result *r
         }
         s->aux = (int64_t *)malloc((size_t)(4 * most) * sizeof(int64_t));
         s->work = (double *)malloc((size_t)(4 * most) * sizeof(double));
-    } else if (op->kind == PL_MAX_UNPOOL) {
+    } else if (PL_KIND_OF(op) == PL_MAX_UNPOOL) {
         /* each index inside its own window (a random tap of it, clipped to the unpooled
          * shape), flat over the whole unpooled tensor as MaxPool's */
         const struct pl_tensor *x = &op->in[0];
@@ -543,9 +543,9 @@ static inline enum bh_status pl_nn_setup(struct pl_state *s, struct bh_result *r
             ((int64_t *)s->in[1])[i] = flat;
         }
         return BH_OK;
-    } else if (op->kind == PL_TFIDF) {
+    } else if (PL_KIND_OF(op) == PL_TFIDF) {
         return pl_tfidf_setup(s, r);
-    } else if (op->kind == PL_OPTIMIZER) {
+    } else if (PL_KIND_OF(op) == PL_OPTIMIZER) {
         /* the fifth step at rate 0.01; squared-gradient states non-negative */
         pl_store(s->in[0], op->in[0].dtype, 0, 0.01);
         pl_store(s->in[1], op->in[1].dtype, 0, 5);
@@ -568,7 +568,7 @@ static inline enum bh_status pl_nn_setup(struct pl_state *s, struct bh_result *r
         else
             return BH_OK;
     }
-    if (!s->work || (op->kind == PL_ROI_ALIGN && !s->aux)) {
+    if (!s->work || (PL_KIND_OF(op) == PL_ROI_ALIGN && !s->aux)) {
         bh_note(r, "%s", "cannot allocate the work space");
         return BH_OOM;
     }
@@ -577,13 +577,13 @@ static inline enum bh_status pl_nn_setup(struct pl_state *s, struct bh_result *r
 
 static inline void pl_kernel_nn(struct pl_state *s)
 {
-    if (s->op->kind == PL_ROI_ALIGN)
+    if (PL_KIND_OF(s->op) == PL_ROI_ALIGN)
         pl_kernel_roi_align(s);
-    else if (s->op->kind == PL_OPTIMIZER)
+    else if (PL_KIND_OF(s->op) == PL_OPTIMIZER)
         pl_kernel_optimizer(s);
-    else if (s->op->kind == PL_TFIDF)
+    else if (PL_KIND_OF(s->op) == PL_TFIDF)
         pl_kernel_tfidf(s);
-    else if (s->op->kind == PL_MAX_UNPOOL)
+    else if (PL_KIND_OF(s->op) == PL_MAX_UNPOOL)
         pl_kernel_max_unpool(s);
     else
         pl_kernel_loss(s);
@@ -596,7 +596,7 @@ static inline void pl_reference_nn(const struct pl_state *s, double *want, doubl
     const struct pl_tensor *x = &op->in[0];
     int dt = x->dtype;
     int64_t n = pl_count(&op->out);
-    if (op->kind == PL_ROI_ALIGN) {
+    if (PL_KIND_OF(op) == PL_ROI_ALIGN) {
         int64_t C = x->d[1], H = x->d[2], W = x->d[3], oh = op->out.d[2], ow = op->out.d[3];
         for (int64_t i = 0; i < n; i++) {
             int64_t pw = i % ow, ph = i / ow % oh, c = i / (ow * oh) % C, r = i / (ow * oh * C);
@@ -622,9 +622,9 @@ static inline void pl_reference_nn(const struct pl_state *s, double *want, doubl
             want[i] = op->nn.mode ? acc : acc / (double)(cnt > 1 ? cnt : 1);
             mag[i] = m;
         }
-    } else if (op->kind == PL_TFIDF) {
+    } else if (PL_KIND_OF(op) == PL_TFIDF) {
         pl_reference_tfidf(s, want, mag);
-    } else if (op->kind == PL_OPTIMIZER) {
+    } else if (PL_KIND_OF(op) == PL_OPTIMIZER) {
         /* the update rule as ONNX writes it, in long double */
         const struct pl_nn *nn = &op->nn;
         int64_t m = pl_count(&op->in[2]);
@@ -652,7 +652,7 @@ static inline void pl_reference_nn(const struct pl_state *s, double *want, doubl
                 mag[k * m + i] = fabs((double)v[k]) + fabs((double)xv) + 1e-3;
             }
         }
-    } else if (op->kind == PL_MAX_UNPOOL) {
+    } else if (PL_KIND_OF(op) == PL_MAX_UNPOOL) {
         /* backwards: the last write to an element is the first one seen here */
         int64_t m = pl_count(x);
         const int64_t *idx = (const int64_t *)s->in[1];
@@ -743,7 +743,7 @@ static inline enum bh_status pl_verify_nn(struct pl_state *s, struct bh_result *
         return BH_WRONG;
     }
     bh_note(r, "verified against the reference: each element from its definition%s",
-            op->kind == PL_MAX_UNPOOL ? " (exactly)" : " (within the type's tolerance of its magnitude)");
+            PL_KIND_OF(op) == PL_MAX_UNPOOL ? " (exactly)" : " (within the type's tolerance of its magnitude)");
     return BH_OK;
 }
 

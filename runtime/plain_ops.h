@@ -37,6 +37,17 @@
 #define PL_FAMILIES 0x3ffu
 #endif
 
+/* A generated benchmark holds one operation and defines PL_KIND as its kind: every test of an
+ * operation's kind below is then a constant, and the compiler drops the other kinds' code
+ * before it optimises (a plain C benchmark builds at -O2 in about a quarter of the time).
+ * pl_setup refuses an operation of another kind. Without it (the oracles' driver, gen itself)
+ * the kind is the operation's own. */
+#ifdef PL_KIND
+#define PL_KIND_OF(op) ((void)(op), PL_KIND)
+#else
+#define PL_KIND_OF(op) ((op)->kind)
+#endif
+
 enum pl_kind {
     PL_UNARY, PL_BINARY, PL_WHERE, PL_CAST, PL_EXPAND, PL_GATHER, PL_MAP,
     /* in[0] data, in[1] int64 indices [..., q], in[2] updates; out = data with the updates'
@@ -274,7 +285,7 @@ struct pl_op {
 /* the element-wise kinds: every input broadcasts against the output */
 static inline int pl_elementwise(const struct pl_op *op)
 {
-    return op->kind <= PL_EXPAND || op->kind == PL_ROPE;
+    return PL_KIND_OF(op) <= PL_EXPAND || PL_KIND_OF(op) == PL_ROPE;
 }
 
 /* a gated linear unit's function: act(a) b */
@@ -287,7 +298,7 @@ static inline int pl_elementwise(const struct pl_op *op)
  * other op */
 static inline int pl_halves(const struct pl_op *op)
 {
-    return op->kind == PL_BINARY && PL_GLU(op->fn) && op->nin == 1 ? op->flag : 0;
+    return PL_KIND_OF(op) == PL_BINARY && PL_GLU(op->fn) && op->nin == 1 ? op->flag : 0;
 }
 
 /* the operands an element-wise op walks: its inputs, or a pl_halves op's two halves */
@@ -776,7 +787,7 @@ static inline unsigned pl_family(int kind)
  * when a tensor is one */
 static inline unsigned pl_families(const struct pl_op *op)
 {
-    unsigned f = pl_family(op->kind);
+    unsigned f = pl_family(PL_KIND_OF(op));
     for (int i = 0; i < op->nin; i++)
         f |= op->in[i].dtype == PL_STRING ? PL_FAM_STRING : 0u;
     return f | (op->out.dtype == PL_STRING ? PL_FAM_STRING : 0u);
@@ -830,6 +841,12 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
     r->threads = 1;
     snprintf(r->lib, sizeof(r->lib), "%s", "benanza plain C");
     bh_cpu_device(r);
+#ifdef PL_KIND
+    if (op->kind != PL_KIND) {
+        bh_note(r, "the operation's kind (%d) is not the file's PL_KIND (%d)", (int)op->kind, (int)PL_KIND);
+        return BH_ERROR;
+    }
+#endif
     uint32_t seed = 12345u;
     for (int i = 0; i < op->nin; i++) {
         const struct pl_tensor *t = &op->in[i];
@@ -841,13 +858,13 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
         }
         /* inputs in the function's domain: (0.5, 1.5] for Log, Sqrt and ReduceLogSum, (1, 2] for Acosh,
          * (-1, 1] otherwise; IsInf/IsNaN see every fourth element infinite or NaN */
-        int positive = (op->kind == PL_UNARY && (op->fn == PL_LOG || op->fn == PL_SQRT)) ||
-                       (op->kind == PL_REDUCE && op->fn == PL_LOGSUM);
-        int above1 = op->kind == PL_UNARY && op->fn == PL_ACOSH;
-        int special = op->kind == PL_UNARY && (op->fn == PL_ISINF || op->fn == PL_ISNAN);
+        int positive = (PL_KIND_OF(op) == PL_UNARY && (op->fn == PL_LOG || op->fn == PL_SQRT)) ||
+                       (PL_KIND_OF(op) == PL_REDUCE && op->fn == PL_LOGSUM);
+        int above1 = PL_KIND_OF(op) == PL_UNARY && op->fn == PL_ACOSH;
+        int special = PL_KIND_OF(op) == PL_UNARY && (op->fn == PL_ISINF || op->fn == PL_ISNAN);
         for (int64_t k = 0; k < n && t->dtype != PL_STRING; k++) {
             double v = (double)pl_rand_step(&seed) / 16777216.0;
-            if (op->kind == PL_GATHER && i == 1) {
+            if (PL_KIND_OF(op) == PL_GATHER && i == 1) {
                 int64_t dim = op->in[0].d[op->axis];
                 v = (double)(int64_t)(v * (double)dim) - (k % 3 == 0 ? (double)dim : 0); /* negative ones too */
             } else if (t->dtype == PL_BOOL) {
@@ -860,21 +877,21 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
                     v += unsig ? 1 : 17; /* no zero divisor */
                 else if (op->fn == PL_POW && i == 1 && !pl_is_float(op->in[0].dtype))
                     v = fabs(v); /* an integer to a negative power is no integer */
-                if ((op->kind == PL_QUANTIZE || op->kind == PL_DEQUANTIZE) && i == 2 && pl_esize(t->dtype) == 1)
+                if ((PL_KIND_OF(op) == PL_QUANTIZE || PL_KIND_OF(op) == PL_DEQUANTIZE) && i == 2 && pl_esize(t->dtype) == 1)
                     v = floor((double)pl_rand_step(&seed) / 16777216.0 * 256) - (unsig ? 0 : 128); /* zero points
                         over the whole type: both saturations happen */
                 else if (op->fn == PL_MOD && v >= 0)
                     v += 1; /* both signs, no zero: the sign rule of fmod 0 is exercised */
             } else {
                 v = positive ? 0.5 + v : above1 ? 1 + v : 2 * v - 1;
-                if ((op->kind == PL_QUANTIZE || op->kind == PL_DEQUANTIZE) && i == 1)
+                if ((PL_KIND_OF(op) == PL_QUANTIZE || PL_KIND_OF(op) == PL_DEQUANTIZE) && i == 1)
                     v = 0.0025 * v + 0.0075; /* a scale in [0.005, 0.01): x / scale reaches 100 to
                         200 both ways, past an 8-bit type's range: both saturations happen */
                 if (special && k % 4 == 1)
                     v = k % 8 == 1 ? (v < 0 ? -INFINITY : INFINITY) : NAN;
-                if (op->kind == PL_ARG || op->kind == PL_TOPK || op->kind == PL_HARDMAX)
+                if (PL_KIND_OF(op) == PL_ARG || PL_KIND_OF(op) == PL_TOPK || PL_KIND_OF(op) == PL_HARDMAX)
                     v = floor(v * 16) / 16; /* equal values, so the rule for ties is exercised */
-                if (op->kind == PL_CAST && t->dtype == PL_FLOAT && k % 4 == 2 &&
+                if (PL_KIND_OF(op) == PL_CAST && t->dtype == PL_FLOAT && k % 4 == 2 &&
                     (op->out.dtype == PL_FLOAT16 || op->out.dtype == PL_BFLOAT16)) {
                     /* every fourth one exactly halfway between two values of the 16-bit type,
                      * so that rounding to nearest even is exercised */
@@ -888,7 +905,7 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
             }
             pl_store(s->in[i], t->dtype, k, v);
         }
-        if (op->kind == PL_SCATTER_ND && i == 1)
+        if (PL_KIND_OF(op) == PL_SCATTER_ND && i == 1)
             pl_scatter_nd_rows(op, (int64_t *)s->in[1]);
         if (pl_elementwise(op))
             pl_bcast_strides(t, &op->out, s->strides[i]);
@@ -900,11 +917,11 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
         bh_note(r, "cannot allocate the output (%lld elements)", (long long)n);
         return BH_OOM;
     }
-    if (op->kind == PL_TOPK || op->kind == PL_ARG) {
+    if (PL_KIND_OF(op) == PL_TOPK || PL_KIND_OF(op) == PL_ARG) {
         int64_t outer, dim, inner;
         pl_axis_split(&op->in[0], op->axis, &outer, &dim, &inner);
         s->aux = (int64_t *)malloc((size_t)(n ? n : 1) * sizeof(int64_t));
-        s->work = (double *)malloc((size_t)(op->kind == PL_TOPK ? 2 * (op->k ? op->k : 1) : (inner ? inner : 1)) *
+        s->work = (double *)malloc((size_t)(PL_KIND_OF(op) == PL_TOPK ? 2 * (op->k ? op->k : 1) : (inner ? inner : 1)) *
                                    sizeof(double));
         if (!s->aux || !s->work) {
             bh_note(r, "%s", "cannot allocate the work space");
@@ -912,10 +929,10 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
         }
     }
 #if PL_FAMILIES & PL_FAM_INDEX
-    if (pl_kind_index(op->kind))
+    if (pl_kind_index(PL_KIND_OF(op)))
         pl_index_inputs(s);
 #endif
-    if (op->kind == PL_REDUCE || op->kind == PL_MVN) {
+    if (PL_KIND_OF(op) == PL_REDUCE || PL_KIND_OF(op) == PL_MVN) {
         /* one accumulator per output (MVN: a sum and a sum of squares per group) */
         int64_t groups = 1;
         for (int k = 0; k < op->in[0].nd; k++)
@@ -928,26 +945,26 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
         }
     }
 #if PL_FAMILIES & PL_FAM_SAMPLE
-    if (pl_kind_sample(op->kind))
+    if (pl_kind_sample(PL_KIND_OF(op)))
         return pl_sample_setup(s, r);
 #endif
 #if PL_FAMILIES & PL_FAM_SIGNAL
-    if (pl_kind_signal(op->kind))
+    if (pl_kind_signal(PL_KIND_OF(op)))
         return pl_signal_setup(s, r);
 #endif
 #if PL_FAMILIES & PL_FAM_NN
-    if (pl_kind_nn(op->kind))
+    if (pl_kind_nn(PL_KIND_OF(op)))
         return pl_nn_setup(s, r);
 #endif
 #if PL_FAMILIES & PL_FAM_SELECT
-    if (pl_kind_select(op->kind))
+    if (pl_kind_select(PL_KIND_OF(op)))
         return pl_select_setup(s, r);
 #endif
 #if PL_FAMILIES & PL_FAM_STRING
-    if (pl_kind_string(op->kind))
+    if (pl_kind_string(PL_KIND_OF(op)))
         return pl_string_setup(s, r);
 #endif
-    if (op->kind == PL_RANDOM && op->nin == 1) {
+    if (PL_KIND_OF(op) == PL_RANDOM && op->nin == 1) {
         /* Bernoulli: probabilities in [0, 1], a third on average (so that p and 1 - p differ);
          * Multinomial: log-probabilities in (-3, 3] (classes from rare to common) and room for
          * a cumulative row */
@@ -961,7 +978,7 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
             return BH_OOM;
         }
     }
-    if (op->kind == PL_DET) {
+    if (PL_KIND_OF(op) == PL_DET) {
         int64_t m = op->in[0].d[op->in[0].nd - 1];
         s->work = (double *)malloc((size_t)(m > 0 ? m * m : 1) * sizeof(double));
         if (!s->work) {
@@ -1056,72 +1073,72 @@ static inline void pl_kernel(struct pl_state *s)
     int64_t n = pl_count(&op->out);
     int odt = op->out.dtype;
 #if PL_FAMILIES & PL_FAM_INDEX
-    if (pl_kind_index(op->kind)) {
+    if (pl_kind_index(PL_KIND_OF(op))) {
         pl_kernel_index(s);
         return;
     }
 #endif
 #if PL_FAMILIES & PL_FAM_REDUCE
-    if (pl_kind_reduce(op->kind)) {
+    if (pl_kind_reduce(PL_KIND_OF(op))) {
         pl_kernel_reduce(s);
         return;
     }
 #endif
 #if PL_FAMILIES & PL_FAM_QUANT
-    if (pl_kind_quant(op->kind)) {
+    if (pl_kind_quant(PL_KIND_OF(op))) {
         pl_kernel_quant(s);
         return;
     }
 #endif
 #if PL_FAMILIES & PL_FAM_SAMPLE
-    if (pl_kind_sample(op->kind)) {
+    if (pl_kind_sample(PL_KIND_OF(op))) {
         pl_kernel_sample(s);
         return;
     }
 #endif
 #if PL_FAMILIES & PL_FAM_LINALG
-    if (op->kind == PL_EINSUM) {
+    if (PL_KIND_OF(op) == PL_EINSUM) {
         pl_kernel_einsum(s);
         return;
     }
 #endif
 #if PL_FAMILIES & PL_FAM_SIGNAL
-    if (pl_kind_signal(op->kind)) {
+    if (pl_kind_signal(PL_KIND_OF(op))) {
         pl_kernel_signal(s);
         return;
     }
 #endif
 #if PL_FAMILIES & PL_FAM_NN
-    if (pl_kind_nn(op->kind)) {
+    if (pl_kind_nn(PL_KIND_OF(op))) {
         pl_kernel_nn(s);
         return;
     }
 #endif
 #if PL_FAMILIES & PL_FAM_LINALG
-    if (op->kind == PL_DET) {
+    if (PL_KIND_OF(op) == PL_DET) {
         pl_kernel_det(s);
         return;
     }
 #endif
 #if PL_FAMILIES & PL_FAM_RANDOM
-    if (op->kind == PL_RANDOM) {
+    if (PL_KIND_OF(op) == PL_RANDOM) {
         pl_kernel_random(s);
         return;
     }
 #endif
 #if PL_FAMILIES & PL_FAM_SELECT
-    if (pl_kind_select(op->kind)) {
+    if (pl_kind_select(PL_KIND_OF(op))) {
         pl_kernel_select(s);
         return;
     }
 #endif
 #if PL_FAMILIES & PL_FAM_STRING
-    if (pl_kind_string(op->kind)) {
+    if (pl_kind_string(PL_KIND_OF(op))) {
         pl_kernel_string(s);
         return;
     }
 #endif
-    if (op->kind == PL_SCATTER_ND) {
+    if (PL_KIND_OF(op) == PL_SCATTER_ND) {
         /* a copy of data, then each index row's slice of the updates in order */
         const struct pl_tensor *d = &op->in[0], *ix = &op->in[1];
         size_t es = pl_esize(d->dtype);
@@ -1153,7 +1170,7 @@ static inline void pl_kernel(struct pl_state *s)
         }
         return;
     }
-    if (op->kind == PL_SPLIT) {
+    if (PL_KIND_OF(op) == PL_SPLIT) {
         int64_t outer, dim, inner;
         pl_axis_split(&op->in[0], op->axis, &outer, &dim, &inner);
         size_t es = pl_esize(op->in[0].dtype);
@@ -1167,7 +1184,7 @@ static inline void pl_kernel(struct pl_state *s)
         }
         return;
     }
-    if (op->kind == PL_ARG) {
+    if (PL_KIND_OF(op) == PL_ARG) {
         /* row by row along the axis: the extremes of a whole inner row at a time */
         int64_t outer, dim, inner;
         pl_axis_split(&op->in[0], op->axis, &outer, &dim, &inner);
@@ -1192,11 +1209,11 @@ static inline void pl_kernel(struct pl_state *s)
         }
         return;
     }
-    if (op->kind == PL_TOPK) {
+    if (PL_KIND_OF(op) == PL_TOPK) {
         pl_kernel_topk(s);
         return;
     }
-    if (op->kind == PL_GATHER) {
+    if (PL_KIND_OF(op) == PL_GATHER) {
         /* [outer, axis, inner] -> [outer, indices, inner], one row copy per index */
         const struct pl_tensor *d = &op->in[0];
         int64_t outer = 1, inner = 1, ni = pl_count(&op->in[1]), dim = d->d[op->axis];
@@ -1215,7 +1232,7 @@ static inline void pl_kernel(struct pl_state *s)
             }
         return;
     }
-    if (op->kind == PL_MAP) {
+    if (PL_KIND_OF(op) == PL_MAP) {
         /* the odometer over the output; the input offset of the innermost run follows by steps */
         const struct pl_tensor *t = &op->in[0];
         int nd = op->out.nd;
@@ -1257,7 +1274,7 @@ static inline void pl_kernel(struct pl_state *s)
         }
         return;
     }
-    if (s->flat && op->kind == PL_UNARY && op->in[0].dtype == PL_FLOAT && odt == PL_FLOAT) {
+    if (s->flat && PL_KIND_OF(op) == PL_UNARY && op->in[0].dtype == PL_FLOAT && odt == PL_FLOAT) {
         const float *x = (const float *)s->in[0];
         float *y = (float *)s->out;
         for (int64_t i = 0; i < n; i++)
@@ -1275,16 +1292,16 @@ static inline void pl_kernel(struct pl_state *s)
     for (int64_t i = 0; i < n; i++) {
         double a = pl_load(x0, op->in[0].dtype, s->flat ? i : pos[0]);
         double v;
-        if (op->kind == PL_BINARY) {
+        if (PL_KIND_OF(op) == PL_BINARY) {
             v = pl_apply(op, a, pl_load(x1, dt1, s->flat ? i : pos[1]));
             for (int j = 2; j < op->nin; j++) /* Sum, Min, Max, Mean of more than two */
                 v = pl_apply(op, v, pl_load(s->in[j], op->in[j].dtype, s->flat ? i : pos[j]));
             if (op->flag && op->fn == PL_ADD) /* Mean */
                 v /= op->nin;
-        } else if (op->kind == PL_WHERE) {
+        } else if (PL_KIND_OF(op) == PL_WHERE) {
             v = a != 0 ? pl_load(s->in[1], op->in[1].dtype, s->flat ? i : pos[1])
                        : pl_load(s->in[2], op->in[2].dtype, s->flat ? i : pos[2]);
-        } else if (op->kind == PL_ROPE) {
+        } else if (PL_KIND_OF(op) == PL_ROPE) {
             int nd = op->out.nd;
             int64_t last = op->out.d[nd - 1];
             double o = pl_rope_other(s->in[0], op->in[0].dtype, s->flat ? i : pos[0], s->flat ? i % last : idx[nd - 1], last,
@@ -1292,7 +1309,7 @@ static inline void pl_kernel(struct pl_state *s)
             v = a * pl_load(s->in[1], op->in[1].dtype, s->flat ? i : pos[1]) +
                 o * pl_load(s->in[2], op->in[2].dtype, s->flat ? i : pos[2]);
         }
-        else if (op->kind == PL_UNARY)
+        else if (PL_KIND_OF(op) == PL_UNARY)
             v = pl_apply(op, a, 0);
         else
             v = a; /* Cast, Expand */
@@ -1389,22 +1406,22 @@ static inline enum bh_status pl_verify_whole(struct pl_state *s, struct bh_resul
     }
     int64_t done = -1;
 #if PL_FAMILIES & PL_FAM_INDEX
-    if (pl_kind_index(op->kind))
+    if (pl_kind_index(PL_KIND_OF(op)))
         done = pl_reference_index(s, want);
 #endif
 #if PL_FAMILIES & PL_FAM_QUANT
-    if (pl_kind_quant(op->kind))
+    if (pl_kind_quant(PL_KIND_OF(op)))
         done = pl_reference_quant(s, want);
 #endif
 #if PL_FAMILIES & PL_FAM_REDUCE
-    if (pl_kind_reduce(op->kind))
+    if (pl_kind_reduce(PL_KIND_OF(op)))
         done = pl_reference_reduce(s, want);
 #endif
     if (done != n) {
         free(want);
-        bh_note(r, "%s", done < 0 && op->kind == PL_RANGE ? "the inputs do not give the output's length"
+        bh_note(r, "%s", done < 0 && PL_KIND_OF(op) == PL_RANGE ? "the inputs do not give the output's length"
                                                           : "the reference could not be computed");
-        return done < 0 && op->kind != PL_RANGE ? BH_OOM : BH_WRONG;
+        return done < 0 && PL_KIND_OF(op) != PL_RANGE ? BH_OOM : BH_WRONG;
     }
     double worst = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -1430,42 +1447,42 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
     struct pl_state *s = (struct pl_state *)state;
     const struct pl_op *op = s->op;
     pl_kernel(s);
-    if (op->kind == PL_TOPK)
+    if (PL_KIND_OF(op) == PL_TOPK)
         return pl_verify_topk(s, r);
 #if PL_FAMILIES & PL_FAM_SAMPLE
-    if (pl_kind_sample(op->kind))
+    if (pl_kind_sample(PL_KIND_OF(op)))
         return pl_verify_sample(s, r);
 #endif
 #if PL_FAMILIES & PL_FAM_LINALG
-    if (op->kind == PL_EINSUM)
+    if (PL_KIND_OF(op) == PL_EINSUM)
         return pl_verify_einsum(s, r);
 #endif
 #if PL_FAMILIES & PL_FAM_SIGNAL
-    if (pl_kind_signal(op->kind))
+    if (pl_kind_signal(PL_KIND_OF(op)))
         return pl_verify_signal(s, r);
 #endif
 #if PL_FAMILIES & PL_FAM_NN
-    if (pl_kind_nn(op->kind))
+    if (pl_kind_nn(PL_KIND_OF(op)))
         return pl_verify_nn(s, r);
 #endif
 #if PL_FAMILIES & PL_FAM_LINALG
-    if (op->kind == PL_DET)
+    if (PL_KIND_OF(op) == PL_DET)
         return pl_verify_det(s, r);
 #endif
 #if PL_FAMILIES & PL_FAM_RANDOM
-    if (op->kind == PL_RANDOM)
+    if (PL_KIND_OF(op) == PL_RANDOM)
         return pl_verify_random(s, r);
 #endif
 #if PL_FAMILIES & PL_FAM_SELECT
-    if (pl_kind_select(op->kind))
+    if (pl_kind_select(PL_KIND_OF(op)))
         return pl_verify_select(s, r);
 #endif
 #if PL_FAMILIES & PL_FAM_STRING
-    if (pl_kind_string(op->kind))
+    if (pl_kind_string(PL_KIND_OF(op)))
         return pl_verify_string(s, r);
 #endif
 #if PL_FAMILIES & (PL_FAM_INDEX | PL_FAM_REDUCE | PL_FAM_QUANT)
-    if (pl_kind_index(op->kind) || pl_kind_reduce(op->kind) || pl_kind_quant(op->kind))
+    if (pl_kind_index(PL_KIND_OF(op)) || pl_kind_reduce(PL_KIND_OF(op)) || pl_kind_quant(PL_KIND_OF(op)))
         return pl_verify_whole(s, r);
 #endif
     int64_t n = pl_count(&op->out);
@@ -1474,7 +1491,7 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
     /* ScatterND's reference searches the index rows for each element: on a big layer, a
      * sample of the elements (every step-th) keeps that under about 2e8 comparisons */
     int64_t step = 1, rows = 0, q = 0, slice = 1;
-    if (op->kind == PL_SCATTER_ND && op->in[1].nd) {
+    if (PL_KIND_OF(op) == PL_SCATTER_ND && op->in[1].nd) {
         q = op->in[1].d[op->in[1].nd - 1];
         rows = q ? pl_count(&op->in[1]) / q : 0;
         for (int k = (int)q; k < op->in[0].nd; k++)
@@ -1491,7 +1508,7 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
             rem = op->out.d[k] ? rem / op->out.d[k] : 0;
         }
         double want;
-        if (op->kind == PL_SCATTER_ND && op->flag) {
+        if (PL_KIND_OF(op) == PL_SCATTER_ND && op->flag) {
             /* a reduction: the data, then every index row naming this element, in order */
             const int64_t *idx = (const int64_t *)s->in[1];
             int64_t within = 0;
@@ -1508,7 +1525,7 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
                     want = pl_round(odt, pl_scatter_apply(op->flag, want, pl_load(s->in[2], op->in[2].dtype,
                                                                                    row * slice + within)));
             }
-        } else if (op->kind == PL_SCATTER_ND) {
+        } else if (PL_KIND_OF(op) == PL_SCATTER_ND) {
             /* the last index row naming this element's first q coordinates, else the data */
             const int64_t *idx = (const int64_t *)s->in[1];
             int64_t hit = -1;
@@ -1529,7 +1546,7 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
                     within = within * op->in[0].d[k] + coord[k];
                 want = pl_load(s->in[2], op->in[2].dtype, hit * slice + within);
             }
-        } else if (op->kind == PL_SPLIT) {
+        } else if (PL_KIND_OF(op) == PL_SPLIT) {
             int64_t outer, dim, inner, at = 0, first = 0;
             pl_axis_split(&op->in[0], op->axis, &outer, &dim, &inner);
             int j = 0;
@@ -1541,7 +1558,7 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
             int64_t local = i - first, piece = op->split[j] * inner;
             int64_t a = local / piece, t = local % piece / inner, c = local % inner;
             want = pl_load(s->in[0], op->in[0].dtype, (a * dim + at + t) * inner + c);
-        } else if (op->kind == PL_ARG) {
+        } else if (PL_KIND_OF(op) == PL_ARG) {
             int64_t outer, dim, inner;
             pl_axis_split(&op->in[0], op->axis, &outer, &dim, &inner);
             int64_t a = i / inner, c = i % inner, pick = 0;
@@ -1555,7 +1572,7 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
                 }
             }
             want = (double)pick;
-        } else if (op->kind == PL_MAP) {
+        } else if (PL_KIND_OF(op) == PL_MAP) {
             int64_t src = 0;
             int outside = 0;
             for (int k = 0; k < op->out.nd; k++) {
@@ -1574,7 +1591,7 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
                 src = src * d + (outside ? 0 : c);
             }
             want = outside ? op->alpha : pl_load(s->in[0], op->in[0].dtype, src);
-        } else if (op->kind == PL_GATHER) {
+        } else if (PL_KIND_OF(op) == PL_GATHER) {
             const struct pl_tensor *d = &op->in[0];
             int ni = op->in[1].nd;
             int64_t qi = 0;
@@ -1600,7 +1617,7 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
                 }
                 v[j] = pl_load(s->in[j], t->dtype, p);
             }
-            if (op->kind == PL_ROPE) {
+            if (PL_KIND_OF(op) == PL_ROPE) {
                 /* x's element in the other half (by pairs: the pair's other), from its
                  * coordinates; negated in the first half (at the even place) */
                 int64_t last = op->out.d[op->out.nd - 1], h = coord[op->out.nd - 1], p = 0;
@@ -1613,9 +1630,9 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
                 double folded = pl_apply(op, v[0], v[1]);
                 for (int j = 2; j < op->nin; j++)
                     folded = pl_apply(op, folded, v[j]);
-                want = op->kind == PL_BINARY ? (op->flag && op->fn == PL_ADD ? folded / op->nin : folded)
-                       : op->kind == PL_WHERE ? (v[0] != 0 ? v[1] : v[2])
-                       : op->kind == PL_UNARY ? pl_apply(op, v[0], 0) : v[0];
+                want = PL_KIND_OF(op) == PL_BINARY ? (op->flag && op->fn == PL_ADD ? folded / op->nin : folded)
+                       : PL_KIND_OF(op) == PL_WHERE ? (v[0] != 0 ? v[1] : v[2])
+                       : PL_KIND_OF(op) == PL_UNARY ? pl_apply(op, v[0], 0) : v[0];
             }
         }
         pl_store(s->check, odt, 0, want); /* rounded to the output type like the kernel's */
@@ -1649,14 +1666,14 @@ static inline void pl_teardown(void *state)
     free(s->aux);
     free(s->work);
 #if PL_FAMILIES & PL_FAM_STRING
-    if (pl_kind_string(s->op->kind))
+    if (pl_kind_string(PL_KIND_OF(s->op)))
         pl_string_free(s);
 #endif
     free(s->table);
     for (int i = 0; i <= PL_MAX_IN; i++)
         free(s->text[i]);
 #if PL_FAMILIES & PL_FAM_SAMPLE
-    if (pl_kind_sample(s->op->kind))
+    if (pl_kind_sample(PL_KIND_OF(s->op)))
         pl_sample_free(s);
 #endif
 }

@@ -57,19 +57,19 @@ static inline float pl_round_even(float v)
 static inline int pl_kernel_quant_fast(struct pl_state *s, float dscale, double dzp)
 {
     const struct pl_op *op = s->op;
-    int xdt = op->in[0].dtype, odt = op->out.dtype, q = op->kind != PL_DEQUANTIZE;
+    int xdt = op->in[0].dtype, odt = op->out.dtype, q = PL_KIND_OF(op) != PL_DEQUANTIZE;
     int qdt = q ? odt : xdt;
     if ((q ? xdt : odt) != PL_FLOAT || (qdt != PL_UINT8 && qdt != PL_INT8) ||
-        (op->kind != PL_DYNQUANT && (op->in[1].dtype != PL_FLOAT || (op->nin > 2 && op->in[2].dtype != qdt))))
+        (PL_KIND_OF(op) != PL_DYNQUANT && (op->in[1].dtype != PL_FLOAT || (op->nin > 2 && op->in[2].dtype != qdt))))
         return 0;
     int64_t outer = 1, dim = 1, inner = pl_count(&op->out);
-    if (op->kind != PL_DYNQUANT && pl_count(&op->in[1]) > 1)
+    if (PL_KIND_OF(op) != PL_DYNQUANT && pl_count(&op->in[1]) > 1)
         pl_axis_split(&op->out, op->axis, &outer, &dim, &inner);
     float lo = qdt == PL_UINT8 ? 0.0f : -128.0f, hi = qdt == PL_UINT8 ? 255.0f : 127.0f;
     for (int64_t a = 0; a < outer; a++)
         for (int64_t c = 0; c < dim; c++) {
             float scale = dscale, zp = (float)dzp;
-            if (op->kind != PL_DYNQUANT) {
+            if (PL_KIND_OF(op) != PL_DYNQUANT) {
                 scale = ((const float *)s->in[1])[c];
                 zp = op->nin > 2 ? (float)pl_load(s->in[2], qdt, c) : 0.0f;
             }
@@ -106,11 +106,11 @@ static inline void pl_kernel_quant(struct pl_state *s)
     int xdt = op->in[0].dtype, odt = op->out.dtype;
     float fscale = 0;
     double fzp = 0;
-    if (op->kind == PL_DYNQUANT)
+    if (PL_KIND_OF(op) == PL_DYNQUANT)
         pl_dynquant_params(s, &fscale, &fzp);
     if (pl_kernel_quant_fast(s, fscale, fzp))
         return;
-    if (op->kind == PL_DYNQUANT) {
+    if (PL_KIND_OF(op) == PL_DYNQUANT) {
         for (int64_t i = 0; i < n; i++)
             pl_store(s->out, odt, i, pl_quantize_one(odt, (float)pl_load(s->in[0], xdt, i), fscale, fzp));
         return;
@@ -120,7 +120,7 @@ static inline void pl_kernel_quant(struct pl_state *s)
         int64_t q = pl_quant_index(op, i);
         float scale = (float)pl_load(s->in[1], sdt, q);
         double zp = zdt ? pl_load(s->in[2], zdt, q) : 0;
-        if (op->kind == PL_QUANTIZE)
+        if (PL_KIND_OF(op) == PL_QUANTIZE)
             pl_store(s->out, odt, i, pl_quantize_one(odt, (float)pl_load(s->in[0], xdt, i), scale, zp));
         else
             pl_store(s->out, odt, i, (double)(((float)pl_load(s->in[0], xdt, i) - (float)zp) * scale));
@@ -135,12 +135,12 @@ static inline int64_t pl_reference_quant(const struct pl_state *s, void *want)
     int xdt = op->in[0].dtype, odt = op->out.dtype;
     float dscale = 0;
     double dzp = 0;
-    if (op->kind == PL_DYNQUANT)
+    if (PL_KIND_OF(op) == PL_DYNQUANT)
         pl_dynquant_params(s, &dscale, &dzp);
     for (int64_t i = 0; i < n; i++) {
         float scale = dscale;
         double zp = dzp;
-        if (op->kind != PL_DYNQUANT) {
+        if (PL_KIND_OF(op) != PL_DYNQUANT) {
             int64_t q = 0;
             if (pl_count(&op->in[1]) > 1) {
                 pl_coords(&op->out, i, coord);
@@ -150,7 +150,7 @@ static inline int64_t pl_reference_quant(const struct pl_state *s, void *want)
             zp = op->nin > 2 ? pl_load(s->in[2], op->in[2].dtype, q) : 0;
         }
         float x = (float)pl_load(s->in[0], xdt, i);
-        double v = op->kind == PL_DEQUANTIZE ? (double)((x - (float)zp) * scale) : pl_quantize_one(odt, x, scale, zp);
+        double v = PL_KIND_OF(op) == PL_DEQUANTIZE ? (double)((x - (float)zp) * scale) : pl_quantize_one(odt, x, scale, zp);
         pl_store(want, odt, i, v);
     }
     return n;

@@ -86,7 +86,7 @@ static inline void pl_kernel_reduce(struct pl_state *s)
     const struct pl_tensor *x = &op->in[0];
     int dt = x->dtype, odt = op->out.dtype;
     int64_t n = pl_count(x), ast[8], groups, per;
-    if (op->kind == PL_HARDMAX) {
+    if (PL_KIND_OF(op) == PL_HARDMAX) {
         int64_t outer, dim, inner;
         pl_hardmax_view(op, &outer, &dim, &inner);
         for (int64_t a = 0; a < outer; a++)
@@ -107,21 +107,21 @@ static inline void pl_kernel_reduce(struct pl_state *s)
     }
     pl_reduce_view(op, ast, &groups, &per);
     double *acc = s->work, *sq = s->work + groups;
-    int fn = op->kind == PL_MVN ? PL_ADD : op->fn;
+    int fn = PL_KIND_OF(op) == PL_MVN ? PL_ADD : op->fn;
     for (int64_t g = 0; g < groups; g++) {
         acc[g] = pl_reduce_init(fn);
-        if (op->kind == PL_MVN)
+        if (PL_KIND_OF(op) == PL_MVN)
             sq[g] = 0;
     }
     int64_t idx[8] = {0}, pos = 0;
     for (int64_t i = 0; i < n; i++) {
         double v = pl_load(s->in[0], dt, i);
         acc[pos] = pl_reduce_step(fn, acc[pos], v);
-        if (op->kind == PL_MVN)
+        if (PL_KIND_OF(op) == PL_MVN)
             sq[pos] += v * v;
         pl_reduce_next(x, ast, idx, &pos);
     }
-    if (op->kind == PL_REDUCE) {
+    if (PL_KIND_OF(op) == PL_REDUCE) {
         for (int64_t g = 0; g < groups; g++)
             pl_store(s->out, odt, g, pl_reduce_final(fn, acc[g], per));
         return;
@@ -182,7 +182,7 @@ static inline int64_t pl_reference_reduce(const struct pl_state *s, void *want)
     const struct pl_tensor *x = &op->in[0];
     int odt = op->out.dtype;
     int64_t n = pl_count(x), coord[8];
-    if (op->kind == PL_HARDMAX) {
+    if (PL_KIND_OF(op) == PL_HARDMAX) {
         /* every element: 1 where it is its row's first largest */
         int64_t outer, dim, inner;
         pl_hardmax_view(op, &outer, &dim, &inner);
@@ -202,7 +202,7 @@ static inline int64_t pl_reference_reduce(const struct pl_state *s, void *want)
     }
     int64_t ast[8], groups, per;
     pl_reduce_view(op, ast, &groups, &per);
-    if (op->kind == PL_REDUCE) {
+    if (PL_KIND_OF(op) == PL_REDUCE) {
         for (int64_t g = 0; g < groups; g++) {
             double acc, sq;
             pl_reduce_group(s, g, op->fn, &acc, &sq, &per);

@@ -227,7 +227,7 @@ static inline enum bh_status pl_sample_setup(struct pl_state *s, struct bh_resul
     }
     s->sample = st;
     const struct pl_tensor *x = &op->in[0];
-    if (op->kind == PL_GRID_SAMPLE) {
+    if (PL_KIND_OF(op) == PL_GRID_SAMPLE) {
         /* grid values in [-1.25, 1.25]: some points outside the input, so the padding mode counts */
         int64_t n = pl_count(&op->in[1]);
         for (int64_t i = 0; i < n; i++)
@@ -525,7 +525,7 @@ static inline void pl_grid_sample(struct pl_state *s)
 
 static inline void pl_kernel_sample(struct pl_state *s)
 {
-    if (s->op->kind == PL_GRID_SAMPLE)
+    if (PL_KIND_OF(s->op) == PL_GRID_SAMPLE)
         pl_grid_sample(s);
     else if (s->op->rs.mode == PL_SAMPLE_NEAREST)
         pl_resize_nearest(s);
@@ -568,9 +568,9 @@ static inline enum bh_status pl_verify_sample(struct pl_state *s, struct bh_resu
             rem = op->out.d[k] ? rem / op->out.d[k] : 0;
         }
         double v = 0;
-        int first = op->kind == PL_GRID_SAMPLE ? 2 : 0, outside = 0, fit = 1;
+        int first = PL_KIND_OF(op) == PL_GRID_SAMPLE ? 2 : 0, outside = 0, fit = 1;
         for (int k = first; k < nd; k++) {
-            if (op->kind == PL_GRID_SAMPLE) {
+            if (PL_KIND_OF(op) == PL_GRID_SAMPLE) {
                 int nsp = nd - 2;
                 int64_t gp = coord[0];
                 for (int j = 2; j < nd; j++)
@@ -608,7 +608,7 @@ static inline enum bh_status pl_verify_sample(struct pl_state *s, struct bh_resu
                 double wt = 1;
                 int64_t off = 0, zero = 0;
                 for (int k = 0; k < nd; k++) {
-                    if (op->kind == PL_GRID_SAMPLE && k < 2) {
+                    if (PL_KIND_OF(op) == PL_GRID_SAMPLE && k < 2) {
                         off = off * x->d[k] + coord[k];
                         continue;
                     }

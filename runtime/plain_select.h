@@ -310,12 +310,12 @@ static inline enum bh_status pl_select_setup(struct pl_state *s, struct bh_resul
 {
     const struct pl_op *op = s->op;
     uint32_t seed = 31337u;
-    if (op->kind == PL_COMPRESS) {
+    if (PL_KIND_OF(op) == PL_COMPRESS) {
         int64_t n = pl_count(&op->in[1]);
         for (int64_t i = 0; i < n; i++)
             ((uint8_t *)s->in[1])[i] = (uint8_t)(i % 2 == 0);
     }
-    if (op->kind == PL_UNIQUE) {
+    if (PL_KIND_OF(op) == PL_UNIQUE) {
         int64_t outer, dim, inner;
         pl_unique_geom(op, &outer, &dim, &inner);
         s->work = (double *)malloc((size_t)((dim ? dim : 1) + pl_hash_slots(dim)) * sizeof(int64_t));
@@ -326,7 +326,7 @@ static inline enum bh_status pl_select_setup(struct pl_state *s, struct bh_resul
         }
         return BH_OK;
     }
-    if (op->kind != PL_NMS)
+    if (PL_KIND_OF(op) != PL_NMS)
         return BH_OK;
     const struct pl_tensor *bx = &op->in[0];
     int64_t boxes = bx->d[0] * bx->d[1], N = bx->d[1];
@@ -355,11 +355,11 @@ static inline enum bh_status pl_select_setup(struct pl_state *s, struct bh_resul
 
 static inline void pl_kernel_select(struct pl_state *s)
 {
-    if (s->op->kind == PL_NONZERO)
+    if (PL_KIND_OF(s->op) == PL_NONZERO)
         pl_kernel_nonzero(s);
-    else if (s->op->kind == PL_UNIQUE)
+    else if (PL_KIND_OF(s->op) == PL_UNIQUE)
         pl_kernel_unique(s);
-    else if (s->op->kind == PL_COMPRESS)
+    else if (PL_KIND_OF(s->op) == PL_COMPRESS)
         pl_kernel_compress(s);
     else
         pl_kernel_nms(s);
@@ -372,7 +372,7 @@ static inline int64_t pl_reference_select(const struct pl_state *s, void *want)
     const struct pl_op *op = s->op;
     const struct pl_tensor *x = &op->in[0];
     int64_t n = 0;
-    if (op->kind == PL_NONZERO) {
+    if (PL_KIND_OF(op) == PL_NONZERO) {
         int64_t m = pl_count(x), count = 0;
         for (int64_t i = 0; i < m; i++)
             count += pl_load(s->in[0], x->dtype, i) != 0;
@@ -388,7 +388,7 @@ static inline int64_t pl_reference_select(const struct pl_state *s, void *want)
         }
         return x->nd * count;
     }
-    if (op->kind == PL_COMPRESS) {
+    if (PL_KIND_OF(op) == PL_COMPRESS) {
         /* the kept positions first, then each output element from its coordinates */
         int64_t outer = 1, dim = pl_count(x), inner = 1, nc = pl_count(&op->in[1]), kept = 0;
         if (op->axis >= 0)
@@ -507,7 +507,7 @@ static inline enum bh_status pl_verify_unique(struct pl_state *s, struct bh_resu
 static inline enum bh_status pl_verify_select(struct pl_state *s, struct bh_result *r)
 {
     const struct pl_op *op = s->op;
-    if (op->kind == PL_UNIQUE)
+    if (PL_KIND_OF(op) == PL_UNIQUE)
         return pl_verify_unique(s, r);
     int64_t n = pl_count(&op->out);
     int odt = op->out.dtype;

@@ -74,13 +74,13 @@ static inline int64_t pl_signal_length(const struct pl_op *op)
 static inline enum bh_status pl_signal_setup(struct pl_state *s, struct bh_result *r)
 {
     const struct pl_op *op = s->op;
-    if (op->kind == PL_STFT && op->nin == 2) {
+    if (PL_KIND_OF(op) == PL_STFT && op->nin == 2) {
         /* a Hann-like window in (0, 1]: weights that differ per tap */
         int64_t n = pl_count(&op->in[1]);
         for (int64_t i = 0; i < n; i++)
             pl_store(s->in[1], op->in[1].dtype, i, 0.5 + 0.5 * fabs(pl_load(s->in[1], op->in[1].dtype, i)));
     }
-    if (op->kind == PL_WINDOW)
+    if (PL_KIND_OF(op) == PL_WINDOW)
         return BH_OK;
     int64_t L = pl_signal_length(op);
     s->work = (double *)malloc((size_t)(8 * (L ? L : 1)) * sizeof(double));
@@ -120,7 +120,7 @@ static inline void pl_signal_value(const struct pl_state *s, int64_t line, int64
     int dt = x->dtype;
     int64_t c = x->d[x->nd - 1];
     *re = *im = 0;
-    if (op->kind == PL_DFT) {
+    if (PL_KIND_OF(op) == PL_DFT) {
         int64_t outer, inner, cin, cout, n = x->d[op->axis];
         pl_dft_lines(op, &outer, &inner, &cin, &cout);
         if (t >= n)
@@ -141,7 +141,7 @@ static inline void pl_signal_value(const struct pl_state *s, int64_t line, int64
 /* the number of lines and the output offset of (line, bin, part) */
 static inline int64_t pl_signal_lines(const struct pl_op *op)
 {
-    if (op->kind == PL_STFT)
+    if (PL_KIND_OF(op) == PL_STFT)
         return op->out.d[0] * op->out.d[1];
     int64_t outer, inner, cin, cout;
     pl_dft_lines(op, &outer, &inner, &cin, &cout);
@@ -150,8 +150,8 @@ static inline int64_t pl_signal_lines(const struct pl_op *op)
 
 static inline int64_t pl_signal_out_at(const struct pl_op *op, int64_t line, int64_t bin, int part)
 {
-    int64_t bins = op->kind == PL_DFT ? op->out.d[op->axis] : op->out.d[2];
-    if (op->kind == PL_STFT)
+    int64_t bins = PL_KIND_OF(op) == PL_DFT ? op->out.d[op->axis] : op->out.d[2];
+    if (PL_KIND_OF(op) == PL_STFT)
         return (line * bins + bin) * 2 + part;
     int64_t outer, inner, cin, cout;
     pl_dft_lines(op, &outer, &inner, &cin, &cout);
@@ -218,12 +218,12 @@ static inline void pl_kernel_signal(struct pl_state *s)
     const struct pl_op *op = s->op;
     const struct pl_sg *sg = &op->sg;
     int odt = op->out.dtype;
-    if (op->kind == PL_WINDOW) {
+    if (PL_KIND_OF(op) == PL_WINDOW) {
         pl_kernel_window(s);
         return;
     }
     int64_t L = pl_signal_length(op), lines = pl_signal_lines(op);
-    int64_t bins = op->kind == PL_DFT ? op->out.d[op->axis] : op->out.d[2];
+    int64_t bins = PL_KIND_OF(op) == PL_DFT ? op->out.d[op->axis] : op->out.d[2];
     int complex_out = op->out.d[op->out.nd - 1] == 2;
     double *tw = s->work, *x = s->work + 2 * L, *y = s->work + 4 * L, *tmp = s->work + 6 * L;
     double norm = sg->inverse ? 1.0 / (double)L : 1.0;
@@ -242,13 +242,13 @@ static inline void pl_kernel_signal(struct pl_state *s)
 static inline enum bh_status pl_verify_signal(struct pl_state *s, struct bh_result *r)
 {
     const struct pl_op *op = s->op;
-    if (op->kind == PL_WINDOW)
+    if (PL_KIND_OF(op) == PL_WINDOW)
         return pl_verify_window(s, r);
     int odt = op->out.dtype;
     double tol = pl_signal_tol(odt), worst = 0;
     int64_t bad = 0, checked = 0;
     int64_t L = pl_signal_length(op), lines = pl_signal_lines(op);
-    int64_t bins = op->kind == PL_DFT ? op->out.d[op->axis] : op->out.d[2];
+    int64_t bins = PL_KIND_OF(op) == PL_DFT ? op->out.d[op->axis] : op->out.d[2];
     int complex_out = op->out.d[op->out.nd - 1] == 2;
     /* about 1e8 multiply-adds of the direct sums at most: every line, or every n-th */
     double work = (double)lines * (double)bins * (double)L;

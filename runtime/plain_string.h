@@ -232,7 +232,7 @@ static inline enum bh_status pl_words_setup(struct pl_state *s, struct bh_result
         }
         for (int64_t k = 0; k < n; k++) {
             char *t = in[k] = s->text[i] + k * room;
-            if (op->kind == PL_STR_CONCAT) {
+            if (PL_KIND_OF(op) == PL_STR_CONCAT) {
                 pl_str_word(t, 0, 8, &seed, NULL, 0);
                 continue;
             }
@@ -257,7 +257,7 @@ static inline enum bh_status pl_words_setup(struct pl_state *s, struct bh_result
         }
     }
     int64_t n = pl_count(&op->out), bytes = 1;
-    if (op->kind == PL_STR_CONCAT) { /* each output's length, the inputs broadcast */
+    if (PL_KIND_OF(op) == PL_STR_CONCAT) { /* each output's length, the inputs broadcast */
         for (int64_t i = 0; i < n; i++) {
             int64_t rem = i, p[2] = {0, 0};
             for (int k = op->out.nd - 1; k >= 0; k--) {
@@ -344,7 +344,7 @@ static inline int64_t pl_verify_words(const struct pl_state *s)
 {
     const struct pl_op *op = s->op;
     char *const *out = (char *const *)s->out;
-    if (op->kind == PL_STR_CONCAT) {
+    if (PL_KIND_OF(op) == PL_STR_CONCAT) {
         int64_t n = pl_count(&op->out);
         for (int64_t i = 0; i < n; i++) {
             int64_t rem = i, p[2] = {0, 0};
@@ -478,7 +478,7 @@ static inline int64_t pl_verify_regex(const struct pl_state *s)
 
 static inline void pl_string_free(struct pl_state *s)
 {
-    if (s->op->kind == PL_STR_REGEX && s->table)
+    if (PL_KIND_OF(s->op) == PL_STR_REGEX && s->table)
         regfree((regex_t *)s->table);
 }
 
@@ -491,11 +491,11 @@ static inline enum bh_status pl_string_setup(struct pl_state *s, struct bh_resul
     int64_t n = pl_count(x), no = pl_count(&op->out);
     uint32_t seed = 271828u;
     char **in = (char **)s->in[0];
-    if (op->kind == PL_STR_CONCAT || op->kind == PL_STR_SPLIT)
+    if (PL_KIND_OF(op) == PL_STR_CONCAT || PL_KIND_OF(op) == PL_STR_SPLIT)
         return pl_words_setup(s, r);
-    if (op->kind == PL_STR_REGEX)
+    if (PL_KIND_OF(op) == PL_STR_REGEX)
         return pl_regex_setup(s, r);
-    if (op->kind == PL_STR_CAST && x->dtype != PL_STRING) { /* numbers to print; room for each text */
+    if (PL_KIND_OF(op) == PL_STR_CAST && x->dtype != PL_STRING) { /* numbers to print; room for each text */
         for (int64_t k = 0; k < n; k++)
             pl_store(s->in[0], x->dtype, k, pl_str_number(x->dtype, &seed, k));
         if (!(s->text[PL_MAX_IN] = (char *)malloc((size_t)(n ? n : 1) * 48))) {
@@ -513,7 +513,7 @@ static inline enum bh_status pl_string_setup(struct pl_state *s, struct bh_resul
     int64_t used = 0;
     for (int64_t k = 0; k < n; k++) {
         char *t = in[k] = arena + k * 48;
-        if (op->kind == PL_STR_CAST) {
+        if (PL_KIND_OF(op) == PL_STR_CAST) {
             int dt = op->out.dtype;
             double v = pl_str_number(dt, &seed, k);
             if (!pl_is_float(dt))
@@ -542,7 +542,7 @@ static inline enum bh_status pl_string_setup(struct pl_state *s, struct bh_resul
         }
         used += (int64_t)strlen(t) + 1;
     }
-    if (op->kind == PL_STR_CAST)
+    if (PL_KIND_OF(op) == PL_STR_CAST)
         return BH_OK;
     /* StringNormalizer: the output's text (at most the input's, or one empty string) and the
      * stopword table */
@@ -563,19 +563,19 @@ static inline void pl_kernel_string(struct pl_state *s)
     const struct pl_tensor *x = &op->in[0];
     int64_t n = pl_count(x);
     char **out = (char **)s->out, *text = s->text[PL_MAX_IN];
-    if (op->kind == PL_STR_CONCAT) {
+    if (PL_KIND_OF(op) == PL_STR_CONCAT) {
         pl_kernel_concat(s);
         return;
     }
-    if (op->kind == PL_STR_SPLIT) {
+    if (PL_KIND_OF(op) == PL_STR_SPLIT) {
         pl_kernel_split(s);
         return;
     }
-    if (op->kind == PL_STR_REGEX) {
+    if (PL_KIND_OF(op) == PL_STR_REGEX) {
         pl_kernel_regex(s);
         return;
     }
-    if (op->kind == PL_STR_CAST) {
+    if (PL_KIND_OF(op) == PL_STR_CAST) {
         if (x->dtype == PL_STRING) {
             char *const *in = (char *const *)s->in[0];
             for (int64_t i = 0; i < n; i++)
@@ -629,14 +629,14 @@ static inline enum bh_status pl_verify_string(struct pl_state *s, struct bh_resu
     const struct pl_tensor *x = &op->in[0];
     int64_t n = pl_count(x), bad = -1;
     char *const *out = (char *const *)s->out, *const *in = (char *const *)s->in[0];
-    if (op->kind == PL_STR_REGEX) {
+    if (PL_KIND_OF(op) == PL_STR_REGEX) {
         if ((bad = pl_verify_regex(s)) == -2) {
             bh_note(r, "%s", "cannot compile the reference's pattern");
             return BH_OOM;
         }
-    } else if (op->kind == PL_STR_CONCAT || op->kind == PL_STR_SPLIT) {
+    } else if (PL_KIND_OF(op) == PL_STR_CONCAT || PL_KIND_OF(op) == PL_STR_SPLIT) {
         bad = pl_verify_words(s);
-    } else if (op->kind == PL_STR_CAST && x->dtype == PL_STRING) {
+    } else if (PL_KIND_OF(op) == PL_STR_CAST && x->dtype == PL_STRING) {
         int dt = op->out.dtype;
         for (int64_t i = 0; i < n && bad < 0; i++) {
             double want = 0, got = pl_load(s->out, dt, i);
@@ -657,7 +657,7 @@ static inline enum bh_status pl_verify_string(struct pl_state *s, struct bh_resu
                 bad = i;
             }
         }
-    } else if (op->kind == PL_STR_CAST) {
+    } else if (PL_KIND_OF(op) == PL_STR_CAST) {
         int dt = x->dtype;
         for (int64_t i = 0; i < n && bad < 0; i++) {
             const char *t = out[i];
@@ -737,11 +737,11 @@ static inline enum bh_status pl_verify_string(struct pl_state *s, struct bh_resu
         bh_note(r, "output element %lld differs from the reference", (long long)bad);
         return BH_WRONG;
     }
-    bh_note(r, "%s", op->kind == PL_STR_NORMALIZE
+    bh_note(r, "%s", PL_KIND_OF(op) == PL_STR_NORMALIZE
                          ? "verified against the reference: each element compared with each stopword, case changed by table (exact)"
-                     : op->kind == PL_STR_CAST
+                     : PL_KIND_OF(op) == PL_STR_CAST
                          ? "verified against the reference: every element read back or printed by another route (exact)"
-                     : op->kind == PL_STR_REGEX
+                     : PL_KIND_OF(op) == PL_STR_REGEX
                          ? "verified against the reference: each element's leftmost-longest match of the unanchored pattern spans it (exact)"
                          : "verified against the reference: every element by another route (exact)");
     return BH_OK;

@@ -101,6 +101,17 @@ static void check_folder(const char *out, const char *model_row)
     json_decref(j);
 }
 
+/* The folder's build has no warning flags (a user's compiler may differ): every generated C
+ * file is also held to -Wall -Wextra -Werror here, as a bug report's repro would be built
+ * (the front end's warnings: the -O2 ones cost a second build of each file) */
+static void check_warnings(const char *out)
+{
+    assert_int_equal(test_sh("cd '%s' && find bench -name '*.c' -print0 | xargs -0 -r -P \"$(nproc)\" -n 16 "
+                             "cc -std=c11 -fsyntax-only -Wall -Wextra -Werror > warnings.log 2>&1 || { head -30 warnings.log; exit 1; }",
+                             out),
+                     0);
+}
+
 static void run_folder(const char *gen_args, const char *out)
 {
     const char *gen = test_env("BENANZA_GEN", "bin/gen");
@@ -108,6 +119,7 @@ static void run_folder(const char *gen_args, const char *out)
     if (gen_only)
         return;
     assert_int_equal(test_sh("ninja -C '%s' > '%s.ninja.log' 2>&1", out, out), 0);
+    check_warnings(out);
     assert_int_equal(test_sh("cd '%s' && ./run_all -- --verify --warmup 1 --iters 2 --min-ms 1 > run_all.log", out), 0);
     /* a second run resumes: nothing left to run */
     assert_int_equal(test_sh("cd '%s' && ./run_all | grep -q 'nothing to run'", out), 0);
@@ -301,6 +313,19 @@ static void e2e_activations(void **state)
 {
     (void)state;
     e2e_written_models("activations", "activation_models.py", NULL, 0, false, "swish_default", "Swish: ok", 1);
+    if (gen_only)
+        return;
+    /* a plain C file compiles only its PL_KIND's code: an operation of another kind put in by
+     * hand is refused (an error row, exit 4), never run through the wrong kernel */
+    char out[300];
+    snprintf(out, sizeof(out), "%s/activations", dir);
+    assert_int_equal(test_sh("cd '%s' && f=$(ls bench/*-c_plain.c | head -1) && k=$(sed -n 's/^#define PL_KIND //p' \"$f\") && "
+                             "test -n \"$k\" && o=PL_UNARY && { [ $k != PL_UNARY ] || o=PL_CAST; } && "
+                             "sed \"0,/\\.kind = $k,/s//.kind = $o,/\" \"$f\" > other.c && ! cmp -s \"$f\" other.c && "
+                             "cc -std=c11 -O1 other.c -o other -lm && { ./other --verify > other.csv; test $? = 4; } && "
+                             "grep -q ',error,.*is not the file.s PL_KIND' other.csv",
+                             out),
+                     0);
 }
 
 /* Resize/Upsample in every ONNX mode and GridSample, in plain C: test/oracle/resample_models.py's
@@ -865,6 +890,7 @@ static void e2e_calibrate(void **state)
     if (gen_only)
         return;
     assert_int_equal(test_sh("ninja -C '%s' > '%s.ninja.log' 2>&1", out, out), 0);
+    check_warnings(out);
     for (int t = 1; t <= 2; t++)
         assert_int_equal(test_sh("cd '%s' && ./run_all --results r%d.csv -- --threads %d --warmup 1 --iters 3 --min-ms 1 "
                                  "> run%d.log 2>&1",
@@ -949,8 +975,8 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_shared_lstm),
     };
     test_group_run(tot, "e2e-cpu", tests, BZ_ARRAY_LEN(tests));
-    /* BENANZA_TEST_KEEP=1 leaves the generated folders for a look */
-    if (!strcmp(test_env("BENANZA_TEST_KEEP", "0"), "1"))
+    /* BENANZA_KEEP=1 leaves the generated folders for a look (as in the other groups) */
+    if (getenv("BENANZA_KEEP"))
         fprintf(stderr, "e2e-cpu: the generated folders are kept in %s\n", dir);
     else if (test_sh("rm -rf '%s'", dir) != 0)
         fprintf(stderr, "warning: could not remove %s\n", dir);
