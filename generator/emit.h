@@ -46,8 +46,9 @@ const char *emit_embedded(const char *path, size_t *len);
  * (plain_ops, plain_index, ...), for the templates that inline them: the core and the
  * FAMILIES named (PL_FAM_* bits, pl_family of the op's kind), the others empty, each trimmed to
  * them (emit_trim_plain; KERNEL_ONLY: a CUDA kernel's host reference); and plain_families, the
- * lines that tell plain_ops.h which are there and, where KIND >= 0 (a CPU benchmark's one
- * operation), its kind (PL_KIND: the other kinds' code is dropped at compile time). */
+ * lines that tell plain_ops.h which are there and, where KIND >= 0 (the one operation of a CPU
+ * benchmark or a plain kernel's), its kind (PL_KIND: the other kinds' code is dropped at
+ * compile time). */
 void emit_plain_headers(struct json_t *data, unsigned families, int kind, bool kernel_only);
 /* TEXT (a runtime/plain_*.h) with the conditionals gen can decide taken out: the families'
  * (#if PL_FAMILIES & ...) that FAMILIES has not, the CPU benchmark's (#ifndef PL_KERNEL_ONLY)

@@ -515,7 +515,7 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
              k->kind != CK_ATTENTION ? "" : k->split ? "\n#define BK_ATTS 0x2u" : "\n#define BK_ATTS 0x1u",
              fn ? "\n#define BK_FN " : "", fn ? plan_pl_fn_name(k->pl.fn) : "");
     if (data) {
-        emit_plain_headers(data, pl_family(k->pl.kind), -1, true);
+        emit_plain_headers(data, pl_family(k->pl.kind), k->kind == CK_PLAIN ? (int)k->pl.kind : -1, true);
         json_object_set_new(data, "kernel_select", json_string(select));
     }
     emit_bench(e, l, file.data, ".cu", "templates/cuda/kernel.cu.mustache", "nvcc", data);

@@ -45,6 +45,32 @@ enum { BK_MAX_CAT = 64, BK_THREADS = 256 };
 #ifndef BK_TYPES
 #define BK_TYPES 0xfu
 #endif
+/* and so the one kind of a generated file (BK_KINDS a single bit): the host code's tests of the
+ * operation's kind are constants, and the other kinds' setup and reference code is not
+ * compiled either (the host compile is most of a kernel benchmark's build). bk_setup refuses
+ * an operation of another kind. A file of a plain kernel also defines PL_KIND (plain_ops.h). */
+#if BK_KINDS == BK_K_PLAIN
+#define BK_ONE_KIND BK_PLAIN
+#elif BK_KINDS == BK_K_TRANSPOSE
+#define BK_ONE_KIND BK_TRANSPOSE
+#elif BK_KINDS == BK_K_CONCAT
+#define BK_ONE_KIND BK_CONCAT
+#elif BK_KINDS == BK_K_LAYERNORM
+#define BK_ONE_KIND BK_LAYERNORM
+#elif BK_KINDS == BK_K_RESIZE
+#define BK_ONE_KIND BK_RESIZE
+#elif BK_KINDS == BK_K_EMPTY
+#define BK_ONE_KIND BK_EMPTY
+#elif BK_KINDS == BK_K_ATTENTION
+#define BK_ONE_KIND BK_ATTENTION
+#elif BK_KINDS == BK_K_BATCHNORM
+#define BK_ONE_KIND BK_BATCHNORM
+#endif
+#ifdef BK_ONE_KIND
+#define BK_KIND_OF(op) ((void)(op), BK_ONE_KIND)
+#else
+#define BK_KIND_OF(op) ((op)->kind)
+#endif
 /* and the function of a plain unary or binary kernel (enum pl_fn): the kernels' switch over
  * every function folds to that one case. Left undefined: the op's own, chosen at run time. */
 #ifdef BK_FN
@@ -1555,7 +1581,7 @@ static bk_rs bk_resize_rs(const struct bk_op *op)
 /* the kernel's inputs: described by the op; filled on the host like plain_ops.h does */
 static const struct pl_tensor *bk_input(const struct bk_op *op, int i)
 {
-    if (op->kind == BK_CONCAT)
+    if (BK_KIND_OF(op) == BK_CONCAT)
         return &op->cat[i];
     return &op->pl.in[i];
 }
@@ -1763,6 +1789,8 @@ static enum bh_status bk_att_setup(struct bc_state *s, struct bk_state *k, struc
     return BH_OK;
 }
 
+static enum bh_status bk_not_compiled(struct bh_result *r, int kind, int dtype);
+
 static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
 {
     const struct bk_op *op = (const struct bk_op *)s->op;
@@ -1775,33 +1803,36 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
     k->op = op;
     bc_lib(r, "benanza CUDA kernels");
     const struct pl_op *pl = &op->pl;
-    if (op->kind == BK_ATTENTION)
+    /* a kind this file's host code was not compiled for (BK_KIND_OF, PL_KIND_OF) */
+    if (BK_KIND_OF(op) != op->kind || (op->kind == BK_PLAIN && PL_KIND_OF(pl) != pl->kind))
+        return bk_not_compiled(r, op->kind, pl->out.dtype);
+    if (BK_KIND_OF(op) == BK_ATTENTION)
         return bk_att_setup(s, k, r);
 #ifdef BK_FN
-    if (op->kind == BK_PLAIN && (pl->kind == PL_UNARY || pl->kind == PL_BINARY) && pl->fn != BK_FN) {
+    if (BK_KIND_OF(op) == BK_PLAIN && (PL_KIND_OF(pl) == PL_UNARY || PL_KIND_OF(pl) == PL_BINARY) && pl->fn != BK_FN) {
         bh_note(r, "function %d is not the one compiled into this file (BK_FN %d): a gen bug", pl->fn, (int)BK_FN);
         return BH_ERROR;
     }
 #endif
-    k->nin = op->kind == BK_CONCAT ? op->ncat
-             : op->kind == BK_LAYERNORM ? (!op->affine ? 1 : op->rms ? 2 : 3 + op->residual)
-             : op->kind == BK_PLAIN ? pl->nin : op->kind == BK_BATCHNORM ? 5 : op->kind == BK_EMPTY ? 0 : 1;
+    k->nin = BK_KIND_OF(op) == BK_CONCAT ? op->ncat
+             : BK_KIND_OF(op) == BK_LAYERNORM ? (!op->affine ? 1 : op->rms ? 2 : 3 + op->residual)
+             : BK_KIND_OF(op) == BK_PLAIN ? pl->nin : BK_KIND_OF(op) == BK_BATCHNORM ? 5 : BK_KIND_OF(op) == BK_EMPTY ? 0 : 1;
     enum bh_status st;
     for (int i = 0; i < k->nin; i++) {
-        int fill = op->kind == BK_PLAIN && pl->kind == PL_GATHER && i == 1 ? BC_FILL_INDEX
-                   : (op->kind == BK_PLAIN && pl->kind == PL_UNARY && (pl->fn == PL_LOG || pl->fn == PL_SQRT)) ||
-                             (op->kind == BK_BATCHNORM && i == 4)
+        int fill = BK_KIND_OF(op) == BK_PLAIN && PL_KIND_OF(pl) == PL_GATHER && i == 1 ? BC_FILL_INDEX
+                   : (BK_KIND_OF(op) == BK_PLAIN && PL_KIND_OF(pl) == PL_UNARY && (pl->fn == PL_LOG || pl->fn == PL_SQRT)) ||
+                             (BK_KIND_OF(op) == BK_BATCHNORM && i == 4)
                        ? BC_FILL_POSITIVE : BC_FILL_UNIFORM;
         const struct pl_tensor *t = bk_input(op, i);
         struct pl_tensor vec = {pl->out.dtype, 1, {pl->out.d[pl->out.nd - 1]}};
-        if (op->kind == BK_LAYERNORM && i > 0)
+        if (BK_KIND_OF(op) == BK_LAYERNORM && i > 0)
             t = i == 3 ? &pl->in[0] : &vec; /* the residual is like x; scale, shift, bias rows of y's type */
         struct pl_tensor chan = {PL_FLOAT, 1, {pl->out.d[1]}};
-        if (op->kind == BK_BATCHNORM && i > 0)
+        if (BK_KIND_OF(op) == BK_BATCHNORM && i > 0)
             t = &chan; /* scale, B, mean, var: f32 rows of the channels (var positive) */
         if ((st = bk_upload(s, k, i, t, fill, r)) != BH_OK)
             return st;
-        if (op->kind == BK_PLAIN && pl->kind == PL_SCATTER_ND && i == 1) {
+        if (BK_KIND_OF(op) == BK_PLAIN && PL_KIND_OF(pl) == PL_SCATTER_ND && i == 1) {
             /* distinct valid rows, as the plain C benchmark's */
             pl_scatter_nd_rows(pl, (int64_t *)k->hin[1]);
             BC_CUDA(r, cudaMemcpy(k->din[1], k->hin[1], (size_t)pl_count(t) * sizeof(int64_t), cudaMemcpyHostToDevice));
@@ -1818,16 +1849,16 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
     a->out = k->dout;
     a->odt = pl->out.dtype;
     a->fn = pl->fn;
-    a->kind = pl->kind;
+    a->kind = PL_KIND_OF(pl);
     a->map = pl->map;
-    a->mode = pl->kind == PL_MAP || pl->kind == PL_ROPE ? pl->flag : 0;
+    a->mode = PL_KIND_OF(pl) == PL_MAP || PL_KIND_OF(pl) == PL_ROPE ? pl->flag : 0;
     a->alpha = pl->fn == PL_MOD || pl->fn == PL_ISINF || pl->fn == PL_BITSHIFT ? (float)pl->flag : pl->alpha;
     a->beta = pl->beta;
     for (int i = 0; i < 3 && i < k->nin; i++) {
         a->in[i] = k->din[i];
         a->idt[i] = bk_input(op, i)->dtype;
     }
-    if (op->kind == BK_PLAIN && pl->kind == PL_MAP) {
+    if (BK_KIND_OF(op) == BK_PLAIN && PL_KIND_OF(pl) == PL_MAP) {
         /* input strides in st[0], the input's dims in st[1] */
         long long acc = 1;
         for (int d = a->nd - 1; d >= 0; d--) {
@@ -1838,7 +1869,7 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
             a->step[d] = pl->step[d];
         }
 #if BK_KINDS & BK_K_PLAIN
-    } else if (op->kind == BK_PLAIN && pl->kind == PL_SPLIT) {
+    } else if (BK_KIND_OF(op) == BK_PLAIN && PL_KIND_OF(pl) == PL_SPLIT) {
         bk_split_args *sp = &k->split;
         int64_t outer, dim, inner;
         pl_axis_split(&pl->in[0], pl->axis, &outer, &dim, &inner);
@@ -1851,7 +1882,7 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
         sp->es = (int)pl_esize(pl->in[0].dtype);
         for (int j = 0; j < pl->nsplit; j++)
             sp->off[j + 1] = sp->off[j] + pl->split[j];
-    } else if (op->kind == BK_PLAIN && pl->kind == PL_SCATTER_ND) {
+    } else if (BK_KIND_OF(op) == BK_PLAIN && PL_KIND_OF(pl) == PL_SCATTER_ND) {
         bk_scatter_args *sc = &k->scatter;
         const struct pl_tensor *x = &pl->in[0], *ix = &pl->in[1];
         sc->upd = k->din[2];
@@ -1870,7 +1901,7 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
         sc->es = (int)pl_esize(x->dtype);
         sc->how = pl->flag;
 #endif
-    } else if (op->kind == BK_PLAIN && pl->kind != PL_GATHER) {
+    } else if (BK_KIND_OF(op) == BK_PLAIN && PL_KIND_OF(pl) != PL_GATHER) {
         a->flat = 1;
         for (int i = 0; i < pl->nin; i++) {
             int64_t st8[8];
@@ -1891,12 +1922,12 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
             for (int d = 0; d < a->nd; d++)
                 a->st[1][d] = a->st[0][d];
         }
-        if (!a->flat && pl->kind != PL_ROPE) { /* PL_ROPE: its last dim must stay the rotated one */
+        if (!a->flat && PL_KIND_OF(pl) != PL_ROPE) { /* PL_ROPE: its last dim must stay the rotated one */
             int nops = pl_operands(pl);
             bk_coalesce(a, nops < 3 ? nops : 3);
             a->periodic = bk_periods(a, nops);
         }
-    } else if (op->kind == BK_TRANSPOSE) {
+    } else if (BK_KIND_OF(op) == BK_TRANSPOSE) {
         /* output dim d reads input dim perm[d]: its stride in the input */
         long long istr[8], acc = 1;
         for (int d = pl->in[0].nd - 1; d >= 0; d--) {
@@ -1906,7 +1937,7 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
         for (int d = 0; d < a->nd; d++)
             a->st[0][d] = istr[op->perm[d]];
         bk_coalesce(a, 1);
-    } else if (op->kind == BK_CONCAT) {
+    } else if (BK_KIND_OF(op) == BK_CONCAT) {
         bk_cat_args *c = &k->cat;
         c->n = op->ncat;
         c->outer = c->inner = 1;
@@ -1919,7 +1950,7 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
             c->off[i + 1] = c->off[i] + op->cat[i].d[op->axis];
         }
         c->total = c->off[op->ncat];
-    } else if (op->kind == BK_LAYERNORM) {
+    } else if (BK_KIND_OF(op) == BK_LAYERNORM) {
         k->cols = pl->out.d[pl->out.nd - 1];
         k->rows = n / (k->cols ? k->cols : 1);
         if (op->residual && op->keep_sum)
@@ -1964,7 +1995,7 @@ static bool bk_flat_ok(const struct bk_state *k)
         k->args.n % 4 != 0 || (dt != PL_FLOAT && dt != PL_FLOAT16 && dt != PL_BFLOAT16) || pl->in[0].dtype != dt ||
         pl_halves(pl))
         return false;
-    return pl->kind == PL_UNARY || (pl->kind == PL_BINARY && pl->in[1].dtype == dt);
+    return PL_KIND_OF(pl) == PL_UNARY || (PL_KIND_OF(pl) == PL_BINARY && pl->in[1].dtype == dt);
 }
 
 static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
@@ -1977,7 +2008,7 @@ static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
     switch (op->kind) {
 #if BK_KINDS & BK_K_PLAIN
     case BK_PLAIN:
-        if (pl->kind == PL_GATHER) {
+        if (PL_KIND_OF(pl) == PL_GATHER) {
             long long outer = 1, inner = 1, dim = pl->in[0].d[pl->axis];
             for (int d = 0; d < pl->axis; d++)
                 outer *= pl->in[0].d[d];
@@ -1986,9 +2017,9 @@ static enum bh_status bk_launch(struct bc_state *s, struct bh_result *r)
             BK_LAUNCH(bk_gather, k->grid, BK_THREADS, 0, q)
             (k->din[0], (const long long *)k->din[1], k->dout, outer, dim, pl_count(&pl->in[1]),
              inner, (int)pl_esize(pl->in[0].dtype));
-        } else if (pl->kind == PL_SPLIT) {
+        } else if (PL_KIND_OF(pl) == PL_SPLIT) {
             BK_LAUNCH(bk_split, k->grid, BK_THREADS, 0, q)(k->split);
-        } else if (pl->kind == PL_SCATTER_ND) {
+        } else if (PL_KIND_OF(pl) == PL_SCATTER_ND) {
             const bk_scatter_args &sc = k->scatter;
             BK_LAUNCH(bk_copy_all, k->grid, BK_THREADS, 0, q)(k->dout, k->din[0], k->args.n, sc.es);
             BK_LAUNCH(bk_scatter_nd, bk_grid(s, sc.rows * sc.slice), BK_THREADS, 0, q)(sc);
@@ -2144,7 +2175,7 @@ static double bk_reference(const struct bk_op *op, void *const *in, long long i)
         coord[d] = rem % o->d[d];
         rem /= o->d[d];
     }
-    if (op->kind == BK_TRANSPOSE) {
+    if (BK_KIND_OF(op) == BK_TRANSPOSE) {
         long long src = 0, icoord[8];
         for (int d = 0; d < o->nd; d++)
             icoord[op->perm[d]] = coord[d];
@@ -2152,7 +2183,7 @@ static double bk_reference(const struct bk_op *op, void *const *in, long long i)
             src = src * pl->in[0].d[d] + icoord[d];
         return pl_load(in[0], o->dtype, src);
     }
-    if (op->kind == BK_RESIZE) {
+    if (BK_KIND_OF(op) == BK_RESIZE) {
         /* the same sampling rule, in plain C on the host */
         const struct pl_tensor *t = &pl->in[0];
         long long ih = t->d[t->nd - 2], iw = t->d[t->nd - 1], oh = o->d[o->nd - 2], ow = o->d[o->nd - 1];
@@ -2164,7 +2195,7 @@ static double bk_reference(const struct bk_op *op, void *const *in, long long i)
             return bk_resize_elem((const __nv_bfloat16 *)in[0], i, c, ih, iw, oh, ow, op->linear, op->nhwc, rs);
         return bk_resize_elem((const float *)in[0], i, c, ih, iw, oh, ow, op->linear, op->nhwc, rs);
     }
-    if (op->kind == BK_CONCAT) {
+    if (BK_KIND_OF(op) == BK_CONCAT) {
         long long c = coord[op->axis];
         int k = 0;
         while (c >= op->cat[k].d[op->axis]) {
@@ -2176,7 +2207,7 @@ static double bk_reference(const struct bk_op *op, void *const *in, long long i)
             src = src * op->cat[k].d[d] + (d == op->axis ? c : coord[d]);
         return pl_load(in[k], o->dtype, src);
     }
-    if (op->kind == BK_BATCHNORM) {
+    if (BK_KIND_OF(op) == BK_BATCHNORM) {
         /* in double from the model's statistics: (x - mean) / sqrt(var + eps) * scale + B */
         long long c = o->d[1], inner = 1;
         for (int d = 2; d < o->nd; d++)
@@ -2254,7 +2285,7 @@ static enum bh_status bk_verify_run(void *state, struct bh_result *r)
     enum bh_status st = bk_launch(s, r);
     if (st != BH_OK)
         return st;
-    if (op->kind == BK_EMPTY) {
+    if (BK_KIND_OF(op) == BK_EMPTY) {
         BC_CUDA(r, cudaStreamSynchronize(s->stream));
         bh_note(r, "an empty kernel: nothing to verify but that it launches");
         return BH_OK;
@@ -2275,7 +2306,7 @@ static enum bh_status bk_verify_run(void *state, struct bh_result *r)
         free(want);
         BC_CUDA(r, e);
     }
-    if (op->kind == BK_PLAIN) {
+    if (BK_KIND_OF(op) == BK_PLAIN) {
         struct pl_state ps;
         memset(&ps, 0, sizeof(ps));
         ps.op = pl;
@@ -2290,7 +2321,7 @@ static enum bh_status bk_verify_run(void *state, struct bh_result *r)
         for (int i = 0; i < pl->nin && ps.flat; i++)
             ps.flat = pl_count(&pl->in[i]) == n;
         pl_kernel(&ps);
-    } else if (op->kind == BK_ATTENTION) {
+    } else if (BK_KIND_OF(op) == BK_ATTENTION) {
         if (bk_att_reference(op, k->hin, want) != BH_OK) {
             free(got);
             free(want);
@@ -2302,9 +2333,9 @@ static enum bh_status bk_verify_run(void *state, struct bh_result *r)
             pl_store(want, pl->out.dtype, i, bk_reference(op, k->hin, i));
     }
     double worst = 0;
-    int maths = (op->kind == BK_PLAIN && (pl->kind == PL_UNARY || pl->kind == PL_BINARY || pl->kind == PL_ROPE)) ||
-                op->kind == BK_LAYERNORM ||
-                op->kind == BK_RESIZE || op->kind == BK_ATTENTION || op->kind == BK_BATCHNORM;
+    int maths = (BK_KIND_OF(op) == BK_PLAIN && (PL_KIND_OF(pl) == PL_UNARY || PL_KIND_OF(pl) == PL_BINARY || PL_KIND_OF(pl) == PL_ROPE)) ||
+                BK_KIND_OF(op) == BK_LAYERNORM ||
+                BK_KIND_OF(op) == BK_RESIZE || BK_KIND_OF(op) == BK_ATTENTION || BK_KIND_OF(op) == BK_BATCHNORM;
     for (long long i = 0; i < n; i++) {
         double g = pl_load(got, pl->out.dtype, i), w = pl_load(want, pl->out.dtype, i);
         double d = g == w ? 0.0 : fabs(g - w) / (maths ? 1.0 + fabs(w) : 1.0); /* g == w: the same infinity too */
@@ -2338,7 +2369,7 @@ static enum bh_status bk_verify_run(void *state, struct bh_result *r)
      * floats the two roundings of the same value may differ by a step (2^-10 and 2^-7) */
     double tol = !maths ? 0 : pl->out.dtype == PL_FLOAT ? 1e-5 : pl->out.dtype == PL_FLOAT16 ? 1e-3
                             : pl->out.dtype == PL_BFLOAT16 ? 8e-3 : 0;
-    if (op->kind == BK_ATTENTION)
+    if (BK_KIND_OF(op) == BK_ATTENTION)
         tol = bk_att_tol(op);
     if (worst > tol) {
         bh_note(r, "output differs from plain C on the host: max error %.3g (tolerance %.3g)", worst, tol);
