@@ -1803,8 +1803,8 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
     k->op = op;
     bc_lib(r, "benanza CUDA kernels");
     const struct pl_op *pl = &op->pl;
-    /* a kind this file's host code was not compiled for (BK_KIND_OF, PL_KIND_OF) */
-    if (BK_KIND_OF(op) != op->kind || (op->kind == BK_PLAIN && PL_KIND_OF(pl) != pl->kind))
+    /* a kind this file's host code was not compiled for (BK_KIND_OF, pl_kind_compiled) */
+    if (BK_KIND_OF(op) != op->kind || (op->kind == BK_PLAIN && !pl_kind_compiled(pl)))
         return bk_not_compiled(r, op->kind, pl->out.dtype);
     if (BK_KIND_OF(op) == BK_ATTENTION)
         return bk_att_setup(s, k, r);
