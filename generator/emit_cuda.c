@@ -246,6 +246,9 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
     const char *blas = emit_embedded("runtime/cublas_ops.h", &bl);
     struct bz_buf layer_macro;
     bz_buf_init(&layer_macro);
+    /* the family as a constant: the runtime's code for the others is dropped (cudnn_ops.h) */
+    bz_buf_printf(&layer_macro, "/* its family: the code of the others is dropped when it compiles */\n#define BC_FAMILY %s\n",
+                  cu_family_name(q.family));
     emit_macro(&layer_macro, "BZ_OP", init);
     json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%}", "title",
                              title.data, "layer", l->id, "layer_name", l->name, "op", l->op, "impl", algo_name, "what",

@@ -80,7 +80,7 @@ static enum bh_status bc_blas_launch(struct bc_state *s, struct bc_lib_state *f,
     int m = (int)op->n, n = (int)op->m, k = (int)op->k;
     int ldb = op->tb ? (int)op->k : (int)op->n, lda = op->ta ? (int)op->m : (int)op->k, ldc = (int)op->n;
     cudaDataType_t t = bc_blas_type(op->dt);
-    if (op->family == BC_GEMV) {
+    if (BC_IS(op, BC_GEMV)) {
         /* y[m] = A[m,k] x[k]: column-major A^T is [k,m], so y = (A^T)^T x */
         if (op->n == 1)
             BC_BLAS(r, cublasSgemv(f->blas, CUBLAS_OP_T, (int)op->k, (int)op->m, &one, (const float *)f->x,
@@ -237,9 +237,19 @@ static void bc_lt_teardown(struct bc_lib_state *f)
 
 /* ---- the dispatch of every library benchmark ---- */
 
+/* whether this file's code is compiled for OP's family (always, without BC_FAMILY) */
+static inline int bc_family_compiled(const struct bc_lib_op *op)
+{
+    return BC_OWN_FAMILY(op) == op->family;
+}
+
 static enum bh_status bc_lib_setup(struct bc_state *s, struct bh_result *r)
 {
     const struct bc_lib_op *op = (const struct bc_lib_op *)s->op;
+    if (!bc_family_compiled(op)) {
+        bh_note(r, "the operation's family (%d) is not the file's BC_FAMILY (%d)", op->family, (int)BC_OWN_FAMILY(op));
+        return BH_ERROR;
+    }
     struct bc_lib_state *f = (struct bc_lib_state *)calloc(1, sizeof(*f));
     if (!f) {
         bh_note(r, "out of host memory");
@@ -257,18 +267,18 @@ static enum bh_status bc_lib_setup(struct bc_state *s, struct bh_result *r)
              (int)(v % 100), ma, mi, pa);
     bc_lib(r, libs);
     snprintf(r->math, sizeof(r->math), "%s", op->tensor_op ? "tensor_op" : "default");
-    if (op->family == BC_COPY) {
+    if (BC_IS(op, BC_COPY)) {
         enum bh_status st;
         if ((st = bc_buffer(s, r, bc_numel(&op->x), op->dt, BC_FILL_UNIFORM, 0, &f->x)) != BH_OK ||
             (st = bc_buffer(s, r, bc_numel(&op->x), op->dt, BC_FILL_ZERO, 0, &f->y)) != BH_OK)
             return st;
         return BH_OK;
     }
-    if (op->family == BC_GEMM || op->family == BC_GEMV) {
+    if (BC_IS(op, BC_GEMM) || BC_IS(op, BC_GEMV)) {
         BC_BLAS(r, cublasCreate(&f->blas));
         return bc_blas_setup(s, f, op, r);
     }
-    if (op->family == BC_LT)
+    if (BC_IS(op, BC_LT))
         return bc_lt_setup(s, f, op, r);
     BC_DNN(r, cudnnCreate(&f->dnn));
     BC_DNN(r, cudnnSetStream(f->dnn, s->stream));
@@ -279,14 +289,14 @@ static enum bh_status bc_lib_launch(struct bc_state *s, struct bh_result *r)
 {
     const struct bc_lib_op *op = (const struct bc_lib_op *)s->op;
     struct bc_lib_state *f = (struct bc_lib_state *)s->family;
-    if (op->family == BC_COPY) {
+    if (BC_IS(op, BC_COPY)) {
         BC_CUDA(r, cudaMemcpyAsync(f->y, f->x, (size_t)bc_numel(&op->x) * bc_dtype_size[op->dt],
                                    cudaMemcpyDeviceToDevice, s->stream));
         return BH_OK;
     }
-    if (op->family == BC_GEMM || op->family == BC_GEMV)
+    if (BC_IS(op, BC_GEMM) || BC_IS(op, BC_GEMV))
         return bc_blas_launch(s, f, op, r);
-    if (op->family == BC_LT)
+    if (BC_IS(op, BC_LT))
         return bc_lt_launch(s, f, op, r);
     return bc_dnn_launch(s, f, op, r);
 }
@@ -400,39 +410,39 @@ static enum bh_status bc_lib_verify_run(void *state, struct bh_result *r)
     struct bc_state *s = (struct bc_state *)state;
     const struct bc_lib_op *op = (const struct bc_lib_op *)s->op;
     struct bc_lib_state *f = (struct bc_lib_state *)s->family;
-    if (op->family == BC_ADVICE)
+    if (BC_IS(op, BC_ADVICE))
         return BH_OK; /* a ranking: nothing computed */
     struct br_io io;
     memset(&io, 0, sizeof(io));
     double *got = NULL, *got_h = NULL;
     enum bh_status st = BH_ERROR;
-    int gemm = op->family == BC_GEMM || op->family == BC_GEMV || op->family == BC_LT;
+    int gemm = BC_IS(op, BC_GEMM) || BC_IS(op, BC_GEMV) || BC_IS(op, BC_LT);
     if (bh_gpu_lock(r) != 0)
         return BH_ERROR;
     /* the inputs as the device has them (the same rounding), and the output before the call
      * where the call adds to it */
     if (!(io.x = bc_fetch(s, f->x, r)))
         goto out;
-    if ((gemm || op->family == BC_CONV || op->family == BC_CONV_FUSED || op->family == BC_DECONV ||
-         op->family == BC_RNN || op->family == BC_ENGINE) &&
+    if ((gemm || BC_IS(op, BC_CONV) || BC_IS(op, BC_CONV_FUSED) || BC_IS(op, BC_DECONV) ||
+         BC_IS(op, BC_RNN) || BC_IS(op, BC_ENGINE)) &&
         !(io.w = bc_fetch(s, f->w, r)))
         goto out;
-    if (op->family == BC_OPTENSOR && !(io.x2 = bc_fetch(s, f->x2, r)))
+    if (BC_IS(op, BC_OPTENSOR) && !(io.x2 = bc_fetch(s, f->x2, r)))
         goto out;
-    if (op->family == BC_SDPA && (!(io.w = bc_fetch(s, f->w, r)) || !(io.x2 = bc_fetch(s, f->x2, r)) ||
+    if (BC_IS(op, BC_SDPA) && (!(io.w = bc_fetch(s, f->w, r)) || !(io.x2 = bc_fetch(s, f->x2, r)) ||
                                   (op->att.mask && !(io.b = bc_fetch(s, f->b, r)))))
         goto out;
-    int conv_fused = op->family == BC_CONV_FUSED || (op->family == BC_ENGINE && op->fused);
+    int conv_fused = BC_IS(op, BC_CONV_FUSED) || (BC_IS(op, BC_ENGINE) && op->fused);
     if (conv_fused && (!(io.b = bc_fetch(s, f->b, r)) || (op->residual && !(io.z = bc_fetch(s, f->z, r)))))
         goto out;
-    if (op->family == BC_BNORM && (!(io.scale = bc_fetch(s, f->scale, r)) || !(io.shift = bc_fetch(s, f->shift, r)) ||
+    if (BC_IS(op, BC_BNORM) && (!(io.scale = bc_fetch(s, f->scale, r)) || !(io.shift = bc_fetch(s, f->shift, r)) ||
                                    !(io.mean = bc_fetch(s, f->mean, r)) || !(io.var = bc_fetch(s, f->var, r))))
         goto out;
-    if (op->family == BC_RNN && (!(io.hx = bc_fetch(s, f->hx, r)) || (f->cx && !(io.cx = bc_fetch(s, f->cx, r)))))
+    if (BC_IS(op, BC_RNN) && (!(io.hx = bc_fetch(s, f->hx, r)) || (f->cx && !(io.cx = bc_fetch(s, f->cx, r)))))
         goto out;
     if (gemm && op->beta_one && !(io.y0 = bc_fetch(s, f->y, r)))
         goto out;
-    if (op->family == BC_LT && bc_lt_has_bias(op->epilogue) && !(io.b = bc_fetch(s, f->b, r)))
+    if (BC_IS(op, BC_LT) && bc_lt_has_bias(op->epilogue) && !(io.b = bc_fetch(s, f->b, r)))
         goto out;
     if ((st = bc_lib_launch(s, r)) != BH_OK)
         goto out;
@@ -443,13 +453,13 @@ static enum bh_status bc_lib_verify_run(void *state, struct bh_result *r)
         st = bc_cuda_status(e);
         goto out;
     }
-    if (!(got = bc_fetch(s, f->y, r)) || (op->family == BC_RNN && !(got_h = bc_fetch(s, f->hy, r))))
+    if (!(got = bc_fetch(s, f->y, r)) || (BC_IS(op, BC_RNN) && !(got_h = bc_fetch(s, f->hy, r))))
         goto out;
-    if (op->family == BC_RNN && (st = bc_rnn_weights(s, f, op, io.w, &io, r)) != BH_OK)
+    if (BC_IS(op, BC_RNN) && (st = bc_rnn_weights(s, f, op, io.w, &io, r)) != BH_OK)
         goto out;
     if ((op->nhwc && (br_nhwc_to_nchw(io.x, &op->x) || (io.w && br_nhwc_to_nchw(io.w, &op->w)) ||
                       br_nhwc_to_nchw(got, &op->y) || (io.z && br_nhwc_to_nchw(io.z, &op->y)))) ||
-        (op->family == BC_RELAYOUT && br_nhwc_to_nchw(op->mode == 1 ? io.x : got, op->mode == 1 ? &op->x : &op->y))) {
+        (BC_IS(op, BC_RELAYOUT) && br_nhwc_to_nchw(op->mode == 1 ? io.x : got, op->mode == 1 ? &op->x : &op->y))) {
         bh_note(r, "--verify: out of host memory");
         st = BH_OOM;
         goto out;
@@ -459,9 +469,9 @@ static enum bh_status bc_lib_verify_run(void *state, struct bh_result *r)
         /* an engine is held to the convolution's reference, with the transforms' tolerance
          * where its notes say FFT or Winograd */
         struct bc_lib_op vop = *op;
-        if (op->family == BC_RELAYOUT)
+        if (BC_IS(op, BC_RELAYOUT))
             vop.family = BC_COPY; /* both in NCHW order now: equal, exactly */
-        if (op->family == BC_ENGINE) {
+        if (BC_IS(op, BC_ENGINE)) {
             vop.family = op->fused ? BC_CONV_FUSED : BC_CONV;
             vop.algo = f->be_transform ? CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED : CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
         }

@@ -133,7 +133,7 @@ static inline double br_conv_at(const struct bc_lib_op *op, const struct br_io *
             m += fabs(t);
         }
     }
-    if (op->family == BC_CONV_FUSED) {
+    if (BC_IS(op, BC_CONV_FUSED)) {
         acc += io->b[k];
         m += fabs(io->b[k]);
         if (op->residual) {
@@ -551,11 +551,11 @@ static inline void br_check_one(struct br_check *c, long long i, double got, dou
 /* Which algorithms transform whole tiles (FFT, Winograd): their error scales with the tile */
 static inline int br_transform_algo(const struct bc_lib_op *op)
 {
-    if (op->family == BC_CONV || op->family == BC_CONV_FUSED)
+    if (BC_IS(op, BC_CONV) || BC_IS(op, BC_CONV_FUSED))
         return op->algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT || op->algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING ||
                op->algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD ||
                op->algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED;
-    if (op->family == BC_DECONV)
+    if (BC_IS(op, BC_DECONV))
         return op->algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT || op->algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING ||
                op->algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD ||
                op->algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED;
@@ -658,12 +658,12 @@ static inline struct br_check br_sdpa_compare(const struct bc_lib_op *op, const 
 static inline struct br_check br_compare(const struct bc_lib_op *op, const struct br_io *io, const double *got,
                                          const double *got_h)
 {
-    if (op->family == BC_SDPA)
+    if (BC_IS(op, BC_SDPA))
         return br_sdpa_compare(op, io, got);
     struct br_check c;
     memset(&c, 0, sizeof(c));
-    long long ny = op->family == BC_RNN ? (long long)op->seq * op->batch * op->hidden * (op->bidir ? 2 : 1)
-                                        : op->family == BC_GEMM || op->family == BC_GEMV || op->family == BC_LT
+    long long ny = BC_IS(op, BC_RNN) ? (long long)op->seq * op->batch * op->hidden * (op->bidir ? 2 : 1)
+                                        : BC_IS(op, BC_GEMM) || BC_IS(op, BC_GEMV) || BC_IS(op, BC_LT)
                                               ? op->m * op->n * (op->batch_count > 1 ? op->batch_count : 1)
                                               : br_count(&op->y);
     c.total = ny;
@@ -675,8 +675,8 @@ static inline struct br_check br_compare(const struct bc_lib_op *op, const struc
     int tile = br_transform_algo(op);
     if (tile)
         acc_term += 8 * br_out_unit(op->dt) + 64 * br_acc;
-    int per_elem = op->family == BC_CONV || op->family == BC_CONV_FUSED || op->family == BC_DECONV ||
-                   op->family == BC_GEMM || op->family == BC_GEMV || op->family == BC_LT || op->family == BC_POOL;
+    int per_elem = BC_IS(op, BC_CONV) || BC_IS(op, BC_CONV_FUSED) || BC_IS(op, BC_DECONV) ||
+                   BC_IS(op, BC_GEMM) || BC_IS(op, BC_GEMV) || BC_IS(op, BC_LT) || BC_IS(op, BC_POOL);
     if (per_elem) {
         long long budget = BR_MAX_CHECK_WORK / (K > 0 ? K : 1);
         long long step = ny <= budget || budget < 1024 ? 1 : (ny - 1024) / (budget - 1024) + 1;
@@ -695,13 +695,13 @@ static inline struct br_check br_compare(const struct bc_lib_op *op, const struc
         }
         for (long long i = 0; i < ny && cnt < cap;) {
             double m = 0, v;
-            if (op->family == BC_DECONV)
+            if (BC_IS(op, BC_DECONV))
                 v = br_deconv_at(op, io, i, &m);
-            else if (op->family == BC_GEMM || op->family == BC_GEMV)
+            else if (BC_IS(op, BC_GEMM) || BC_IS(op, BC_GEMV))
                 v = br_gemm_at(op, io, i, &m);
-            else if (op->family == BC_LT)
+            else if (BC_IS(op, BC_LT))
                 v = br_lt_at(op, io, i, &m);
-            else if (op->family == BC_POOL)
+            else if (BC_IS(op, BC_POOL))
                 v = br_pool_at(op, io, i, &m);
             else
                 v = br_conv_at(op, io, i, &m);
@@ -722,7 +722,7 @@ static inline struct br_check br_compare(const struct bc_lib_op *op, const struc
         free(idx);
         return c;
     }
-    if (op->family == BC_RNN) {
+    if (BC_IS(op, BC_RNN)) {
         int dirs = op->bidir ? 2 : 1;
         long long nh = (long long)dirs * op->batch * op->hidden;
         double *ref = (double *)malloc(sizeof(double) * (size_t)ny), *rh = (double *)malloc(sizeof(double) * (size_t)nh);
@@ -754,12 +754,12 @@ static inline struct br_check br_compare(const struct bc_lib_op *op, const struc
         return c;
     }
     br_small_all(op, io, ref, mag);
-    int fn = (op->family == BC_ACT && op->mode != CUDNN_ACTIVATION_RELU && op->mode != CUDNN_ACTIVATION_CLIPPED_RELU &&
+    int fn = (BC_IS(op, BC_ACT) && op->mode != CUDNN_ACTIVATION_RELU && op->mode != CUDNN_ACTIVATION_CLIPPED_RELU &&
               op->mode != CUDNN_ACTIVATION_IDENTITY) ||
-             op->family == BC_SOFTMAX || op->family == BC_LRN ||
-             (op->family == BC_REDUCE && op->mode == CUDNN_REDUCE_TENSOR_NORM2);
+             BC_IS(op, BC_SOFTMAX) || BC_IS(op, BC_LRN) ||
+             (BC_IS(op, BC_REDUCE) && op->mode == CUDNN_REDUCE_TENSOR_NORM2);
     for (long long i = 0; i < ny; i++) {
-        double tol = op->family == BC_COPY ? 0
+        double tol = BC_IS(op, BC_COPY) ? 0
                                            : out * fabs(ref[i]) + tiny + acc_term * mag[i] +
                                                  (fn ? br_fn * (fabs(ref[i]) + mag[i]) : 0) + 1e-30;
         br_check_one(&c, i, got[i], ref[i], tol);

@@ -125,9 +125,38 @@ static void cuda_hostile_names(void **state)
                              "! grep -q '^#define BK_KINDS 0x00u' \"$f\" && grep -q '^#define BK_KINDS 0x00u' wrong/$f",
                              out),
                      0);
+    /* and so is a library benchmark whose BC_FAMILY is not its BZ_OP's family */
+    assert_int_equal(test_sh("cd '%s' && f=$(ls bench/*-f32-implicit_gemm.c | head -1) && grep -q '^#define BC_FAMILY BC_CONV$' \"$f\" && "
+                             "sed 's/^#define BC_FAMILY BC_CONV$/#define BC_FAMILY BC_POOL/' \"$f\" > wrong/$f && "
+                             "grep -q '^#define BC_FAMILY BC_POOL$' wrong/$f",
+                             out),
+                     0);
     assert_int_equal(test_sh("scripts/check-cuda-build '%s/wrong' > '%s.wrong.log' 2>&1; test $? = 1 && "
-                             "grep -q 'FAILED: .*-kernel.cu: kind BK_[A-Z]*, type .*: BK_KINDS 0x00u' '%s.wrong.log'",
-                             out, out, out),
+                             "grep -q 'FAILED: .*-kernel.cu: kind BK_[A-Z]*, type .*: BK_KINDS 0x00u' '%s.wrong.log' && "
+                             "grep -q 'FAILED: .*-f32-implicit_gemm.c: BC_FAMILY BC_POOL, BZ_OP.s family BC_CONV' '%s.wrong.log'",
+                             out, out, out, out),
+                     0);
+    /* a library benchmark's setup refuses an operation of a family its code was not compiled
+     * for (a hand-edited BZ_OP), before any library call: no GPU needed to see it. The driver
+     * includes the edited file and calls its setup. */
+    static const char driver[] =
+        "#define main bz_file_main\n#include \"lib.c\"\n#undef main\n"
+        "int main(void)\n{\n    static struct bc_state st;\n    static struct bh_result r;\n    st.op = &OP;\n"
+        "    enum bh_status s = bc_lib_setup(&st, &r);\n    printf(\"%d %s\\n\", (int)s, r.note);\n"
+        "    bc_lib_teardown(&st);\n    return s == BH_ERROR ? 0 : 1;\n}\n";
+    char df[400];
+    snprintf(df, sizeof(df), "%s/guard", out);
+    assert_int_equal(test_sh("mkdir -p '%s'", df), 0);
+    snprintf(df, sizeof(df), "%s/guard/driver.c", out);
+    assert_int_equal(bz_write_file_atomic(df, driver, strlen(driver)), 0);
+    assert_int_equal(test_sh("cd '%s' && f=$(ls bench/*-f32-implicit_gemm.c | head -1) && "
+                             "sed 's/\\.family = BC_CONV,/.family = BC_POOL,/' \"$f\" > guard/lib.c && "
+                             "grep -q '^#define BC_FAMILY BC_CONV$' guard/lib.c && grep -q '\\.family = BC_POOL,' guard/lib.c && "
+                             "cc -std=c11 -Wall -Wextra -Werror -Wno-unused-function guard/driver.c -o guard/driver -I'%s/include' "
+                             "-I'%s/extras/CUPTI/include' -L'%s/lib64' -Wl,-rpath,'%s/lib64' -lcudnn -lcublasLt -lcublas -lcudart "
+                             "-ldl -lm && ./guard/driver > guard/out.txt && "
+                             "grep -q \"family (4) is not the file's BC_FAMILY (0)\" guard/out.txt || { cat guard/out.txt; exit 1; }",
+                             out, cuda_home(), cuda_home(), cuda_home(), cuda_home()),
                      0);
     /* a CUDA binary without a GPU: one row, nodevice, exit 3 */
     assert_int_equal(test_sh("cd '%s' && f=$(ls bin/*-f32-implicit_precomp_gemm | head -1) && $f > row.csv; "
