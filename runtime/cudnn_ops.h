@@ -54,7 +54,8 @@ enum bc_lib_family {
  * compiles the functions that a constant-false branch calls: docs/architecture.md).
  * A file meets its own family and, in --verify, the one whose host reference holds it (an
  * engine's convolution, a layout change's copy).
- *   BC_IS(op, fam): op's family is fam, for any operation (the reference's too);
+ *   BC_IS(op, fam): op's family is fam, for any operation of a family the file meets (the
+ *       reference's too; false for the others, whatever op says);
  *   BC_OWN_FAMILY(op): the family of the file's own operation (setup, launch), which
  *       bc_lib_setup refuses when it is not BC_FAMILY (bc_family_compiled).
  * Without BC_FAMILY (the host checks' drivers) every test reads the operation. */
