@@ -430,13 +430,13 @@ static enum bh_status bc_lib_verify_run(void *state, struct bh_result *r)
     if (BC_IS(op, BC_OPTENSOR) && !(io.x2 = bc_fetch(s, f->x2, r)))
         goto out;
     if (BC_IS(op, BC_SDPA) && (!(io.w = bc_fetch(s, f->w, r)) || !(io.x2 = bc_fetch(s, f->x2, r)) ||
-                                  (op->att.mask && !(io.b = bc_fetch(s, f->b, r)))))
+                               (op->att.mask && !(io.b = bc_fetch(s, f->b, r)))))
         goto out;
     int conv_fused = BC_IS(op, BC_CONV_FUSED) || (BC_IS(op, BC_ENGINE) && op->fused);
     if (conv_fused && (!(io.b = bc_fetch(s, f->b, r)) || (op->residual && !(io.z = bc_fetch(s, f->z, r)))))
         goto out;
     if (BC_IS(op, BC_BNORM) && (!(io.scale = bc_fetch(s, f->scale, r)) || !(io.shift = bc_fetch(s, f->shift, r)) ||
-                                   !(io.mean = bc_fetch(s, f->mean, r)) || !(io.var = bc_fetch(s, f->var, r))))
+                                !(io.mean = bc_fetch(s, f->mean, r)) || !(io.var = bc_fetch(s, f->var, r))))
         goto out;
     if (BC_IS(op, BC_RNN) && (!(io.hx = bc_fetch(s, f->hx, r)) || (f->cx && !(io.cx = bc_fetch(s, f->cx, r)))))
         goto out;

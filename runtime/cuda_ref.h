@@ -663,9 +663,9 @@ static inline struct br_check br_compare(const struct bc_lib_op *op, const struc
     struct br_check c;
     memset(&c, 0, sizeof(c));
     long long ny = BC_IS(op, BC_RNN) ? (long long)op->seq * op->batch * op->hidden * (op->bidir ? 2 : 1)
-                                        : BC_IS(op, BC_GEMM) || BC_IS(op, BC_GEMV) || BC_IS(op, BC_LT)
-                                              ? op->m * op->n * (op->batch_count > 1 ? op->batch_count : 1)
-                                              : br_count(&op->y);
+                   : BC_IS(op, BC_GEMM) || BC_IS(op, BC_GEMV) || BC_IS(op, BC_LT)
+                       ? op->m * op->n * (op->batch_count > 1 ? op->batch_count : 1)
+                       : br_count(&op->y);
     c.total = ny;
     double out = br_out_unit(op->dt), prod = br_prod_unit(op), tiny = br_out_floor(op->dt);
     long long K = br_terms(op);
@@ -760,8 +760,8 @@ static inline struct br_check br_compare(const struct bc_lib_op *op, const struc
              (BC_IS(op, BC_REDUCE) && op->mode == CUDNN_REDUCE_TENSOR_NORM2);
     for (long long i = 0; i < ny; i++) {
         double tol = BC_IS(op, BC_COPY) ? 0
-                                           : out * fabs(ref[i]) + tiny + acc_term * mag[i] +
-                                                 (fn ? br_fn * (fabs(ref[i]) + mag[i]) : 0) + 1e-30;
+                                        : out * fabs(ref[i]) + tiny + acc_term * mag[i] +
+                                              (fn ? br_fn * (fabs(ref[i]) + mag[i]) : 0) + 1e-30;
         br_check_one(&c, i, got[i], ref[i], tol);
     }
     free(ref);
