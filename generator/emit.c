@@ -41,6 +41,25 @@ const char *emit_embedded(const char *path, size_t *len)
     return NULL;
 }
 
+/* The embedded files' texts as template values, made once: a JSON string built by json_stringn
+ * checks its bytes are UTF-8 one call per byte, and the runtime headers inlined into every
+ * benchmark are ~100-300 KB each, so checking them for each of tens of thousands of benchmarks
+ * took more than a third of gen's time. They are our own sources, so they are not checked. */
+json_t *emit_embedded_json(const char *path)
+{
+    static json_t *made[256];
+    size_t i = 0;
+    for (const struct embedded_file *f = embedded_files; f->path; f++, i++)
+        if (!strcmp(f->path, path)) {
+            if (i >= BZ_ARRAY_LEN(made))
+                return json_stringn_nocheck(f->data, f->len);
+            if (!made[i])
+                made[i] = json_stringn_nocheck(f->data, f->len);
+            return made[i];
+        }
+    return NULL;
+}
+
 /* the family bits of "PL_FAM_INDEX" or "(PL_FAM_INDEX | PL_FAM_REDUCE)"; 0 when not that */
 static unsigned family_bits(const char *e)
 {
@@ -133,7 +152,8 @@ void emit_plain_headers(json_t *data, unsigned families, int kind, bool kernel_o
         bz_buf_init(&t);
         if (text)
             emit_trim_plain(&t, text, len, families, kernel_only);
-        json_object_set_new(data, headers[i].name, json_stringn(t.data ? t.data : "", t.len));
+        /* runtime text of ours, trimmed by lines: not checked for UTF-8 (emit_embedded_json) */
+        json_object_set_new(data, headers[i].name, json_stringn_nocheck(t.data ? t.data : "", t.len));
         bz_buf_free(&t);
     }
     char line[300];
@@ -363,8 +383,12 @@ static int group_shown_at(const struct model_run *run, const struct fusion_group
     return fg->nodes[0];
 }
 
-json_t *emit_uses(const struct pipeline *p, int layer_index, int max)
+json_t *emit_uses(struct emit_ctx *e, int layer_index)
 {
+    if (e->uses && e->uses_layer == layer_index)
+        return json_incref(e->uses);
+    const struct pipeline *p = e->p;
+    const int max = 6;
     json_t *arr = json_array();
     int shown = 0, total = 0;
     for (int r = 0; r < p->n_runs; r++) {
@@ -402,6 +426,9 @@ json_t *emit_uses(const struct pipeline *p, int layer_index, int max)
         snprintf(more, sizeof(more), "... and %d more nodes", total - shown);
         json_array_append_new(arr, json_string(more));
     }
+    json_decref(e->uses);
+    e->uses = json_incref(arr);
+    e->uses_layer = layer_index;
     return arr;
 }
 

@@ -31,6 +31,9 @@ struct emit_ctx {
     /* layers without a benchmark in the backend being written, by op (emit_skip) */
     struct { const char *op; int n; } skipped[64];
     int n_skipped;
+    /* emit_uses's last answer, for layer uses_layer */
+    json_t *uses;
+    int uses_layer;
 };
 
 /* FN(E, LI, ARG) for each layer the folder has (all, or --repro's) */
@@ -42,6 +45,8 @@ void emit_skipped_take(struct emit_ctx *e, struct bz_buf *b);
 
 /* The text of an embedded file (templates/, runtime/), or NULL. */
 const char *emit_embedded(const char *path, size_t *len);
+/* The same text as a JSON string, made once and kept (borrowed: pack it with "O"), or NULL. */
+json_t *emit_embedded_json(const char *path);
 /* Sets the plain C kernel headers (runtime/plain_*.h) in DATA under their template names
  * (plain_ops, plain_index, ...), for the templates that inline them: the core and the
  * FAMILIES named (PL_FAM_* bits, pl_family of the op's kind), the others empty, each trimmed to
@@ -71,8 +76,9 @@ void emit_bench(struct emit_ctx *e, const struct layer *l, const char *file, con
 /* Text safe inside a C comment and on one line: no "*" "/" pair, no control bytes. */
 void emit_comment_text(struct bz_buf *b, const char *s);
 
-/* "model@batch node[i] (Op 'name')" lines for a layer's uses (at most max). */
-json_t *emit_uses(const struct pipeline *p, int layer_index, int max);
+/* "model@batch node[i] (Op 'name')" lines for a layer's uses (at most 6), as a new reference:
+ * kept in E for the layer's next benchmark (a layer's files are written one after another). */
+json_t *emit_uses(struct emit_ctx *e, int layer_index);
 
 /* BODY (lines) as the definition of macro NAME: "#define NAME \" then each line indented */
 void emit_macro(struct bz_buf *b, const char *name, const char *body);

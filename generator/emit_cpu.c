@@ -286,15 +286,13 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     char fl[64], by[64];
     snprintf(fl, sizeof(fl), "%.17g", flops);
     snprintf(by, sizeof(by), "%.17g", bytes);
-    size_t hl;
-    const char *harness = emit_embedded("runtime/harness.h", &hl);
     struct bz_buf layer_macro;
     bz_buf_init(&layer_macro);
     emit_macro(&layer_macro, "BZ_OP", init.data);
-    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:s%}", "title", title.data, "layer",
+    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:O}", "title", title.data, "layer",
                              l->id, "layer_name", l->name, "op", l->op, "dtype", dt, "file", file.data, "key_comment",
-                             key.data, "uses", emit_uses(e->p, li, 6), "layer_macro", layer_macro.data, "kind",
-                             plan_pl_kind_name(op->kind), "flops", fl, "bytes", by, "harness", harness, hl);
+                             key.data, "uses", emit_uses(e, li), "layer_macro", layer_macro.data, "kind",
+                             plan_pl_kind_name(op->kind), "flops", fl, "bytes", by, "harness", emit_embedded_json("runtime/harness.h"));
     bz_buf_free(&layer_macro);
     if (data)
         emit_plain_headers(data, pl_families(op), (int)op->kind, false);
@@ -525,20 +523,17 @@ static void render_bench(struct emit_ctx *e, int li, const struct cpu_plan *plan
     struct bz_buf impl_comment;
     bz_buf_init(&impl_comment);
     emit_comment_text(&impl_comment, impl);
-    size_t hl, ol, bl;
-    const char *harness = emit_embedded("runtime/harness.h", &hl);
-    const char *ops = emit_embedded("runtime/dnnl_ops.h", &ol);
-    const char *bench = emit_embedded("runtime/dnnl_bench.h", &bl);
     /* what a framework asks oneDNN for: plain layout, direct algorithm, a Gemm as inner
      * product; oneDNN's first implementation for it is the library's heuristic choice */
     int is_default = layout == 0 && alg != dnnl_convolution_winograd && alg != dnnl_deconvolution_winograd &&
                      !plan->secondary;
     json_t *data = json_pack(
-        "{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:i,s:s%,s:s%,s:s%}", "title", title.data, "layer",
+        "{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:i,s:O,s:O,s:O}", "title", title.data, "layer",
         l->id, "layer_name", l->name, "op", l->op, "impl", impl, "impl_comment", impl_comment.data, "dtype",
-        dt_name(dt), "file", file.data, "key_comment", key.data, "uses", emit_uses(e->p, li, 6), "layer_macro",
+        dt_name(dt), "file", file.data, "key_comment", key.data, "uses", emit_uses(e, li), "layer_macro",
         layer_macro.data, "what", family_what[op.family], "flops", flops, "bytes", bytes, "default_variant", is_default,
-        "harness", harness, hl, "dnnl_ops", ops, ol, "dnnl_bench", bench, bl);
+        "harness", emit_embedded_json("runtime/harness.h"), "dnnl_ops", emit_embedded_json("runtime/dnnl_ops.h"),
+        "dnnl_bench", emit_embedded_json("runtime/dnnl_bench.h"));
     emit_bench(e, l, file.data, ".c", "templates/cpu/dnnl.c.mustache", "cc_cpu", data);
     free(init);
     bz_buf_free(&layer_macro);

@@ -238,24 +238,20 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
         nbytes += out + (p->epilogue && strstr(p->epilogue, "BIAS") ? (double)p->n : 0);
     }
     snprintf(bytes, sizeof(bytes), "%.17g", nbytes);
-    size_t hl, cl, dl, bl, rl;
-    const char *harness = emit_embedded("runtime/harness.h", &hl);
-    const char *cuda = emit_embedded("runtime/cuda_bench.h", &cl);
-    const char *dnn = emit_embedded("runtime/cudnn_ops.h", &dl);
-    const char *ref = emit_embedded("runtime/cuda_ref.h", &rl);
-    const char *blas = emit_embedded("runtime/cublas_ops.h", &bl);
     struct bz_buf layer_macro;
     bz_buf_init(&layer_macro);
     /* the family as a constant: the runtime's code for the others is dropped (cudnn_ops.h) */
     bz_buf_printf(&layer_macro, "/* its family: the code of the others is dropped when it compiles */\n#define BC_FAMILY %s\n",
                   cu_family_name(q.family));
     emit_macro(&layer_macro, "BZ_OP", init);
-    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s,s:s%,s:s%,s:s%,s:s%,s:s%}", "title",
+    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s,s:O,s:O,s:O,s:O,s:O}", "title",
                              title.data, "layer", l->id, "layer_name", l->name, "op", l->op, "impl", algo_name, "what",
                              what.data, "dtype", t->dtype, "dtype_comment", dtc.data, "file", file.data, "key_comment",
-                             key.data, "uses", emit_uses(e->p, li, 6), "notes", notes, "layer_macro", layer_macro.data,
-                             "flops", flops, "bytes", bytes, "harness", harness, hl, "cuda_bench", cuda, cl, "cudnn_ops",
-                             dnn, dl, "cuda_ref", ref, rl, "cublas_ops", blas, bl);
+                             key.data, "uses", emit_uses(e, li), "notes", notes, "layer_macro", layer_macro.data,
+                             "flops", flops, "bytes", bytes, "harness", emit_embedded_json("runtime/harness.h"), "cuda_bench",
+                             emit_embedded_json("runtime/cuda_bench.h"), "cudnn_ops", emit_embedded_json("runtime/cudnn_ops.h"),
+                             "cuda_ref", emit_embedded_json("runtime/cuda_ref.h"), "cublas_ops",
+                             emit_embedded_json("runtime/cublas_ops.h"));
     bz_buf_free(&layer_macro);
     emit_bench(e, l, file.data, ".c", "templates/cuda/lib.c.mustache", "cc_cuda", data);
     free(init);
@@ -486,10 +482,6 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
     char flops[64], bytes[64];
     snprintf(flops, sizeof(flops), "%.17g", k->flops);
     snprintf(bytes, sizeof(bytes), "%.17g", k->bytes);
-    size_t hl, cl, kl;
-    const char *harness = emit_embedded("runtime/harness.h", &hl);
-    const char *cuda = emit_embedded("runtime/cuda_bench.h", &cl);
-    const char *kern = emit_embedded("runtime/cuda_kernels.cuh", &kl);
     static const char *const kinds[] = {"element-wise (bk_elementwise, bk_flat4, bk_gather or bk_split)", "transpose (bk_transpose)",
                                         "concat (bk_concat)", "LayerNorm (bk_layernorm)", "resize (bk_resize)",
                                         "empty (bk_empty: the launch floor)",
@@ -500,11 +492,12 @@ static void render_kernel(struct emit_ctx *e, int li, const struct cu_kernel *k)
     bz_buf_init(&layer_macro);
     emit_macro(&layer_macro, "BZ_DESCRIBE(op)", describe);
     free(describe);
-    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:s%,s:s%,s:s%}", "title",
+    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:O,s:O,s:O}", "title",
                              title.data, "layer", l->id, "layer_name", l->name, "op", l->op, "impl", impl, "what",
-                             what.data, "dtype", dtype, "file", file.data, "key_comment", key.data, "uses", emit_uses(e->p, li, 6),
+                             what.data, "dtype", dtype, "file", file.data, "key_comment", key.data, "uses", emit_uses(e, li),
                              "layer_macro", layer_macro.data, "kernel_kind", kinds[k->kind], "flops", flops, "bytes",
-                             bytes, "harness", harness, hl, "cuda_bench", cuda, cl, "cuda_kernels", kern, kl);
+                             bytes, "harness", emit_embedded_json("runtime/harness.h"), "cuda_bench",
+                             emit_embedded_json("runtime/cuda_bench.h"), "cuda_kernels", emit_embedded_json("runtime/cuda_kernels.cuh"));
     bz_buf_free(&layer_macro);
     /* the one kernel kind (and type of the templated ones) nvcc is to compile, and an
      * element-wise kernel's one function */

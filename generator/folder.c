@@ -129,6 +129,8 @@ static void free_benches(struct emit_ctx *e)
     }
     free(e->v);
     e->v = NULL;
+    json_decref(e->uses);
+    e->uses = NULL;
 }
 
 int folder_repro(const struct pipeline *p, const struct folder_opts *o, struct bz_diag *diag)
