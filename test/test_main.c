@@ -1,4 +1,5 @@
 /* The unit-test runner: every cmocka group, then one closing line with the totals. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,11 +37,25 @@ static int test_timed(void **state)
     return 0;
 }
 
+/* NAME is one of LIST's comma-separated names */
+static bool in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+        if (strcspn(p, ",") == n && !strncmp(p, name, n))
+            return true;
+    }
+    return false;
+}
+
 void test_group_run(struct test_totals *tot, const char *name, struct CMUnitTest *tests, size_t n)
 {
-    /* BENANZA_TEST_GROUP=NAME runs one group (while working on it) */
-    const char *only = getenv("BENANZA_TEST_GROUP");
-    if (only && *only && strcmp(only, name))
+    /* BENANZA_TEST_GROUP=NAME[,NAME...] runs those groups (while working on one);
+     * BENANZA_TEST_SKIP=NAME[,NAME...] all but those (scripts/test-lanes) */
+    const char *only = getenv("BENANZA_TEST_GROUP"), *skip = getenv("BENANZA_TEST_SKIP");
+    if (only && *only && !in_list(only, name))
+        return;
+    if (skip && *skip && in_list(skip, name))
         return;
     /* BENANZA_TEST_ONLY=PATTERN runs the tests whose names match (cmocka's * and ?); the
      * totals still count the whole group */
