@@ -43,18 +43,20 @@ const char *emit_embedded(const char *path, size_t *len)
 
 /* The embedded files' texts as template values, made once: a JSON string built by json_stringn
  * checks its bytes are UTF-8 one call per byte, and the runtime headers inlined into every
- * benchmark are ~100-300 KB each, so checking them for each of tens of thousands of benchmarks
- * took more than a third of gen's time. They are our own sources, so they are not checked. */
+ * benchmark are ~100-300 KB each, so checking them again for each of tens of thousands of
+ * benchmarks was most of gen's processor time. They are our own sources: not checked. */
 json_t *emit_embedded_json(const char *path)
 {
-    static json_t *made[256];
-    size_t i = 0;
-    for (const struct embedded_file *f = embedded_files; f->path; f++, i++)
-        if (!strcmp(f->path, path)) {
-            if (i >= BZ_ARRAY_LEN(made))
-                return json_stringn_nocheck(f->data, f->len);
+    static json_t **made; /* one slot per embedded file, kept for the process */
+    size_t n = 0;
+    while (embedded_files[n].path)
+        n++;
+    if (!made && !(made = calloc(n, sizeof(*made))))
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(embedded_files[i].path, path)) {
             if (!made[i])
-                made[i] = json_stringn_nocheck(f->data, f->len);
+                made[i] = json_stringn_nocheck(embedded_files[i].data, embedded_files[i].len);
             return made[i];
         }
     return NULL;
