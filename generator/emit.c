@@ -48,11 +48,13 @@ const char *emit_embedded(const char *path, size_t *len)
 json_t *emit_embedded_json(const char *path)
 {
     static json_t **made; /* one slot per embedded file, kept for the process */
-    size_t n = 0;
-    while (embedded_files[n].path)
-        n++;
-    if (!made && !(made = calloc(n, sizeof(*made))))
-        return NULL;
+    static size_t n;
+    if (!made) {
+        while (embedded_files[n].path)
+            n++;
+        if (!(made = calloc(n, sizeof(*made))))
+            return NULL;
+    }
     for (size_t i = 0; i < n; i++)
         if (!strcmp(embedded_files[i].path, path)) {
             if (!made[i])

@@ -25,8 +25,8 @@ static int gen_only;
 
 /* The aggregator the folder builds (bin/agg, the same embedded sources in every folder, about 6 s
  * of compiling) is built and used by the first folder this process builds; the others build
- * their benchmarks and the runner only and report with the project's agg */
-static bool folder_agg_done;
+ * their benchmarks and the runner only and report with the project's agg (agg_cmd: the one
+ * to run, empty before the first build) */
 static char agg_cmd[PATH_MAX + 8];
 
 /* an oracle script on a folder (nothing when only gen ran) */
@@ -116,10 +116,9 @@ static void check_folder(const char *out, const char *model_row)
 
 static void build_folder(const char *out)
 {
-    if (!folder_agg_done) {
+    if (!*agg_cmd) {
         assert_int_equal(test_sh("ninja -C '%s' > '%s.ninja.log' 2>&1 || { tail -30 '%s.ninja.log'; exit 1; }", out, out, out), 0);
         snprintf(agg_cmd, sizeof(agg_cmd), "./bin/agg");
-        folder_agg_done = true;
         return;
     }
     char *agg = realpath(test_env("BENANZA_AGG", "bin/agg"), NULL);
