@@ -1,5 +1,5 @@
 /* The fused attention kernels of runtime/cuda_kernels.cuh run on the host (test/kernel_emu.h
- * stands in for the GPU: a thread per CUDA thread, barriers, shuffles, deferred cp.async,
+ * stands in for the GPU: a fiber per CUDA thread, barriers, shuffles, deferred cp.async,
  * WMMA tiles) and held to bk_att_reference with --verify's tolerance (bk_att_tol): every
  * kernel (bk_attention_split on Tensor Cores in f16, bf16 and TF32 and on CUDA cores in f32,
  * bk_attention_tc, bk_attention_rows) on shapes with tails (queries and keys not multiples of
@@ -7,7 +7,7 @@
  * and Where masks, head sizes 16 to 128. The first two kernels ran verified on an H100 before
  * this test existed; that they pass here is the check on the stand-ins. Prints a line per case
  * and kernel, "ok" or "FAIL"; exit 1 on any FAIL.
- *     g++ -std=c++20 -O2 -I/usr/local/cuda/include test/attention_emu.cc -o attention_emu -lpthread */
+ *     g++ -std=c++20 -O2 -I/usr/local/cuda/include test/attention_emu.cc -o attention_emu */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif

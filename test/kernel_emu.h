@@ -1,9 +1,15 @@
-/* Host stand-ins for the CUDA device features runtime/cuda_kernels.cuh's attention kernels use,
- * so that their device code runs on a machine without a GPU (test/attention_emu.cc; g++,
- * C++20). A block runs as BLOCK real threads, one per CUDA thread, each with its own
- * threadIdx:
- *   - __syncthreads and __syncwarp are barriers of the block's and the warp's threads (a
- *     thread that returns drops out of both, as an exited GPU thread does);
+/* Host stand-ins for the CUDA device features runtime/cuda_kernels.cuh's kernels use, so that
+ * their device code runs on a machine without a GPU (test/attention_emu.cc, test/kernels_emu.cc;
+ * g++, C++20). A block runs as BLOCK fibers (ucontext) on the calling thread, one per CUDA
+ * thread, each with its own stack and threadIdx, switched only at barriers:
+ *   - __syncthreads and __syncwarp are barriers of the block's and the warp's fibers (a fiber
+ *     that returns drops out of both, as an exited GPU thread does); where every live fiber
+ *     waits and none can go on (a barrier some thread never reaches), the emulator says so and
+ *     aborts, where a GPU would hang;
+ *   - between two barriers the fibers run one after another, in thread order in one block and
+ *     in reverse order in the next (and in the next launch of a one-block grid): a read of what
+ *     another thread writes with no barrier between sees the old value in one of the two
+ *     orders, whichever of the two threads comes first;
  *   - the shuffles pass values through a per-warp array between two warp barriers;
  *   - cp.async (__pipeline_memcpy_async) copies nothing until a __pipeline_wait_prior retires
  *     its commit group, so a kernel that reads a tile before waiting for it reads stale data
@@ -12,32 +18,42 @@
  *     in float (TF32 operands as __float_to_tf32 rounded them), store writes every 32nd
  *     element from each lane (a warp's store, spread over its lanes as on a GPU).
  * Blocks run one after another. Included before cuda_kernels.cuh (BK_EMU defined), which then
- * leaves out <mma.h> and <cuda_pipeline.h>; its launches run through emu_launch. */
+ * leaves out <mma.h> and <cuda_pipeline.h>; its launches run through emu_launch. (The first
+ * version ran a real thread per CUDA thread: kernels_emu.cc took 60 s on 2 cores, most of it
+ * in the kernel waking 1024 threads at each barrier.) */
 #ifndef BENANZA_KERNEL_EMU_H
 #define BENANZA_KERNEL_EMU_H
 
-#include <atomic>
-#include <barrier>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <memory>
-#include <thread>
 #include <vector>
+
+#include <sys/mman.h>
+#include <ucontext.h>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h> /* before the macros below: it declares nothing by their names then */
 #include <vector_types.h>
 
-enum { EMU_MAX_THREADS = 1024, EMU_SMEM = 232448 };
+/* EMU_STACK: each fiber's stack (a GPU thread's locals, a WMMA fragment here a whole tile
+ * of floats), with a guard page below it: an overflow faults instead of writing into the next */
+enum { EMU_MAX_THREADS = 1024, EMU_SMEM = 232448, EMU_STACK = 512 << 10, EMU_GUARD = 4096 };
+
+/* a barrier: the fibers it waits for this phase (expect), those there so far (arrived), and
+ * the range of fibers that can wait at it [lo, hi) */
+struct emu_bar {
+    int expect, arrived, lo, hi;
+};
 
 struct emu_block {
     dim3 dim, idx, grid;
-    std::barrier<> *all;
-    std::vector<std::unique_ptr<std::barrier<>>> warps;
+    emu_bar all;
+    emu_bar warps[EMU_MAX_THREADS / 32];
     float shfl[EMU_MAX_THREADS / 32][32];
 };
 
@@ -53,9 +69,21 @@ struct emu_thread {
     int flat;
     std::vector<std::vector<emu_copy>> groups; /* committed cp.async groups, oldest first */
     std::vector<emu_copy> open;                /* copies not yet committed */
+    ucontext_t ctx;
+    emu_bar *waits; /* the barrier it waits at; null: it can run (or it is done) */
+    bool done;
 };
 
-inline thread_local emu_thread *emu_self;
+/* the launch in progress: its fibers, the scheduler's context they switch back to */
+struct emu_sched {
+    ucontext_t main;
+    emu_thread *threads;
+    const std::function<void()> *body;
+    unsigned char *stacks; /* EMU_MAX_THREADS x (EMU_GUARD + EMU_STACK), made once */
+    unsigned long launches;
+};
+inline emu_sched emu_s;
+inline emu_thread *emu_self;
 alignas(128) inline unsigned char bk_smem[EMU_SMEM];
 
 #define __launch_bounds__(...)
@@ -64,18 +92,52 @@ alignas(128) inline unsigned char bk_smem[EMU_SMEM];
 #define blockDim (emu_self->blk->dim)
 #define gridDim (emu_self->blk->grid)
 
-inline std::barrier<> &emu_warp_barrier() { return *emu_self->blk->warps[emu_self->flat / 32]; }
+/* the phase is complete: every fiber waiting at B may run again */
+inline void emu_release(emu_bar &b)
+{
+    b.arrived = 0;
+    for (int t = b.lo; t < b.hi; t++)
+        if (emu_s.threads[t].waits == &b)
+            emu_s.threads[t].waits = nullptr;
+}
 
-inline void __syncthreads() { emu_self->blk->all->arrive_and_wait(); }
-inline void __syncwarp(unsigned = 0xffffffffu) { emu_warp_barrier().arrive_and_wait(); }
+/* the calling fiber waits at B until the phase's last one arrives (who goes on at once) */
+inline void emu_arrive(emu_bar &b)
+{
+    if (++b.arrived == b.expect) {
+        emu_release(b);
+        return;
+    }
+    emu_thread *me = emu_self;
+    me->waits = &b;
+    swapcontext(&me->ctx, &emu_s.main);
+}
+
+/* a fiber that returns: one fewer to wait for, in this phase and after it */
+inline void emu_drop(emu_bar &b)
+{
+    if (--b.expect > 0 && b.arrived == b.expect)
+        emu_release(b);
+}
+
+inline void __syncthreads() { emu_arrive(emu_self->blk->all); }
+inline void __syncwarp(unsigned = 0xffffffffu) { emu_arrive(emu_self->blk->warps[emu_self->flat / 32]); }
 [[noreturn]] inline void __trap() { abort(); }
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
-/* the atomics (threads of a block run at once here) and the bit casts */
-inline float atomicAdd(float *p, float v) { return std::atomic_ref<float>(*p).fetch_add(v); }
+/* the atomics (one fiber runs at a time: a plain read-modify-write is atomic here) and the
+ * bit casts */
+inline float atomicAdd(float *p, float v)
+{
+    float old = *p;
+    *p = old + v;
+    return old;
+}
 inline unsigned atomicCAS(unsigned *p, unsigned expect, unsigned desired)
 {
-    std::atomic_ref<unsigned>(*p).compare_exchange_strong(expect, desired);
-    return expect; /* what was there: the expected value where the exchange happened */
+    unsigned old = *p;
+    if (old == expect)
+        *p = desired;
+    return old; /* what was there: the expected value where the exchange happened */
 }
 inline float __uint_as_float(unsigned u)
 {
@@ -218,61 +280,106 @@ inline void mma_sync(fragment<accumulator, M, N, K, T> &d, const fragment<matrix
 } // namespace wmma
 } // namespace nvcuda
 
-/* Runs BODY for every thread of every block of GRID x BLOCK: a block's threads together, the
- * blocks one after the other, shared memory zeroed before each. The launch starts its BLOCK
- * threads once and hands them one block after another between two barriers (a thread started per
- * CUDA thread and block made kernels_emu.cc's run 74 s instead of 58 s); each block
- * gets barriers of its own, since a thread that returns early drops out of them. */
+/* a fiber's life: BODY, the cp.async copies it left (what a GPU would finish anyway), then out
+ * of its barriers; returning resumes the scheduler (uc_link) */
+inline void emu_entry()
+{
+    emu_thread *me = emu_self;
+    (*emu_s.body)();
+    if (!me->open.empty() || !me->groups.empty())
+        __pipeline_wait_prior(0);
+    emu_drop(me->blk->warps[me->flat / 32]);
+    emu_drop(me->blk->all);
+    me->done = true;
+}
+
+/* getcontext and swapcontext return twice, which would make the launch's loop variables
+ * suspect to the compiler: they are called from these two, not from emu_launch */
+[[gnu::noinline]] inline void emu_make(emu_thread &me, unsigned char *stack)
+{
+    getcontext(&me.ctx);
+    me.ctx.uc_stack.ss_sp = stack;
+    me.ctx.uc_stack.ss_size = EMU_STACK;
+    me.ctx.uc_link = &emu_s.main;
+    makecontext(&me.ctx, emu_entry, 0);
+}
+
+/* runs ME until it waits at a barrier or returns */
+[[gnu::noinline]] inline void emu_run(emu_thread &me)
+{
+    emu_self = &me;
+    swapcontext(&emu_s.main, &me.ctx);
+    emu_self = nullptr;
+}
+
+/* Runs BODY for every thread of every block of GRID x BLOCK: a block's threads as fibers, the
+ * blocks one after the other, shared memory filled with NaNs before each (a read of what no
+ * thread wrote shows). */
 inline void emu_launch(dim3 grid, dim3 block, const std::function<void()> &body)
 {
     const int nt = (int)(block.x * block.y * block.z);
     if (nt > EMU_MAX_THREADS || nt % 32)
         abort();
+    const size_t slot = EMU_GUARD + EMU_STACK;
+    if (!emu_s.stacks) {
+        void *m = mmap(nullptr, slot * EMU_MAX_THREADS, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                       -1, 0);
+        if (m == MAP_FAILED) {
+            perror("kernel_emu: the fibers' stacks");
+            abort();
+        }
+        emu_s.stacks = (unsigned char *)m;
+        for (int t = 0; t < EMU_MAX_THREADS; t++)
+            mprotect(emu_s.stacks + slot * t, EMU_GUARD, PROT_NONE);
+    }
+    std::vector<emu_thread> ts((size_t)nt);
     emu_block blk;
     blk.dim = block;
     blk.grid = grid;
-    std::unique_ptr<std::barrier<>> all;
-    std::barrier<> start(nt + 1), done(nt + 1);
-    bool quit = false; /* written before start's phase completes, read after: ordered by it */
-    std::vector<std::thread> ts;
-    for (int t = 0; t < nt; t++)
-        ts.emplace_back([&, t] {
-            for (;;) {
-                start.arrive_and_wait();
-                if (quit)
-                    return;
-                emu_thread me;
-                me.blk = &blk;
-                me.flat = t;
-                me.tid = make_uint3((unsigned)t % block.x, (unsigned)t / block.x % block.y,
-                                    (unsigned)t / (block.x * block.y));
-                emu_self = &me;
-                body();
-                if (!me.open.empty() || !me.groups.empty())
-                    __pipeline_wait_prior(0); /* what a GPU would finish anyway */
-                blk.warps[t / 32]->arrive_and_drop();
-                blk.all->arrive_and_drop();
-                emu_self = nullptr;
-                done.arrive_and_wait();
-            }
-        });
+    emu_s.threads = ts.data();
+    emu_s.body = &body;
+    const unsigned long launch = emu_s.launches++;
+    unsigned long linear = 0;
     for (unsigned z = 0; z < grid.z; z++)
         for (unsigned y = 0; y < grid.y; y++)
-            for (unsigned x = 0; x < grid.x; x++) {
+            for (unsigned x = 0; x < grid.x; x++, linear++) {
                 blk.idx = dim3(x, y, z);
-                all.reset(new std::barrier<>(nt));
-                blk.all = all.get();
-                blk.warps.clear();
+                blk.all = emu_bar{nt, 0, 0, nt};
                 for (int w = 0; w < nt / 32; w++)
-                    blk.warps.emplace_back(new std::barrier<>(32));
-                memset(bk_smem, 0xff, sizeof(bk_smem)); /* NaNs: a read of what no thread wrote shows */
-                start.arrive_and_wait();
-                done.arrive_and_wait();
+                    blk.warps[w] = emu_bar{32, 0, 32 * w, 32 * w + 32};
+                for (int t = 0; t < nt; t++) {
+                    emu_thread &me = ts[(size_t)t];
+                    me.blk = &blk;
+                    me.flat = t;
+                    me.tid = make_uint3((unsigned)t % block.x, (unsigned)t / block.x % block.y,
+                                        (unsigned)t / (block.x * block.y));
+                    me.groups.clear();
+                    me.open.clear();
+                    me.waits = nullptr;
+                    me.done = false;
+                    emu_make(me, emu_s.stacks + slot * t + EMU_GUARD);
+                }
+                memset(bk_smem, 0xff, sizeof(bk_smem));
+                const bool reverse = (launch + linear) & 1;
+                for (int live = nt; live > 0;) {
+                    bool ran = false;
+                    for (int k = 0; k < nt; k++) {
+                        emu_thread &me = ts[(size_t)(reverse ? nt - 1 - k : k)];
+                        if (me.done || me.waits)
+                            continue;
+                        emu_run(me);
+                        ran = true;
+                        live -= me.done;
+                    }
+                    if (!ran) {
+                        fprintf(stderr, "kernel_emu: block (%u, %u, %u): %d threads wait at barriers that the others never reach\n",
+                                x, y, z, live);
+                        abort();
+                    }
+                }
             }
-    quit = true;
-    start.arrive_and_wait();
-    for (std::thread &t : ts)
-        t.join();
+    emu_s.threads = nullptr;
+    emu_s.body = nullptr;
 }
 
 /* runtime/cuda_kernels.cuh's launches (BK_LAUNCH(kern, grid, block, smem, stream)(args)) as

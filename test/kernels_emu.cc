@@ -1,12 +1,12 @@
 /* The element-wise (ScatterND among them), LayerNorm, batch norm, Transpose and Concat kernels
  * of runtime/cuda_kernels.cuh in f32, f16 and bf16, run on the host through the benchmark's own path: bk_setup (its inputs, its
- * walk: flat, repeated blocks or broadcast), bk_launch (test/kernel_emu.h's threads stand in for
+ * walk: flat, repeated blocks or broadcast), bk_launch (test/kernel_emu.h's fibers stand in for
  * the GPU's, a CUDA runtime of host memory below) and bk_verify_run, the --verify that a GPU
  * run holds the output to (plain C or bk_reference on the host, the same tolerance). Each case
  * runs once as is, where it must verify and take the path it names (bk_flat4 or the walk), and
  * once with one output element's exponent bit flipped on its way back to the host, where it
  * must not. Prints a line per case, "ok" or "FAIL"; exit 1 on any FAIL.
- *     g++ -std=c++20 -O2 -I/usr/local/cuda/include test/kernels_emu.cc -o kernels_emu -lpthread */
+ *     g++ -std=c++20 -O2 -I/usr/local/cuda/include test/kernels_emu.cc -o kernels_emu */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -215,17 +215,19 @@ static void rmsnorm(const char *name, int dt, long long rows, long long cols, in
     double worst = INFINITY;
     if (struct bk_state *k = set_up(&op, &s, false)) {
         worst = 0;
-        for (long long i = 0; i < rows * cols; i++) {
-            long long row = i / cols;
+        struct bk_ln_row ln = {-1, 0.0, 0.0};
+        for (long long row = 0; row < rows; row++) {
             double ms = 0;
             for (long long c = 0; c < cols; c++) {
                 double v = pl_load(k->hin[0], dt, row * cols + c);
                 ms += v * v;
             }
-            double want = pl_load(k->hin[0], dt, i) / sqrt(ms / (double)cols + (double)op.eps);
-            if (scaled)
-                want *= pl_load(k->hin[1], dt, i % cols);
-            worst = fmax(worst, fabs(bk_reference(&op, k->hin, i) - want) / fmax(fabs(want), 1e-30));
+            for (long long i = row * cols; i < (row + 1) * cols; i++) {
+                double want = pl_load(k->hin[0], dt, i) / sqrt(ms / (double)cols + (double)op.eps);
+                if (scaled)
+                    want *= pl_load(k->hin[1], dt, i % cols);
+                worst = fmax(worst, fabs(bk_reference(&op, k->hin, i, &ln) - want) / fmax(fabs(want), 1e-30));
+            }
         }
     }
     bk_teardown(&s);

@@ -250,12 +250,12 @@ static void cuda_attention_reference(void **state)
 
 /* device code of ours run on the host (test/NAME.cc over test/kernel_emu.h's stand-ins for
  * threads, barriers, shuffles, cp.async and WMMA): every line it prints is "ok", else the
- * others are shown and the test fails. Built by the C++ compiler (C++20: <barrier>); CUDA's
+ * others are shown and the test fails. Built by the C++ compiler (C++20; a CUDA thread is a fiber there); CUDA's
  * headers only, no GPU, no CUDA library. */
 static void emu_check(const char *name)
 {
     assert_int_equal(test_sh("${CXX:-g++} -std=c++20 -O2 -Wall -Wextra -Werror -Wno-unknown-pragmas -Wno-unused-parameter "
-                             "-Wno-unused-function -I'%s/include' test/%s.cc -o '%s/%s' -lpthread && "
+                             "-Wno-unused-function -I'%s/include' test/%s.cc -o '%s/%s' && "
                              "'%s/%s' > '%s/%s.log'; rc=$?; grep -v '^ok' '%s/%s.log'; exit $rc",
                              cuda_home(), name, dir, name, dir, name, dir, name, dir, name),
                      0);
