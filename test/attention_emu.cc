@@ -7,7 +7,7 @@
  * and Where masks, head sizes 16 to 128. The first two kernels ran verified on an H100 before
  * this test existed; that they pass here is the check on the stand-ins. Prints a line per case
  * and kernel, "ok" or "FAIL"; exit 1 on any FAIL.
- *     g++ -std=c++20 -O2 -I/usr/local/cuda/include test/attention_emu.cc -o attention_emu */
+ *     g++ -std=c++20 -O1 -I/usr/local/cuda/include test/attention_emu.cc -o attention_emu */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif

@@ -9,6 +9,7 @@
 #endif
 #define PL_KERNEL_ONLY
 #define PL_FAMILIES 0u /* the element-wise core only: no family header is included */
+#define BK_KINDS BK_K_ATTENTION /* the attention kernels alone: the only device code compiled */
 #include "../runtime/harness.h"
 #include "../runtime/plain_ops.h"
 #include "../runtime/cuda_bench.h"

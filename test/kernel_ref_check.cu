@@ -22,6 +22,7 @@
 #define PL_KERNEL_ONLY
 #define PL_FAMILIES 0u /* the core: PL_SPLIT */
 #define BK_KINDS (BK_K_PLAIN | BK_K_LAYERNORM)
+#define BK_TYPES 0x1u /* f32: the cases' type (the device code of the others is not compiled) */
 #include <oneapi/dnnl/dnnl.h>
 #include "../runtime/harness.h"
 #include "../runtime/plain_ops.h"

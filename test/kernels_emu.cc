@@ -6,7 +6,7 @@
  * runs once as is, where it must verify and take the path it names (bk_flat4 or the walk), and
  * once with one output element's exponent bit flipped on its way back to the host, where it
  * must not. Prints a line per case, "ok" or "FAIL"; exit 1 on any FAIL.
- *     g++ -std=c++20 -O2 -I/usr/local/cuda/include test/kernels_emu.cc -o kernels_emu */
+ *     g++ -std=c++20 -O1 -I/usr/local/cuda/include test/kernels_emu.cc -o kernels_emu */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif

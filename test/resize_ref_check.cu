@@ -14,6 +14,7 @@
 #endif
 #define PL_KERNEL_ONLY
 #define PL_FAMILIES PL_FAM_SAMPLE /* the plain C Resize: the ONNX reference */
+#define BK_KINDS BK_K_RESIZE /* the resize kernel alone: its device code is the only one compiled */
 #include "../runtime/harness.h"
 #include "../runtime/plain_ops.h"
 #include "../runtime/plain_sample.h"

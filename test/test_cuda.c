@@ -265,7 +265,8 @@ static void cuda_attention_reference(void **state)
  * headers only, no GPU, no CUDA library. */
 static void emu_check(const char *name)
 {
-    assert_int_equal(test_sh("${CXX:-g++} -std=c++20 -O2 -Wall -Wextra -Werror -Wno-unknown-pragmas -Wno-unused-parameter "
+    /* -O1: kernels_emu.cc compiles in 8 s instead of 16 at -O2 and runs as fast (2 s) */
+    assert_int_equal(test_sh("${CXX:-g++} -std=c++20 -O1 -Wall -Wextra -Werror -Wno-unknown-pragmas -Wno-unused-parameter "
                              "-Wno-unused-function -I'%s/include' test/%s.cc -o '%s/%s' && "
                              "'%s/%s' > '%s/%s.log'; rc=$?; grep -v '^ok' '%s/%s.log'; exit $rc",
                              cuda_home(), name, dir, name, dir, name, dir, name, dir, name),
