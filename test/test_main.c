@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "test.h"
@@ -16,8 +17,24 @@ const char *test_env(const char *name, const char *dflt)
 }
 
 /* each test's time, measured from the end of the one before it (so its setup counts), printed
- * above its OK line where it passes a second: where the suite's time goes */
+ * above its OK line where it passes a second: where the suite's time goes. With it the
+ * processor time of the test and the commands it ran (user and system, waited-for children
+ * included): two lanes share the machine's cores, so a test's wall time depends on what runs
+ * beside it, its processor time much less */
 static struct timespec test_last;
+static double test_cpu_last;
+
+static double test_cpu(void)
+{
+    struct rusage self, kids;
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &kids);
+    double s = 0;
+    const struct timeval *tv[4] = {&self.ru_utime, &self.ru_stime, &kids.ru_utime, &kids.ru_stime};
+    for (int i = 0; i < 4; i++)
+        s += (double)tv[i]->tv_sec + (double)tv[i]->tv_usec / 1e6;
+    return s;
+}
 
 static double test_since(struct timespec *t0)
 {
@@ -31,9 +48,10 @@ static double test_since(struct timespec *t0)
 static int test_timed(void **state)
 {
     (void)state;
-    double s = test_since(&test_last);
+    double s = test_since(&test_last), cpu = test_cpu();
     if (s >= 1.0)
-        printf("[  time  ] %.1f s\n", s);
+        printf("[  time  ] %.1f s, %.1f s of processor time\n", s, cpu - test_cpu_last);
+    test_cpu_last = cpu;
     return 0;
 }
 
@@ -69,6 +87,7 @@ void test_group_run(struct test_totals *tot, const char *name, struct CMUnitTest
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     test_last = t0;
+    test_cpu_last = test_cpu();
     int failed = _cmocka_run_group_tests(name, tests, n, NULL, NULL);
     /* where the suite's time goes (CI must stay well inside its limit) */
     printf("[ group ] %s: %.1f s\n", name, test_since(&t0));
