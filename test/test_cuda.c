@@ -123,10 +123,11 @@ static void cuda_hostile_names(void **state)
     if (!generated_code_built("the hostile fixture's folder"))
         return;
     /* everything builds, warnings as errors: ninja (CPU, CUDA library and kernel benchmarks, the
-     * aggregator), the kernels' host code at -O0 (what is checked is that they compile: -O3 of
-     * the host code took 9 of each kernel's 14 CPU seconds here; the device code is optimised
-     * whatever -O says); check-cuda-build adds -O2's warnings to the library files and checks
-     * the files' defines (BC_FAMILY, BK_KINDS, ...) without building the kernels again */
+     * aggregator), the kernels' host code at -O0 (what is checked is that they compile: nvcc
+     * took 6.9 s a kernel file with the host code at -O3, 4.9 s at -O0, alone on this machine;
+     * the device code is optimised whatever -O says); check-cuda-build adds -O2's warnings to
+     * the library files and checks the files' defines (BC_FAMILY, BK_KINDS, ...) without
+     * building the kernels again */
     assert_int_equal(test_sh("cd '%s' && sed -i 's/^nvccflags = -O3 /nvccflags = -O0 -Werror all-warnings /' build.ninja && "
                              "grep -q '^nvccflags = -O0 -Werror all-warnings ' build.ninja && grep -q '^cc = cc -Wall -Wextra -Werror$' build.ninja",
                              out),
@@ -261,8 +262,8 @@ static void cuda_attention_reference(void **state)
 
 /* device code of ours run on the host (test/NAME.cc over test/kernel_emu.h's stand-ins for
  * threads, barriers, shuffles, cp.async and WMMA): every line it prints is "ok", else the
- * others are shown and the test fails. Built by the C++ compiler (C++20; a CUDA thread is a fiber there); CUDA's
- * headers only, no GPU, no CUDA library. */
+ * others are shown and the test fails. Built by the C++ compiler (C++20; a CUDA thread is a
+ * fiber there); CUDA's headers only, no GPU, no CUDA library. */
 static void emu_check(const char *name)
 {
     /* -O1: kernels_emu.cc compiles in 8 s instead of 16 at -O2 and runs as fast (2 s) */
