@@ -2174,8 +2174,7 @@ struct bk_ln_row {
     double mean, sd;
 };
 
-/* The host's answer for the kernels plain_ops.h does not describe; LN: a LayerNorm's last row
- * (null: none kept) */
+/* The host's answer for the kernels plain_ops.h does not describe; LN: a LayerNorm's last row */
 static double bk_reference(const struct bk_op *op, void *const *in, long long i, struct bk_ln_row *ln)
 {
     const struct pl_op *pl = &op->pl;
@@ -2230,9 +2229,6 @@ static double bk_reference(const struct bk_op *op, void *const *in, long long i,
     /* LayerNorm: the row's statistics in double, of x or of the residual sum as the kernel
      * stores it (bk_ln_sum); an RMSNorm's mean is 0, its variance the mean square */
     long long cols = o->d[o->nd - 1], row = i / cols;
-    struct bk_ln_row own = {-1, 0.0, 0.0};
-    if (!ln)
-        ln = &own;
     if (ln->row != row) {
         double mean = 0, var = 0;
         for (long long c = 0; c < cols && !op->rms; c++)
