@@ -667,29 +667,46 @@ static int value_reads(const struct fctx *f, const struct ir_value *v)
     return n;
 }
 
-/* The Split that makes gate G and up U as the halves of one projection along its last axis
- * (Phi-3's gate_up_proj and chunk(2, dim=-1)), G read by the activation alone (G_READS reads:
- * a SiLU's Sigmoid and Mul, 2) and U by the gate's Mul alone: its node, and in *GATE which half
- * G is (0 the first); -1 none */
-static int gate_up_split(const struct fctx *f, const struct ir_value *gv, const struct ir_value *u, int g_reads,
-                         int *gate)
+/* The halves of one projection X along its last axis that make gate G and up U (Phi-3's
+ * gate_up_proj, then chunk(2, dim=-1)): a Split of X into two, or two Slices of X, [0, C) and
+ * [C, 2C) (PyTorch's export of x[..., :C] and x[..., C:]); G read by the activation alone
+ * (G_READS reads: a SiLU's Sigmoid and Mul, 2) and U by the gate's Mul alone. Their nodes go
+ * into NODES (the Split, or the Slice of the first half and then the Slice of the second), and
+ * in *GATE which half G is (0 the first); the count of nodes, 0 none */
+static int gate_up_halves(const struct fctx *f, const struct ir_value *gv, const struct ir_value *u, int g_reads,
+                          int nodes[2], int *gate)
 {
     const struct ir_graph *g = f->g;
-    int sp = producer(gv);
-    if (sp < 0 || sp != producer(u) || !is_op(f, sp, "Split") || g->nodes[sp].n_outputs != 2 ||
-        g->nodes[sp].n_inputs < 1 || !g->nodes[sp].inputs[0])
-        return -1;
-    const struct ir_value *x = g->nodes[sp].inputs[0];
+    int pg = producer(gv), pu = producer(u);
+    bool split = pg >= 0 && pg == pu && is_op(f, pg, "Split") && g->nodes[pg].n_outputs == 2;
+    bool slices = pg >= 0 && pu >= 0 && pg != pu && is_op(f, pg, "Slice") && is_op(f, pu, "Slice");
+    if ((!split && !slices) || g->nodes[pg].n_inputs < 1 || !g->nodes[pg].inputs[0] ||
+        (slices && g->nodes[pu].inputs[0] != g->nodes[pg].inputs[0]))
+        return 0;
+    const struct ir_value *x = g->nodes[pg].inputs[0];
     int r = x->type.rank;
     if (r < 1 || gv->type.rank != r || !same_dims(gv, u) || x->type.dtype != gv->type.dtype ||
         value_reads(f, gv) != g_reads || value_reads(f, u) != 1)
-        return -1;
+        return 0;
     /* the halves of the last axis: every other dim as the input's, the last half of it */
     for (int k = 0; k < r; k++)
         if (x->type.dims[k].value <= 0 || gv->type.dims[k].value * (k == r - 1 ? 2 : 1) != x->type.dims[k].value)
-            return -1;
-    *gate = g->nodes[sp].outputs[0] == gv ? 0 : 1;
-    return sp;
+            return 0;
+    if (split) {
+        *gate = g->nodes[pg].outputs[0] == gv ? 0 : 1;
+        nodes[0] = pg;
+        return 1;
+    }
+    int64_t dim = x->type.dims[r - 1].value, c = dim / 2;
+    if (slices_last(f, pg, x, 0, c) && slices_last(f, pu, x, c, dim))
+        *gate = 0;
+    else if (slices_last(f, pu, x, 0, c) && slices_last(f, pg, x, c, dim))
+        *gate = 1;
+    else
+        return 0;
+    nodes[0] = *gate ? pu : pg;
+    nodes[1] = *gate ? pg : pu;
+    return 2;
 }
 
 /* The Mul of a gated linear unit: act(g) u, where node LAST ends the activation of g (its
@@ -708,20 +725,18 @@ static int glu_mul(const struct fctx *f, int last, const struct ir_value *gv, co
 /* A gated linear unit of PATTERN (swiglu, geglu): the activation's nodes ACT (N of them, g its
  * input, read G_READS times there) and the Mul M by u, one element-wise kernel of two inputs as
  * frameworks that fuse it run it (vLLM's silu_and_mul, gelu_and_mul). Where g and u are the
- * halves of one projection's Split, the group holds the Split too and its kernel reads the
- * halves in place (the key's PATTERN: {"gate": 0 or 1}, which half is g), as those kernels do:
- * no copy of them. The activation is a part of PART's pattern (NULL: none, a node of its own),
+ * halves of one projection (its Split, or its two Slices), the group holds those nodes too and
+ * its kernel reads the halves in place (the key's PATTERN: {"gate": 0 or 1}, which half is g),
+ * as those kernels do: no copy of them. The activation is a part of PART's pattern (NULL: none, a node of its own),
  * as frameworks that do not fuse the gate run it */
 static void add_glu(struct layer_set *s, struct fctx *f, const char *pattern, const char *part, const int *act, int n,
                     const struct ir_value *gv, int g_reads, int m, const struct ir_value *u, int run_index)
 {
-    int nodes[16], gate, sp = gate_up_split(f, gv, u, g_reads, &gate), k = 0;
-    BZ_ASSERT(n + 2 <= (int)BZ_ARRAY_LEN(nodes));
-    if (sp >= 0)
-        nodes[k++] = sp;
+    int nodes[16], gate, k = gate_up_halves(f, gv, u, g_reads, nodes, &gate);
+    BZ_ASSERT(n + 3 <= (int)BZ_ARRAY_LEN(nodes));
     memcpy(nodes + k, act, (size_t)n * sizeof(*act));
     nodes[k + n] = m;
-    add_group(s, f, pattern, nodes, k + n + 1, run_index, sp >= 0 ? json_pack("{s:i}", "gate", gate) : NULL);
+    add_group(s, f, pattern, nodes, k + n + 1, run_index, k ? json_pack("{s:i}", "gate", gate) : NULL);
     if (part)
         add_part(s, f, part, act, n, run_index);
 }
@@ -1583,12 +1598,17 @@ static int rope_op(const struct layer_desc *d, struct pl_op *op)
 /* a swiglu or geglu group as PL_BINARY of its PL_GLU function (silu, gelu by erf, gelu by
  * tanh) of the gate g (the activation's input) and u (the last Mul's other input); the
  * members are the activation's nodes (Sigmoid and Mul; GELU's five or eight, or a Gelu) and
- * the Mul, after the Split where g and u are the halves of its input: then that one input,
- * pl_halves' flag saying which half is g */
+ * the Mul, after the Split or the two Slices (gate_up_halves) where g and u are the halves of
+ * their input: then that one input, pl_halves' flag saying which half is g */
 static int glu_op(const struct layer_desc *d, struct pl_op *op)
 {
     memset(op, 0, sizeof(*op));
-    int n = d->nmembers, split = n >= 3 && d->members[0].op && !strcmp(d->members[0].op, "Split");
+    int n = d->nmembers, split = 0;
+    if (n >= 3 && d->members[0].op && !strcmp(d->members[0].op, "Split"))
+        split = 1;
+    else if (n >= 4 && d->members[0].op && d->members[1].op && !strcmp(d->members[0].op, "Slice") &&
+             !strcmp(d->members[1].op, "Slice"))
+        split = 2;
     const struct layer_desc *m2 = &d->members[n - 1];
     int fn = PL_SILU_MUL;
     if (d->pattern == FUSE_GEGLU) {
@@ -1616,7 +1636,7 @@ static int glu_op(const struct layer_desc *d, struct pl_op *op)
     op->fn = fn;
     op->nin = 2;
     if (split) {
-        /* the Split's input [..., 2C] into the output [..., C] (gate_up_split) */
+        /* the halves' input [..., 2C] into the output [..., C] (gate_up_halves) */
         int nd = op->out.nd;
         if (op->in[0].nd != nd || nd < 1)
             return -1;

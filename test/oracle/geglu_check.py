@@ -4,8 +4,9 @@ exporters write it. Held against gen and ONNX Runtime:
 - gen makes one geglu group of the GELU's nodes and the Mul by u, for every form of GELU it
   fuses: the erf form written out (x / sqrt 2 -> Erf -> + 1 -> * x -> * 0.5, or with x * 0.5
   first), the tanh form written out (GPT-2's gelu_new, T5's NewGELU) and ONNX's Gelu (opset
-  20, both approximations); with g and u two projections, or the halves of one projection's
-  Split (the group then holds the Split, and its key says which half is the gate);
+  20, both approximations); with g and u two projections, or the halves of one projection by a
+  Split or by two Slices (the group then holds the Split or the Slices, and its key says which
+  half is the gate);
 - the written-out GELU is a part of the group of its own pattern (gelu or gelu_tanh), the way
   frameworks that do not fuse the gate run it;
 - the group's plain C benchmark, the file gen writes for the CPU, computes what ONNX Runtime
@@ -56,10 +57,11 @@ def gelu_nodes(form, g, out, f16):
     return [helper.make_node("Gelu", [g], [out], approximate=approximate)], [], None
 
 
-def mlp(path, form, f16, halves=None, gelu_read=False, u_broadcast=False):
+def mlp(path, form, f16, halves=None, gelu_read=False, u_broadcast=False, slices=False):
     """x [B, T, H] -> gelu(x Wg) (x Wu), or with HALVES ("gate first" or "gate second") the
-    halves of x W [B, T, 2I]; with the group's nodes alone written to path + '.group.onnx', for
-    ONNX Runtime (its inputs g and u, or gu)"""
+    halves of x W [B, T, 2I] (a Split, or with SLICES two Slices: gu[..., :I], gu[..., I:]); with
+    the group's nodes alone written to path + '.group.onnx', for ONNX Runtime (its inputs g and
+    u, or gu)"""
     et = TensorProto.FLOAT16 if f16 else TensorProto.FLOAT
     dt = np.float16 if f16 else np.float32
     rng = np.random.default_rng(2)
@@ -69,7 +71,13 @@ def mlp(path, form, f16, halves=None, gelu_read=False, u_broadcast=False):
         consts.append(numpy_helper.from_array(rng.uniform(-0.5, 0.5, (H, 2 * I)).astype(dt), "w"))
         front.append(helper.make_node("MatMul", ["x", "w"], ["gu"]))
         outs = ["g", "u"] if halves == "gate first" else ["u", "g"]
-        body.append(helper.make_node("Split", ["gu"], outs, axis=-1, num_outputs=2))
+        if slices:
+            consts += [numpy_helper.from_array(np.array([v], np.int64), n)
+                       for n, v in (("s0", 0), ("s1", I), ("s2", 2**63 - 1), ("sa", -1))]
+            body += [helper.make_node("Slice", ["gu", "s0", "s1", "sa"], [outs[0]]),
+                     helper.make_node("Slice", ["gu", "s1", "s2", "sa"], [outs[1]])]
+        else:
+            body.append(helper.make_node("Split", ["gu"], outs, axis=-1, num_outputs=2))
     else:
         consts += [numpy_helper.from_array(rng.uniform(-0.5, 0.5, (H, I)).astype(dt), "wg"),
                    numpy_helper.from_array(rng.uniform(-0.5, 0.5, (H, I)).astype(dt), "wu")]
@@ -109,6 +117,10 @@ def main():
              ("one projection's halves, the gate first, tanh form, f16", dict(form="tanh", f16=True, halves="gate first"), tanh),
              ("one projection's halves, the gate second, ONNX Gelu tanh, f32",
               dict(form="op_tanh", f16=False, halves="gate second"), tanh),
+             ("one projection's halves by two Slices, the gate first, erf, f32",
+              dict(form="erf", f16=False, halves="gate first", slices=True), erf),
+             ("one projection's halves by two Slices, the gate second, ONNX Gelu tanh, f16",
+              dict(form="op_tanh", f16=True, halves="gate second", slices=True), tanh),
              ("the GELU's output a graph output too", dict(form="erf", f16=False, gelu_read=True), None),
              ("u a row that broadcasts", dict(form="tanh", f16=False, u_broadcast=True), None)]
     bad = 0
@@ -130,7 +142,7 @@ def main():
             ok = not geglu and (part is None or any(g[0] == part for g in groups))
         else:
             halves = kw.get("halves")
-            want_nodes = n_act + 1 + (1 if halves else 0)
+            want_nodes = n_act + 1 + ((2 if kw.get("slices") else 1) if halves else 0)
             ok = len(geglu) == 1 and len(geglu[0][2]) == want_nodes and \
                 (part is None and not parts or [p[0] for p in parts] == [part] and len(parts[0][2]) == n_act)
             if ok:

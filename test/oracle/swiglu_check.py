@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """SwiGLU whose gate and up are the halves of one projection (Phi-3's gate_up_proj, then
-chunk(2, dim=-1)), as PyTorch exports it: MatMul -> Split -> Sigmoid(g), Mul(g, .) -> Mul(u, .).
-Held against gen and ONNX Runtime:
-- gen makes one swiglu group that holds the Split, for every form below: the Split by
-  num_outputs (opset 18) or by its sizes (opset 13), the gate the first half or the second,
-  f32 and f16;
+chunk(2, dim=-1)), as PyTorch exports it: MatMul -> Split -> Sigmoid(g), Mul(g, .) -> Mul(u, .),
+or with two Slices for the halves (x[..., :I] and x[..., I:]). Held against gen and ONNX Runtime:
+- gen makes one swiglu group that holds the Split (or the two Slices), for every form below:
+  the Split by num_outputs (opset 18) or by its sizes (opset 13), the Slices with the end of
+  the second half INT64_MAX (PyTorch's x[..., I:]) or 2I, the axis -1 or 2, the gate the first
+  half or the second, f32 and f16;
 - the group's plain C benchmark, the file gen writes for the CPU, computes what ONNX Runtime
   computes from the group's nodes on the same input. The file is built into a driver that runs
   its setup and kernel once (plain_check.py's);
-- where the halves are not of the last axis, or the up half is read elsewhere too, the group is
-  the two-input one, without the Split.
+- where the halves are not of the last axis, the up half is read elsewhere too, or two Slices
+  are not the two halves of their input, the group is the two-input one, without the Split or
+  the Slices.
 
 usage: swiglu_check.py WORKDIR   (BENANZA_GEN: gen; exit status 1 on a failure)"""
 import os
@@ -32,18 +34,36 @@ def split_node(opset, axis, gu, outs):
     return [helper.make_node("Split", [gu, "sizes"], outs, axis=axis)], [sizes]
 
 
-def mlp(path, opset, gate_first, f16, axis=-1, up_read=False):
-    """x [B, T, H] -> MatMul -> [B, T, 2I] -> Split -> silu(gate) up; with the group's nodes alone
-    (the Split's input the graph's) written to path + '.group.onnx', for ONNX Runtime"""
+def slice_nodes(gu, outs, axis, end, width):
+    """the halves of gu's last axis (WIDTH wide) as two Slices, the second ending at END: PyTorch's
+    export of gu[..., :I] and gu[..., I:]; with WIDTH over 2I the Slices are not its halves"""
+    def ints(name, v):
+        return numpy_helper.from_array(np.array([v], np.int64), name)
+    consts = [ints("zero", 0), ints("mid", I), ints("mid_end", I), ints("top", end), ints("axis", axis)]
+    if width > 2 * I:  # [0, I) and [I + 2, 2I + 2): the same width, not the halves
+        consts[1] = ints("mid", I + 2)
+    nodes = [helper.make_node("Slice", [gu, "zero", "mid_end", "axis"], [outs[0]]),
+             helper.make_node("Slice", [gu, "mid", "top", "axis"], [outs[1]])]
+    return nodes, consts
+
+
+def mlp(path, opset, gate_first, f16, axis=-1, up_read=False, slices=None):
+    """x [B, T, H] -> MatMul -> [B, T, 2I] -> Split -> silu(gate) up; with SLICES (the end of the
+    second half, and the width of the projection) two Slices for the Split; with the group's
+    nodes alone (the halves' input the graph's) written to path + '.group.onnx', for ONNX Runtime"""
     et = TensorProto.FLOAT16 if f16 else TensorProto.FLOAT
-    w = np.random.default_rng(1).uniform(-0.5, 0.5, (H, 2 * I)).astype(np.float16 if f16 else np.float32)
+    width = slices[1] if slices else 2 * I
+    w = np.random.default_rng(1).uniform(-0.5, 0.5, (H, width)).astype(np.float16 if f16 else np.float32)
     halves = ["first", "second"]
     gate, up = (halves[0], halves[1]) if gate_first else (halves[1], halves[0])
-    split, consts = split_node(opset, axis, "gu", halves)
+    if slices:
+        split, consts = slice_nodes("gu", halves, axis, slices[0], width)
+    else:
+        split, consts = split_node(opset, axis, "gu", halves)
     body = split + [helper.make_node("Sigmoid", [gate], ["sig"]),
                     helper.make_node("Mul", [gate, "sig"], ["silu"]),
                     helper.make_node("Mul", [up, "silu"], ["y"])]
-    ydims = [B, T, I] if axis == -1 else [B, T // 2, 2 * I]
+    ydims = [B, T, I] if axis in (-1, 2) else [B, T // 2, 2 * I]
     outs = [helper.make_tensor_value_info("y", et, ydims)]
     if up_read:
         outs.append(helper.make_tensor_value_info(up, et, ydims))
@@ -51,7 +71,7 @@ def mlp(path, opset, gate_first, f16, axis=-1, up_read=False):
                           [helper.make_tensor_value_info("x", et, [B, T, H])], outs,
                           [numpy_helper.from_array(w, "w")] + consts)
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)]), path)
-    gg = helper.make_graph(body, "group", [helper.make_tensor_value_info("gu", et, [B, T, 2 * I])], outs[:1], consts)
+    gg = helper.make_graph(body, "group", [helper.make_tensor_value_info("gu", et, [B, T, width])], outs[:1], consts)
     onnx.save(helper.make_model(gg, opset_imports=[helper.make_opsetid("", opset)]), path + ".group.onnx")
 
 
@@ -65,7 +85,13 @@ def main():
              ("Split by num_outputs (opset 18), the gate second, f16", dict(opset=18, gate_first=False, f16=True), True),
              ("Split by sizes (opset 13), the gate first, f16", dict(opset=13, gate_first=True, f16=True), True),
              ("halves of the sequence axis, not the last", dict(opset=18, gate_first=True, f16=False, axis=1), False),
-             ("the up half a graph output too", dict(opset=18, gate_first=True, f16=False, up_read=True), False)]
+             ("the up half a graph output too", dict(opset=18, gate_first=True, f16=False, up_read=True), False),
+             ("two Slices, the second to INT64_MAX (x[..., I:]), the gate first, f32",
+              dict(opset=13, gate_first=True, f16=False, slices=(2**63 - 1, 2 * I)), True),
+             ("two Slices, the second to 2I along axis 2, the gate second, f16",
+              dict(opset=13, gate_first=False, f16=True, axis=2, slices=(2 * I, 2 * I)), True),
+             ("two Slices of the same width that are not the halves", dict(opset=13, gate_first=True, f16=False,
+                                                                            slices=(2**63 - 1, 2 * I + 2)), False)]
     bad = 0
     for k, (name, kw, split) in enumerate(cases):
         path = os.path.join(work, "phi3_mlp_%d.onnx" % k)
@@ -77,9 +103,9 @@ def main():
             bad += 1
             continue
         groups = [(layer, nodes) for pattern, layer, nodes in manifest_rows(folder, "group") if pattern == "swiglu"]
-        split_node_index = 1  # MatMul is node 0, the Split node 1
-        holds = [g for g in groups if split_node_index in g[1]]
-        ok = len(groups) == 1 and (len(holds) == 1) == split and len(groups[0][1]) == (4 if split else 3)
+        cut = [1, 2] if kw.get("slices") else [1]  # MatMul is node 0, the Split node 1 (the Slices 1 and 2)
+        holds = [g for g in groups if all(i in g[1] for i in cut)]
+        ok = len(groups) == 1 and (len(holds) == 1) == split and len(groups[0][1]) == (3 + len(cut) if split else 3)
         note = "swiglu groups %s" % [n for _, n in groups]
         if ok and split:
             worst = group_against_ort(folder, groups[0][0], kw["f16"], path + ".group.onnx", ["gu"],
