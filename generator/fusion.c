@@ -584,14 +584,40 @@ static int negated_slice(const struct fctx *f, int ng, const struct ir_value **x
     return r >= 1 && dim_known((*x)->type.dims[r - 1]) && (*x)->type.dims[r - 1].value % 2 == 0 ? sl : -1;
 }
 
+static int gate_up_halves(const struct fctx *f, const struct ir_value *gv, const struct ir_value *u, int g_reads,
+                          int nodes[2], int *gate);
+
+/* rotate_half by a Split, Concat(Neg(x2), x1) with x1, x2 = Split(x) the halves of x's last
+ * axis (x.chunk(2, dim=-1)), each read there alone, node NG the Neg: the Split's node, -1 none */
+static int negated_split_half(const struct fctx *f, int ng)
+{
+    const struct ir_graph *g = f->g;
+    int cat = is_op(f, ng, "Neg") ? only_consumer(f, ng) : -1, halves[2], which;
+    if (!is_op(f, cat, "Concat") || g->nodes[cat].n_inputs != 2 || g->nodes[cat].inputs[0] != g->nodes[ng].outputs[0] ||
+        gate_up_halves(f, g->nodes[ng].inputs[0], g->nodes[cat].inputs[1], 1, halves, &which) != 1 || which != 1)
+        return -1;
+    int r = g->nodes[ng].inputs[0]->type.rank;
+    int64_t axis = ir_node_attr_int(&g->nodes[cat], "axis", 0);
+    return axis == -1 || axis == r - 1 ? halves[0] : -1;
+}
+
 /* The rotary position embedding by halves: x cos + rotate_half(x) sin, rotate_half(x) =
  * Concat(Neg(Slice(x, R/2, R)), Slice(x, 0, R/2)) along the last axis, cos and sin tables that
  * broadcast to x (PyTorch's export of Llama-style models; gen's expansion of ONNX's
- * RotaryEmbedding without interleaving): Slice, Slice, Neg, Concat, Mul, Mul, Add */
+ * RotaryEmbedding without interleaving): Slice, Slice, Neg, Concat, Mul, Mul, Add; or with
+ * the halves by one Split (rotate_half of x.chunk(2, dim=-1), as ESM's and rotary-embedding-
+ * torch's): Split, Neg, Concat, Mul, Mul, Add */
 static void find_rope(struct layer_set *s, struct fctx *f, int run_index)
 {
     const struct ir_graph *g = f->g;
     for (int ng = 0; ng < g->n_nodes; ng++) {
+        int sp = negated_split_half(f, ng);
+        if (sp >= 0) {
+            int nodes[6] = {sp, ng, only_consumer(f, ng)};
+            if (rope_sum(f, nodes[2], g->nodes[sp].inputs[0], nodes, 3))
+                add_group(s, f, "rope", nodes, 6, run_index, NULL);
+            continue;
+        }
         const struct ir_value *x;
         int hi = negated_slice(f, ng, &x);
         if (hi < 0)
@@ -1568,13 +1594,15 @@ static int attention_kernel(const struct layer_desc *d, struct cu_kernel *k)
     return 0;
 }
 
-/* a rope or rope_pairs group (flag 1) as PL_ROPE: x (the Slices' input), cos, sin; the members
- * are Slice, Slice, Neg, Concat, Mul(x, cos), Mul(rotated, sin), Add */
+/* a rope or rope_pairs group (flag 1) as PL_ROPE: x (the Slices' or the Split's input), cos,
+ * sin; the members are Slice, Slice, Neg, Concat, Mul(x, cos), Mul(rotated, sin), Add, or for a
+ * rope group Split, Neg, Concat, Mul, Mul, Add */
 static int rope_op(const struct layer_desc *d, struct pl_op *op)
 {
     memset(op, 0, sizeof(*op));
-    int n = 7;
-    if (d->nmembers != n)
+    int n = d->nmembers;
+    bool split = n == 6 && d->pattern == FUSE_ROPE && d->members[0].op && !strcmp(d->members[0].op, "Split");
+    if (n != 7 && !split)
         return -1;
     const struct layer_desc *mc = &d->members[n - 3], *ms = &d->members[n - 2];
     const struct desc_tensor *x = desc_in(&d->members[0], 0);

@@ -820,7 +820,8 @@ static void e2e_msft_expansion(void **state)
  * defines as functions, as gen writes them (ONNX operators; its fusion takes an Attention's as
  * one attention group, an RMSNorm's over the last axis as one rmsnorm group, a rotation by halves
  * as one rope group, a rotation by pairs as one rope_pairs group, and finds the last two in
- * PyTorch's exports too, the rotation by pairs held to its definition, and Llama's grouped-query
+ * PyTorch's exports too (the halves by two Slices or by a Split; each fused rotation's plain C
+ * file held to ONNX Runtime), the rotation by pairs held to its definition, and Llama's grouped-query
  * attention as PyTorch exports it, K's and V's repeated heads in its group) against ONNX Runtime
  * running them: 4-D and 3-D operands, grouped query
  * heads, masks, causal with a past, the present outputs; normalized axes, f16 with a float

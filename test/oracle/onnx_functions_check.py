@@ -35,6 +35,7 @@ from onnx import TensorProto, helper
 
 from attention_check import llama_gqa_model
 from gen_graph import max_relative_error, rebuild, run_ort
+from plain_check import gen_folder, group_against_ort, manifest_rows
 
 F = TensorProto.FLOAT
 B = TensorProto.BOOL
@@ -313,38 +314,63 @@ def rmsnorm_as_exported(work):
 def rope_as_exported(work):
     """the rotary embedding as PyTorch exports Llama's q * cos + rotate_half(q) * sin (Slice,
     Slice to the end, Neg, Concat along -1, Mul, Mul, Add; cos and sin [B, 1, S, D] inputs): one
-    rope group of the seven; with the halves concatenated the other way round, none"""
+    rope group of the seven; with the halves by one Split (rotate_half of q.chunk(2, dim=-1): by
+    num_outputs, opset 18, or by sizes, opset 13) one of the six; with the halves concatenated
+    the other way round, none. Where there is a group, its plain C file (gen's CPU benchmark of
+    it) computes what ONNX Runtime computes from the model on the same inputs"""
     ok = True
-    for swapped, ty, want in ((False, F, ["Slice+Slice+Neg+Concat+Mul+Mul+Add"]), (True, F, []),
-                              (False, TensorProto.FLOAT16, ["Slice+Slice+Neg+Concat+Mul+Mul+Add"])):
+    seven, six = ["Slice+Slice+Neg+Concat+Mul+Mul+Add"], ["Split+Neg+Concat+Mul+Mul+Add"]
+    for cut, swapped, ty, want in (("slices", False, F, seven), ("slices", True, F, []),
+                                   ("slices", False, TensorProto.FLOAT16, seven), ("split", False, F, six),
+                                   ("split sizes", False, TensorProto.FLOAT16, six), ("split", True, F, [])):
         ins = [helper.make_tensor_value_info("q", ty, [1, 4, 6, 16]),
                helper.make_tensor_value_info("cos", ty, [1, 1, 6, 16]),
                helper.make_tensor_value_info("sin", ty, [1, 1, 6, 16])]
         c = [onnx.numpy_helper.from_array(np.array([v], np.int64), n)
-             for n, v in (("zero", 0), ("half", 8), ("end", 2 ** 63 - 1), ("last", -1))]
+             for n, v in (("zero", 0), ("half", 8), ("end", 2 ** 63 - 1), ("last", -1))] if cut == "slices" else []
         rot = ["x1", "neg"] if swapped else ["neg", "x1"]
-        nodes = [helper.make_node("Slice", ["q", "zero", "half", "last"], ["x1"]),
-                 helper.make_node("Slice", ["q", "half", "end", "last"], ["x2"]),
-                 helper.make_node("Neg", ["x2"], ["neg"]),
-                 helper.make_node("Concat", rot, ["rh"], axis=-1),
-                 helper.make_node("Mul", ["q", "cos"], ["qc"]),
-                 helper.make_node("Mul", ["rh", "sin"], ["rs"]),
-                 helper.make_node("Add", ["qc", "rs"], ["y"])]
+        if cut == "slices":
+            halves = [helper.make_node("Slice", ["q", "zero", "half", "last"], ["x1"]),
+                      helper.make_node("Slice", ["q", "half", "end", "last"], ["x2"])]
+        elif cut == "split":
+            halves = [helper.make_node("Split", ["q"], ["x1", "x2"], axis=-1, num_outputs=2)]
+        else:
+            c.append(onnx.numpy_helper.from_array(np.array([8, 8], np.int64), "sizes"))
+            halves = [helper.make_node("Split", ["q", "sizes"], ["x1", "x2"], axis=3)]
+        nodes = halves + [helper.make_node("Neg", ["x2"], ["neg"]),
+                          helper.make_node("Concat", rot, ["rh"], axis=-1),
+                          helper.make_node("Mul", ["q", "cos"], ["qc"]),
+                          helper.make_node("Mul", ["rh", "sin"], ["rs"]),
+                          helper.make_node("Add", ["qc", "rs"], ["y"])]
         g = helper.make_graph(nodes, "rope", ins, [helper.make_tensor_value_info("y", ty, [1, 4, 6, 16])], c)
         f16 = ty == TensorProto.FLOAT16
-        path = os.path.join(work, "rope_exported%s.onnx" % ("_swapped" if swapped else "_f16" if f16 else ""))
-        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]), path)
+        path = os.path.join(work, "rope_exported_%s%s%s.onnx" % (cut.replace(" ", "_"), "_swapped" if swapped else "",
+                                                                  "_f16" if f16 else ""))
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13 if cut == "split sizes" else 18)]),
+                  path)
         n, ops = fused_groups(path, "rope")
-        good = ops == want
+        good, note = ops == want, ""
         if f16 and good:  # the group's kernel of ours in the model's own type, f16
             out = path + ".cuda"
             subprocess.run([os.environ.get("BENANZA_GEN", "bin/gen"), "--backend", "cuda", "-b", "1", path, "-o", out],
                            check=True, capture_output=True)
             good = any(f.endswith("-f16-kernel.cu") and "rope__" in open(os.path.join(out, "bench", f)).readline()
                        for f in os.listdir(os.path.join(out, "bench")))
-        print("%s rotary embedding as PyTorch exports it%s: rope groups %s (want %s)" % (
-            "ok  " if good else "FAIL", ", halves swapped" if swapped else ", in f16 (its kernel in f16)" if f16 else "",
-            ops or "none", want or "none"))
+        if want and good:  # the plain C file against ONNX Runtime
+            folder = path + ".cpu"
+            err = gen_folder(os.environ.get("BENANZA_GEN", "bin/gen"), path, 1, folder)
+            rows = [] if err else [r for r in manifest_rows(folder, "group") if r[0] == "rope"]
+            worst = err or ("no rope group in the manifest" if len(rows) != 1 else
+                            group_against_ort(folder, rows[0][1], f16, path, ["q", "cos", "sin"],
+                                              [(".kind = PL_ROPE,", True)], path + ".drv"))
+            tol = 4e-3 if f16 else 1e-6
+            good = not isinstance(worst, str) and worst <= tol
+            note = "; its plain C file against ONNX Runtime: " + (
+                worst if isinstance(worst, str) else "max error %.3g (tolerance %g)" % (worst, tol))
+        print("%s rotary embedding as PyTorch exports it, halves by %s%s: rope groups %s (want %s)%s" % (
+            "ok  " if good else "FAIL", "two Slices" if cut == "slices" else "a Split" + (" by sizes" if "sizes" in cut else ""),
+            ", swapped" if swapped else ", in f16 (its kernel in f16)" if f16 else "",
+            ops or "none", want or "none", note))
         ok = ok and good
     return ok
 
