@@ -608,7 +608,7 @@ static void measure_torch_names(void **state)
     (void)state;
     const char *py = test_env("PYTHON", "python3");
     const char *gen = test_env("BENANZA_GEN", "bin/gen");
-    assert_int_equal(test_sh("%s --zoo resnet50 --zoo bert_base -b 1 --backend none -o '%s/mt' > /dev/null 2>&1 && "
+    assert_int_equal(test_sh("%s --zoo resnet50 --zoo bert_base --zoo gpt2 -b 1 --backend none -o '%s/mt' > /dev/null 2>&1 && "
                              "%s test/oracle/measure_torch_names.py '%s/mt/manifest.tsv'",
                              gen, dir, py, dir),
                      0);

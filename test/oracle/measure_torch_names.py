@@ -1,10 +1,11 @@
 """scripts/measure-torch without PyTorch: its node names are gen's.
 
-Every module call of torchvision's resnet50 and transformers' BertModel that measure-torch
-gives nodes (their names as those libraries make them, spelled out here: leaf modules, the
-three calls of a ResNet block's ReLU, the modules whose own code launches kernels) must name
-nodes of gen's zoo model in the manifest given, each node at most once; every computing node
-of both gets one (but BERT's pooler.first_token: a view in PyTorch, no kernel). Its accounting
+Every module call of torchvision's resnet50 and transformers' BertModel and GPT2LMHeadModel that
+measure-torch gives nodes (their names as those libraries make them, spelled out here: leaf
+modules, the three calls of a ResNet block's ReLU, the modules whose own code launches kernels)
+must name nodes of gen's zoo model in the manifest given, each node at most once; every
+computing node of the three gets one (but BERT's pooler.first_token: a view in PyTorch, no
+kernel). Its accounting
 of module times (a module's own kernels: its range's less its children's; each profiler range
 counted once) and of rows is held to hand-made profiles. The models' names must be gen's; a
 file with another header is refused; without PyTorch the script exits 3.
@@ -54,6 +55,19 @@ def bert_calls():
         leaves += [f"{p}.attention.output.{k}" for k in ("dense", "LayerNorm", "dropout")]
         leaves += [f"{p}.intermediate.dense", f"{p}.intermediate.intermediate_act_fn"]
         leaves += [f"{p}.output.{k}" for k in ("dense", "LayerNorm", "dropout")]
+    return [(n, 0, True) for n in leaves] + [(n, 0, False) for n in inner]
+
+
+def gpt2_calls():
+    """the same for transformers' GPT2LMHeadModel"""
+    leaves = ["transformer.wte", "transformer.wpe", "transformer.drop", "transformer.ln_f", "lm_head"]
+    inner = ["transformer"]
+    for i in range(12):
+        p = f"transformer.h.{i}"
+        inner += [p, f"{p}.attn", f"{p}.mlp"]
+        leaves += [f"{p}.ln_1", f"{p}.ln_2"]
+        leaves += [f"{p}.attn.{k}" for k in ("c_attn", "c_proj", "attn_dropout", "resid_dropout")]
+        leaves += [f"{p}.mlp.{k}" for k in ("c_fc", "c_proj", "act", "dropout")]
     return [(n, 0, True) for n in leaves] + [(n, 0, False) for n in inner]
 
 
@@ -129,7 +143,8 @@ def computing_nodes(path, name):
 def main():
     manifest = sys.argv[1]
     bad = accounting()
-    for model, calls, want in (("resnet50", resnet50_calls(), 174), ("bert_base", bert_calls(), 151)):
+    for model, calls, want in (("resnet50", resnet50_calls(), 174), ("bert_base", bert_calls(), 151),
+                               ("gpt2", gpt2_calls(), 112)):
         nodes = mt.manifest_nodes(manifest, mt.zoo_name(model, 128))
         if not nodes:
             print(f"FAIL: no nodes of {mt.zoo_name(model, 128)} in {manifest}")
