@@ -527,12 +527,20 @@ static void render_bench(struct emit_ctx *e, int li, const struct cpu_plan *plan
      * product; oneDNN's first implementation for it is the library's heuristic choice */
     int is_default = layout == 0 && alg != dnnl_convolution_winograd && alg != dnnl_deconvolution_winograd &&
                      !plan->secondary;
+    /* a 16-bit model's layer in f32: what a framework runs where the CPU has no 16-bit kernel */
+    int ft = desc_float_type(l->desc);
+    char upcast[200] = "";
+    if (dt == dnnl_f32 && (ft == IR_DTYPE_FLOAT16 || ft == IR_DTYPE_BFLOAT16))
+        snprintf(upcast, sizeof(upcast),
+                 "the model's tensors are %s; this is the layer in f32, as a framework runs it where\n"
+                 " * the CPU has no %s kernel for it (agg counts it in the model's f32 bound)",
+                 ft == IR_DTYPE_FLOAT16 ? "f16" : "bf16", ft == IR_DTYPE_FLOAT16 ? "f16" : "bf16");
     json_t *data = json_pack(
-        "{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:i,s:O,s:O,s:O}", "title", title.data, "layer",
+        "{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:i,s:s,s:O,s:O,s:O}", "title", title.data, "layer",
         l->id, "layer_name", l->name, "op", l->op, "impl", impl, "impl_comment", impl_comment.data, "dtype",
         dt_name(dt), "file", file.data, "key_comment", key.data, "uses", emit_uses(e, li), "layer_macro",
         layer_macro.data, "what", family_what[op.family], "flops", flops, "bytes", bytes, "default_variant", is_default,
-        "harness", emit_embedded_json("runtime/harness.h"), "dnnl_ops", emit_embedded_json("runtime/dnnl_ops.h"),
+        "upcast", upcast, "harness", emit_embedded_json("runtime/harness.h"), "dnnl_ops", emit_embedded_json("runtime/dnnl_ops.h"),
         "dnnl_bench", emit_embedded_json("runtime/dnnl_bench.h"));
     emit_bench(e, l, file.data, ".c", "templates/cpu/dnnl.c.mustache", "cc_cpu", data);
     free(init);
@@ -573,7 +581,9 @@ static void cpu_layer(struct emit_ctx *e, int li, void *engine)
      * int8 types; a second plan (a Gemm's inner product) whatever the type */
     int out_dtype = plan_layer_dtype(d);
     /* a layer of an f16 or bf16 model (every float tensor in that type): its f32 form's plans,
-     * in that type alone (as emit_cuda.c does for the libraries) */
+     * in that type and in f32 (a CPU without 16-bit kernels for the layer, AVX2's for most,
+     * runs it so in a framework: ONNX Runtime casts to float around such nodes), not in the
+     * other 16-bit type */
     int ft = desc_float_type(d);
     dnnl_data_type_t storage = ft == IR_DTYPE_FLOAT16 ? dnnl_f16 : ft == IR_DTYPE_BFLOAT16 ? dnnl_bf16 : dnnl_data_type_undef;
     struct bz_arena view;
@@ -612,7 +622,7 @@ static void cpu_layer(struct emit_ctx *e, int li, void *engine)
     int ntypes = quant ? 1 : 3, found = 0;
     for (int t = 0; t < ntypes; t++) {
         dnnl_data_type_t dt = quant ? plans[0].op.qsrc : float_types[t];
-        if (!quant && storage != dnnl_data_type_undef && dt != storage)
+        if (!quant && storage != dnnl_data_type_undef && dt != storage && dt != dnnl_f32)
             continue;
         for (int which = 0; which < 2; which++) {
             const struct cpu_plan *pl = &plans[which];
@@ -642,11 +652,12 @@ static void cpu_layer(struct emit_ctx *e, int li, void *engine)
              * picks oneDNN's first choice on a machine that has one) */
             if (!any_impl)
                 render_bench(e, li, pl, dt, "any", pl->n_algs > 1 ? pl->algs[0] : 0, 0);
-            found += any_impl;
+            if (quant || storage == dnnl_data_type_undef || dt == storage)
+                found += any_impl;
         }
     }
-    /* a 16-bit model's layer that oneDNN has no implementation of here (a machine without
-     * AVX512-FP16 or AMX): plain C beside it too, where plain C takes the layer */
+    /* a 16-bit model's layer that oneDNN has no implementation of in its type here (a machine
+     * without AVX512-FP16 or AMX): plain C beside it too, where plain C takes the layer */
     if (storage != dnnl_data_type_undef && !quant && !found && !plain_done && h->plain && h->plain(d, &pop) == 0)
         render_plain(e, li, &pop);
     bz_arena_free(&view);

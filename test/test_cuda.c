@@ -370,8 +370,9 @@ static void cuda_repro(void **state)
 
 /* A model whose every tensor is f16, and one all bf16 (test/oracle/half_models.py: a CNN with
  * a Gemm, a LayerNorm and a Transpose, an MLP): their convolutions, GEMMs, pooling and
- * activations have the libraries' benchmarks (cuDNN, cuBLAS, oneDNN) in the model's own type
- * alone (f16 and f16tc; bf16 also where --types names none of it), none in another; the
+ * activations have the libraries' benchmarks (cuDNN, cuBLAS) in the model's own type alone
+ * (f16 and f16tc; bf16 also where --types names none of it), none in another, and oneDNN's in
+ * that type and in f32 (a CPU without 16-bit kernels: e2e_half_models); the
  * LayerNorm and the Transpose, which our kernels take in f32, a kernel in f16 alone; no layer is
  * left without a CUDA or a CPU benchmark, and every CUDA file compiles (scripts/check-cuda-build) */
 static void cuda_half_models(void **state)
@@ -396,9 +397,12 @@ static void cuda_half_models(void **state)
     assert_int_equal(test_sh("cd '%s' && for t in f16 bf16; do awk -F'\t' -v t=\"_$t\" "
                              "'$1 == \"layer\" && substr($5, length($5) - length(t) + 1) == t {print $2}' manifest.tsv > ids.$t; "
                              "test -s ids.$t || exit 1; done && "
-                             "ls bench | grep -F -f ids.f16 | grep '\\.c$' | sed 's/^[0-9a-f]*-//; s/-.*//' | sort -u > types.f16 && "
-                             "ls bench | grep -F -f ids.bf16 | grep '\\.c$' | sed 's/^[0-9a-f]*-//; s/-.*//' | sort -u > types.bf16 && "
+                             "for t in f16 bf16; do ls bench | grep -F -f ids.$t | grep '\\.c$' | sed 's,^,bench/,' | "
+                             "xargs grep -l '^static const struct bc_lib_op OP' | sed 's,^bench/[0-9a-f]*-,,; s/-.*//' | sort -u > types.$t; "
+                             "ls bench | grep -F -f ids.$t | grep '\\.c$' | sed 's,^,bench/,' | xargs grep -L '^static const struct bc_lib_op OP' | "
+                             "sed 's,^bench/[0-9a-f]*-,,; s/-.*//' | sort -u > cpu.$t; done && "
                              "printf 'f16\\nf16tc\\n' | cmp - types.f16 && printf 'bf16\\n' | cmp - types.bf16 && "
+                             "printf 'f16\\nf32\\n' | cmp - cpu.f16 && printf 'bf16\\nf32\\n' | cmp - cpu.bf16 && "
                              "ls bench | grep -F -f ids.f16 | grep '\\.cu$' | grep -v -e '-f16-kernel' | ( ! grep . ) && "
                              "test $(ls bench | grep -F -f ids.f16 | grep -c -e '-f16-kernel.cu$') -ge 2 && "
                              "ls bench | grep -q -e '-f16tc-default_tensor_op.c$' && ls bench | grep -q -e '-f16tc-lt0.c$' && "

@@ -859,6 +859,37 @@ static void e2e_recurrent(void **state)
     e2e_node_models("recurrent", models, BZ_ARRAY_LEN(models), NULL);
 }
 
+/* Models whose every tensor is f16 or bf16, as exported after .half() or .bfloat16()
+ * (test/oracle/half_models.py: a CNN with a Gemm, a LayerNorm and a Transpose; an MLP) on the
+ * CPU: each layer in the model's type (oneDNN's, and plain C's where oneDNN has none here: on
+ * AVX2 most of those rows say unsupported) and in f32, as a framework runs it where the CPU has
+ * no 16-bit kernel for it, the f32 files saying so; none in the other 16-bit type. Every row ok
+ * or unsupported, every ok row verified, and each model's f32 bound covers all its layers */
+static void e2e_half_models(void **state)
+{
+    (void)state;
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    if (test_sh("%s -c 'import onnx, ml_dtypes' 2>/dev/null", py) != 0)
+        TEST_SKIP("skipped: %s has no onnx or ml_dtypes (scripts/setup installs them)\n", py);
+    char models[300], out[300], args[700];
+    snprintf(models, sizeof(models), "%s/half_models", dir);
+    snprintf(out, sizeof(out), "%s/half", dir);
+    assert_int_equal(test_sh("%s test/oracle/half_models.py '%s'", py, models), 0);
+    snprintf(args, sizeof(args), "-b 1 '%s/f16_cnn.onnx' '%s/bf16_mlp.onnx'", models, models);
+    run_folder(args, out);
+    assert_int_equal(test_sh("cd '%s' && for t in f16 bf16; do awk -F'\t' -v t=\"_$t\" "
+                             "'$1 == \"layer\" && substr($5, length($5) - length(t) + 1) == t {print $2}' manifest.tsv > ids.$t; "
+                             "test -s ids.$t || exit 1; ls bench | grep -F -f ids.$t | sed 's/^[0-9a-f]*-//; s/-.*//' | sort -u | "
+                             "tr '\\n' ' ' > types.$t; done && test \"$(cat types.f16)\" = 'f16 f32 ' && "
+                             "test \"$(cat types.bf16)\" = 'bf16 f32 ' && "
+                             "for f in bench/*-f32-*.c; do grep -q \"Note: the model's tensors are b\\{0,1\\}f16; this is the layer in f32\" \"$f\" "
+                             "|| { echo \"$f: no note\"; exit 1; }; done",
+                             out),
+                     0);
+    check_folder(out, "f16_cnn ");
+    check_folder(out, "bf16_mlp ");
+}
+
 /* Round: oneDNN 2.6 describes it in f32 only; its bf16/f16 rows must say unsupported, not error */
 static void e2e_f32_only(void **state)
 {
@@ -981,6 +1012,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_selections),
         cmocka_unit_test(e2e_instancenorm),
         cmocka_unit_test(e2e_f32_only),
+        cmocka_unit_test(e2e_half_models),
         cmocka_unit_test(e2e_deconv),
         cmocka_unit_test(e2e_conv_work),
         cmocka_unit_test(e2e_attention),
