@@ -320,15 +320,18 @@ def rope_as_exported(work):
     it) computes what ONNX Runtime computes from the model on the same inputs"""
     ok = True
     seven, six = ["Slice+Slice+Neg+Concat+Mul+Mul+Add"], ["Split+Neg+Concat+Mul+Mul+Add"]
-    for cut, swapped, ty, want in (("slices", False, F, seven), ("slices", True, F, []),
-                                   ("slices", False, TensorProto.FLOAT16, seven), ("split", False, F, six),
-                                   ("split sizes", False, TensorProto.FLOAT16, six), ("split", True, F, [])):
+    # swapped: "" the rotation; "swapped" Concat(x1, -x2); "neg first" Concat(-x1, x2); "half read"
+    # x1 a graph output too: no rope group for the last three
+    for cut, swapped, ty, want in (("slices", "", F, seven), ("slices", "swapped", F, []),
+                                   ("slices", "", TensorProto.FLOAT16, seven), ("split", "", F, six),
+                                   ("split sizes", "", TensorProto.FLOAT16, six), ("split", "swapped", F, []),
+                                   ("split", "neg first", F, []), ("split", "half read", F, [])):
         ins = [helper.make_tensor_value_info("q", ty, [1, 4, 6, 16]),
                helper.make_tensor_value_info("cos", ty, [1, 1, 6, 16]),
                helper.make_tensor_value_info("sin", ty, [1, 1, 6, 16])]
         c = [onnx.numpy_helper.from_array(np.array([v], np.int64), n)
              for n, v in (("zero", 0), ("half", 8), ("end", 2 ** 63 - 1), ("last", -1))] if cut == "slices" else []
-        rot = ["x1", "neg"] if swapped else ["neg", "x1"]
+        rot = {"swapped": ["x1", "neg"], "neg first": ["neg", "x2"]}.get(swapped, ["neg", "x1"])
         if cut == "slices":
             halves = [helper.make_node("Slice", ["q", "zero", "half", "last"], ["x1"]),
                       helper.make_node("Slice", ["q", "half", "end", "last"], ["x2"])]
@@ -337,15 +340,18 @@ def rope_as_exported(work):
         else:
             c.append(onnx.numpy_helper.from_array(np.array([8, 8], np.int64), "sizes"))
             halves = [helper.make_node("Split", ["q", "sizes"], ["x1", "x2"], axis=3)]
-        nodes = halves + [helper.make_node("Neg", ["x2"], ["neg"]),
+        nodes = halves + [helper.make_node("Neg", ["x1" if swapped == "neg first" else "x2"], ["neg"]),
                           helper.make_node("Concat", rot, ["rh"], axis=-1),
                           helper.make_node("Mul", ["q", "cos"], ["qc"]),
                           helper.make_node("Mul", ["rh", "sin"], ["rs"]),
                           helper.make_node("Add", ["qc", "rs"], ["y"])]
-        g = helper.make_graph(nodes, "rope", ins, [helper.make_tensor_value_info("y", ty, [1, 4, 6, 16])], c)
+        outs = [helper.make_tensor_value_info("y", ty, [1, 4, 6, 16])]
+        if swapped == "half read":
+            outs.append(helper.make_tensor_value_info("x1", ty, [1, 4, 6, 8]))
+        g = helper.make_graph(nodes, "rope", ins, outs, c)
         f16 = ty == TensorProto.FLOAT16
-        path = os.path.join(work, "rope_exported_%s%s%s.onnx" % (cut.replace(" ", "_"), "_swapped" if swapped else "",
-                                                                  "_f16" if f16 else ""))
+        path = os.path.join(work, "rope_exported_%s%s%s.onnx" % (
+            cut.replace(" ", "_"), "_" + swapped.replace(" ", "_") if swapped else "", "_f16" if f16 else ""))
         onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13 if cut == "split sizes" else 18)]),
                   path)
         n, ops = fused_groups(path, "rope")
@@ -369,7 +375,7 @@ def rope_as_exported(work):
                 worst if isinstance(worst, str) else "max error %.3g (tolerance %g)" % (worst, tol))
         print("%s rotary embedding as PyTorch exports it, halves by %s%s: rope groups %s (want %s)%s" % (
             "ok  " if good else "FAIL", "two Slices" if cut == "slices" else "a Split" + (" by sizes" if "sizes" in cut else ""),
-            ", swapped" if swapped else ", in f16 (its kernel in f16)" if f16 else "",
+            ", " + swapped if swapped else ", in f16 (its kernel in f16)" if f16 else "",
             ops or "none", want or "none", note))
         ok = ok and good
     return ok

@@ -36,12 +36,15 @@ def split_node(opset, axis, gu, outs):
 
 def slice_nodes(gu, outs, axis, end, width):
     """the halves of gu's last axis (WIDTH wide) as two Slices, the second ending at END: PyTorch's
-    export of gu[..., :I] and gu[..., I:]; with WIDTH over 2I the Slices are not its halves"""
+    export of gu[..., :I] and gu[..., I:]; with WIDTH over 2I the Slices are not its halves, nor
+    with END 0: then the second is [1, I + 1), overlapping the first in a projection 2I wide"""
     def ints(name, v):
         return numpy_helper.from_array(np.array([v], np.int64), name)
     consts = [ints("zero", 0), ints("mid", I), ints("mid_end", I), ints("top", end), ints("axis", axis)]
     if width > 2 * I:  # [0, I) and [I + 2, 2I + 2): the same width, not the halves
         consts[1] = ints("mid", I + 2)
+    if end == 0:  # [0, I) and [1, I + 1) of 2I: the halves' dims, not their ranges
+        consts[1], consts[3] = ints("mid", 1), ints("top", I + 1)
     nodes = [helper.make_node("Slice", [gu, "zero", "mid_end", "axis"], [outs[0]]),
              helper.make_node("Slice", [gu, "mid", "top", "axis"], [outs[1]])]
     return nodes, consts
@@ -91,7 +94,9 @@ def main():
              ("two Slices, the second to 2I along axis 2, the gate second, f16",
               dict(opset=13, gate_first=False, f16=True, axis=2, slices=(2 * I, 2 * I)), True),
              ("two Slices of the same width that are not the halves", dict(opset=13, gate_first=True, f16=False,
-                                                                            slices=(2**63 - 1, 2 * I + 2)), False)]
+                                                                            slices=(2**63 - 1, 2 * I + 2)), False),
+             ("two Slices of the halves' dims, [0, I) and [1, I + 1)", dict(opset=13, gate_first=True, f16=False,
+                                                                            slices=(0, 2 * I)), False)]
     bad = 0
     for k, (name, kw, split) in enumerate(cases):
         path = os.path.join(work, "phi3_mlp_%d.onnx" % k)
