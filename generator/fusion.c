@@ -753,8 +753,8 @@ static int glu_mul(const struct fctx *f, int last, const struct ir_value *gv, co
  * frameworks that fuse it run it (vLLM's silu_and_mul, gelu_and_mul). Where g and u are the
  * halves of one projection (its Split, or its two Slices), the group holds those nodes too and
  * its kernel reads the halves in place (the key's PATTERN: {"gate": 0 or 1}, which half is g),
- * as those kernels do: no copy of them. The activation is a part of PART's pattern (NULL: none, a node of its own),
- * as frameworks that do not fuse the gate run it */
+ * as those kernels do: no copy of them. The activation is a part of PART's pattern (NULL: none,
+ * a node of its own), as frameworks that do not fuse the gate run it */
 static void add_glu(struct layer_set *s, struct fctx *f, const char *pattern, const char *part, const int *act, int n,
                     const struct ir_value *gv, int g_reads, int m, const struct ir_value *u, int run_index)
 {
