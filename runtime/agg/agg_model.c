@@ -56,6 +56,22 @@ static const char *agg_prec_fallback(const char *prec, char *buf, size_t n)
     return !strcmp(prec, "tf32") ? "f32" : NULL;
 }
 
+/* Whether USED is PREC or one of its fallbacks (agg_prec_fallback's chain): a row of PREC's
+ * plan, not of the layer's own type that agg_cands_get takes where the plan has none */
+static int agg_prec_in_plan(const char *prec, const char *used)
+{
+    char cur[64], buf[64];
+    snprintf(cur, sizeof(cur), "%s", prec);
+    if (!strcmp(cur, used))
+        return 1;
+    for (const char *p; (p = agg_prec_fallback(cur, buf, sizeof(buf))) != NULL;) {
+        snprintf(cur, sizeof(cur), "%s", p);
+        if (!strcmp(cur, used))
+            return 1;
+    }
+    return 0;
+}
+
 /* The cells a layer's time at PREC may come from, each with rows: PREC's own and its
  * fallbacks of the same storage (tf32 -> f32, X+tensor_op -> X): a framework allowed TF32 or
  * Tensor Cores may still take a kernel without them (cuDNN's and cuBLAS's heuristics do, and so
@@ -996,6 +1012,7 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
     b->group_algo = agg_xcalloc((size_t)r->ngroups + 1, sizeof(*b->group_algo));
     b->node_prec = agg_xcalloc((size_t)n + 1, sizeof(*b->node_prec));
     b->group_fused = agg_xcalloc((size_t)r->ngroups + 1, 1);
+    int own = 0; /* computing nodes timed by a row of PREC's plan (agg_prec_in_plan) */
     double *wk = agg_xcalloc((size_t)n + 1, sizeof(double)); /* the kernel clock's w and wf */
     double *wkf = agg_xcalloc((size_t)n + 1, sizeof(double));
     for (int i = 0; i < n; i++) {
@@ -1011,6 +1028,7 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
         if (at) {
             double us = at->us;
             b->covered++;
+            own += agg_prec_in_plan(prec, used);
             known[i] = 1;
             w[i] = us;
             lay[i] = agg_algo_cl(at->algo) ? 1 : 0;
@@ -1163,7 +1181,9 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
     free(wf);
     free(known);
     free(lay);
-    return b->covered > 0 ? 0 : -1;
+    /* a plan none of whose rows is of its precision (an f16 model's layers, each in its own
+     * type, under a bf16 plan that another model's rows brought) is no plan of that model */
+    return b->covered > 0 && own > 0 ? 0 : -1;
 }
 
 void agg_bound_free(struct agg_bound *b)
