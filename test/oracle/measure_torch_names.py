@@ -8,7 +8,8 @@ computing node of the three gets one (but BERT's pooler.first_token: a view in P
 kernel). Its accounting
 of module times (a module's own kernels: its range's less its children's; each profiler range
 counted once) and of rows is held to hand-made profiles. The models' names must be gen's; a
-file with another header is refused; without PyTorch the script exits 3.
+file with another header is refused; without PyTorch the script exits 3, and --list-models
+prints the models it has twins of.
 
     python3 test/oracle/measure_torch_names.py MANIFEST
 """
@@ -188,6 +189,11 @@ def main():
         if r.returncode != 3 or "no PyTorch" not in r.stderr:
             print(f"FAIL: without PyTorch: exit {r.returncode}, {r.stderr.strip()}")
             bad += 1
+    # gpu-run picks the zoo models to measure by this list: it needs no PyTorch
+    r = subprocess.run([sys.executable, script, "--list-models"], capture_output=True, text=True)
+    if r.returncode != 0 or r.stdout.split() != sorted(mt.MODELS) or "resnet50" not in r.stdout.split():
+        print(f"FAIL: --list-models: exit {r.returncode}, {r.stdout.split()}")
+        bad += 1
     r = subprocess.run([sys.executable, script, "--dtype", "f64"], capture_output=True, text=True)
     if r.returncode != 2:
         print(f"FAIL: a bad --dtype: exit {r.returncode}")
