@@ -18,7 +18,8 @@ struct emit_ctx {
     const struct pipeline *p;
     const char *dir;
     const char *cuda_arch;  /* --cuda-arch: "sm_90" or "sm_80,sm_90" */
-    int top_k;              /* --top-k: cuBLASLt's heuristic answers benchmarked, lt0 .. lt<K-1> */
+    int top_k;              /* --top-k: cuDNN's heuristic answers benchmarked, heurA_0 .. heurA_<K-1> */
+    int lt_top_k;           /* --lt-top-k: cuBLASLt's, lt0 .. lt<K-1> */
     unsigned heur_modes;    /* --heur-modes: cuDNN's engine heuristics (bits: A, B, fallback) */
     unsigned cuda_types;    /* --types: the CUDA types written (bits CU_F32 .. CU_F8 of plan.h; 0 all) */
     bool gemm_default_only; /* --gemm-algos default */

@@ -262,11 +262,13 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
     bz_buf_free(&dtc);
 }
 
-/* A heuristic's first --top-k answers, one file each: PREFIX followed by the rank */
+/* A heuristic's first --top-k answers (cuBLASLt's: --lt-top-k), one file each: PREFIX followed
+ * by the rank */
 static void render_ranks(struct emit_ctx *e, int li, const struct cu_plan *p, int ti, enum cu_family family,
                          const char *prefix, const char *mode)
 {
-    for (int k = 0; k < e->top_k; k++) {
+    int n = family == CU_LT ? e->lt_top_k : e->top_k;
+    for (int k = 0; k < n; k++) {
         char name[48], value[16];
         snprintf(name, sizeof(name), "%s%d", prefix, k);
         snprintf(value, sizeof(value), "%d", k);

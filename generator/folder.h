@@ -12,7 +12,8 @@ struct folder_opts {
     const char *cmdline;    /* gen's command line, for the files' headers */
     bool progress;
     bool calibrate;         /* --calibrate: the machine's calibration benchmarks too (calib.h) */
-    int top_k;              /* --top-k: a library heuristic's algorithms benchmarked (cuBLASLt's) */
+    int top_k;              /* --top-k: a library heuristic's algorithms benchmarked (cuDNN's) */
+    int lt_top_k;           /* --lt-top-k (--top-k's where not given): cuBLASLt's */
     unsigned heur_modes;    /* --heur-modes: cuDNN's engine heuristics (bits: A, B, fallback) */
     unsigned cuda_types;    /* --types: the CUDA types written (bits CU_F32 .. CU_F8 of plan.h; 0 all) */
     bool gemm_default_only; /* --gemm-algos default: cublasGemmEx's two defaults, not its 40 other values */

@@ -72,6 +72,8 @@ static void usage(FILE *out)
           "  --top-k K            how many of a library heuristic's algorithms become benchmarks\n"
           "                       (cuBLASLt's lt0 .. lt<K-1>, cuDNN's engine configurations\n"
           "                       heurA_0 .. and nhwc_heurA_0 ..; default 8, 0 for none, at most 64)\n"
+          "  --lt-top-k K         cuBLASLt's alone (lt0 .. lt<K-1>, ltnk0 ..; default: --top-k's K):\n"
+          "                       cuBLASLt offers at most 8 for most GEMMs, cuDNN many more\n"
           "  --heur-modes M,...   cuDNN's engine heuristics benchmarked: A, B, fallback (default A;\n"
           "                       each adds K files per convolution, type and layout)\n"
           "  --gemm-algos A       cublasGemmEx's algorithms benchmarked: all (default: the 24\n"
@@ -408,7 +410,7 @@ int main(int argc, char **argv)
 {
     gen_cmdline = command_line(argc, argv);
     enum { OPT_SHAPES = 300, OPT_DIM, OPT_INPUT_SHAPE, OPT_LAYERS, OPT_STRICT, OPT_PROGRESS, OPT_ZOO,
-           OPT_WRITE_ONNX, OPT_BACKEND, OPT_CUDA_ARCH, OPT_REPRO, OPT_CALIBRATE, OPT_TOP_K, OPT_HEUR_MODES, OPT_TYPES,
+           OPT_WRITE_ONNX, OPT_BACKEND, OPT_CUDA_ARCH, OPT_REPRO, OPT_CALIBRATE, OPT_TOP_K, OPT_LT_TOP_K, OPT_HEUR_MODES, OPT_TYPES,
            OPT_GEMM_ALGOS };
     enum { OPT_DUMP = 256, OPT_RENDER, OPT_DATA, OPT_PARTIALS, OPT_VERSION, OPT_MAX_SIZE, OPT_OPS, OPT_GRAPH };
     static const struct option longopts[] = {
@@ -424,6 +426,7 @@ int main(int argc, char **argv)
         {"backend", required_argument, NULL, OPT_BACKEND},
         {"cuda-arch", required_argument, NULL, OPT_CUDA_ARCH},
         {"top-k", required_argument, NULL, OPT_TOP_K},
+        {"lt-top-k", required_argument, NULL, OPT_LT_TOP_K},
         {"heur-modes", required_argument, NULL, OPT_HEUR_MODES},
         {"types", required_argument, NULL, OPT_TYPES},
         {"gemm-algos", required_argument, NULL, OPT_GEMM_ALGOS},
@@ -448,7 +451,7 @@ int main(int argc, char **argv)
     const char *write_onnx = NULL;
     unsigned backends = BACKEND_CPU;
     const char *cuda_arch = "sm_90", *repro = NULL;
-    int top_k = 8;
+    int top_k = 8, lt_top_k = -1; /* -1: --top-k's */
     unsigned heur_modes = 1u; /* bit 0 A, 1 B, 2 fallback */
     unsigned cuda_types = 0;  /* --types: all */
     bool gemm_default_only = false; /* --gemm-algos default */
@@ -527,14 +530,16 @@ int main(int argc, char **argv)
             }
             cuda_arch = optarg;
             break;
-        case OPT_TOP_K: {
+        case OPT_TOP_K:
+        case OPT_LT_TOP_K: {
             char *end;
             long v = strtol(optarg, &end, 10);
             if (end == optarg || *end || v < 0 || v > 64) {
-                bz_diag_error(NULL, "gen", "--top-k wants a count from 0 to 64, not '%s'", optarg);
+                bz_diag_error(NULL, "gen", "--%s wants a count from 0 to 64, not '%s'", c == OPT_TOP_K ? "top-k" : "lt-top-k",
+                              optarg);
                 return BZ_EXIT_USAGE;
             }
-            top_k = (int)v;
+            *(c == OPT_TOP_K ? &top_k : &lt_top_k) = (int)v;
             break;
         }
         case OPT_HEUR_MODES: {
@@ -667,7 +672,7 @@ int main(int argc, char **argv)
     for (int i = optind; i < argc; i++)
         models[n_zoo + i - optind] = bz_strdup(argv[i]);
     struct folder_opts fo = {layers ? NULL : out_dir, backends, cuda_arch, repro, gen_cmdline, progress, calibrate,
-                             top_k, heur_modes, cuda_types, gemm_default_only};
+                             top_k, lt_top_k >= 0 ? lt_top_k : top_k, heur_modes, cuda_types, gemm_default_only};
     int rc = cmd_process(n_models, models, &lo, &so, batches, n_batches, layers, strict, &fo);
     free(gen_cmdline);
     gen_cmdline = NULL;

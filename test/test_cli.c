@@ -459,6 +459,32 @@ static void cuda_types_option(void **state)
     free(m);
 }
 
+/* gen --lt-top-k: cuBLASLt's ranks apart from cuDNN's. BERT with --top-k 1 --lt-top-k 3 has
+ * the files of --top-k 1 and, beside each lt0 and ltnk0 file, its ranks 1 and 2; --lt-top-k 0
+ * leaves cuBLASLt out and keeps the rest (cuDNN's fused attention's sdpa_heurA_0 among them); a
+ * bad count is one error line */
+static void cuda_lt_top_k(void **state)
+{
+    (void)state;
+    const char *exe = test_env("BENANZA_GEN", "bin/gen");
+    assert_int_equal(test_sh("for k in '' '--lt-top-k 3' '--lt-top-k 0'; do %s --backend cuda --top-k 1 $k -b 1 "
+                             "--zoo bert_base -o \"%s/lt$(echo $k | tr -dc 0-9)\" > /dev/null 2>&1 || exit 1; done && "
+                             "cd '%s' && ls lt/bench | LC_ALL=C sort > lt.a && grep -q -- '-lt0\\.c$' lt.a && "
+                             "grep -q -- '-ltnk0\\.c$' lt.a && grep -q -- '-sdpa_heurA_0\\.c$' lt.a && "
+                             "! grep -q -- '-lt1\\.c$\\|-sdpa_heurA_1' lt.a && "
+                             "{ cat lt.a; for r in 1 2; do sed -n \"s/-\\(ltnk\\|lt\\)0\\.c$/-\\1$r.c/p\" lt.a; done; } | "
+                             "LC_ALL=C sort > lt.want3 && ls lt3/bench | LC_ALL=C sort | cmp - lt.want3 && "
+                             "grep -vE -- '-lt(nk)?0\\.c$' lt.a > lt.want0 && ls lt0/bench | LC_ALL=C sort | cmp - lt.want0",
+                             exe, dir, dir),
+                     0);
+    assert_int_equal(test_sh("cd '%s' && rm -rf lt lt3 lt0 lt.a lt.want3 lt.want0", dir), 0);
+    char *m = write_fixture(FIXTURE_RESIDUAL, "ltk.onnx");
+    expect_one_error((const char *[]){"--backend", "cuda", "--lt-top-k", "65", m, NULL}, "gen", BZ_EXIT_USAGE,
+                     "--lt-top-k wants a count from 0 to 64, not '65'");
+    unlink(m);
+    free(m);
+}
+
 /* A GEMM whose B is a constant 2-D weight also gets cuBLASLt files with B prepacked [n, k]
  * (ltnk<k>), and no other GEMM; no batched GEMM gets a cublasSgemv file: held against the ONNX
  * models by test/oracle/prepacked_check.py, over its own model of each kind of GEMM and BERT
@@ -793,6 +819,7 @@ void test_cli_group(struct test_totals *tot)
         cmocka_unit_test(cuda_types_option),
         cmocka_unit_test(cuda_prepacked_weights),
         cmocka_unit_test(silu_groups_against_models),
+        cmocka_unit_test(cuda_lt_top_k),
         cmocka_unit_test(gpu_run_pack),
         cmocka_unit_test(shared_models_at_two_batches),
         cmocka_unit_test(measure_torch_names),
