@@ -136,8 +136,8 @@ static void free_benches(struct emit_ctx *e)
 int folder_repro(const struct pipeline *p, const struct folder_opts *o, struct bz_diag *diag)
 {
     /* just that layer's files, flat in the folder */
-    struct emit_ctx e = {.p = p, .dir = o->dir, .diag = diag, .cuda_arch = o->cuda_arch, .top_k = o->top_k, .lt_top_k = o->lt_top_k,
-                         .heur_modes = o->heur_modes, .cuda_types = o->cuda_types,
+    struct emit_ctx e = {.p = p, .dir = o->dir, .diag = diag, .cuda_arch = o->cuda_arch, .top_k = o->top_k,
+                         .lt_top_k = o->lt_top_k, .heur_modes = o->heur_modes, .cuda_types = o->cuda_types,
                          .gemm_default_only = o->gemm_default_only, .only_layer = o->repro, .cmdline = o->cmdline};
     int rc = BZ_EXIT_OK;
     if (o->backends & BACKEND_CPU)
@@ -166,8 +166,8 @@ int folder_write(const struct pipeline *p, const struct folder_opts *o, struct b
         return BZ_EXIT_IO;
     }
     int rc = BZ_EXIT_OK;
-    struct emit_ctx e = {.p = p, .dir = o->dir, .diag = diag, .cuda_arch = o->cuda_arch, .top_k = o->top_k, .lt_top_k = o->lt_top_k,
-                         .heur_modes = o->heur_modes, .cuda_types = o->cuda_types,
+    struct emit_ctx e = {.p = p, .dir = o->dir, .diag = diag, .cuda_arch = o->cuda_arch, .top_k = o->top_k,
+                         .lt_top_k = o->lt_top_k, .heur_modes = o->heur_modes, .cuda_types = o->cuda_types,
                          .gemm_default_only = o->gemm_default_only, .cmdline = o->cmdline};
     static const struct {
         unsigned bit;

@@ -410,8 +410,8 @@ int main(int argc, char **argv)
 {
     gen_cmdline = command_line(argc, argv);
     enum { OPT_SHAPES = 300, OPT_DIM, OPT_INPUT_SHAPE, OPT_LAYERS, OPT_STRICT, OPT_PROGRESS, OPT_ZOO,
-           OPT_WRITE_ONNX, OPT_BACKEND, OPT_CUDA_ARCH, OPT_REPRO, OPT_CALIBRATE, OPT_TOP_K, OPT_LT_TOP_K, OPT_HEUR_MODES, OPT_TYPES,
-           OPT_GEMM_ALGOS };
+           OPT_WRITE_ONNX, OPT_BACKEND, OPT_CUDA_ARCH, OPT_REPRO, OPT_CALIBRATE, OPT_TOP_K, OPT_LT_TOP_K,
+           OPT_HEUR_MODES, OPT_TYPES, OPT_GEMM_ALGOS };
     enum { OPT_DUMP = 256, OPT_RENDER, OPT_DATA, OPT_PARTIALS, OPT_VERSION, OPT_MAX_SIZE, OPT_OPS, OPT_GRAPH };
     static const struct option longopts[] = {
         {"dump", no_argument, NULL, OPT_DUMP},
@@ -535,8 +535,8 @@ int main(int argc, char **argv)
             char *end;
             long v = strtol(optarg, &end, 10);
             if (end == optarg || *end || v < 0 || v > 64) {
-                bz_diag_error(NULL, "gen", "--%s wants a count from 0 to 64, not '%s'", c == OPT_TOP_K ? "top-k" : "lt-top-k",
-                              optarg);
+                bz_diag_error(NULL, "gen", "--%s wants a count from 0 to 64, not '%s'",
+                              c == OPT_TOP_K ? "top-k" : "lt-top-k", optarg);
                 return BZ_EXIT_USAGE;
             }
             *(c == OPT_TOP_K ? &top_k : &lt_top_k) = (int)v;
