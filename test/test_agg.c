@@ -143,7 +143,10 @@ static void write_results(void)
                              "toy,1,f32,D1,fw 1.0,2,120,10,,A+C+G\n"
                              "toy,1,f32,D1,fw 1.0,2,99,10,,A+Q\n"
                              "toy,1,f16,D1,fw 1.0,2,30,10,,A+B\n"
-                             "toy,1,f16,D1,fw 1.0,2,20,10,,C\n");
+                             "toy,1,f16,D1,fw 1.0,2,20,10,,C\n"
+                             "toy,1,f32,D1,fw2 1.0,2,10,10,,B\n"
+                             "toy,1,f32,D1,fw2 1.0,2,90,10,,A\n"
+                             "toy,1,f32,D1,fw2 1.0,2,55,10,,C\n");
 }
 
 static json_t *report(const char *args)
@@ -311,6 +314,23 @@ static void test_advice_fusion_precision(void **state)
                         "a fusion group at its members' sum: its fused benchmark has no ok row");
     json_t *c16 = find_row(table(j, "framework-layers"), "node", "C", "type", "f16");
     assert_non_null(strstr(json_string_value(json_object_get(c16, "why")), "benchmarked (x)"));
+    /* modules that split the group {A, B} (fw2's B and A): one row, held against the group's
+     * 85 with their 10 + 90; no row of B or A alone; C, in no group, as it is */
+    json_t *ba = find_row(table(j, "framework-layers"), "node", "A+B", "framework", "fw2 1.0");
+    assert_non_null(ba);
+    assert_float_equal(num(ba, "measured"), 100, 1e-9);
+    assert_float_equal(num(ba, "bound"), 85, 1e-9);
+    assert_string_equal(json_string_value(json_object_get(ba, "op")), "conv_act");
+    assert_string_equal(json_string_value(json_object_get(ba, "check")), "ok");
+    size_t fi;
+    json_t *fr;
+    json_array_foreach(table(j, "framework-layers"), fi, fr)
+    {
+        const char *node = json_string_value(json_object_get(fr, "node"));
+        assert_true(strcmp(node, "A") && strcmp(node, "B"));
+    }
+    json_t *c2 = find_row(table(j, "framework-layers"), "node", "C", "framework", "fw2 1.0");
+    assert_float_equal(num(c2, "bound"), 50, 1e-9);
     json_t *aq = find_row(table(j, "framework-layers"), "node", "A+Q", NULL, NULL);
     assert_true(json_is_null(json_object_get(aq, "bound")) || !json_object_get(aq, "bound"));
     /* top layers: LA (80) leads D1's f32 list with 80/230 of the bound */

@@ -886,6 +886,73 @@ static int agg_nodes_bound(const struct agg_combo *c, const char *list, double *
     return 0;
 }
 
+/* Union-find over the framework rows: the root of row I's set */
+static int agg_set_root(int *up, int i)
+{
+    while (up[i] != i)
+        i = up[i] = up[up[i]];
+    return i;
+}
+
+/* The framework rows held together (UP, a union-find over k->x->measured): rows of one
+ * framework and combination that each hold part of a fusion group the fused bound costs as one
+ * (its fused benchmark, or its parts fused: not "members"), as a framework's modules split a
+ * Conv + BatchNormalization + Relu or an Add + LayerNormalization that benanza counts as one
+ * kernel. Each row's node time alone would be the node's unfused one, which the fused bound
+ * does not count. A row holding a whole group, and a row naming one node whose name holds a
+ * '+' (the joined list could not be read back), stay as they are. */
+static void agg_framework_sets(struct agg_ctx *k, int *up)
+{
+    struct agg_map owner = {0}; /* "combo\x1fframework\x1fgroup" -> first row + 1 */
+    for (int i = 0; i < k->x->nmeasured; i++) {
+        up[i] = i;
+        const struct agg_measured *m = &k->x->measured[i];
+        const struct agg_combo *c = *m->node ? agg_combo_for_measured(k, m) : NULL;
+        if (!c)
+            continue;
+        const struct agg_run *r = c->run;
+        if (strchr(m->node, '+') && agg_node_named(r, m->node, strlen(m->node)) >= 0)
+            continue;
+        char *in = agg_xcalloc((size_t)r->nnodes + 1, 1);
+        int ok = 1;
+        for (const char *p = m->node; ok;) {
+            const char *e = strchr(p, '+');
+            int at = agg_node_named(r, p, e ? (size_t)(e - p) : strlen(p));
+            ok = at >= 0;
+            if (ok)
+                in[at] = 1;
+            if (!e)
+                break;
+            p = e + 1;
+        }
+        for (int g = 0; ok && g < r->ngroups; g++) {
+            if (!c->b.group_algo[g] || !strcmp(c->b.group_algo[g], "members"))
+                continue;
+            int touch = 0, all = 1;
+            for (int q = 0; q < r->groups[g].nmembers; q++) {
+                int at = agg_node_pos(r, r->groups[g].members[q]);
+                if (at >= 0 && !strcmp(r->nodes[at].cls, "compute")) {
+                    touch |= in[at];
+                    all &= in[at];
+                }
+            }
+            if (!touch || all) /* a row holding the whole group is held against it alone */
+                continue;
+            char *key = agg_xprintf("%ld\x1f%s\x1f%d", (long)(c - k->c), m->framework, g);
+            intptr_t first = (intptr_t)agg_map_get(&owner, key);
+            if (first) { /* the earlier row's set takes this one's: the smaller index the root */
+                int a = agg_set_root(up, (int)first - 1), b = agg_set_root(up, i);
+                up[a > b ? a : b] = a < b ? a : b;
+            } else {
+                agg_map_put(&owner, key, (void *)(intptr_t)(i + 1));
+            }
+            free(key);
+        }
+        free(in);
+    }
+    agg_map_free(&owner, NULL);
+}
+
 static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
 {
     struct agg_table *t = agg_new("framework-layers", "Framework vs lower bound per layer",
@@ -893,7 +960,9 @@ static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
         "on the clock the framework report uses for the same framework (a kernel-time sum against "
         "kernel_us where the node has it; clock says which). A framework module that is several nodes (node A+B+...) is held against their "
         "sum, a fusion group whose computing members it holds all at the group's cost in the fused bound "
-        "(op: the group's pattern). algorithm: the benchmarks behind the bound (members: a group at "
+        "(op: the group's pattern); rows that each hold part of a group the fused bound costs as one (a "
+        "framework's Conv, BatchNormalization and Relu modules where benanza runs one fused convolution) "
+        "are one row, their nodes joined and their times summed. algorithm: the benchmarks behind the bound (members: a group at "
         "its members' sum; kernel: a kernel of ours). check: a benchmark slower than the framework's "
         "own kernels for the node makes the model's bound no bound; why, on such a row, says what sets "
         "the bound there: a kernel of ours (benanza's code to speed up), the fastest library "
@@ -902,15 +971,28 @@ static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
         "storage type (the layer has none in the bound's).",
         HEAD "framework|node|op|measured|bound|measured/bound|gap|check|clock|algorithm|why", HK "tttuuru" "tttt");
     int bc = agg_busy_col(t);
+    int *up = agg_xmalloc(((size_t)k->x->nmeasured + 1) * sizeof(int));
+    agg_framework_sets(k, up);
     for (int i = 0; i < k->x->nmeasured; i++) {
         const struct agg_measured *m = &k->x->measured[i];
-        if (!*m->node)
+        if (!*m->node || agg_set_root(up, i) != i)
             continue;
+        /* the set's rows (this one first): their nodes joined, their times summed */
+        char *nodes = agg_xstrdup(m->node);
+        double measured = m->latency_us;
+        for (int j = i + 1; j < k->x->nmeasured; j++) {
+            if (agg_set_root(up, j) != i)
+                continue;
+            char *more = agg_xprintf("%s+%s", nodes, k->x->measured[j].node);
+            free(nodes);
+            nodes = more;
+            measured += k->x->measured[j].latency_us;
+        }
         const struct agg_combo *c = agg_combo_for_measured(k, m);
         double us = NAN, kus = NAN;
         char op[128], algo[160], why[480];
         int busy = 0;
-        int found = c && agg_nodes_bound(c, m->node, &us, &kus, op, sizeof(op), algo, sizeof(algo), why, sizeof(why),
+        int found = c && agg_nodes_bound(c, nodes, &us, &kus, op, sizeof(op), algo, sizeof(algo), why, sizeof(why),
                                          &busy) == 0;
         int r = agg_table_row(t);
         agg_table_set_text(t, r, 0, m->model);
@@ -918,8 +1000,9 @@ static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
         agg_table_set_text(t, r, 2, m->dtype);
         agg_table_set_text(t, r, 3, c ? c->target->label : m->device);
         agg_table_set_text(t, r, 4, m->framework);
-        agg_table_set_text(t, r, 5, m->node);
-        agg_table_set_num(t, r, 7, m->latency_us);
+        agg_table_set_text(t, r, 5, nodes);
+        agg_table_set_num(t, r, 7, measured);
+        free(nodes);
         if (!found)
             continue;
         agg_table_set_text(t, r, 6, op);
@@ -930,14 +1013,15 @@ static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
         agg_table_set_text(t, r, 12, kclock ? "kernels" : "median");
         agg_table_set_num(t, r, bc, busy);
         agg_table_set_num(t, r, 8, us);
-        agg_table_set_num(t, r, 9, agg_ratio(m->latency_us, us));
+        agg_table_set_num(t, r, 9, agg_ratio(measured, us));
         if (!isnan(us)) {
-            agg_table_set_num(t, r, 10, m->latency_us - us);
-            agg_table_set_text(t, r, 11, us > m->latency_us ? agg_not_a_bound : "ok");
-            if (us > m->latency_us)
+            agg_table_set_num(t, r, 10, measured - us);
+            agg_table_set_text(t, r, 11, us > measured ? agg_not_a_bound : "ok");
+            if (us > measured)
                 agg_table_set_text(t, r, 14, why);
         }
     }
+    free(up);
     agg_table_sort_desc(t, 10);
     return t;
 }
