@@ -1012,7 +1012,9 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
     b->group_algo = agg_xcalloc((size_t)r->ngroups + 1, sizeof(*b->group_algo));
     b->node_prec = agg_xcalloc((size_t)n + 1, sizeof(*b->node_prec));
     b->group_fused = agg_xcalloc((size_t)r->ngroups + 1, 1);
-    int own = 0; /* computing nodes timed by a row of PREC's plan (agg_prec_in_plan) */
+    /* computing nodes timed by a row of PREC's plan (agg_prec_in_plan), and by one of a layer's
+     * own type outside it (not "*": rows of no type count for every plan) */
+    int own = 0, foreign = 0;
     double *wk = agg_xcalloc((size_t)n + 1, sizeof(double)); /* the kernel clock's w and wf */
     double *wkf = agg_xcalloc((size_t)n + 1, sizeof(double));
     for (int i = 0; i < n; i++) {
@@ -1028,7 +1030,10 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
         if (at) {
             double us = at->us;
             b->covered++;
-            own += agg_prec_in_plan(prec, used);
+            if (agg_prec_in_plan(prec, used))
+                own++;
+            else if (strcmp(used, "*") != 0)
+                foreign++;
             known[i] = 1;
             w[i] = us;
             lay[i] = agg_algo_cl(at->algo) ? 1 : 0;
@@ -1181,9 +1186,10 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
     free(wf);
     free(known);
     free(lay);
-    /* a plan none of whose rows is of its precision (an f16 model's layers, each in its own
-     * type, under a bf16 plan that another model's rows brought) is no plan of that model */
-    return b->covered > 0 && own > 0 ? 0 : -1;
+    /* a plan none of whose typed rows is of its precision (an f16 model's layers, each in its
+     * own type, under a bf16 plan that another model's rows brought) is no plan of that model;
+     * a model of untyped rows alone (integer work) has every plan, as before */
+    return b->covered > 0 && (own > 0 || foreign == 0) ? 0 : -1;
 }
 
 void agg_bound_free(struct agg_bound *b)
