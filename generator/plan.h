@@ -126,7 +126,7 @@ struct cu_plan {
     int nalgos;
     bool advice;                /* also the two advice benchmarks (convolutions) */
     bool gemv;                  /* also cublasSgemv (f32, one side a vector) */
-    bool lt;                    /* also cublasLtMatmul, the heuristic's first --top-k answers */
+    bool lt;                    /* also cublasLtMatmul, the heuristic's first --lt-top-k answers */
     bool b_const;               /* B [k, n] is a constant (a weight): cuBLASLt also takes it
                                    stored [n, k], K-major, the layout frameworks keep a linear
                                    layer's weight in (the ltnk files) */

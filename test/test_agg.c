@@ -144,7 +144,7 @@ static void write_results(void)
                              "toy,1,f32,D1,fw 1.0,2,99,10,,A+Q\n"
                              "toy,1,f16,D1,fw 1.0,2,30,10,,A+B\n"
                              "toy,1,f16,D1,fw 1.0,2,20,10,,C\n"
-                             "toy,1,f32,D1,fw2 1.0,2,10,10,,B\n"
+                             "toy,1,f32,D1,fw2 1.0,2,5,10,,B\n"
                              "toy,1,f32,D1,fw2 1.0,2,90,10,,A\n"
                              "toy,1,f32,D1,fw2 1.0,2,55,10,,C\n");
 }
@@ -315,10 +315,11 @@ static void test_advice_fusion_precision(void **state)
     json_t *c16 = find_row(table(j, "framework-layers"), "node", "C", "type", "f16");
     assert_non_null(strstr(json_string_value(json_object_get(c16, "why")), "benchmarked (x)"));
     /* modules that split the group {A, B} (fw2's B and A): one row, held against the group's
-     * 85 with their 10 + 90; no row of B or A alone; C, in no group, as it is */
+     * 85 with their 5 + 90; no row of B or A alone; C, in no group, as it is (fw2's rows have
+     * the smaller gaps: the checks above, by prefix, meet fw's first) */
     json_t *ba = find_row(table(j, "framework-layers"), "node", "A+B", "framework", "fw2 1.0");
     assert_non_null(ba);
-    assert_float_equal(num(ba, "measured"), 100, 1e-9);
+    assert_float_equal(num(ba, "measured"), 95, 1e-9);
     assert_float_equal(num(ba, "bound"), 85, 1e-9);
     assert_string_equal(json_string_value(json_object_get(ba, "op")), "conv_act");
     assert_string_equal(json_string_value(json_object_get(ba, "check")), "ok");
@@ -1289,6 +1290,59 @@ static void test_f8_bound(void **state)
     db_file = "t.db";
 }
 
+/* A model is bounded at a precision where that is its layers' own type (most of them) or gen
+ * wrote some layer in it beside its own type, not where another model's rows bring the
+ * precision: on GPU Y, m16 (f16 layers, also written in f32) has f16 and f32 plans, not the
+ * bf16 one b16 brings; m32 (two f32 Convs, a Cast to f16 with its f16 row) only f32; b16 only
+ * bf16. Each refused plan would take its layers' own-type rows (agg_cands_get's fallback). */
+static void test_plans_of_a_models_types(void **state)
+{
+    (void)state;
+    static const char extra[] =
+        "layer\tP16\tnode\tConv\tp16\t1\t{\"outputs\":[{\"dtype\":\"FLOAT16\"}]}\n"
+        "layer\tQ16\tnode\tRelu\tq16\t1\t{\"outputs\":[{\"dtype\":\"FLOAT16\"}]}\n"
+        "layer\tP32\tnode\tConv\tp32\t1\t{\"outputs\":[{\"dtype\":\"FLOAT\"}]}\n"
+        "layer\tK16\tnode\tCast\tk16\t1\t{\"outputs\":[{\"dtype\":\"FLOAT16\"}]}\n"
+        "layer\tB16\tnode\tRelu\tb16\t1\t{\"outputs\":[{\"dtype\":\"BFLOAT16\"}]}\n"
+        "run\t1\tm16\t1\tm16.onnx\t2\n"
+        "node\t1\t0\tConv\tcompute\tP16\t-\t-\tp\n"
+        "node\t1\t1\tRelu\tcompute\tQ16\t-\t0\tq\n"
+        "run\t2\tm32\t1\tm32.onnx\t3\n"
+        "node\t2\t0\tConv\tcompute\tP32\t-\t-\tp\n"
+        "node\t2\t1\tConv\tcompute\tP32\t-\t0\tp2\n"
+        "node\t2\t2\tCast\tcompute\tK16\t-\t1\tk\n"
+        "run\t3\tb16\t1\tb16.onnx\t1\n"
+        "node\t3\t0\tRelu\tcompute\tB16\t-\t-\tb\n";
+    struct bz_buf b;
+    bz_buf_init(&b);
+    bz_buf_puts(&b, header2);
+    static const char *const rows[][3] = {{"P16", "f16", "10"}, {"Q16", "f16", "5"}, {"P16", "f32", "20"},
+                                          {"P32", "f32", "30"}, {"K16", "f16", "2"}, {"B16", "bf16", "4"}};
+    for (size_t i = 0; i < BZ_ARRAY_LEN(rows); i++)
+        bz_buf_printf(&b, "2,%s-%s-a,%s,n,op,cuda,a,%s,default,ok,20,%s,%s,%s,%s,%s,0,0,1,1,0,100,GPU Y,9.0,132,libG,h,"
+                          "2026-11-24T00:00:00Z,blocking,%s,0,\n",
+                      rows[i][0], rows[i][1], rows[i][0], rows[i][1], rows[i][2], rows[i][2], rows[i][2], rows[i][2],
+                      rows[i][2], rows[i][2]);
+    char out[512], err[512];
+    ingest_rows_with("types", extra, &b, out, err);
+    json_t *j = report("--report bound --device 'GPU Y'");
+    char got[256] = "";
+    size_t i;
+    json_t *r;
+    json_array_foreach(table(j, "bound"), i, r)
+    {
+        const char *model = json_string_value(json_object_get(r, "model"));
+        if (strcmp(model, "toy") != 0)
+            snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s %s;", model,
+                     json_string_value(json_object_get(r, "type")));
+    }
+    assert_string_equal(got, "b16 bf16;m16 f32;m16 f16;m32 f32;");
+    /* m16's f16 plan: its own rows, 10 + 5 */
+    assert_float_equal(num(find_row(table(j, "bound"), "model", "m16", "type", "f16"), "sequential"), 15, 1e-9);
+    json_decref(j);
+    db_file = "t.db";
+}
+
 /* A tf32 plan runs each layer at the faster of its tf32 and f32 rows (TF32 allowed does not
  * force it): on GPU T, LA tf32 60 and f32 50, LC tf32 20 and f32 50: the tf32 bound is 50 + 20
  * = 70, not 60 + 20; the f32 bound stays 100 */
@@ -1491,6 +1545,7 @@ void test_agg_group(struct test_totals *tot)
         cmocka_unit_test(test_group_part),
         cmocka_unit_test(test_engines_report),
         cmocka_unit_test(test_f8_bound),
+        cmocka_unit_test(test_plans_of_a_models_types),
         cmocka_unit_test(test_tf32_takes_the_faster),
         cmocka_unit_test(test_roofline_and_prediction),
         cmocka_unit_test(test_cpu_thread_prediction),

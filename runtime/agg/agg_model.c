@@ -56,18 +56,22 @@ static const char *agg_prec_fallback(const char *prec, char *buf, size_t n)
     return !strcmp(prec, "tf32") ? "f32" : NULL;
 }
 
-/* Whether USED is PREC or one of its fallbacks (agg_prec_fallback's chain): a row of PREC's
- * plan, not of the layer's own type that agg_cands_get takes where the plan has none */
+/* Where USED stands in PREC's plan: 2 PREC or a fallback of its storage (tf32 -> f32,
+ * X+tensor_op -> X), 1 a stand-in of another storage (fp8's bfloat16), 0 outside it (as the
+ * layer's own type, which agg_cands_get takes where the plan has no row) */
 static int agg_prec_in_plan(const char *prec, const char *used)
 {
     char cur[64], buf[64];
+    int same = 2;
     snprintf(cur, sizeof(cur), "%s", prec);
     if (!strcmp(cur, used))
-        return 1;
+        return same;
     for (const char *p; (p = agg_prec_fallback(cur, buf, sizeof(buf))) != NULL;) {
+        if (!strncmp(cur, "f8", 2) && strncmp(p, "f8", 2) != 0)
+            same = 1;
         snprintf(cur, sizeof(cur), "%s", p);
         if (!strcmp(cur, used))
-            return 1;
+            return same;
     }
     return 0;
 }
@@ -1012,9 +1016,11 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
     b->group_algo = agg_xcalloc((size_t)r->ngroups + 1, sizeof(*b->group_algo));
     b->node_prec = agg_xcalloc((size_t)n + 1, sizeof(*b->node_prec));
     b->group_fused = agg_xcalloc((size_t)r->ngroups + 1, 1);
-    /* computing nodes timed by a row of PREC's plan (agg_prec_in_plan), and by one of a layer's
-     * own type outside it (not "*": rows of no type count for every plan) */
-    int own = 0, foreign = 0;
+    /* whether PREC is this model's plan (see the return): some layer timed by a row of PREC's
+     * storage that is not of its own type (gen wrote it in PREC: --types asked), and the
+     * layers' own types, counted */
+    int converted = 0, nty = 0, tyn[8] = {0};
+    const char *ty[8];
     double *wk = agg_xcalloc((size_t)n + 1, sizeof(double)); /* the kernel clock's w and wf */
     double *wkf = agg_xcalloc((size_t)n + 1, sizeof(double));
     for (int i = 0; i < n; i++) {
@@ -1026,14 +1032,20 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
         b->computing++;
         const struct agg_cell *c = NULL;
         char used[64];
+        const struct agg_layer_info *l = agg_map_get(&x->layers, nd->layer);
+        int k = 0;
+        while (l && l->prec && k < nty && strcmp(ty[k], l->prec))
+            k++;
+        if (l && l->prec && k < 8) {
+            ty[k] = l->prec;
+            tyn[k]++;
+            nty += k == nty;
+        }
         const struct agg_algo_time *at = agg_best_plan(x, t->id, nd->layer, prec, plan, cl, &c, used);
         if (at) {
             double us = at->us;
             b->covered++;
-            if (agg_prec_in_plan(prec, used))
-                own++;
-            else if (strcmp(used, "*") != 0)
-                foreign++;
+            converted |= agg_prec_in_plan(prec, used) == 2 && (!l || !l->prec || strcmp(used, l->prec) != 0);
             known[i] = 1;
             w[i] = us;
             lay[i] = agg_algo_cl(at->algo) ? 1 : 0;
@@ -1186,10 +1198,18 @@ static int agg_bound_plan(const struct agg_data *x, const struct agg_run *r, con
     free(wf);
     free(known);
     free(lay);
-    /* a plan none of whose typed rows is of its precision (an f16 model's layers, each in its
-     * own type, under a bf16 plan that another model's rows brought) is no plan of that model;
-     * a model of untyped rows alone (integer work) has every plan, as before */
-    return b->covered > 0 && (own > 0 || foreign == 0) ? 0 : -1;
+    /* PREC is the model's plan where its layers' most common own type is of PREC's storage, or
+     * where gen wrote some layer in PREC beside its own type; not an f16 model under a bf16 plan
+     * that another model's rows brought (its layers in their own f16 alone), nor an f32 model
+     * under an f16 plan that its one Cast to f16 brought, nor a model without fp8 GEMMs under
+     * the f8 plan (its bfloat16 stand-ins another storage); a model without float layers
+     * (integer work) has every plan */
+    int most = -1;
+    for (int k = 0; k < nty; k++)
+        if (most < 0 || tyn[k] > tyn[most])
+            most = k;
+    int mine = most < 0 || converted || agg_prec_in_plan(prec, ty[most]) == 2;
+    return b->covered > 0 && mine ? 0 : -1;
 }
 
 void agg_bound_free(struct agg_bound *b)
