@@ -56,6 +56,12 @@ static const char *agg_prec_fallback(const char *prec, char *buf, size_t n)
     return !strcmp(prec, "tf32") ? "f32" : NULL;
 }
 
+/* Whether the fallback step FROM -> TO changes the storage: fp8 to its bfloat16 stand-in */
+static int agg_prec_crosses(const char *from, const char *to)
+{
+    return !strncmp(from, "f8", 2) && strncmp(to, "f8", 2) != 0;
+}
+
 /* Where USED stands in PREC's plan: 2 PREC or a fallback of its storage (tf32 -> f32,
  * X+tensor_op -> X), 1 a stand-in of another storage (fp8's bfloat16), 0 outside it (as the
  * layer's own type, which agg_cands_get takes where the plan has no row) */
@@ -67,7 +73,7 @@ static int agg_prec_in_plan(const char *prec, const char *used)
     if (!strcmp(cur, used))
         return same;
     for (const char *p; (p = agg_prec_fallback(cur, buf, sizeof(buf))) != NULL;) {
-        if (!strncmp(cur, "f8", 2) && strncmp(p, "f8", 2) != 0)
+        if (agg_prec_crosses(cur, p))
             same = 1;
         snprintf(cur, sizeof(cur), "%s", p);
         if (!strcmp(cur, used))
@@ -109,7 +115,7 @@ static void agg_cands_get(const struct agg_data *x, long target, const char *lay
     for (const char *p; (p = agg_prec_fallback(cur, buf, sizeof(buf))) != NULL;) {
         /* the step from fp8 to its bfloat16 stand-in changes the storage: only where fp8 (with
          * or without Tensor Core math) has no row; within either storage, the faster */
-        int crossing = !strncmp(cur, "f8", 2) && strncmp(p, "f8", 2) != 0;
+        int crossing = agg_prec_crosses(cur, p);
         snprintf(cur, sizeof(cur), "%s", p);
         if (crossing && k->n)
             break;

@@ -797,6 +797,24 @@ static void agg_why_group(char *why, size_t n, const struct agg_combo *c, int g)
                             "a GEMM with its bias) counted at those layers' times");
 }
 
+/* Marks in IN (the run's nnodes + 1 bytes) the nodes LIST names, several joined by '+', and adds
+ * each node's op to OP (OPN bytes; NULL: none), each op once; -1 when a name is no node of R */
+static int agg_mark_nodes(const struct agg_run *r, const char *list, char *in, char *op, size_t opn)
+{
+    for (const char *p = list;;) {
+        const char *e = strchr(p, '+');
+        int at = agg_node_named(r, p, e ? (size_t)(e - p) : strlen(p));
+        if (at < 0)
+            return -1;
+        if (!in[at] && op)
+            agg_add_name(op, opn, r->nodes[at].op);
+        in[at] = 1;
+        if (!e)
+            return 0;
+        p = e + 1;
+    }
+}
+
 static int agg_nodes_bound(const struct agg_combo *c, const char *list, double *us, double *kus, char *op,
                            size_t opn, char *algo, size_t algon, char *why, size_t whyn, int *busy)
 {
@@ -813,24 +831,10 @@ static int agg_nodes_bound(const struct agg_combo *c, const char *list, double *
         return 0;
     }
     char *in = agg_xcalloc((size_t)n + 1, 1);
-    int count = 0;
     op[0] = '\0';
-    for (const char *p = list;;) {
-        const char *e = strchr(p, '+');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        int at = agg_node_named(r, p, len);
-        if (at < 0) {
-            free(in);
-            return -1;
-        }
-        if (!in[at]) {
-            in[at] = 1;
-            count++;
-            agg_add_name(op, opn, r->nodes[at].op); /* each op once */
-        }
-        if (!e)
-            break;
-        p = e + 1;
+    if (agg_mark_nodes(r, list, in, op, opn)) {
+        free(in);
+        return -1;
     }
     char *done = agg_xcalloc((size_t)n + 1, 1);
     int groups = 0, grouped = 0, computing = 0, whole = -1;
@@ -914,17 +918,7 @@ static void agg_framework_sets(struct agg_ctx *k, int *up)
         if (strchr(m->node, '+') && agg_node_named(r, m->node, strlen(m->node)) >= 0)
             continue;
         char *in = agg_xcalloc((size_t)r->nnodes + 1, 1);
-        int ok = 1;
-        for (const char *p = m->node; ok;) {
-            const char *e = strchr(p, '+');
-            int at = agg_node_named(r, p, e ? (size_t)(e - p) : strlen(p));
-            ok = at >= 0;
-            if (ok)
-                in[at] = 1;
-            if (!e)
-                break;
-            p = e + 1;
-        }
+        int ok = agg_mark_nodes(r, m->node, in, NULL, 0) == 0;
         for (int g = 0; ok && g < r->ngroups; g++) {
             if (!c->b.group_algo[g] || !strcmp(c->b.group_algo[g], "members"))
                 continue;
