@@ -284,6 +284,12 @@ static void test_advice_fusion_precision(void **state)
     json_t *fw = find_row(table(j, "framework"), "model", "toy", "device", "D1");
     assert_float_equal(num(fw, "overhead"), 75, 1e-9);
     assert_float_equal(num(fw, "measured/fused bound"), 300.0 / 225, 1e-3);
+    /* its node rows (framework-layers, below): of C, A+B and A+C+G (A+Q has no bound), A+C+G
+     * alone is above the framework's time, by 130 - 120; fw2's rows are another framework's */
+    assert_float_equal(num(fw, "layers above"), 1, 1e-9);
+    assert_float_equal(num(fw, "their excess"), 10, 1e-9);
+    assert_string_equal(json_string_value(json_object_get(fw, "most excess op")), "Conv+Reshape");
+    assert_float_equal(num(fw, "its excess"), 10, 1e-9);
     json_t *fl = find_row(table(j, "framework-layers"), "node", "C", "type", "f32");
     assert_float_equal(num(fl, "bound"), 50, 1e-9);
     assert_float_equal(num(fl, "gap"), 10, 1e-9);
@@ -700,6 +706,12 @@ static void test_gpu_rows(void **state)
     assert_float_equal(num(kern, "fused bound"), 0.98 * fused, 1e-6);
     assert_string_equal(json_string_value(json_object_get(kern, "check")), "ok");
     assert_string_equal(json_string_value(json_object_get(graph, "check")), "NOT A BOUND: above measured");
+    /* fw kernels also timed the node S: above its 50 us on the kernel clock; fw graph timed no
+     * node, so it has no layer columns (not zeros) */
+    assert_float_equal(num(kern, "layers above"), 1, 1e-9);
+    assert_float_equal(num(kern, "their excess"), 0.98 * 89 - 50, 1e-6);
+    assert_float_equal(num(kern, "its excess"), 0.98 * 89 - 50, 1e-6);
+    assert_true(json_is_null(json_object_get(graph, "layers above")) || !json_object_get(graph, "layers above"));
     json_decref(j);
     /* a node whose bound is a kernel of ours above the framework's 50 us: why says so */
     j = report("--report framework-layers");

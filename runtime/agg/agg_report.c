@@ -651,55 +651,6 @@ static int agg_kernel_sum(const char *framework)
     return n >= 8 && !strcmp(framework + n - 8, " kernels");
 }
 
-static struct agg_table *agg_rep_framework(struct agg_ctx *k)
-{
-    struct agg_table *t = agg_new("framework", "Framework vs lower bound",
-        "A framework's measured end-to-end latency (measured.csv) beside the lower bound on the same "
-        "device, type, batch and threads (on a GPU a framework's f16, bf16 and tf32 are held against the "
-        "Tensor Core precisions); overhead = measured - fused bound: the time no layer explains. check: "
-        "a fused bound above the measured time is no bound, and says so (a negative overhead never "
-        "stands without it). clock: the bound's times are the benchmarks' medians (the GPU's time per "
-        "launch, back to back), or for a framework's kernel-time sum (a profiler's, such as "
-        "measure-torch's kernels mode) their kernel_us, CUPTI's kernel durations alike (the bound "
-        "report's kernels columns).",
-        HEAD "framework|threads|measured|bound|fused bound|measured/fused bound|overhead|overhead share|note|check|clock",
-        HK "tiuuurupt" "tt");
-    int bc = agg_busy_col(t);
-    for (int i = 0; i < k->x->nmeasured; i++) {
-        const struct agg_measured *m = &k->x->measured[i];
-        if (*m->node)
-            continue;
-        const struct agg_combo *c = agg_combo_for_measured(k, m);
-        int r = agg_table_row(t);
-        agg_table_set_text(t, r, 0, m->model);
-        agg_table_set_num(t, r, 1, (double)m->batch);
-        agg_table_set_text(t, r, 2, m->dtype);
-        agg_table_set_text(t, r, 3, c ? c->target->label : m->device);
-        agg_table_set_text(t, r, 4, m->framework);
-        agg_table_set_num(t, r, 5, (double)m->threads);
-        agg_table_set_num(t, r, 6, m->latency_us);
-        if (!c) {
-            agg_table_set_text(t, r, 12, "no lower bound for this model, batch, type and device");
-            continue;
-        }
-        int kclock = agg_kernel_sum(m->framework) && !isnan(c->b.kernel_fused_seq);
-        double seq = kclock ? c->b.kernel_seq : c->b.seq, fused = kclock ? c->b.kernel_fused_seq : c->b.fused_seq;
-        agg_table_set_num(t, r, bc, c->b.busy);
-        agg_table_set_num(t, r, 7, seq);
-        agg_table_set_num(t, r, 8, fused);
-        agg_table_set_num(t, r, 9, agg_ratio(m->latency_us, fused));
-        agg_table_set_num(t, r, 10, m->latency_us - fused);
-        agg_table_set_num(t, r, 11, 100 * (m->latency_us - fused) / m->latency_us);
-        if (c->b.covered < c->b.computing)
-            agg_table_set_text(t, r, 12, "bound misses layers (see missing)");
-        else if (agg_kernel_sum(m->framework) && !kclock)
-            agg_table_set_text(t, r, 12, "a kernel-time sum held against medians: some time has no kernel_us");
-        agg_table_set_text(t, r, 13, fused > m->latency_us ? agg_not_a_bound : "ok");
-        agg_table_set_text(t, r, 14, kclock ? "kernels" : "median");
-    }
-    return t;
-}
-
 /* NAME is one of LIST's SEP-separated items */
 static int agg_in_sep_list(const char *list, const char *name, int sep)
 {
@@ -947,6 +898,174 @@ static void agg_framework_sets(struct agg_ctx *k, int *up)
     agg_map_free(&owner, NULL);
 }
 
+/* One framework-layers row: a framework row of a node (or the root of its set, UP) held against
+ * the bound, on the clock the framework report uses for that framework */
+struct agg_fw_layer {
+    const struct agg_combo *c; /* NULL: no bound for its model, batch, type and device */
+    char *nodes;               /* the set's node lists joined by '+' */
+    double measured, us;       /* their times summed; the bound (NAN: none) */
+    int found, kclock, busy;   /* found: every name is a node of the run */
+    char op[128], algo[160], why[480];
+};
+
+/* Measured row I as a framework-layers row: 0 where it is none (a whole model's row, or a row
+ * whose set another row leads) */
+static int agg_fw_layer_eval(struct agg_ctx *k, int *up, int i, struct agg_fw_layer *L)
+{
+    const struct agg_measured *m = &k->x->measured[i];
+    memset(L, 0, sizeof(*L));
+    if (!*m->node || agg_set_root(up, i) != i)
+        return 0;
+    /* the set's rows (this one first): their nodes joined, their times summed */
+    L->nodes = agg_xstrdup(m->node);
+    L->measured = m->latency_us;
+    for (int j = i + 1; j < k->x->nmeasured; j++) {
+        if (agg_set_root(up, j) != i)
+            continue;
+        char *more = agg_xprintf("%s+%s", L->nodes, k->x->measured[j].node);
+        free(L->nodes);
+        L->nodes = more;
+        L->measured += k->x->measured[j].latency_us;
+    }
+    L->c = agg_combo_for_measured(k, m);
+    double kus = NAN;
+    L->us = NAN;
+    L->found = L->c && agg_nodes_bound(L->c, L->nodes, &L->us, &kus, L->op, sizeof(L->op), L->algo, sizeof(L->algo),
+                                       L->why, sizeof(L->why), &L->busy) == 0;
+    L->kclock = L->found && agg_kernel_sum(m->framework) && !isnan(kus);
+    if (L->kclock)
+        L->us = kus;
+    return 1;
+}
+
+/* Every measured row as agg_fw_layer_eval makes it (k->x->nmeasured of them; free with
+ * agg_fw_layers_free) */
+static struct agg_fw_layer *agg_fw_layers(struct agg_ctx *k)
+{
+    int n = k->x->nmeasured;
+    int *up = agg_xmalloc(((size_t)n + 1) * sizeof(int));
+    struct agg_fw_layer *all = agg_xcalloc((size_t)n + 1, sizeof(*all));
+    agg_framework_sets(k, up);
+    for (int i = 0; i < n; i++)
+        agg_fw_layer_eval(k, up, i, &all[i]);
+    free(up);
+    return all;
+}
+
+static void agg_fw_layers_free(struct agg_ctx *k, struct agg_fw_layer *all)
+{
+    for (int i = 0; i < k->x->nmeasured; i++)
+        free(all[i].nodes);
+    free(all);
+}
+
+/* a framework-layers row above the framework's time: one that makes the bound no bound */
+static int agg_fw_layer_above(const struct agg_fw_layer *L)
+{
+    return L->found && !isnan(L->us) && L->us > L->measured;
+}
+
+/* The framework report's columns 15 to 18 for the whole-model row M (bound C), in table T's row
+ * R, from the framework-layers rows ALL of M's framework and bound: how many are above the
+ * framework's time, their summed excess, and the op whose rows hold the most of it. Nothing
+ * where the framework timed no node. */
+static void agg_fw_excess(struct agg_ctx *k, const struct agg_fw_layer *all, const struct agg_measured *m,
+                          const struct agg_combo *c, struct agg_table *t, int r)
+{
+    int n = k->x->nmeasured, rows = 0, above = 0, nops = 0;
+    double excess = 0;
+    struct {
+        const char *op;
+        double excess;
+    } *ops = agg_xcalloc((size_t)n + 1, sizeof(*ops));
+    for (int i = 0; i < n; i++) {
+        const struct agg_fw_layer *L = &all[i];
+        if (!L->nodes || L->c != c || strcmp(k->x->measured[i].framework, m->framework))
+            continue;
+        rows++;
+        if (!agg_fw_layer_above(L))
+            continue;
+        above++;
+        excess += L->us - L->measured;
+        int o = 0;
+        while (o < nops && strcmp(ops[o].op, L->op))
+            o++;
+        if (o == nops)
+            ops[nops++].op = L->op;
+        ops[o].excess += L->us - L->measured;
+    }
+    if (rows) {
+        agg_table_set_num(t, r, 15, above);
+        agg_table_set_num(t, r, 16, excess);
+        int most = -1;
+        for (int o = 0; o < nops; o++)
+            if (most < 0 || ops[o].excess > ops[most].excess)
+                most = o;
+        if (most >= 0) {
+            agg_table_set_text(t, r, 17, ops[most].op);
+            agg_table_set_num(t, r, 18, ops[most].excess);
+        }
+    }
+    free(ops);
+}
+
+static struct agg_table *agg_rep_framework(struct agg_ctx *k)
+{
+    struct agg_table *t = agg_new("framework", "Framework vs lower bound",
+        "A framework's measured end-to-end latency (measured.csv) beside the lower bound on the same "
+        "device, type, batch and threads (on a GPU a framework's f16, bf16 and tf32 are held against the "
+        "Tensor Core precisions); overhead = measured - fused bound: the time no layer explains. check: "
+        "a fused bound above the measured time is no bound, and says so (a negative overhead never "
+        "stands without it). clock: the bound's times are the benchmarks' medians (the GPU's time per "
+        "launch, back to back), or for a framework's kernel-time sum (a profiler's, such as "
+        "measure-torch's kernels mode) their kernel_us, CUPTI's kernel durations alike (the bound "
+        "report's kernels columns). Where the framework's rows also time nodes (the framework-layers "
+        "report): layers above, how many of those rows have a bound above the framework's time (the "
+        "layers that make a bound no bound; framework-layers' NOT A BOUND rows, each with its why); "
+        "their excess, the sum of bound - measured over them; most excess op, the op (or fusion "
+        "pattern) whose rows hold the most of it, and its excess.",
+        HEAD "framework|threads|measured|bound|fused bound|measured/fused bound|overhead|overhead share|note|check|clock"
+             "|layers above|their excess|most excess op|its excess",
+        HK "tiuuurupt" "tt" "iutu");
+    int bc = agg_busy_col(t);
+    struct agg_fw_layer *all = agg_fw_layers(k);
+    for (int i = 0; i < k->x->nmeasured; i++) {
+        const struct agg_measured *m = &k->x->measured[i];
+        if (*m->node)
+            continue;
+        const struct agg_combo *c = agg_combo_for_measured(k, m);
+        int r = agg_table_row(t);
+        agg_table_set_text(t, r, 0, m->model);
+        agg_table_set_num(t, r, 1, (double)m->batch);
+        agg_table_set_text(t, r, 2, m->dtype);
+        agg_table_set_text(t, r, 3, c ? c->target->label : m->device);
+        agg_table_set_text(t, r, 4, m->framework);
+        agg_table_set_num(t, r, 5, (double)m->threads);
+        agg_table_set_num(t, r, 6, m->latency_us);
+        if (!c) {
+            agg_table_set_text(t, r, 12, "no lower bound for this model, batch, type and device");
+            continue;
+        }
+        int kclock = agg_kernel_sum(m->framework) && !isnan(c->b.kernel_fused_seq);
+        double seq = kclock ? c->b.kernel_seq : c->b.seq, fused = kclock ? c->b.kernel_fused_seq : c->b.fused_seq;
+        agg_table_set_num(t, r, bc, c->b.busy);
+        agg_table_set_num(t, r, 7, seq);
+        agg_table_set_num(t, r, 8, fused);
+        agg_table_set_num(t, r, 9, agg_ratio(m->latency_us, fused));
+        agg_table_set_num(t, r, 10, m->latency_us - fused);
+        agg_table_set_num(t, r, 11, 100 * (m->latency_us - fused) / m->latency_us);
+        if (c->b.covered < c->b.computing)
+            agg_table_set_text(t, r, 12, "bound misses layers (see missing)");
+        else if (agg_kernel_sum(m->framework) && !kclock)
+            agg_table_set_text(t, r, 12, "a kernel-time sum held against medians: some time has no kernel_us");
+        agg_table_set_text(t, r, 13, fused > m->latency_us ? agg_not_a_bound : "ok");
+        agg_table_set_text(t, r, 14, kclock ? "kernels" : "median");
+        agg_fw_excess(k, all, m, c, t, r);
+    }
+    agg_fw_layers_free(k, all);
+    return t;
+}
+
 static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
 {
     struct agg_table *t = agg_new("framework-layers", "Framework vs lower bound per layer",
@@ -965,57 +1084,36 @@ static struct agg_table *agg_rep_framework_layers(struct agg_ctx *k)
         "storage type (the layer has none in the bound's).",
         HEAD "framework|node|op|measured|bound|measured/bound|gap|check|clock|algorithm|why", HK "tttuuru" "tttt");
     int bc = agg_busy_col(t);
-    int *up = agg_xmalloc(((size_t)k->x->nmeasured + 1) * sizeof(int));
-    agg_framework_sets(k, up);
+    struct agg_fw_layer *all = agg_fw_layers(k);
     for (int i = 0; i < k->x->nmeasured; i++) {
         const struct agg_measured *m = &k->x->measured[i];
-        if (!*m->node || agg_set_root(up, i) != i)
+        const struct agg_fw_layer *L = &all[i];
+        if (!L->nodes)
             continue;
-        /* the set's rows (this one first): their nodes joined, their times summed */
-        char *nodes = agg_xstrdup(m->node);
-        double measured = m->latency_us;
-        for (int j = i + 1; j < k->x->nmeasured; j++) {
-            if (agg_set_root(up, j) != i)
-                continue;
-            char *more = agg_xprintf("%s+%s", nodes, k->x->measured[j].node);
-            free(nodes);
-            nodes = more;
-            measured += k->x->measured[j].latency_us;
-        }
-        const struct agg_combo *c = agg_combo_for_measured(k, m);
-        double us = NAN, kus = NAN;
-        char op[128], algo[160], why[480];
-        int busy = 0;
-        int found = c && agg_nodes_bound(c, nodes, &us, &kus, op, sizeof(op), algo, sizeof(algo), why, sizeof(why),
-                                         &busy) == 0;
         int r = agg_table_row(t);
         agg_table_set_text(t, r, 0, m->model);
         agg_table_set_num(t, r, 1, (double)m->batch);
         agg_table_set_text(t, r, 2, m->dtype);
-        agg_table_set_text(t, r, 3, c ? c->target->label : m->device);
+        agg_table_set_text(t, r, 3, L->c ? L->c->target->label : m->device);
         agg_table_set_text(t, r, 4, m->framework);
-        agg_table_set_text(t, r, 5, nodes);
-        agg_table_set_num(t, r, 7, measured);
-        free(nodes);
-        if (!found)
+        agg_table_set_text(t, r, 5, L->nodes);
+        agg_table_set_num(t, r, 7, L->measured);
+        if (!L->found)
             continue;
-        agg_table_set_text(t, r, 6, op);
-        agg_table_set_text(t, r, 13, algo);
-        int kclock = agg_kernel_sum(m->framework) && !isnan(kus);
-        if (kclock)
-            us = kus;
-        agg_table_set_text(t, r, 12, kclock ? "kernels" : "median");
-        agg_table_set_num(t, r, bc, busy);
-        agg_table_set_num(t, r, 8, us);
-        agg_table_set_num(t, r, 9, agg_ratio(measured, us));
-        if (!isnan(us)) {
-            agg_table_set_num(t, r, 10, measured - us);
-            agg_table_set_text(t, r, 11, us > measured ? agg_not_a_bound : "ok");
-            if (us > measured)
-                agg_table_set_text(t, r, 14, why);
+        agg_table_set_text(t, r, 6, L->op);
+        agg_table_set_text(t, r, 13, L->algo);
+        agg_table_set_text(t, r, 12, L->kclock ? "kernels" : "median");
+        agg_table_set_num(t, r, bc, L->busy);
+        agg_table_set_num(t, r, 8, L->us);
+        agg_table_set_num(t, r, 9, agg_ratio(L->measured, L->us));
+        if (!isnan(L->us)) {
+            agg_table_set_num(t, r, 10, L->measured - L->us);
+            agg_table_set_text(t, r, 11, agg_fw_layer_above(L) ? agg_not_a_bound : "ok");
+            if (agg_fw_layer_above(L))
+                agg_table_set_text(t, r, 14, L->why);
         }
     }
-    free(up);
+    agg_fw_layers_free(k, all);
     agg_table_sort_desc(t, 10);
     return t;
 }
