@@ -908,14 +908,14 @@ struct agg_fw_layer {
     char op[128], algo[160], why[480];
 };
 
-/* Measured row I as a framework-layers row: 0 where it is none (a whole model's row, or a row
- * whose set another row leads) */
-static int agg_fw_layer_eval(struct agg_ctx *k, int *up, int i, struct agg_fw_layer *L)
+/* Measured row I as a framework-layers row; L->nodes NULL where it is none (a whole model's
+ * row, or a row whose set another row leads) */
+static void agg_fw_layer_eval(struct agg_ctx *k, int *up, int i, struct agg_fw_layer *L)
 {
     const struct agg_measured *m = &k->x->measured[i];
     memset(L, 0, sizeof(*L));
     if (!*m->node || agg_set_root(up, i) != i)
-        return 0;
+        return;
     /* the set's rows (this one first): their nodes joined, their times summed */
     L->nodes = agg_xstrdup(m->node);
     L->measured = m->latency_us;
@@ -935,7 +935,6 @@ static int agg_fw_layer_eval(struct agg_ctx *k, int *up, int i, struct agg_fw_la
     L->kclock = L->found && agg_kernel_sum(m->framework) && !isnan(kus);
     if (L->kclock)
         L->us = kus;
-    return 1;
 }
 
 /* Every measured row as agg_fw_layer_eval makes it (k->x->nmeasured of them; free with
