@@ -685,7 +685,9 @@ static void test_gpu_rows(void **state)
     fprintf(f, "model,batch,dtype,device,framework,threads,latency_us,runs,note,node\n"
                "toy,1,f16,GPU X,fw fast,1,%.3f,10,,\ntoy,1,f16,GPU X,fw slow,1,%.3f,10,,\n"
                "toy,1,f16,GPU X,fw kernels,1,%.3f,10,,\ntoy,1,f16,GPU X,fw graph,1,%.3f,10,,\n"
-               "toy,1,f16,GPU X,fw kernels,1,50,10,,S\n",
+               "toy,1,f16,GPU X,fw kernels,1,60,10,,S\ntoy,1,f16,GPU X,fw kernels,1,25,10,,C\n"
+               "toy,1,f16,GPU X,fw kernels,1,35,10,,D\ntoy,1,f16,GPU X,fw kernels,1,100,10,,H\n"
+               "toy,1,f16,GPU X,fw slow,1,1000,10,,H\n",
             fused / 2, fused * 2, fused * 0.99, fused * 0.99);
     fclose(f);
     assert_int_equal(run_agg(args, out, err), 3);
@@ -706,14 +708,21 @@ static void test_gpu_rows(void **state)
     assert_float_equal(num(kern, "fused bound"), 0.98 * fused, 1e-6);
     assert_string_equal(json_string_value(json_object_get(kern, "check")), "ok");
     assert_string_equal(json_string_value(json_object_get(graph, "check")), "NOT A BOUND: above measured");
-    /* fw kernels also timed the node S: above its 50 us on the kernel clock; fw graph timed no
-     * node, so it has no layer columns (not zeros) */
-    assert_float_equal(num(kern, "layers above"), 1, 1e-9);
-    assert_float_equal(num(kern, "their excess"), 0.98 * 89 - 50, 1e-6);
-    assert_float_equal(num(kern, "its excess"), 0.98 * 89 - 50, 1e-6);
+    /* fw kernels also timed nodes, held against the kernel clock (0.98 of each median): S
+     * (Softmax, 0.98 x 89 against 60), C and D (Conv, 0.98 x 40 against 25 and 0.98 x 50
+     * against 35) above, H (0.98 x 80 against 100) not. Conv's two rows hold the most excess
+     * together (28.2), though each holds less than Softmax's one (27.22). fw slow timed H only,
+     * below its bound: zero layers above, no op. fw graph timed no node: no layer columns */
+    assert_float_equal(num(kern, "layers above"), 3, 1e-9);
+    assert_float_equal(num(kern, "their excess"), (0.98 * 89 - 60) + (0.98 * 40 - 25) + (0.98 * 50 - 35), 1e-6);
+    assert_string_equal(json_string_value(json_object_get(kern, "most excess op")), "Conv");
+    assert_float_equal(num(kern, "its excess"), (0.98 * 40 - 25) + (0.98 * 50 - 35), 1e-6);
+    assert_float_equal(num(slow, "layers above"), 0, 1e-9);
+    assert_float_equal(num(slow, "their excess"), 0, 1e-9);
+    assert_true(json_is_null(json_object_get(slow, "most excess op")) || !json_object_get(slow, "most excess op"));
     assert_true(json_is_null(json_object_get(graph, "layers above")) || !json_object_get(graph, "layers above"));
     json_decref(j);
-    /* a node whose bound is a kernel of ours above the framework's 50 us: why says so */
+    /* a node whose bound is a kernel of ours above the framework's 60 us: why says so */
     j = report("--report framework-layers");
     json_t *s = find_row(table(j, "framework-layers"), "node", "S", NULL, NULL);
     assert_float_equal(num(s, "bound"), 0.98 * 89, 1e-6);

@@ -1018,11 +1018,13 @@ static struct agg_table *agg_rep_framework(struct agg_ctx *k)
         "stands without it). clock: the bound's times are the benchmarks' medians (the GPU's time per "
         "launch, back to back), or for a framework's kernel-time sum (a profiler's, such as "
         "measure-torch's kernels mode) their kernel_us, CUPTI's kernel durations alike (the bound "
-        "report's kernels columns). Where the framework's rows also time nodes (the framework-layers "
-        "report): layers above, how many of those rows have a bound above the framework's time (the "
-        "layers that make a bound no bound; framework-layers' NOT A BOUND rows, each with its why); "
-        "their excess, the sum of bound - measured over them; most excess op, the op (or fusion "
-        "pattern) whose rows hold the most of it, and its excess.",
+        "report's kernels columns). Where the framework also timed nodes (its framework-layers rows "
+        "of the same model, batch, type, device and, on a CPU, threads): layers above, how many of "
+        "those rows have a bound above the framework's own time for them (framework-layers' NOT A "
+        "BOUND rows, each with its why); their excess, the sum of their bound - measured; most excess "
+        "op, the op column shared by the rows that hold the most of that sum (an op, a fusion "
+        "pattern, or a row's ops joined by '+'), and its excess. Empty where the framework timed no "
+        "node; the op empty where no row is above.",
         HEAD "framework|threads|measured|bound|fused bound|measured/fused bound|overhead|overhead share|note|check|clock"
              "|layers above|their excess|most excess op|its excess",
         HK "tiuuurupt" "tt" "iutu");
