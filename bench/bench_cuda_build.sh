@@ -47,10 +47,12 @@ echo "configurations (heurA_k in NCHW, nhwc_heurA_k channels-last, every type bu
 echo "fused Gemm/MatMul + bias [+ Relu] groups), and again with a constant weight prepacked [n, k] (ltnkK); the 4-D activations an NHWC plan may transpose"
 echo "(manifest relayout lines) and their cudnnTransformTensor files; the other channels-last
 files (ConvTranspose's nhwc_algo0/1, our Resize's and batch norm's nhwc_kernel) and our Resize kernel files
-in all (f32, f16, bf16, in both layouts)."
+in all (f32, f16, bf16, in both layouts); an attention group's parts (manifest part lines attn_scores and
+attn_context: its two products as strided batched GEMMs on the heads in place) and their files (cuBLAS default and
+default_tensor_op, cuBLASLt ltK)."
 echo
-echo "| model | files | attention groups | fused attention layers | flash-attention (.cu) | cuDNN attention (sdpa_heurA) | nhwc conv | engine configs | cuBLASLt | cuBLASLt with epilogue | cuBLASLt, weight prepacked (ltnk) | relayout values | relayout files | other channels-last | Resize kernels (.cu) |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| model | files | attention groups | fused attention layers | flash-attention (.cu) | cuDNN attention (sdpa_heurA) | nhwc conv | engine configs | cuBLASLt | cuBLASLt with epilogue | cuBLASLt, weight prepacked (ltnk) | relayout values | relayout files | other channels-last | Resize kernels (.cu) | attention parts | their GEMM files |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 SHARED=${SHARED:-../shared}
 binds=()
 [ -r bench/shared_models.args ] && while read -r l; do case $l in -*) binds+=("$l") ;; esac; done < bench/shared_models.args
@@ -64,7 +66,10 @@ row() { # NAME DIR
     layers=$({ grep "^group.*	attention	" "$2/manifest.tsv" || true; } | cut -f5 | sort -u | wc -l)
     epi=$({ grep -l -m1 "\.epilogue = CUBLASLT_EPILOGUE_[A-Z_]*BIAS\|\.epilogue = CUBLASLT_EPILOGUE_RELU\b" "$2/bench"/*-lt[0-9]*.c 2>/dev/null || true; } | wc -l)
     resize=$({ grep -l -m1 "kind = BK_RESIZE;" "$2/bench"/*.cu 2>/dev/null || true; } | wc -l)
-    echo "| $1 | $(ls "$2/bench" | wc -l) | $groups | $layers | $(attn "$2/bench") | $(count "$2/bench" -sdpa_heurA_) | $(count "$2/bench" -nhwc_implicit) | $(count "$2/bench" '-\(nhwc_\)\?heurA_') | $(count "$2/bench" '-lt[0-9]') | $epi | $(count "$2/bench" '-ltnk[0-9]') | $rel | $relfiles | $(count "$2/bench" '-nhwc_\(algo[0-9]\|kernel\)\.') | $resize |"
+    parts=$(grep -c "^part	.*	attn_\(scores\|context\)	" "$2/manifest.tsv" || true)
+    pfiles=$({ grep "^part	.*	attn_\(scores\|context\)	" "$2/manifest.tsv" || true; } | cut -f5 | sort -u |
+        while read -r id; do ls "$2/bench" | grep -c -- "^$id-" || true; done | awk '{s += $1} END {print s + 0}')
+    echo "| $1 | $(ls "$2/bench" | wc -l) | $groups | $layers | $(attn "$2/bench") | $(count "$2/bench" -sdpa_heurA_) | $(count "$2/bench" -nhwc_implicit) | $(count "$2/bench" '-\(nhwc_\)\?heurA_') | $(count "$2/bench" '-lt[0-9]') | $epi | $(count "$2/bench" '-ltnk[0-9]') | $rel | $relfiles | $(count "$2/bench" '-nhwc_\(algo[0-9]\|kernel\)\.') | $resize | $parts | $pfiles |"
 }
 for z in resnet50 vgg16 mobilenet_v2 inception_v3 bert_base gpt2 vit_base; do
     row "$z (zoo)" "$W/$z"

@@ -18,6 +18,7 @@ static const char *const pattern_names[FUSE_PATTERN_COUNT] = {
     [FUSE_ATTENTION] = "attention", [FUSE_GELU_TANH] = "gelu_tanh",
     [FUSE_ADD_LAYERNORM] = "add_layernorm", [FUSE_RMSNORM] = "rmsnorm", [FUSE_ROPE] = "rope", [FUSE_SILU] = "silu",
     [FUSE_ROPE_PAIRS] = "rope_pairs", [FUSE_SWIGLU] = "swiglu", [FUSE_GEGLU] = "geglu",
+    [FUSE_ATTN_SCORES] = "attn_scores", [FUSE_ATTN_CONTEXT] = "attn_context",
 };
 
 const char *fusion_pattern_name(enum fusion_pattern p)
@@ -316,8 +317,8 @@ void desc_build(struct bz_arena *arena, const json_t *params, struct layer_desc 
         d->members = bz_arena_array(arena, (size_t)d->nmembers + 1, sizeof(*d->members));
         for (int m = 0; m < d->nmembers; m++)
             desc_build(arena, json_array_get(members, (size_t)m), &d->members[m]);
-        if (d->pattern == FUSE_ATTENTION)
-            d->attention = attention_of(arena, json_object_get(params, "attention"));
+        if (d->pattern == FUSE_ATTENTION || d->pattern == FUSE_ATTN_SCORES || d->pattern == FUSE_ATTN_CONTEXT)
+            d->attention = attention_of(arena, json_object_get(params, pattern));
         if (d->pattern == FUSE_ADD_LAYERNORM)
             d->keeps_sum = json_is_true(json_object_get(json_object_get(params, "add_layernorm"), "sum"));
         if (d->pattern == FUSE_SWIGLU || d->pattern == FUSE_GEGLU) {

@@ -112,7 +112,7 @@ enum fusion_pattern {
     FUSE_CONV_BN_ADD_ACT, FUSE_GEMM_BIAS, FUSE_GEMM_BIAS_ACT, FUSE_GEMM_ACT, FUSE_LAYERNORM, FUSE_GELU,
     FUSE_QDQ_CONV, FUSE_QDQ_CONV_ACT, FUSE_QDQ_MATMUL, FUSE_QDQ_MATMUL_ACT, FUSE_ATTENTION, FUSE_GELU_TANH,
     FUSE_ADD_LAYERNORM, FUSE_RMSNORM, FUSE_ROPE, FUSE_SILU, FUSE_ROPE_PAIRS,
-    FUSE_SWIGLU, FUSE_GEGLU, FUSE_PATTERN_COUNT
+    FUSE_SWIGLU, FUSE_GEGLU, FUSE_ATTN_SCORES, FUSE_ATTN_CONTEXT, FUSE_PATTERN_COUNT
 };
 const char *fusion_pattern_name(enum fusion_pattern p);
 enum fusion_pattern fusion_pattern_of(const char *name);
@@ -125,7 +125,7 @@ bool fusion_has_add(enum fusion_pattern p);
 bool fusion_has_act(enum fusion_pattern p);
 bool fusion_is_qdq(enum fusion_pattern p);
 
-/* A fused attention (pattern "attention"): softmax(Q K^T x scale [+ mask]) V over batch b,
+/* A fused attention (pattern "attention", and its parts "attn_scores" and "attn_context"): softmax(Q K^T x scale [+ mask]) V over batch b,
  * heads h, sq queries, skv keys, head sizes d (Q, K) and dv (V). Each operand's element
  * strides along (batch, head, row, col) in the buffer of *_elems elements it is read from (K's
  * rows are the keys); the mask's along the scores' (batch, head, query, key), 0 where it
@@ -154,7 +154,10 @@ struct layer_desc {
     enum fusion_pattern pattern;
     int nmembers;
     struct layer_desc *members;
-    const struct desc_attention *attention; /* pattern "attention": what its kernels read */
+    const struct desc_attention *attention; /* pattern "attention": what its kernels read;
+                                   "attn_scores" and "attn_context", an attention group's parts:
+                                   the same fields, those of their operands alone (q, k and the
+                                   scale; v and o) */
     bool keeps_sum;             /* pattern "add_layernorm": the sum is an output too, read
                                    beyond the group (a pre-LN transformer's residual stream) */
     double rms_eps;             /* pattern "rmsnorm": its epsilon, and whether a scale follows */

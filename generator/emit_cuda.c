@@ -40,7 +40,8 @@ static bool type_on(const struct emit_ctx *e, int ti)
 static bool plan_f8(const struct cu_plan *p)
 {
     /* its output in bfloat16: of a plan with that type (an f16 model's has not) */
-    return (p->lt || p->family == CU_LT) && p->k % 16 == 0 && p->n % 16 == 0 && (p->types & (1u << CU_BF16));
+    return (p->lt || p->family == CU_LT) && p->k % 16 == 0 && p->n % 16 == 0 && (p->types & (1u << CU_BF16)) &&
+           !p->lda && !p->ldb && !p->ldc; /* not a GEMM on operands in place: fp8 takes TN alone */
 }
 
 /* gen --types for a layer whose benchmarks come in the types HAS (bits CU_*): type TI where
@@ -171,6 +172,12 @@ static char *op_initializer(const struct cu_plan *p, const struct cu_type *t, co
                       ".stride_c = %lld, .ta = %d, .tb = %d, .beta_one = %d",
                       (long long)p->m, (long long)p->n, (long long)p->k, (long long)p->batch_count,
                       (long long)p->stride_a, (long long)p->stride_b, (long long)p->stride_c, p->ta, p->tb, p->beta_one);
+    if (p->lda || p->ldb || p->ldc || p->a_elems || p->b_elems || p->c_elems || p->gemm_alpha != 0)
+        bz_buf_printf(&b,
+                      ",\n    .lda = %lld, .ldb = %lld, .ldc = %lld, .a_elems = %lld, .b_elems = %lld, .c_elems = %lld, "
+                      ".gemm_alpha = %.17g",
+                      (long long)p->lda, (long long)p->ldb, (long long)p->ldc, (long long)p->a_elems,
+                      (long long)p->b_elems, (long long)p->c_elems, p->gemm_alpha);
     bz_buf_puts(&b, ",\n}");
     return bz_buf_steal(&b);
 }

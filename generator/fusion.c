@@ -175,8 +175,10 @@ static bool is_residual_add(const struct fctx *f, int add, const struct ir_value
     return other && other != y && !other->is_const && same_dims(other, y);
 }
 
-/* a part of the last group made (its nodes NODES, a group of PATTERN of their own) */
-static void add_part(struct layer_set *s, struct fctx *f, const char *pattern, const int *nodes, int n, int run_index)
+/* a part of the last group made (its nodes NODES, a group of PATTERN of their own; EXTRA, owned,
+ * as add_group's) */
+static void add_part(struct layer_set *s, struct fctx *f, const char *pattern, const int *nodes, int n, int run_index,
+                     json_t *extra)
 {
     struct fusion_group *fg = &f->run->groups[f->run->n_groups - 1];
     BZ_ASSERT(fg->n_parts < (int)BZ_ARRAY_LEN(fg->parts) && n <= (int)BZ_ARRAY_LEN(fg->parts[0].nodes));
@@ -184,7 +186,7 @@ static void add_part(struct layer_set *s, struct fctx *f, const char *pattern, c
     pt->pattern = pattern;
     pt->n_nodes = n;
     memcpy(pt->nodes, nodes, (size_t)n * sizeof(*nodes));
-    pt->layer = group_layer(s, f, pattern, pattern, nodes, n, run_index, NULL);
+    pt->layer = group_layer(s, f, pattern, pattern, nodes, n, run_index, extra);
 }
 
 /* the Mul of a SiLU whose Sigmoid is node I: Sigmoid(x) read by Mul(x, .) alone (-1: none) */
@@ -264,9 +266,9 @@ static void find_conv(struct layer_set *s, struct fctx *f, int run_index)
          * (a Relu group, which the legacy call fuses in every type, has no parts) */
         int nact = strcmp(f->g->nodes[nodes[n - 1]].op_type, "Mul") ? 1 : 2;
         if ((bn || add) && strcmp(f->g->nodes[nodes[n - 1]].op_type, "Relu") != 0)
-            add_part(s, f, patterns[bn][add][0], nodes, n - nact, run_index);
+            add_part(s, f, patterns[bn][add][0], nodes, n - nact, run_index, NULL);
         if (nact == 2)
-            add_part(s, f, "silu", nodes + n - 2, 2, run_index);
+            add_part(s, f, "silu", nodes + n - 2, 2, run_index, NULL);
     }
 }
 
@@ -328,7 +330,7 @@ static void find_gemm(struct layer_set *s, struct fctx *f, int run_index)
                 const struct ir_attr *ap = ir_node_attr(&f->g->nodes[c2], "approximate");
                 if (!strcmp(f->g->nodes[c2].op_type, "Gelu") &&
                     (!ap || ap->type != IR_ATTR_STRING || strcmp(ap->u.s.data, "tanh") != 0))
-                    add_part(s, f, "gemm_bias", nodes, 2, run_index);
+                    add_part(s, f, "gemm_bias", nodes, 2, run_index, NULL);
             } else {
                 add_group(s, f, "gemm_bias", nodes, 2, run_index, NULL);
             }
@@ -764,7 +766,7 @@ static void add_glu(struct layer_set *s, struct fctx *f, const char *pattern, co
     nodes[k + n] = m;
     add_group(s, f, pattern, nodes, k + n + 1, run_index, k ? json_pack("{s:i}", "gate", gate) : NULL);
     if (part)
-        add_part(s, f, part, act, n, run_index);
+        add_part(s, f, part, act, n, run_index, NULL);
 }
 
 /* GELU's nodes ACT (N, of PATTERN gelu or gelu_tanh, x their input, read G_READS times there):
@@ -1116,6 +1118,58 @@ static json_t *ints4(const int64_t *v)
     return json_pack("[I,I,I,I]", (json_int_t)v[0], (json_int_t)v[1], (json_int_t)v[2], (json_int_t)v[3]);
 }
 
+/* An attention operand of dims (B, H, ROWS, COLS) at element strides ST as a matrix of one
+ * strided batched GEMM over the B x H heads, read or written where it is: stored by rows (*TR
+ * 0, *LD its row stride) or by columns (*TR 1, *LD its column stride), the heads *BS apart.
+ * False where one GEMM cannot take it so: the heads of a batch not as far apart as the
+ * batches (the projections' [b, s, h, d] at b > 1), no unit stride, or sizes beyond cuBLAS's
+ * ints. */
+static bool gemm_view(const int64_t *st, int64_t b, int64_t h, int64_t rows, int64_t cols, int *tr, int64_t *ld,
+                      int64_t *bs)
+{
+    if (b > 1 && h > 1 && st[0] != h * st[1])
+        return false;
+    *bs = h > 1 ? st[1] : st[0];
+    if (st[3] == 1 && st[2] >= cols && st[2] >= 1) {
+        *tr = 0;
+        *ld = st[2];
+    } else if (st[2] == 1 && st[3] >= rows && st[3] >= 1) {
+        *tr = 1;
+        *ld = st[3];
+    } else {
+        return false;
+    }
+    return *ld <= INT32_MAX && rows <= INT32_MAX && cols <= INT32_MAX && b * h <= INT32_MAX;
+}
+
+/* The parts of the attention group just made (its Q, K, V strides and shape in SHAPE, Q, KS,
+ * V, O as the group's key has them), as frameworks' math attention runs them (PyTorch's bmm on
+ * the heads' views; ONNX Runtime's unfused attention): the scores, Q K^T x scale, one strided
+ * batched GEMM that reads Q and K where the projections put them (their transposes become
+ * leading dims and batch strides, the scale its alpha); the context, P V, one that reads V so
+ * and writes the output with its heads merged (V's and the output's transposes). The softmax
+ * and a mask stay members between them. A part where it takes in a node besides its MatMul and
+ * one GEMM can read its operands in place; none for grouped-query attention (K's and V's heads
+ * shared: no one batch stride). Each part's key holds the strides of its own operands alone. */
+static void attention_parts(struct layer_set *s, struct fctx *f, int run_index, const int64_t *shape, const int64_t *q,
+                            const int64_t *ks, const int64_t *v, const int64_t *o, int64_t q_elems, int64_t k_elems,
+                            int64_t v_elems, double factor, const int *scores, int nscores, const int *context,
+                            int ncontext)
+{
+    int64_t b = shape[0], h = shape[1], sq = shape[2], skv = shape[3], d = shape[4], dv = shape[5], ld, bs;
+    int tr;
+    json_t *sh = json_pack("[I,I,I,I,I,I]", (json_int_t)b, (json_int_t)h, (json_int_t)sq, (json_int_t)skv,
+                           (json_int_t)d, (json_int_t)dv);
+    if (nscores > 1 && gemm_view(q, b, h, sq, d, &tr, &ld, &bs) && gemm_view(ks, b, h, skv, d, &tr, &ld, &bs))
+        add_part(s, f, "attn_scores", scores, nscores, run_index,
+                 json_pack("{s:O,s:o,s:o,s:I,s:I,s:f}", "shape", sh, "q", ints4(q), "k", ints4(ks), "q_elems",
+                           (json_int_t)q_elems, "k_elems", (json_int_t)k_elems, "scale", factor));
+    if (ncontext > 1 && gemm_view(v, b, h, skv, dv, &tr, &ld, &bs) && gemm_view(o, b, h, sq, dv, &tr, &ld, &bs) && !tr)
+        add_part(s, f, "attn_context", context, ncontext, run_index,
+                 json_pack("{s:O,s:o,s:o,s:I}", "shape", sh, "v", ints4(v), "o", ints4(o), "v_elems", (json_int_t)v_elems));
+    json_decref(sh);
+}
+
 /* MatMul(Q, K^T) [-> Div/Mul scale] [-> Add mask | Where(mask, fill, .)] -> Softmax(last axis)
  * -> MatMul(., V), with a Div/Mul of Q by a scale before it, the Transposes that split the
  * heads of Q, K and V and merge those of the output, and the repeats of K's and V's heads of
@@ -1283,6 +1337,18 @@ static void find_attention(struct layer_set *s, struct fctx *f, int run_index)
         if (rep > 1)
             json_object_set_new(extra, "rep", json_integer((json_int_t)rep));
         add_group(s, f, "attention", nodes, n, run_index, extra);
+        if (rep == 1) {
+            int scores[5], ns = 0, context[3], nc = 0;
+            for (int k = 0, order[] = {tq, qscale, tk, mm1, scale}; k < 5; k++)
+                if (order[k] >= 0)
+                    scores[ns++] = order[k];
+            for (int k = 0, order[] = {tv, mm2, to}; k < 3; k++)
+                if (order[k] >= 0)
+                    context[nc++] = order[k];
+            int64_t ks[4] = {KT.st[0], KT.st[1], KT.st[3], KT.st[2]};
+            attention_parts(s, f, run_index, shape, Q.st, ks, V.st, O.st, Q.elems, KT.elems, V.elems, factor, scores, ns,
+                            context, nc);
+        }
     }
 }
 
@@ -1529,6 +1595,65 @@ static int attention_cudnn(const struct layer_desc *d, struct cu_plan *p)
     return 0;
 }
 
+/* cuBLAS's default algorithms alone for an attention part (the heuristic's choice, with and
+ * without Tensor Cores); cuBLASLt's heuristic ranks beside them */
+static const struct cu_algo part_algos[] = {
+    {"default", "CUBLAS_GEMM_DEFAULT", (1u << CU_F32) | (1u << CU_F16)},
+    {"default_tensor_op", "CUBLAS_GEMM_DEFAULT_TENSOR_OP", (1u << CU_TF32) | (1u << CU_F16TC) | (1u << CU_BF16)},
+};
+
+/* An attention group's part (attention_parts) as one strided batched GEMM over its b x h
+ * heads, through cublasGemmStridedBatchedEx and cuBLASLt: attn_scores, row-major [sq, skv] =
+ * scale Q [sq, d] K^T, Q and K read where they are, the scores written packed (the softmax's
+ * input); attn_context, [sq, dv] = P [sq, skv] V, P packed (the softmax's output), V read where
+ * it is, the output written with its heads merged. */
+static int attention_part_cudnn(const struct layer_desc *d, struct cu_plan *p)
+{
+    const struct desc_attention *a = d->attention;
+    int tr;
+    int64_t sa, sb, sc;
+    if (!a || a->rep != 1)
+        return -1;
+    int64_t bh = a->b * a->h;
+    if (d->pattern == FUSE_ATTN_SCORES) {
+        if (!gemm_view(a->q, a->b, a->h, a->sq, a->d, &p->ta, &p->lda, &sa) ||
+            !gemm_view(a->k, a->b, a->h, a->skv, a->d, &tr, &p->ldb, &sb))
+            return -1;
+        p->tb = !tr; /* K by rows is K^T by columns: B stored [n, k] */
+        p->m = a->sq, p->n = a->skv, p->k = a->d;
+        sc = a->sq * a->skv;
+        p->a_elems = a->q_elems, p->b_elems = a->k_elems;
+        p->gemm_alpha = a->scale;
+        plan_cu_note(p, "Q and K read where the projections put them (their head transposes as leading dims and batch "
+                        "strides), the scale %.9g as the GEMM's alpha: the scores packed [b, h, sq, skv]",
+                     a->scale);
+    } else {
+        if (!gemm_view(a->v, a->b, a->h, a->skv, a->dv, &p->tb, &p->ldb, &sb) ||
+            !gemm_view(a->o, a->b, a->h, a->sq, a->dv, &tr, &p->ldc, &sc) || tr)
+            return -1;
+        p->m = a->sq, p->n = a->dv, p->k = a->skv;
+        sa = a->sq * a->skv;
+        p->b_elems = a->v_elems, p->c_elems = bh * a->sq * a->dv;
+        plan_cu_note(p, "the probabilities packed [b, h, sq, skv], V read where its projection put it, the output written "
+                        "with its heads merged (V's and the output's transposes as leading dims and batch strides)");
+    }
+    if (bh > 1) {
+        p->batch_count = bh;
+        p->stride_a = sa, p->stride_b = sb, p->stride_c = sc;
+    } else {
+        p->batch_count = 1;
+    }
+    p->family = CU_GEMM;
+    p->what = bh > 1 ? "cublasGemmStridedBatchedEx over the heads, operands in place" : "cublasGemmEx, operands in place";
+    p->algos = part_algos;
+    p->nalgos = (int)BZ_ARRAY_LEN(part_algos);
+    p->types = CU_ALL_TYPES;
+    p->lt = true;
+    p->flops = 2.0 * (double)p->m * (double)p->n * (double)p->k * (double)bh;
+    p->elems = (double)bh * (double)(p->m * p->k + p->k * p->n + p->m * p->n);
+    return 0;
+}
+
 /* Conv[+BN folded][+Add residual][+Relu] through cudnnConvolutionBiasActivationForward
  * (identity or Relu; a folded BN is the bias) and the backend graph's engines, which also take
  * a SiLU, Sigmoid, Tanh and a Clip from 0 (those through the engines alone); the GEMM groups
@@ -1538,6 +1663,8 @@ static int fusion_cudnn(const struct layer_desc *d, struct cu_plan *p)
     memset(p, 0, sizeof(*p));
     if (d->pattern == FUSE_ATTENTION)
         return attention_cudnn(d, p);
+    if (d->pattern == FUSE_ATTN_SCORES || d->pattern == FUSE_ATTN_CONTEXT)
+        return attention_part_cudnn(d, p);
     if (d->nmembers >= 1 && fusion_is_gemm(d->pattern))
         return fusion_cublaslt(d, p);
     if (d->nmembers < 1 || fusion_is_qdq(d->pattern) || !fusion_is_conv(d->pattern))
@@ -1788,4 +1915,4 @@ const struct op_plans *plan_hooks(const struct layer_desc *d)
 }
 
 static const struct op_plans fusion_plans = {fusion_dnnl, fusion_plain, fusion_cudnn, fusion_kernel, NULL, PLAN_KERNEL_TOO,
-    .how = {"oneDNN primitive with post-ops", NULL, "cuDNN fused convolution + bias + activation; cuBLASLt GEMM + bias epilogues; cuDNN fused attention (backend API)", "kernel of ours (GELU, LayerNorm, flash attention)"}};
+    .how = {"oneDNN primitive with post-ops", NULL, "cuDNN fused convolution + bias + activation; cuBLASLt GEMM + bias epilogues; cuDNN fused attention (backend API); attention's two products as strided batched GEMMs on the heads in place", "kernel of ours (GELU, LayerNorm, flash attention)"}};

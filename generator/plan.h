@@ -121,6 +121,10 @@ struct cu_plan {
     int bidir, seq, batch, input, hidden;
     int64_t m, n, k, batch_count, stride_a, stride_b, stride_c;
     int ta, tb, beta_one;
+    /* a GEMM that reads and writes its operands in place (an attention group's parts): leading
+     * dims and buffer sizes in elements (0: packed, as m, n, k and the batch say), alpha (0: 1) */
+    int64_t lda, ldb, ldc, a_elems, b_elems, c_elems;
+    double gemm_alpha;
     unsigned types;             /* CU_*_TYPES */
     const struct cu_algo *algos;
     int nalgos;

@@ -43,14 +43,15 @@ static cublasComputeType_t bc_blas_compute(const struct bc_lib_op *op)
     return op->tensor_op ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_PEDANTIC;
 }
 
-/* A GEMM's operands (the batch's, strided) and its output (C's values in it where beta is 1) */
+/* A GEMM's operands (the batch's, strided; the buffers they are read from in place where gen
+ * gives their sizes) and its output (C's values in it where beta is 1) */
 static enum bh_status bc_gemm_buffers(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
                                       struct bh_result *r)
 {
     long long batches = op->batch_count > 0 ? op->batch_count : 1;
-    long long na = op->stride_a ? op->stride_a * batches : op->m * op->k;
-    long long nb = op->stride_b ? op->stride_b * batches : op->k * op->n;
-    long long nc = op->m * op->n * batches;
+    long long na = op->a_elems ? op->a_elems : op->stride_a ? op->stride_a * batches : op->m * op->k;
+    long long nb = op->b_elems ? op->b_elems : op->stride_b ? op->stride_b * batches : op->k * op->n;
+    long long nc = op->c_elems ? op->c_elems : op->m * op->n * batches;
     enum bh_status st;
     if ((st = bc_buffer(s, r, na, op->dt, BC_FILL_UNIFORM, 0, &f->x)) != BH_OK ||
         (st = bc_buffer(s, r, nb, op->dt, BC_FILL_UNIFORM, 0, &f->w)) != BH_OK ||
@@ -69,16 +70,23 @@ static enum bh_status bc_blas_setup(struct bc_state *s, struct bc_lib_state *f, 
     return bc_gemm_buffers(s, f, op, r);
 }
 
+/* the GEMM's alpha: gen's scale, else 1 */
+static inline float bc_gemm_alpha(const struct bc_lib_op *op)
+{
+    return op->gemm_alpha != 0 ? (float)op->gemm_alpha : 1.0f;
+}
+
 /* Row-major C[m,n] = A[m,k] B[k,n] is column-major C^T = B^T A^T: cuBLAS gets (n, m, k) with
- * B first. */
+ * B first; a row-major leading dim is the column-major one of the transposed matrix. */
 static enum bh_status bc_blas_launch(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
                                      struct bh_result *r)
 {
     (void)s;
-    const float one = 1.0f, beta = op->beta_one ? 1.0f : 0.0f;
+    const float one = bc_gemm_alpha(op), beta = op->beta_one ? 1.0f : 0.0f;
     cublasOperation_t opb = op->tb ? CUBLAS_OP_T : CUBLAS_OP_N, opa = op->ta ? CUBLAS_OP_T : CUBLAS_OP_N;
     int m = (int)op->n, n = (int)op->m, k = (int)op->k;
-    int ldb = op->tb ? (int)op->k : (int)op->n, lda = op->ta ? (int)op->m : (int)op->k, ldc = (int)op->n;
+    int ldb = op->ldb ? (int)op->ldb : op->tb ? (int)op->k : (int)op->n;
+    int lda = op->lda ? (int)op->lda : op->ta ? (int)op->m : (int)op->k, ldc = op->ldc ? (int)op->ldc : (int)op->n;
     cudaDataType_t t = bc_blas_type(op->dt);
     if (BC_IS(op, BC_GEMV)) {
         /* y[m] = A[m,k] x[k]: column-major A^T is [k,m], so y = (A^T)^T x */
@@ -111,14 +119,14 @@ static int bc_lt_has_bias(int epilogue)
 }
 
 /* A column-major view of a row-major operand (rows x cols, stored transposed when T): the
- * layout cuBLASLt gets, with the batch */
+ * layout cuBLASLt gets, with the batch and the leading dim LD (0: packed) */
 static enum bh_status bc_lt_layout(cublasLtMatrixLayout_t *l, cudaDataType_t t, long long rows, long long cols, int tr,
-                                   long long batch, long long stride, struct bh_result *r)
+                                   long long batch, long long stride, long long ld, struct bh_result *r)
 {
     /* row-major [rows, cols] is column-major [cols, rows] with ld cols; stored transposed,
      * [rows, cols] column-major with ld rows */
     uint64_t cr = (uint64_t)(tr ? rows : cols), cc = (uint64_t)(tr ? cols : rows);
-    BC_BLAS(r, cublasLtMatrixLayoutCreate(l, t, cr, cc, (int64_t)cr));
+    BC_BLAS(r, cublasLtMatrixLayoutCreate(l, t, cr, cc, ld ? (int64_t)ld : (int64_t)cr));
     if (batch > 1) {
         int32_t n = (int32_t)batch;
         int64_t st = stride;
@@ -167,9 +175,10 @@ static enum bh_status bc_lt_setup(struct bc_state *s, struct bc_lib_state *f, co
     BC_BLAS(r, cublasLtMatmulDescSetAttribute(f->ltd, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)));
     if (bc_lt_has_bias(op->epilogue))
         BC_BLAS(r, cublasLtMatmulDescSetAttribute(f->ltd, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &f->b, sizeof(f->b)));
-    if ((st = bc_lt_layout(&f->la, t, op->k, op->n, op->tb, batches, op->stride_b, r)) != BH_OK ||
-        (st = bc_lt_layout(&f->lb, t, op->m, op->k, op->ta, batches, op->stride_a, r)) != BH_OK ||
-        (st = bc_lt_layout(&f->lc, tc, op->m, op->n, 0, batches, op->m * op->n, r)) != BH_OK)
+    if ((st = bc_lt_layout(&f->la, t, op->k, op->n, op->tb, batches, op->stride_b, op->ldb, r)) != BH_OK ||
+        (st = bc_lt_layout(&f->lb, t, op->m, op->k, op->ta, batches, op->stride_a, op->lda, r)) != BH_OK ||
+        (st = bc_lt_layout(&f->lc, tc, op->m, op->n, 0, batches, op->stride_c ? op->stride_c : op->m * op->n, op->ldc,
+                           r)) != BH_OK)
         return st;
     cublasLtMatmulPreference_t pref = NULL;
     BC_BLAS(r, cublasLtMatmulPreferenceCreate(&pref));
@@ -213,7 +222,7 @@ static enum bh_status bc_lt_setup(struct bc_state *s, struct bc_lib_state *f, co
 static enum bh_status bc_lt_launch(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
                                    struct bh_result *r)
 {
-    const float one = 1.0f, beta = op->beta_one ? 1.0f : 0.0f;
+    const float one = bc_gemm_alpha(op), beta = op->beta_one ? 1.0f : 0.0f;
     BC_BLAS(r, cublasLtMatmul(f->lt, f->ltd, &one, f->w, f->la, f->x, f->lb, &beta, f->y, f->lc, f->y, f->lc,
                               &f->lt_algo, f->lt_ws, f->lt_ws_bytes, s->stream));
     return BH_OK;

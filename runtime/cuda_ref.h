@@ -195,22 +195,37 @@ static inline double br_deconv_at(const struct bc_lib_op *op, const struct br_io
 
 /* ---- GEMM (row-major C[m,n] = op(A)[m,k] op(B)[k,n], batched by strides) and GEMV ---- */
 
+/* where output element I (batch, row, column in order) is in the output buffer: I itself,
+ * or by the leading dim and batch stride of an output written in place */
+static inline long long br_gemm_pos(const struct bc_lib_op *op, long long i)
+{
+    if (!op->ldc)
+        return i;
+    long long mn = op->m * op->n, bt = i / mn, rem = i % mn;
+    return bt * op->stride_c + rem / op->n * op->ldc + rem % op->n;
+}
+
+/* output element I (as br_gemm_pos counts them): alpha A B (+ C), in double */
 static inline double br_gemm_at(const struct bc_lib_op *op, const struct br_io *io, long long i, double *mag)
 {
     long long M = op->m, N = op->n, K = op->k;
     long long bt = i / (M * N), rem = i % (M * N), mi = rem / N, ni = rem % N;
+    long long lda = op->lda ? op->lda : op->ta ? M : K, ldb = op->ldb ? op->ldb : op->tb ? K : N;
     const double *a = io->x + bt * op->stride_a, *b = io->w + bt * op->stride_b;
-    double acc = 0, m = 0;
+    double acc = 0, m = 0, alpha = op->gemm_alpha != 0 ? op->gemm_alpha : 1.0;
     for (long long kk = 0; kk < K; kk++) {
-        double av = op->ta ? a[kk * M + mi] : a[mi * K + kk];
-        double bv = op->tb ? b[ni * K + kk] : b[kk * N + ni];
+        double av = op->ta ? a[kk * lda + mi] : a[mi * lda + kk];
+        double bv = op->tb ? b[ni * ldb + kk] : b[kk * ldb + ni];
         double t = av * bv;
         acc += t;
         m += fabs(t);
     }
+    acc *= alpha;
+    m *= fabs(alpha);
     if (op->beta_one) {
-        acc += io->y0[i];
-        m += fabs(io->y0[i]);
+        long long at = br_gemm_pos(op, i);
+        acc += io->y0[at];
+        m += fabs(io->y0[at]);
     }
     *mag = m;
     return acc;
@@ -707,7 +722,7 @@ static inline struct br_check br_compare(const struct bc_lib_op *op, const struc
                 v = br_conv_at(op, io, i, &m);
             refs[cnt] = v;
             mags[cnt] = m;
-            idx[cnt++] = i;
+            idx[cnt++] = BC_IS(op, BC_GEMM) || BC_IS(op, BC_LT) ? br_gemm_pos(op, i) : i;
             if (m > maxmag)
                 maxmag = m;
             long long next = i + ((i < 512 || i >= ny - 512) ? 1 : step);

@@ -104,6 +104,13 @@ struct bc_lib_op {
     long long m, n, k, batch_count, stride_a, stride_b, stride_c;
     int ta, tb;         /* A stored [k,m] / B stored [n,k] */
     int beta_one;       /* C += : a Gemm's bias already in C */
+    /* operands read and written in place (an attention group's parts: the heads of Q, K and V
+     * where the projections put them, the output with its heads merged): each matrix's leading
+     * dim (row stride, or column stride where stored transposed) and each buffer's elements;
+     * 0: packed, as m, n, k, the strides and the batch say. gemm_alpha scales the product
+     * (0: 1). */
+    long long lda, ldb, ldc, a_elems, b_elems, c_elems;
+    double gemm_alpha;
     int epilogue;       /* BC_LT: cublasLtEpilogue_t (CUBLASLT_EPILOGUE_DEFAULT: none) */
     int nhwc;           /* conv, fused conv, engine, pooling, batch norm: x, y (and z)
                            channels-last, a filter [K, k..., C]; the dims stay logical (N, C,

@@ -699,7 +699,10 @@ static void e2e_conv_work(void **state)
 /* The attention pattern in every transformer of ../shared/models and the zoo: gen's attention
  * groups are counted against test/oracle/attention_check.py's own walk of each model, and each
  * fused layer's description (shape, strides, scale, mask) against ONNX Runtime running the
- * group's nodes. ONNX Runtime's own export (gpt2-tiny-random-ort-fused) has its 5 attentions
+ * group's nodes. Each group's two parts (the scores' and the context's strided batched GEMMs,
+ * the operands in place) are counted (none for grouped-query attention), and each part
+ * layer's CUDA benchmark (gen --repro) is held to ONNX Runtime running the part's nodes: the
+ * GEMM its BZ_OP describes, computed by numpy on the buffers as the runtime reads them. ONNX Runtime's own export (gpt2-tiny-random-ort-fused) has its 5 attentions
  * fused already, as com.microsoft Attention nodes: the walk is of the ONNX nodes gen writes them
  * as (gen --graph). And Llama's grouped-query attention as PyTorch exports it (a model the oracle
  * writes): K's and V's repeated heads read in place. gen only. */
@@ -710,27 +713,27 @@ static void e2e_attention(void **state)
     const char *gen = test_env("BENANZA_GEN", "bin/gen");
     if (test_sh("%s -c 'import onnx, onnxruntime' 2>/dev/null", py) != 0)
         TEST_SKIP("skipped: %s has no onnx or onnxruntime (scripts/setup installs them)\n", py);
-    static const char *const shared[] = {"distilbert-tiny-cls-pytorch-opset11=2", "cct-transformer-fp32-opset20=2",
-                                         "gpt2-tiny-random-ort-fused-opset11=5"};
+    static const char *const shared[] = {"distilbert-tiny-cls-pytorch-opset11=2/4", "cct-transformer-fp32-opset20=2/4",
+                                         "gpt2-tiny-random-ort-fused-opset11=5/10"};
     struct bz_buf args, expect;
     bz_buf_init(&args);
     bz_buf_init(&expect);
     bz_buf_puts(&args, "--zoo bert_base --zoo gpt2 --zoo vit_base");
-    bz_buf_puts(&expect, " bert_base-seq128=12 gpt2-seq128=12 vit_base=12");
+    bz_buf_puts(&expect, " bert_base-seq128=12/24 gpt2-seq128=12/24 vit_base=12/24");
     /* Llama's grouped-query attention as PyTorch exports it (the oracle writes it): its group
      * holds the repeats of K's and V's heads, its key their unrepeated buffers */
     char gqa[300];
     snprintf(gqa, sizeof(gqa), "%s/llama_gqa.onnx", dir);
     assert_int_equal(test_sh("%s test/oracle/attention_check.py model '%s'", py, gqa), 0);
     bz_buf_printf(&args, " '%s' '--dim=llama_gqa:seq=7'", gqa);
-    bz_buf_puts(&expect, " llama_gqa=1 '--dim=llama_gqa:seq=7'");
+    bz_buf_puts(&expect, " llama_gqa=1/0 '--dim=llama_gqa:seq=7'");
     /* and BERT's padding mask [batch, 1, 1, seq]: its key's mask strides 0 over heads and
      * queries */
     char pad[300];
     snprintf(pad, sizeof(pad), "%s/padding.onnx", dir);
     assert_int_equal(test_sh("%s test/oracle/attention_check.py padding-model '%s'", py, pad), 0);
     bz_buf_printf(&args, " '%s' '--dim=padding:seq=24'", pad);
-    bz_buf_puts(&expect, " padding=1 '--dim=padding:seq=24'");
+    bz_buf_puts(&expect, " padding=1/2 '--dim=padding:seq=24'");
     const char *root = test_env("BENANZA_SHARED", "../shared");
     char path[4300];
     int have_shared = 0;

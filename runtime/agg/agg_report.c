@@ -745,7 +745,8 @@ static void agg_why_group(char *why, size_t n, const struct agg_combo *c, int g)
                             : "a fusion group at its members' sum: its fused benchmark has no ok row");
     if (strcmp(c->b.group_algo[g], "members") != 0)
         agg_why_add(why, n, "its parts fused on their own (a convolution with its batch norm folded, a SiLU as a silu group, "
-                            "a GEMM with its bias) counted at those layers' times");
+                            "a GEMM with its bias, an attention's two products as GEMMs on the heads in place) counted at "
+                            "those layers' times");
 }
 
 /* Marks in IN (the run's nnodes + 1 bytes) the nodes LIST names, several joined by '+', and adds

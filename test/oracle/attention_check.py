@@ -14,10 +14,16 @@ For every run of the manifest:
     to numpy's attention computed from what the layer's key records (shape, the strides of Q,
     K, V, the output and the mask in their buffers, the scale, the mask's kind and fill): the
     description the fused kernels and their host reference read (K and V of grouped-query
-    attention as their unrepeated buffers, each head read by `rep` query heads).
+    attention as their unrepeated buffers, each head read by `rep` query heads);
+  * for one part of each distinct part layer (attn_scores: Q K^T x scale; attn_context: P V
+    with the heads merged), has gen write that layer's CUDA benchmark (gen --repro, f32), reads
+    the GEMM its BZ_OP describes (m, n, k, the transposes, leading dims, batch strides, buffer
+    sizes, alpha), computes it with numpy on the part's inputs as the runtime reads its buffers,
+    and holds that to ONNX Runtime running the part's nodes.
 
-usage: attention_check.py DIR [--dim=NAME=V ...] [MODEL=N ...]
-  (--dim: as given to gen; MODEL=N: the model must have N attentions, fused ones included)
+usage: attention_check.py DIR [--dim=NAME=V ...] [MODEL=N[/P] ...]
+  (--dim: as given to gen; MODEL=N: the model must have N attentions, fused ones included;
+  /P: and gen P parts of its attention groups)
 Prints one line per run; exit status 1 on any mismatch.
        attention_check.py model FILE.onnx
   writes llama_gqa_model(4): Llama's grouped-query attention as PyTorch exports it
@@ -38,7 +44,7 @@ from onnx import numpy_helper
 
 
 def read_manifest(folder):
-    layers, runs, nodes, groups = {}, {}, {}, []
+    layers, runs, nodes, groups, parts = {}, {}, {}, [], []
     with open(folder + "/manifest.tsv", encoding="utf-8") as f:
         for line in f:
             c = line.rstrip("\n").split("\t")
@@ -48,9 +54,10 @@ def read_manifest(folder):
                 runs[int(c[1])] = {"model": c[2], "batch": int(c[3]), "path": c[4]}
             elif c[0] == "node":
                 nodes[(int(c[1]), int(c[2]))] = c
-            elif c[0] == "group":
-                groups.append((int(c[1]), int(c[2]), c[3], c[4], [int(x) for x in c[5].split(",")]))
-    return layers, runs, nodes, groups
+            elif c[0] in ("group", "part"):
+                (groups if c[0] == "group" else parts).append(
+                    (int(c[1]), int(c[2]), c[3], c[4], [int(x) for x in c[5].split(",")]))
+    return layers, runs, nodes, groups, parts
 
 
 def weights(g):
@@ -198,6 +205,70 @@ def check_group(model, members, att, shapes):
     return float(np.max(np.abs(got - want)))
 
 
+def bench_op(path, batch, raw_dims, layer):
+    """the fields of BZ_OP in gen's f32 CUDA benchmark of LAYER (cuBLAS's default algorithm)"""
+    import re
+    import tempfile
+
+    gen = os.environ.get("BENANZA_GEN", "bin/gen")
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [gen, path, "--backend", "cuda", "--types", "f32", "--repro", layer, "-o", tmp + "/r"]
+        cmd += (["-b", str(batch)] if batch else []) + raw_dims
+        subprocess.run(cmd, check=True, capture_output=True)
+        with open("%s/r/%s-f32-default.c" % (tmp, layer), encoding="utf-8") as f:
+            text = f.read()
+    body = text[text.index("#define BZ_OP"):]
+    body = body[: body.index("}") + 1]
+    return {k: float(v) for k, v in re.findall(r"\.(\w+) = (-?[0-9][0-9.e+-]*)", body)}
+
+
+def check_part(model, members, pattern, op, shapes):
+    """ONNX Runtime on an attention part's nodes against numpy on the GEMM of its CUDA
+    benchmark (OP: its BZ_OP), the buffers read and written as the runtime does: max |diff|"""
+    g = model.graph
+    nodes = [g.node[i] for i in members]
+    w = weights(g)
+    prod = {o: n for n in nodes for o in n.output}
+
+    def source(x):
+        while x in prod:
+            n = prod[x]
+            x = next(i for i in n.input if i not in w)
+        return x
+
+    mm = next(n for n in nodes if n.op_type == "MatMul")
+    a, b = source(mm.input[0]), source(mm.input[1])
+    out = nodes[-1].output[0]
+    sub = onnx.utils.Extractor(model).extract_model([a, b], [out])
+    rng = np.random.default_rng(11)
+    feed = {}
+    for vi in sub.graph.input:
+        t = vi.type.tensor_type
+        shape = [d.dim_value for d in t.shape.dim]
+        if not t.HasField("shape") or 0 in shape:
+            shape = shapes[vi.name]
+        feed[vi.name] = rng.uniform(-1, 1, shape).astype(np.float32)
+    sess = ort.InferenceSession(sub.SerializeToString(), providers=["CPUExecutionProvider"])
+    got = sess.run([out], feed)[0].astype(np.float64).ravel()
+
+    i = lambda k: int(op.get(k, 0))
+    M, N, K, bc = i("m"), i("n"), i("k"), max(i("batch_count"), 1)
+    ta, tb = i("ta"), i("tb")
+    lda, ldb = i("lda") or (M if ta else K), i("ldb") or (K if tb else N)
+    ldc = i("ldc") or N
+    sc = i("stride_c") if i("ldc") else M * N
+    ab, bb = feed[a].astype(np.float64).ravel(), feed[b].astype(np.float64).ravel()
+    assert not i("a_elems") or ab.size == i("a_elems"), "A's buffer size"
+    assert not i("b_elems") or bb.size == i("b_elems"), "B's buffer size"
+    A = strided(ab, (bc, M, K), (i("stride_a"), 1, lda) if ta else (i("stride_a"), lda, 1))
+    B = strided(bb, (bc, K, N), (i("stride_b"), 1, ldb) if tb else (i("stride_b"), ldb, 1))
+    alpha = op.get("gemm_alpha", 0) or 1.0
+    want = np.zeros(i("c_elems") or bc * M * N)
+    strided(want, (bc, M, N), (sc, ldc, 1))[...] = alpha * np.matmul(A, B)
+    assert got.size == want.size, "output size %d, the benchmark's %d (%s)" % (got.size, want.size, pattern)
+    return float(np.max(np.abs(got - want)))
+
+
 def llama_gqa_model(rep, nq=8, d=16, padding=False):
     """Llama's attention as PyTorch exports it, batch and sequence dynamic ("batch", "seq"):
     repeat_kv of K and V (Unsqueeze at axis 2, then Expand and Reshape to shapes made from
@@ -258,7 +329,7 @@ def main():
         onnx.save(llama_gqa_model(1, nq=4, d=64, padding=True), sys.argv[2])
         return 0
     folder = sys.argv[1]
-    expect, dims = {}, {}
+    expect, expect_parts, dims = {}, {}, {}
     raw_dims = [a for a in sys.argv[2:] if a.startswith("--dim=")]
     for a in sys.argv[2:]:
         if a.startswith("--dim="):
@@ -268,8 +339,11 @@ def main():
             dims[(model or None, name)] = int(val)
         else:
             name, val = a.split("=")
-            expect[name] = int(val)
-    layers, runs, nodes, groups = read_manifest(folder)
+            n, _, p = val.partition("/")
+            expect[name] = int(n)
+            if p:
+                expect_parts[name] = int(p)
+    layers, runs, nodes, groups, parts = read_manifest(folder)
     bad = 0
     checked = set()
     for run, info in sorted(runs.items()):
@@ -294,10 +368,26 @@ def main():
             err = check_group(model, [pos[i] for i in gr[4]] if pos else gr[4], att, shapes)
             errs.append(err)
             ok = ok and err < 1e-4
+        # the parts: each group's numbers of them, and each distinct part layer's GEMM
+        ids = {gr[1] for gr in mine}
+        mparts = [pt for pt in parts if pt[0] == run and pt[1] in ids]
+        perrs = []
+        for pt in mparts:
+            if pt[3] in checked:
+                continue
+            checked.add(pt[3])
+            op = bench_op(info["path"], info["batch"], raw_dims, pt[3])
+            perr = check_part(model, [pos[i] for i in pt[4]] if pos else pt[4], pt[2], op, shapes)
+            perrs.append(perr)
+            ok = ok and perr < 1e-4
+        ok = ok and (name not in expect_parts or expect_parts[name] == len(mparts))
         print(
             "%s %s: %d attention groups, the model has %d (and %d com.microsoft Attention nodes);"
-            " fused layers checked against ONNX Runtime: %d, max error %.3g"
-            % ("ok  " if ok else "FAIL", name, len(mine), want, fused, len(errs), max(errs) if errs else 0)
+            " fused layers checked against ONNX Runtime: %d, max error %.3g; parts %d (%d scores, %d context),"
+            " their GEMMs checked: %d, max error %.3g"
+            % ("ok  " if ok else "FAIL", name, len(mine), want, fused, len(errs), max(errs) if errs else 0,
+               len(mparts), sum(pt[2] == "attn_scores" for pt in mparts),
+               sum(pt[2] == "attn_context" for pt in mparts), len(perrs), max(perrs) if perrs else 0)
         )
         bad += not ok
     return 1 if bad else 0

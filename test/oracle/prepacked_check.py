@@ -7,10 +7,11 @@ worked out from the ONNX models themselves, held against the folder gen wrote
     test/oracle/prepacked_check.py check FOLDER     the check
 
 A layer with cuBLASLt files (lt0) wants ltnk0 beside it exactly when every node behind it (for a
-fusion group, its first member) is a MatMul or a Gemm without transB whose B is a 2-D
-initializer (so that A holds any batch dims alone: one GEMM, not a batched one). Reads the
-folder's manifest.tsv for the models (run lines), the nodes' layers (node lines) and the
-groups' members (group lines). Exit 0 when the folder agrees and both kinds occur; else the
+fusion group or a part of one, its first member) is a MatMul or a Gemm without transB whose B
+is a 2-D initializer (so that A holds any batch dims alone: one GEMM, not a batched one; an
+attention group's parts, which start with a Transpose, have none). Reads the folder's
+manifest.tsv for the models (run lines), the nodes' layers (node lines) and the groups' and
+parts' members (group and part lines). Exit 0 when the folder agrees and both kinds occur; else the
 disagreements, exit 1."""
 import os
 import sys
@@ -86,7 +87,7 @@ def main():
                 models[c[1]] = onnx.load(c[4], load_external_data=False)
             elif c[0] == "node" and c[5] != "-":
                 nodes_of.setdefault(c[5], []).append((c[1], int(c[2])))
-            elif c[0] == "group":
+            elif c[0] in ("group", "part"):
                 first = int(c[5].split(",")[0])
                 nodes_of.setdefault(c[4], []).append((c[1], first))
     files = set(os.listdir(os.path.join(folder, "bench")))
@@ -95,7 +96,7 @@ def main():
     bad, kinds = 0, set()
     for layer in sorted(lt | nk):
         if layer not in nodes_of:
-            print(f"{layer}: in no node or group line of the manifest")
+            print(f"{layer}: in no node, group or part line of the manifest")
             bad = 1
             continue
         want = all(weight_gemm(models[r], models[r].graph.node[i]) for r, i in nodes_of[layer])
