@@ -5,6 +5,7 @@
  * that exporters write out op by op. */
 #include "fusion.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1118,11 +1119,17 @@ static json_t *ints4(const int64_t *v)
     return json_pack("[I,I,I,I]", (json_int_t)v[0], (json_int_t)v[1], (json_int_t)v[2], (json_int_t)v[3]);
 }
 
+static json_t *ints6(const int64_t *v)
+{
+    return json_pack("[I,I,I,I,I,I]", (json_int_t)v[0], (json_int_t)v[1], (json_int_t)v[2], (json_int_t)v[3],
+                     (json_int_t)v[4], (json_int_t)v[5]);
+}
+
 /* An attention operand of dims (B, H, ROWS, COLS) at element strides ST as a matrix of one
  * strided batched GEMM over the B x H heads, read or written where it is: stored by rows (*TR
  * 0, *LD its row stride) or by columns (*TR 1, *LD its column stride), the heads *BS apart.
- * False where one GEMM cannot take it so: the heads of a batch not as far apart as the
- * batches (the projections' [b, s, h, d] at b > 1), no unit stride, or sizes beyond cuBLAS's
+ * False where one GEMM cannot take it so: at B > 1 and H > 1 a batch stride other than H times
+ * the head stride (the projections' [b, s, h, d]), no unit stride, or sizes beyond cuBLAS's
  * ints. */
 static bool gemm_view(const int64_t *st, int64_t b, int64_t h, int64_t rows, int64_t cols, int *tr, int64_t *ld,
                       int64_t *bs)
@@ -1130,10 +1137,10 @@ static bool gemm_view(const int64_t *st, int64_t b, int64_t h, int64_t rows, int
     if (b > 1 && h > 1 && st[0] != h * st[1])
         return false;
     *bs = h > 1 ? st[1] : st[0];
-    if (st[3] == 1 && st[2] >= cols && st[2] >= 1) {
+    if (st[3] == 1 && st[2] >= cols) {
         *tr = 0;
         *ld = st[2];
-    } else if (st[2] == 1 && st[3] >= rows && st[3] >= 1) {
+    } else if (st[2] == 1 && st[3] >= rows) {
         *tr = 1;
         *ld = st[3];
     } else {
@@ -1142,32 +1149,76 @@ static bool gemm_view(const int64_t *st, int64_t b, int64_t h, int64_t rows, int
     return *ld <= INT32_MAX && rows <= INT32_MAX && cols <= INT32_MAX && b * h <= INT32_MAX;
 }
 
-/* The parts of the attention group just made (its Q, K, V strides and shape in SHAPE, Q, KS,
- * V, O as the group's key has them), as frameworks' math attention runs them (PyTorch's bmm on
- * the heads' views; ONNX Runtime's unfused attention): the scores, Q K^T x scale, one strided
- * batched GEMM that reads Q and K where the projections put them (their transposes become
- * leading dims and batch strides, the scale its alpha); the context, P V, one that reads V so
- * and writes the output with its heads merged (V's and the output's transposes). The softmax
- * and a mask stay members between them. A part where it takes in a node besides its MatMul and
- * one GEMM can read its operands in place; none for grouped-query attention (K's and V's heads
- * shared: no one batch stride). Each part's key holds the strides of its own operands alone. */
+/* An attention part's one GEMM, row-major C[m, n] = alpha A[m, k] B[k, n] over b x h heads
+ * (the fields of struct cu_plan it sets) */
+struct part_gemm {
+    int64_t m, n, k, batch, stride_a, stride_b, stride_c, lda, ldb, ldc;
+    int ta, tb;
+};
+
+/* attn_scores' GEMM: [sq, skv] = Q [sq, d] K^T, Q and K (K's rows the keys) at their strides,
+ * the scores written packed (the softmax's input); false where one GEMM cannot read them so */
+static bool scores_gemm(const int64_t *shape, const int64_t *q, const int64_t *k, struct part_gemm *g)
+{
+    int64_t b = shape[0], h = shape[1], sq = shape[2], skv = shape[3], d = shape[4];
+    int tr;
+    memset(g, 0, sizeof(*g));
+    if (!gemm_view(q, b, h, sq, d, &g->ta, &g->lda, &g->stride_a) ||
+        !gemm_view(k, b, h, skv, d, &tr, &g->ldb, &g->stride_b))
+        return false;
+    g->tb = !tr; /* K by rows is K^T by columns: B stored [n, k] */
+    g->m = sq, g->n = skv, g->k = d, g->batch = b * h;
+    g->stride_c = sq * skv;
+    return true;
+}
+
+/* attn_context's GEMM: [sq, dv] = P [sq, skv] V, P packed (the softmax's output), V at its
+ * strides, the output written at its own (by rows: the heads merged); false where one GEMM
+ * cannot */
+static bool context_gemm(const int64_t *shape, const int64_t *v, const int64_t *o, struct part_gemm *g)
+{
+    int64_t b = shape[0], h = shape[1], sq = shape[2], skv = shape[3], dv = shape[5];
+    int tr;
+    memset(g, 0, sizeof(*g));
+    if (!gemm_view(v, b, h, skv, dv, &g->tb, &g->ldb, &g->stride_b) ||
+        !gemm_view(o, b, h, sq, dv, &tr, &g->ldc, &g->stride_c) || tr)
+        return false;
+    g->m = sq, g->n = dv, g->k = skv, g->batch = b * h;
+    g->stride_a = sq * skv;
+    return true;
+}
+
+/* The parts of the attention group just made (its shape and Q, K, V, output strides in SHAPE,
+ * Q, KS, V, O as the group's key has them), as frameworks' math attention runs them (PyTorch's
+ * bmm on the heads' views; ONNX Runtime's unfused attention): the scores, Q K^T x scale, one
+ * strided batched GEMM that reads Q and K where the projections put them (their transposes
+ * become leading dims and batch strides, the scale its alpha); the context, P V, one that reads
+ * V so and writes the output with its heads merged (V's and the output's transposes). The
+ * softmax and a mask stay members between them. A part where it takes in a node besides its
+ * MatMul and one GEMM can read its operands in place (scores_gemm, context_gemm: the part's
+ * plan makes the same GEMM), the scale a float's; none for grouped-query attention (K's and V's
+ * heads shared: no one batch stride). Each part's key holds its own operands' strides alone,
+ * and in the shape the other product's head size given as its own (dv = d for the scores,
+ * d = dv for the context), so that the same GEMM is one layer. */
 static void attention_parts(struct layer_set *s, struct fctx *f, int run_index, const int64_t *shape, const int64_t *q,
                             const int64_t *ks, const int64_t *v, const int64_t *o, int64_t q_elems, int64_t k_elems,
                             int64_t v_elems, double factor, const int *scores, int nscores, const int *context,
                             int ncontext)
 {
-    int64_t b = shape[0], h = shape[1], sq = shape[2], skv = shape[3], d = shape[4], dv = shape[5], ld, bs;
-    int tr;
-    json_t *sh = json_pack("[I,I,I,I,I,I]", (json_int_t)b, (json_int_t)h, (json_int_t)sq, (json_int_t)skv,
-                           (json_int_t)d, (json_int_t)dv);
-    if (nscores > 1 && gemm_view(q, b, h, sq, d, &tr, &ld, &bs) && gemm_view(ks, b, h, skv, d, &tr, &ld, &bs))
+    struct part_gemm g;
+    int64_t sh[6];
+    memcpy(sh, shape, sizeof(sh));
+    sh[5] = shape[4];
+    bool alpha = isfinite(factor) && fabs(factor) >= FLT_MIN && fabs(factor) <= FLT_MAX;
+    if (nscores > 1 && alpha && scores_gemm(sh, q, ks, &g))
         add_part(s, f, "attn_scores", scores, nscores, run_index,
-                 json_pack("{s:O,s:o,s:o,s:I,s:I,s:f}", "shape", sh, "q", ints4(q), "k", ints4(ks), "q_elems",
+                 json_pack("{s:o,s:o,s:o,s:I,s:I,s:f}", "shape", ints6(sh), "q", ints4(q), "k", ints4(ks), "q_elems",
                            (json_int_t)q_elems, "k_elems", (json_int_t)k_elems, "scale", factor));
-    if (ncontext > 1 && gemm_view(v, b, h, skv, dv, &tr, &ld, &bs) && gemm_view(o, b, h, sq, dv, &tr, &ld, &bs) && !tr)
+    sh[4] = sh[5] = shape[5];
+    if (ncontext > 1 && context_gemm(sh, v, o, &g))
         add_part(s, f, "attn_context", context, ncontext, run_index,
-                 json_pack("{s:O,s:o,s:o,s:I}", "shape", sh, "v", ints4(v), "o", ints4(o), "v_elems", (json_int_t)v_elems));
-    json_decref(sh);
+                 json_pack("{s:o,s:o,s:o,s:I}", "shape", ints6(sh), "v", ints4(v), "o", ints4(o), "v_elems",
+                           (json_int_t)v_elems));
 }
 
 /* MatMul(Q, K^T) [-> Div/Mul scale] [-> Add mask | Where(mask, fill, .)] -> Softmax(last axis)
@@ -1602,55 +1653,46 @@ static const struct cu_algo part_algos[] = {
     {"default_tensor_op", "CUBLAS_GEMM_DEFAULT_TENSOR_OP", (1u << CU_TF32) | (1u << CU_F16TC) | (1u << CU_BF16)},
 };
 
-/* An attention group's part (attention_parts) as one strided batched GEMM over its b x h
- * heads, through cublasGemmStridedBatchedEx and cuBLASLt: attn_scores, row-major [sq, skv] =
- * scale Q [sq, d] K^T, Q and K read where they are, the scores written packed (the softmax's
- * input); attn_context, [sq, dv] = P [sq, skv] V, P packed (the softmax's output), V read where
- * it is, the output written with its heads merged. */
-static int attention_part_cudnn(const struct layer_desc *d, struct cu_plan *p)
+/* An attention group's part (attention_parts) as the one strided batched GEMM over its b x h
+ * heads that scores_gemm or context_gemm makes, through cublasGemmStridedBatchedEx and
+ * cuBLASLt: attn_scores, scale Q K^T, Q and K read where they are, the scores written packed;
+ * attn_context, P V, V read where it is, the output written with its heads merged. */
+static int attention_part_cublas(const struct layer_desc *d, struct cu_plan *p)
 {
     const struct desc_attention *a = d->attention;
-    int tr;
-    int64_t sa, sb, sc;
+    struct part_gemm g;
     if (!a || a->rep != 1)
         return -1;
-    int64_t bh = a->b * a->h;
+    int64_t shape[6] = {a->b, a->h, a->sq, a->skv, a->d, a->dv};
     if (d->pattern == FUSE_ATTN_SCORES) {
-        if (!gemm_view(a->q, a->b, a->h, a->sq, a->d, &p->ta, &p->lda, &sa) ||
-            !gemm_view(a->k, a->b, a->h, a->skv, a->d, &tr, &p->ldb, &sb))
+        if (!scores_gemm(shape, a->q, a->k, &g))
             return -1;
-        p->tb = !tr; /* K by rows is K^T by columns: B stored [n, k] */
-        p->m = a->sq, p->n = a->skv, p->k = a->d;
-        sc = a->sq * a->skv;
         p->a_elems = a->q_elems, p->b_elems = a->k_elems;
         p->gemm_alpha = a->scale;
         plan_cu_note(p, "Q and K read where the projections put them (their head transposes as leading dims and batch "
                         "strides), the scale %.9g as the GEMM's alpha: the scores packed [b, h, sq, skv]",
                      a->scale);
     } else {
-        if (!gemm_view(a->v, a->b, a->h, a->skv, a->dv, &p->tb, &p->ldb, &sb) ||
-            !gemm_view(a->o, a->b, a->h, a->sq, a->dv, &tr, &p->ldc, &sc) || tr)
+        if (!context_gemm(shape, a->v, a->o, &g))
             return -1;
-        p->m = a->sq, p->n = a->dv, p->k = a->skv;
-        sa = a->sq * a->skv;
-        p->b_elems = a->v_elems, p->c_elems = bh * a->sq * a->dv;
+        p->b_elems = a->v_elems, p->c_elems = g.batch * g.m * g.n;
         plan_cu_note(p, "the probabilities packed [b, h, sq, skv], V read where its projection put it, the output written "
                         "with its heads merged (V's and the output's transposes as leading dims and batch strides)");
     }
-    if (bh > 1) {
-        p->batch_count = bh;
-        p->stride_a = sa, p->stride_b = sb, p->stride_c = sc;
-    } else {
-        p->batch_count = 1;
-    }
+    p->m = g.m, p->n = g.n, p->k = g.k, p->ta = g.ta, p->tb = g.tb;
+    p->lda = g.lda, p->ldb = g.ldb, p->ldc = g.ldc;
+    p->batch_count = g.batch > 1 ? g.batch : 1;
+    if (g.batch > 1)
+        p->stride_a = g.stride_a, p->stride_b = g.stride_b, p->stride_c = g.stride_c;
     p->family = CU_GEMM;
-    p->what = bh > 1 ? "cublasGemmStridedBatchedEx over the heads, operands in place" : "cublasGemmEx, operands in place";
+    p->what = g.batch > 1 ? "cublasGemmStridedBatchedEx over the heads, operands in place"
+                          : "cublasGemmEx, operands in place";
     p->algos = part_algos;
     p->nalgos = (int)BZ_ARRAY_LEN(part_algos);
     p->types = CU_ALL_TYPES;
     p->lt = true;
-    p->flops = 2.0 * (double)p->m * (double)p->n * (double)p->k * (double)bh;
-    p->elems = (double)bh * (double)(p->m * p->k + p->k * p->n + p->m * p->n);
+    p->flops = 2.0 * (double)g.m * (double)g.n * (double)g.k * (double)g.batch;
+    p->elems = (double)g.batch * (double)(g.m * g.k + g.k * g.n + g.m * g.n);
     return 0;
 }
 
@@ -1664,7 +1706,7 @@ static int fusion_cudnn(const struct layer_desc *d, struct cu_plan *p)
     if (d->pattern == FUSE_ATTENTION)
         return attention_cudnn(d, p);
     if (d->pattern == FUSE_ATTN_SCORES || d->pattern == FUSE_ATTN_CONTEXT)
-        return attention_part_cudnn(d, p);
+        return attention_part_cublas(d, p);
     if (d->nmembers >= 1 && fusion_is_gemm(d->pattern))
         return fusion_cublaslt(d, p);
     if (d->nmembers < 1 || fusion_is_qdq(d->pattern) || !fusion_is_conv(d->pattern))

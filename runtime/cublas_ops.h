@@ -51,7 +51,7 @@ static enum bh_status bc_gemm_buffers(struct bc_state *s, struct bc_lib_state *f
     long long batches = op->batch_count > 0 ? op->batch_count : 1;
     long long na = op->a_elems ? op->a_elems : op->stride_a ? op->stride_a * batches : op->m * op->k;
     long long nb = op->b_elems ? op->b_elems : op->stride_b ? op->stride_b * batches : op->k * op->n;
-    long long nc = op->c_elems ? op->c_elems : op->m * op->n * batches;
+    long long nc = op->c_elems ? op->c_elems : op->stride_c ? op->stride_c * batches : op->m * op->n * batches;
     enum bh_status st;
     if ((st = bc_buffer(s, r, na, op->dt, BC_FILL_UNIFORM, 0, &f->x)) != BH_OK ||
         (st = bc_buffer(s, r, nb, op->dt, BC_FILL_UNIFORM, 0, &f->w)) != BH_OK ||
@@ -82,7 +82,7 @@ static enum bh_status bc_blas_launch(struct bc_state *s, struct bc_lib_state *f,
                                      struct bh_result *r)
 {
     (void)s;
-    const float one = bc_gemm_alpha(op), beta = op->beta_one ? 1.0f : 0.0f;
+    const float alpha = bc_gemm_alpha(op), beta = op->beta_one ? 1.0f : 0.0f;
     cublasOperation_t opb = op->tb ? CUBLAS_OP_T : CUBLAS_OP_N, opa = op->ta ? CUBLAS_OP_T : CUBLAS_OP_N;
     int m = (int)op->n, n = (int)op->m, k = (int)op->k;
     int ldb = op->ldb ? (int)op->ldb : op->tb ? (int)op->k : (int)op->n;
@@ -91,19 +91,19 @@ static enum bh_status bc_blas_launch(struct bc_state *s, struct bc_lib_state *f,
     if (BC_IS(op, BC_GEMV)) {
         /* y[m] = A[m,k] x[k]: column-major A^T is [k,m], so y = (A^T)^T x */
         if (op->n == 1)
-            BC_BLAS(r, cublasSgemv(f->blas, CUBLAS_OP_T, (int)op->k, (int)op->m, &one, (const float *)f->x,
+            BC_BLAS(r, cublasSgemv(f->blas, CUBLAS_OP_T, (int)op->k, (int)op->m, &alpha, (const float *)f->x,
                                    (int)op->k, (const float *)f->w, 1, &beta, (float *)f->y, 1));
         else /* y[n] = x[k] B[k,n]: column-major B^T is [n,k] with ld n */
-            BC_BLAS(r, cublasSgemv(f->blas, CUBLAS_OP_N, (int)op->n, (int)op->k, &one, (const float *)f->w,
+            BC_BLAS(r, cublasSgemv(f->blas, CUBLAS_OP_N, (int)op->n, (int)op->k, &alpha, (const float *)f->w,
                                    (int)op->n, (const float *)f->x, 1, &beta, (float *)f->y, 1));
         return BH_OK;
     }
     if (op->batch_count > 1)
-        BC_BLAS(r, cublasGemmStridedBatchedEx(f->blas, opb, opa, m, n, k, &one, f->w, t, ldb, op->stride_b, f->x, t,
+        BC_BLAS(r, cublasGemmStridedBatchedEx(f->blas, opb, opa, m, n, k, &alpha, f->w, t, ldb, op->stride_b, f->x, t,
                                               lda, op->stride_a, &beta, f->y, t, ldc, op->stride_c,
                                               (int)op->batch_count, bc_blas_compute(op), (cublasGemmAlgo_t)op->algo));
     else
-        BC_BLAS(r, cublasGemmEx(f->blas, opb, opa, m, n, k, &one, f->w, t, ldb, f->x, t, lda, &beta, f->y, t, ldc,
+        BC_BLAS(r, cublasGemmEx(f->blas, opb, opa, m, n, k, &alpha, f->w, t, ldb, f->x, t, lda, &beta, f->y, t, ldc,
                                 bc_blas_compute(op), (cublasGemmAlgo_t)op->algo));
     return BH_OK;
 }
@@ -222,8 +222,8 @@ static enum bh_status bc_lt_setup(struct bc_state *s, struct bc_lib_state *f, co
 static enum bh_status bc_lt_launch(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
                                    struct bh_result *r)
 {
-    const float one = bc_gemm_alpha(op), beta = op->beta_one ? 1.0f : 0.0f;
-    BC_BLAS(r, cublasLtMatmul(f->lt, f->ltd, &one, f->w, f->la, f->x, f->lb, &beta, f->y, f->lc, f->y, f->lc,
+    const float alpha = bc_gemm_alpha(op), beta = op->beta_one ? 1.0f : 0.0f;
+    BC_BLAS(r, cublasLtMatmul(f->lt, f->ltd, &alpha, f->w, f->la, f->x, f->lb, &beta, f->y, f->lc, f->y, f->lc,
                               &f->lt_algo, f->lt_ws, f->lt_ws_bytes, s->stream));
     return BH_OK;
 }

@@ -195,14 +195,12 @@ static inline double br_deconv_at(const struct bc_lib_op *op, const struct br_io
 
 /* ---- GEMM (row-major C[m,n] = op(A)[m,k] op(B)[k,n], batched by strides) and GEMV ---- */
 
-/* where output element I (batch, row, column in order) is in the output buffer: I itself,
- * or by the leading dim and batch stride of an output written in place */
+/* where output element I (batch, row, column in order) is in the output buffer, at its batch
+ * stride and leading dim (packed where those are 0), as cuBLAS writes it */
 static inline long long br_gemm_pos(const struct bc_lib_op *op, long long i)
 {
-    if (!op->ldc)
-        return i;
     long long mn = op->m * op->n, bt = i / mn, rem = i % mn;
-    return bt * op->stride_c + rem / op->n * op->ldc + rem % op->n;
+    return bt * (op->stride_c ? op->stride_c : mn) + rem / op->n * (op->ldc ? op->ldc : op->n) + rem % op->n;
 }
 
 /* output element I (as br_gemm_pos counts them): alpha A B (+ C), in double */

@@ -544,23 +544,25 @@ static void case_gemm(const char *name, long long batch, long long m, long long 
 }
 
 /* An attention group's parts (gen's attn_scores and attn_context): a strided batched GEMM over
- * H heads of S tokens, head size D, reading the projections' [S, H, D] buffers in place (their
- * leading dim H D, the heads D apart). CONTEXT 0, the scores: scale Q K^T into a packed
- * [H, S, S], K by rows (B stored [n, k]); Q by columns too where QT (a buffer [D, H, S]: A
- * stored [k, m], lda H S). CONTEXT 1: P [H, S, S] packed times V, the output written as [S, H,
- * D] (ldc H D, the heads D apart). oneDNN multiplies the packed heads; the test scatters them
- * into the buffers' layouts by their indices. */
+ * H heads of S queries and T keys, head sizes D (Q, K) and E (V), all different, reading the
+ * projections' [S or T, H, D or E] buffers in place (their leading dim H D or H E, the heads D
+ * or E apart). CONTEXT 0, the scores: scale Q K^T into a packed [H, S, T], K by rows (B stored
+ * [n, k]); Q by columns where QT (a buffer [D, H, S]: A stored [k, m], lda H S). CONTEXT 1: P
+ * [H, S, T] packed times V, the output written as [S, H, E] (ldc H E, the heads E apart).
+ * oneDNN multiplies the packed heads; the test scatters them into the buffers' layouts by
+ * their own indices. The BC_LT pass holds cuBLASLt's files to the same reference (their
+ * layouts run on a GPU alone). */
 static void case_gemm_inplace(const char *name, int context, int qt)
 {
-    const long long H = 3, S = 5, D = 4;
+    const long long H = 3, S = 5, T = 7, D = 4, E = 6;
     const float scale = 0.5f;
     struct bd_op op;
     memset(&op, 0, sizeof(op));
     op.family = BD_MATMUL;
     op.dt = dnnl_f32;
-    op.src = bt(3, H, S, context ? S : D, 0, 0);
-    op.wei = bt(3, H, context ? S : D, context ? D : S, 0, 0);
-    op.dst = bt(3, H, S, context ? D : S, 0, 0);
+    op.src = bt(3, H, S, context ? T : D, 0, 0);
+    op.wei = bt(3, H, context ? T : D, context ? E : T, 0, 0);
+    op.dst = bt(3, H, S, context ? E : T, 0, 0);
     if (!context) {
         op.post_alg = dnnl_eltwise_linear; /* scale x + 0 */
         op.post_alpha = scale;
@@ -583,35 +585,35 @@ static void case_gemm_inplace(const char *name, int context, int qt)
     double *got = (double *)malloc(sizeof(double) * (size_t)x.count[2]);
     const float *a = x.data[0], *w = x.data[1], *y = x.data[2];
     if (!context) {
-        cop.m = S, cop.n = S, cop.k = D, cop.tb = 1, cop.ta = qt, cop.gemm_alpha = scale;
+        cop.m = S, cop.n = T, cop.k = D, cop.tb = 1, cop.ta = qt, cop.gemm_alpha = scale;
         cop.lda = qt ? H * S : H * D, cop.ldb = H * D;
-        cop.stride_a = qt ? S : D, cop.stride_b = D, cop.stride_c = S * S;
-        cop.a_elems = S * H * D, cop.b_elems = S * H * D;
+        cop.stride_a = qt ? S : D, cop.stride_b = D, cop.stride_c = S * T;
+        cop.a_elems = S * H * D, cop.b_elems = T * H * D;
         for (long long h = 0; h < H; h++)
-            for (long long i = 0; i < S; i++)
-                for (long long e = 0; e < D; e++) {
-                    /* Q[h][i][e] in [S, H, D], or [D, H, S]; K[h][i][e] = K^T[h][e][i] in [S, H, D] */
+            for (long long e = 0; e < D; e++) {
+                for (long long i = 0; i < S; i++) /* Q[h][i][e] in [S, H, D], or [D, H, S] */
                     io.x[qt ? (e * H + h) * S + i : (i * H + h) * D + e] = a[(h * S + i) * D + e];
-                    io.w[(i * H + h) * D + e] = w[(h * D + e) * S + i];
-                }
-        for (long long i = 0; i < H * S * S; i++)
+                for (long long j = 0; j < T; j++) /* K[h][j][e] = K^T[h][e][j] in [T, H, D] */
+                    io.w[(j * H + h) * D + e] = w[(h * D + e) * T + j];
+            }
+        for (long long i = 0; i < H * S * T; i++)
             got[i] = y[i];
     } else {
-        cop.m = S, cop.n = D, cop.k = S;
-        cop.ldb = H * D, cop.ldc = H * D;
-        cop.stride_a = S * S, cop.stride_b = D, cop.stride_c = D;
-        cop.b_elems = S * H * D, cop.c_elems = S * H * D;
-        for (long long i = 0; i < H * S * S; i++)
+        cop.m = S, cop.n = E, cop.k = T;
+        cop.ldb = H * E, cop.ldc = H * E;
+        cop.stride_a = S * T, cop.stride_b = E, cop.stride_c = E;
+        cop.b_elems = T * H * E, cop.c_elems = S * H * E;
+        for (long long i = 0; i < H * S * T; i++)
             io.x[i] = a[i];
         for (long long h = 0; h < H; h++)
-            for (long long j = 0; j < S; j++)
-                for (long long e = 0; e < D; e++) {
-                    io.w[(j * H + h) * D + e] = w[(h * S + j) * D + e];   /* V[h][j][e] in [S, H, D] */
-                    got[(j * H + h) * D + e] = y[(h * S + j) * D + e];    /* out[h][j][e] in [S, H, D] */
-                }
+            for (long long e = 0; e < E; e++) {
+                for (long long j = 0; j < T; j++) /* V[h][j][e] in [T, H, E] */
+                    io.w[(j * H + h) * E + e] = w[(h * T + j) * E + e];
+                for (long long i = 0; i < S; i++) /* out[h][i][e] in [S, H, E] */
+                    got[(i * H + h) * E + e] = y[(h * S + i) * E + e];
+            }
     }
     check(name, &cop, &io, got, NULL);
-    /* and cuBLASLt's file of the same part: the same reference */
     cop.family = BC_LT;
     char lt[128];
     snprintf(lt, sizeof(lt), "%s (cublasLt)", name);
@@ -1023,9 +1025,9 @@ int main(void)
     case_gemm("cublasLt + bias + gelu (tanh)", 1, 6, 8, 5, 0, 0, 0, 0, CUBLASLT_EPILOGUE_GELU_BIAS,
               dnnl_eltwise_gelu_tanh);
     case_gemm("cublasLt + relu, batched", 2, 4, 6, 5, 0, 0, 0, 0, CUBLASLT_EPILOGUE_RELU, dnnl_eltwise_relu);
-    case_gemm_inplace("attention scores in place (Q, K of [S, H, D], scaled)", 0, 0);
+    case_gemm_inplace("attention scores in place (Q of [S, H, D], K of [T, H, D], scaled)", 0, 0);
     case_gemm_inplace("attention scores in place (Q by columns, [D, H, S])", 0, 1);
-    case_gemm_inplace("attention context in place (V of [S, H, D], the output [S, H, D])", 1, 0);
+    case_gemm_inplace("attention context in place (V of [T, H, E], the output [S, H, E])", 1, 0);
     case_rnn("lstm", CUDNN_LSTM, 0);
     case_rnn("lstm bidirectional", CUDNN_LSTM, 1);
     case_rnn("gru (linear before reset)", CUDNN_GRU, 0);

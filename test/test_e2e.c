@@ -699,13 +699,16 @@ static void e2e_conv_work(void **state)
 /* The attention pattern in every transformer of ../shared/models and the zoo: gen's attention
  * groups are counted against test/oracle/attention_check.py's own walk of each model, and each
  * fused layer's description (shape, strides, scale, mask) against ONNX Runtime running the
- * group's nodes. Each group's two parts (the scores' and the context's strided batched GEMMs,
- * the operands in place) are counted (none for grouped-query attention), and each part
- * layer's CUDA benchmark (gen --repro) is held to ONNX Runtime running the part's nodes: the
- * GEMM its BZ_OP describes, computed by numpy on the buffers as the runtime reads them. ONNX Runtime's own export (gpt2-tiny-random-ort-fused) has its 5 attentions
+ * group's nodes. ONNX Runtime's own export (gpt2-tiny-random-ort-fused) has its 5 attentions
  * fused already, as com.microsoft Attention nodes: the walk is of the ONNX nodes gen writes them
  * as (gen --graph). And Llama's grouped-query attention as PyTorch exports it (a model the oracle
- * writes): K's and V's repeated heads read in place. gen only. */
+ * writes): K's and V's repeated heads read in place; a padding mask; a cross-attention (queries
+ * and keys of two lengths, head sizes of two). Each group's two parts (the scores' and the
+ * context's strided batched GEMMs, the operands in place) are counted (none for grouped-query
+ * attention; at batch 2 none where the projections' heads are no one batch stride apart), and
+ * each part layer's CUDA benchmark (gen --repro) is held to ONNX Runtime running the part's
+ * nodes: the GEMM its BZ_OP describes, computed by numpy on the buffers as the runtime reads
+ * them. gen only. */
 static void e2e_attention(void **state)
 {
     (void)state;
@@ -734,6 +737,21 @@ static void e2e_attention(void **state)
     assert_int_equal(test_sh("%s test/oracle/attention_check.py padding-model '%s'", py, pad), 0);
     bz_buf_printf(&args, " '%s' '--dim=padding:seq=24'", pad);
     bz_buf_puts(&expect, " padding=1/2 '--dim=padding:seq=24'");
+    /* and a cross-attention: queries and keys of two lengths, Q's and V's heads of two sizes */
+    char cross[300];
+    snprintf(cross, sizeof(cross), "%s/cross.onnx", dir);
+    assert_int_equal(test_sh("%s test/oracle/attention_check.py cross-model '%s'", py, cross), 0);
+    bz_buf_printf(&args, " '%s'", cross);
+    bz_buf_puts(&expect, " cross=1/2");
+    /* at batch 2 the projections' [b, s, h, d] heads are no one batch stride apart: the cross
+     * attention has no part, the padding model (Q and K already [b, h, s, d]) its scores alone */
+    char b2[300];
+    snprintf(b2, sizeof(b2), "%s/attention_b2", dir);
+    assert_int_equal(test_sh("%s '%s' '%s' '--dim=padding:seq=24' -b 2 --backend none -o '%s' 2>'%s.gen.log' >/dev/null && "
+                             "%s test/oracle/attention_check.py '%s' cross=1/0 padding=1/1 '--dim=padding:seq=24' > "
+                             "'%s.oracle.log' || { cat '%s.oracle.log' >&2; exit 1; }",
+                             gen, cross, pad, b2, b2, py, b2, b2, b2),
+                     0);
     const char *root = test_env("BENANZA_SHARED", "../shared");
     char path[4300];
     int have_shared = 0;

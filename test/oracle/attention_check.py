@@ -29,6 +29,8 @@ Prints one line per run; exit status 1 on any mismatch.
   writes llama_gqa_model(4): Llama's grouped-query attention as PyTorch exports it
        attention_check.py padding-model FILE.onnx
   writes an attention of 4 heads of 64 with BERT's padding mask [batch, 1, 1, seq]
+       attention_check.py cross-model FILE.onnx
+  writes a cross-attention of 5 queries and 7 keys, head sizes 8 and 12 (cross_model)
 """
 import json
 import os
@@ -205,8 +207,13 @@ def check_group(model, members, att, shapes):
     return float(np.max(np.abs(got - want)))
 
 
+class Mismatch(Exception):
+    """a part's benchmark that does not describe its nodes"""
+
+
 def bench_op(path, batch, raw_dims, layer):
-    """the fields of BZ_OP in gen's f32 CUDA benchmark of LAYER (cuBLAS's default algorithm)"""
+    """the fields of BZ_OP in gen's f32 CUDA benchmark of LAYER (cuBLAS's default algorithm):
+    the macro's lines, up to the first that does not continue"""
     import re
     import tempfile
 
@@ -214,12 +221,18 @@ def bench_op(path, batch, raw_dims, layer):
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [gen, path, "--backend", "cuda", "--types", "f32", "--repro", layer, "-o", tmp + "/r"]
         cmd += (["-b", str(batch)] if batch else []) + raw_dims
-        subprocess.run(cmd, check=True, capture_output=True)
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise Mismatch("gen --repro %s failed (exit %d): %s" % (layer, r.returncode, r.stderr.strip()))
         with open("%s/r/%s-f32-default.c" % (tmp, layer), encoding="utf-8") as f:
-            text = f.read()
-    body = text[text.index("#define BZ_OP"):]
-    body = body[: body.index("}") + 1]
-    return {k: float(v) for k, v in re.findall(r"\.(\w+) = (-?[0-9][0-9.e+-]*)", body)}
+            lines = f.read().splitlines()
+    start = next(i for i, l in enumerate(lines) if l.startswith("#define BZ_OP"))
+    body = []
+    for line in lines[start:]:
+        body.append(line)
+        if not line.rstrip().endswith("\\"):
+            break
+    return {k: float(v) for k, v in re.findall(r"\.(\w+) = (-?[0-9][0-9.e+-]*)", "\n".join(body))}
 
 
 def check_part(model, members, pattern, op, shapes):
@@ -256,17 +269,50 @@ def check_part(model, members, pattern, op, shapes):
     ta, tb = i("ta"), i("tb")
     lda, ldb = i("lda") or (M if ta else K), i("ldb") or (K if tb else N)
     ldc = i("ldc") or N
-    sc = i("stride_c") if i("ldc") else M * N
+    sc = i("stride_c") or M * N
     ab, bb = feed[a].astype(np.float64).ravel(), feed[b].astype(np.float64).ravel()
-    assert not i("a_elems") or ab.size == i("a_elems"), "A's buffer size"
-    assert not i("b_elems") or bb.size == i("b_elems"), "B's buffer size"
-    A = strided(ab, (bc, M, K), (i("stride_a"), 1, lda) if ta else (i("stride_a"), lda, 1))
-    B = strided(bb, (bc, K, N), (i("stride_b"), 1, ldb) if tb else (i("stride_b"), ldb, 1))
+    nc = i("c_elems") or bc * M * N
+
+    def view(buf, size, shape, st, what):
+        # the buffer as the runtime reads or writes it: every element it reaches inside it
+        if size and buf.size != size:
+            raise Mismatch("%s: %s's buffer has %d elements, the benchmark says %d" % (pattern, what, buf.size, size))
+        last = sum((d - 1) * s for d, s in zip(shape, st))
+        if min(st) < 0 or last >= buf.size:
+            raise Mismatch("%s: %s reaches element %d of a buffer of %d" % (pattern, what, last, buf.size))
+        return strided(buf, shape, st)
+
+    A = view(ab, i("a_elems"), (bc, M, K), (i("stride_a"), 1, lda) if ta else (i("stride_a"), lda, 1), "A")
+    B = view(bb, i("b_elems"), (bc, K, N), (i("stride_b"), 1, ldb) if tb else (i("stride_b"), ldb, 1), "B")
     alpha = op.get("gemm_alpha", 0) or 1.0
-    want = np.zeros(i("c_elems") or bc * M * N)
-    strided(want, (bc, M, N), (sc, ldc, 1))[...] = alpha * np.matmul(A, B)
-    assert got.size == want.size, "output size %d, the benchmark's %d (%s)" % (got.size, want.size, pattern)
+    want = np.zeros(nc)
+    view(want, 0, (bc, M, N), (sc, ldc, 1), "C")[...] = alpha * np.matmul(A, B)
+    if got.size != want.size:
+        raise Mismatch("%s: the output has %d elements, the benchmark's %d" % (pattern, got.size, want.size))
     return float(np.max(np.abs(got - want)))
+
+
+def cross_model():
+    """cross-attention of 3 heads, 5 queries and 7 keys, head sizes 8 (Q, K) and 12 (V), the batch
+    dynamic ("batch"): Q [B, 5, 3, 8], K [B, 7, 3, 8], V [B, 7, 3, 12] as projections leave
+    them, each transposed to its heads, Mul by 8^-0.5, Softmax, the heads merged back"""
+    F = onnx.TensorProto.FLOAT
+    h = onnx.helper
+    inputs = [h.make_tensor_value_info("q", F, ["batch", 5, 3, 8]), h.make_tensor_value_info("k", F, ["batch", 7, 3, 8]),
+              h.make_tensor_value_info("v", F, ["batch", 7, 3, 12])]
+    nodes = [h.make_node("Transpose", ["q"], ["qt"], perm=[0, 2, 1, 3]),
+             h.make_node("Transpose", ["k"], ["kt"], perm=[0, 2, 3, 1]),
+             h.make_node("Transpose", ["v"], ["vt"], perm=[0, 2, 1, 3]),
+             h.make_node("MatMul", ["qt", "kt"], ["scores"]),
+             h.make_node("Mul", ["scores", "scale"], ["scaled"]),
+             h.make_node("Softmax", ["scaled"], ["probs"], axis=-1),
+             h.make_node("MatMul", ["probs", "vt"], ["ctx"]),
+             h.make_node("Transpose", ["ctx"], ["y"], perm=[0, 2, 1, 3])]
+    y = h.make_tensor_value_info("y", F, ["batch", 5, 3, 12])
+    inits = [numpy_helper.from_array(np.array(8 ** -0.5, np.float32), "scale")]
+    m = h.make_model(h.make_graph(nodes, "cross", inputs, [y], inits), opset_imports=[h.make_opsetid("", 18)])
+    onnx.checker.check_model(m, full_check=True)
+    return m
 
 
 def llama_gqa_model(rep, nq=8, d=16, padding=False):
@@ -325,6 +371,9 @@ def main():
     if sys.argv[1] == "model":
         onnx.save(llama_gqa_model(4), sys.argv[2])
         return 0
+    if sys.argv[1] == "cross-model":
+        onnx.save(cross_model(), sys.argv[2])
+        return 0
     if sys.argv[1] == "padding-model":
         onnx.save(llama_gqa_model(1, nq=4, d=64, padding=True), sys.argv[2])
         return 0
@@ -376,8 +425,12 @@ def main():
             if pt[3] in checked:
                 continue
             checked.add(pt[3])
-            op = bench_op(info["path"], info["batch"], raw_dims, pt[3])
-            perr = check_part(model, [pos[i] for i in pt[4]] if pos else pt[4], pt[2], op, shapes)
+            try:
+                op = bench_op(info["path"], info["batch"], raw_dims, pt[3])
+                perr = check_part(model, [pos[i] for i in pt[4]] if pos else pt[4], pt[2], op, shapes)
+            except Mismatch as e:
+                print("FAIL %s: %s" % (name, e))
+                perr = float("inf")
             perrs.append(perr)
             ok = ok and perr < 1e-4
         ok = ok and (name not in expect_parts or expect_parts[name] == len(mparts))

@@ -9,7 +9,7 @@ worked out from the ONNX models themselves, held against the folder gen wrote
 A layer with cuBLASLt files (lt0) wants ltnk0 beside it exactly when every node behind it (for a
 fusion group or a part of one, its first member) is a MatMul or a Gemm without transB whose B
 is a 2-D initializer (so that A holds any batch dims alone: one GEMM, not a batched one; an
-attention group's parts, which start with a Transpose, have none). Reads the folder's
+attention group's parts, whose B is an activation, have none). Reads the folder's
 manifest.tsv for the models (run lines), the nodes' layers (node lines) and the groups' and
 parts' members (group and part lines). Exit 0 when the folder agrees and both kinds occur; else the
 disagreements, exit 1."""
