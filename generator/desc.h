@@ -129,8 +129,9 @@ bool fusion_is_qdq(enum fusion_pattern p);
  * softmax(Q K^T x scale [+ mask]) V over batch b, heads h, sq queries, skv keys, head sizes d
  * (Q, K) and dv (V). Each operand's element strides along (batch, head, row, col) in the
  * buffer of *_elems elements it is read from (K's rows are the keys); the mask's along the
- * scores' (batch, head, query, key), 0 where it broadcasts. The mask adds to the scores (ATT_MASK_ADD) or, where it is FILL_WHEN (1: true,
- * 0: false), puts FILL in their place (ATT_MASK_SELECT, a bool mask). */
+ * scores' (batch, head, query, key), 0 where it broadcasts. The mask adds to the scores
+ * (ATT_MASK_ADD) or, where it is FILL_WHEN (1: true, 0: false), puts FILL in their place
+ * (ATT_MASK_SELECT, a bool mask). */
 enum att_mask { ATT_MASK_NONE, ATT_MASK_ADD, ATT_MASK_SELECT };
 struct desc_attention {
     int64_t b, h, sq, skv, d, dv;
