@@ -271,6 +271,9 @@ static void test_advice_fusion_precision(void **state)
     assert_float_equal(num(g, "members"), 90, 1e-9);
     assert_float_equal(num(g, "fused"), 85, 1e-9);
     assert_float_equal(num(g, "speedup"), 90.0 / 85, 1e-3);
+    /* the bound takes it fused: at 85, as the fused benchmark's algorithm */
+    assert_float_equal(num(g, "bound"), 85, 1e-9);
+    assert_true(strncmp(json_string_value(json_object_get(g, "bound as")), "members", 7) != 0);
     /* f16 on D1: 40+5+25+15+8+3+20 = 116, speedup 230/116; the group has no f16 fused result */
     json_t *p = find_row(table(j, "precision"), "type", "f16", "device", "D1");
     assert_float_equal(num(p, "sequential"), 116, 1e-9);
@@ -1125,11 +1128,18 @@ static void test_group_part(void **state)
     }
     assert_float_equal(num(find_row(table(j, "bound"), "device", "D10", "type", "f32"), "fused"), 34, 1e-9);
     json_decref(j);
-    j = report("--model sw2 --report bound");
+    j = report("--model sw2 --report bound,fusion-groups");
     json_t *r2 = find_row(table(j, "bound"), "device", "D11", "type", "f32");
     assert_float_equal(num(r2, "sequential"), 49, 1e-9);
     assert_float_equal(num(r2, "fused"), 35, 1e-9);
     assert_float_equal(num(r2, "fused parallel"), 35, 1e-9);
+    /* fusion-groups: the members 20 + 8 + 5 + 6, no fused row on D11; the bound takes the two
+     * parts, conv_bn 21 and silu 4 */
+    json_t *g2 = find_row(table(j, "fusion-groups"), "device", "D11", "type", "f32");
+    assert_float_equal(num(g2, "members"), 39, 1e-9);
+    assert_true(json_is_null(json_object_get(g2, "fused")) || !json_object_get(g2, "fused"));
+    assert_float_equal(num(g2, "bound"), 25, 1e-9);
+    assert_string_equal(json_string_value(json_object_get(g2, "bound as")), "members (parts fused)");
     json_decref(j);
     /* a database whose parts table has no idx (the form of its first day) gets it again, empty
      * until the manifest is ingested again */

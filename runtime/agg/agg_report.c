@@ -512,8 +512,11 @@ static struct agg_table *agg_rep_fusion(struct agg_ctx *k)
 static struct agg_table *agg_rep_fusion_groups(struct agg_ctx *k)
 {
     struct agg_table *t = agg_new("fusion-groups", "Fusion per group",
-        "Each fusion group: the sum of its members' fastest times vs its fused benchmark's fastest.",
-        HEAD "group|pattern|nodes|members|fused|speedup", HK "ittuur");
+        "Each fusion group: the sum of its members' fastest times vs its fused benchmark's fastest; "
+        "what the fused bound costs it at (bound: min(fused, its members with each of its parts fused "
+        "on their own where that is faster)) and as what (bound as: the fused benchmark's algorithm, "
+        "members, or members (parts fused)).",
+        HEAD "group|pattern|nodes|members|fused|speedup|bound|bound as", HK "ittuurut");
     int bc = agg_busy_col(t);
     for (int i = 0; i < k->nc; i++) {
         const struct agg_combo *c = &k->c[i];
@@ -547,6 +550,10 @@ static struct agg_table *agg_rep_fusion_groups(struct agg_ctx *k)
                 agg_table_set_num(t, r, 8, fused);
                 if (all)
                     agg_table_set_num(t, r, 9, members / fused);
+            }
+            if (c->b.group_algo && c->b.group_algo[g] && isfinite(c->b.group_us[g])) {
+                agg_table_set_num(t, r, 10, c->b.group_us[g]);
+                agg_table_set_text(t, r, 11, c->b.group_algo[g]);
             }
             agg_buf_free(&names);
         }
