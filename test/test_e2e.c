@@ -709,6 +709,14 @@ static void e2e_conv_work(void **state)
  * each part layer's CUDA benchmark (gen --repro) is held to ONNX Runtime running the part's
  * nodes: the GEMM its BZ_OP describes, computed by numpy on the buffers as the runtime reads
  * them. gen only. */
+/* a model attention_check.py writes (its KIND: model, padding-model, cross-model) as
+ * DIR/NAME.onnx, its path in PATH */
+static void attention_model(const char *py, const char *kind, const char *name, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s.onnx", dir, name);
+    assert_int_equal(test_sh("%s test/oracle/attention_check.py %s '%s'", py, kind, path), 0);
+}
+
 static void e2e_attention(void **state)
 {
     (void)state;
@@ -726,21 +734,18 @@ static void e2e_attention(void **state)
     /* Llama's grouped-query attention as PyTorch exports it (the oracle writes it): its group
      * holds the repeats of K's and V's heads, its key their unrepeated buffers */
     char gqa[300];
-    snprintf(gqa, sizeof(gqa), "%s/llama_gqa.onnx", dir);
-    assert_int_equal(test_sh("%s test/oracle/attention_check.py model '%s'", py, gqa), 0);
+    attention_model(py, "model", "llama_gqa", gqa, sizeof(gqa));
     bz_buf_printf(&args, " '%s' '--dim=llama_gqa:seq=7'", gqa);
     bz_buf_puts(&expect, " llama_gqa=1/0 '--dim=llama_gqa:seq=7'");
     /* and BERT's padding mask [batch, 1, 1, seq]: its key's mask strides 0 over heads and
      * queries */
     char pad[300];
-    snprintf(pad, sizeof(pad), "%s/padding.onnx", dir);
-    assert_int_equal(test_sh("%s test/oracle/attention_check.py padding-model '%s'", py, pad), 0);
+    attention_model(py, "padding-model", "padding", pad, sizeof(pad));
     bz_buf_printf(&args, " '%s' '--dim=padding:seq=24'", pad);
     bz_buf_puts(&expect, " padding=1/2 '--dim=padding:seq=24'");
     /* and a cross-attention: queries and keys of two lengths, Q's and V's heads of two sizes */
     char cross[300];
-    snprintf(cross, sizeof(cross), "%s/cross.onnx", dir);
-    assert_int_equal(test_sh("%s test/oracle/attention_check.py cross-model '%s'", py, cross), 0);
+    attention_model(py, "cross-model", "cross", cross, sizeof(cross));
     bz_buf_printf(&args, " '%s'", cross);
     bz_buf_puts(&expect, " cross=1/2");
     /* at batch 2 the projections' [b, s, h, d] heads are no one batch stride apart: the cross

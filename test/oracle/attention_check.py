@@ -144,32 +144,25 @@ def gen_shapes(path, batch, dims):
     return shapes
 
 
-def check_group(model, members, att, shapes):
-    """ONNX Runtime on the group's nodes against numpy on the key's description: max |diff|"""
-    g = model.graph
-    nodes = [g.node[i] for i in members]
-    made = {o for n in nodes for o in n.output}
-    w = weights(g)
+def outside_source(nodes, w):
+    """x -> the value from outside NODES it comes from, back through their non-weight inputs"""
     prod = {o: n for n in nodes for o in n.output}
-    mm = [n for n in nodes if n.op_type == "MatMul"]
-    mask_node = next((n for n in nodes if n.op_type in ("Add", "Where")), None)
 
     def source(x):
-        # back through the group's own nodes to what comes from outside
         while x in prod:
-            n = prod[x]
-            x = next(i for i in n.input if i not in w)
+            x = next(i for i in prod[x].input if i not in w)
         return x
 
-    q, k, v = source(mm[0].input[0]), source(mm[0].input[1]), source(mm[1].input[1])
-    ins = [q, k, v]
-    if mask_node is not None:
-        outside = [i for i in mask_node.input if i not in made and i not in w]
-        ins += outside
-    out = nodes[-1].output[0]
+    return source
+
+
+def run_cut(model, ins, out, shapes, seed):
+    """the model cut to INS -> OUT (onnx.utils.Extractor) run by ONNX Runtime on random inputs
+    (bool ones at random, the others uniform in [-1, 1]; a shape onnx leaves unknown from
+    gen --shapes): the feed and the output, flat in float64"""
     sub = onnx.utils.Extractor(model).extract_model(ins, [out])
     types = {vi.name: vi.type.tensor_type for vi in list(sub.graph.input)}
-    rng = np.random.default_rng(7)
+    rng = np.random.default_rng(seed)
     feed = {}
     for name in ins:
         t = types[name]
@@ -181,7 +174,24 @@ def check_group(model, members, att, shapes):
         else:
             feed[name] = rng.uniform(-1, 1, shape).astype(np.float32)
     sess = ort.InferenceSession(sub.SerializeToString(), providers=["CPUExecutionProvider"])
-    got = sess.run([out], feed)[0].astype(np.float64).ravel()
+    return feed, sess.run([out], feed)[0].astype(np.float64).ravel()
+
+
+def check_group(model, members, att, shapes):
+    """ONNX Runtime on the group's nodes against numpy on the key's description: max |diff|"""
+    g = model.graph
+    nodes = [g.node[i] for i in members]
+    made = {o for n in nodes for o in n.output}
+    w = weights(g)
+    mm = [n for n in nodes if n.op_type == "MatMul"]
+    mask_node = next((n for n in nodes if n.op_type in ("Add", "Where")), None)
+    source = outside_source(nodes, w)
+    q, k, v = source(mm[0].input[0]), source(mm[0].input[1]), source(mm[1].input[1])
+    ins = [q, k, v]
+    if mask_node is not None:
+        outside = [i for i in mask_node.input if i not in made and i not in w]
+        ins += outside
+    feed, got = run_cut(model, ins, nodes[-1].output[0], shapes, 7)
 
     b, h, sq, skv, d, dv = att["shape"]
     qb, kb, vb = (feed[x].astype(np.float64).ravel() for x in (q, k, v))
@@ -240,29 +250,10 @@ def check_part(model, members, pattern, op, shapes):
     benchmark (OP: its BZ_OP), the buffers read and written as the runtime does: max |diff|"""
     g = model.graph
     nodes = [g.node[i] for i in members]
-    w = weights(g)
-    prod = {o: n for n in nodes for o in n.output}
-
-    def source(x):
-        while x in prod:
-            n = prod[x]
-            x = next(i for i in n.input if i not in w)
-        return x
-
+    source = outside_source(nodes, weights(g))
     mm = next(n for n in nodes if n.op_type == "MatMul")
     a, b = source(mm.input[0]), source(mm.input[1])
-    out = nodes[-1].output[0]
-    sub = onnx.utils.Extractor(model).extract_model([a, b], [out])
-    rng = np.random.default_rng(11)
-    feed = {}
-    for vi in sub.graph.input:
-        t = vi.type.tensor_type
-        shape = [d.dim_value for d in t.shape.dim]
-        if not t.HasField("shape") or 0 in shape:
-            shape = shapes[vi.name]
-        feed[vi.name] = rng.uniform(-1, 1, shape).astype(np.float32)
-    sess = ort.InferenceSession(sub.SerializeToString(), providers=["CPUExecutionProvider"])
-    got = sess.run([out], feed)[0].astype(np.float64).ravel()
+    feed, got = run_cut(model, [a, b], nodes[-1].output[0], shapes, 11)
 
     i = lambda k: int(op.get(k, 0))
     M, N, K, bc = i("m"), i("n"), i("k"), max(i("batch_count"), 1)
