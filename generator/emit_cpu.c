@@ -423,6 +423,12 @@ static char *op_initializer(const struct bd_op *op)
         bz_buf_puts(&b, "    .src_transposed = 1,\n");
     if (op->oscale != 0)
         bz_buf_printf(&b, "    .oscale = %.9ef,\n", op->oscale);
+    if (bd_strided(&op->src, op->st_src))
+        dims_init(&b, "st_src", op->st_src, op->src.nd);
+    if (bd_strided(&op->wei, op->st_wei))
+        dims_init(&b, "st_wei", op->st_wei, op->wei.nd);
+    if (bd_strided(&op->dst, op->st_dst))
+        dims_init(&b, "st_dst", op->st_dst, op->dst.nd);
     if (op->oscale_n > 1)
         bz_buf_printf(&b, "    .oscale_n = %d,\n    .oscale_mask = %d,\n", op->oscale_n, op->oscale_mask);
     if (op->qsrc)

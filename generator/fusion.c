@@ -1472,6 +1472,59 @@ static int member_dnnl(const struct layer_desc *m, struct cpu_plan *p)
     return h && h->dnnl ? h->dnnl(m, 0, p) : -1;
 }
 
+/* An attention group's part as the one oneDNN matmul over its [b, h] heads that frameworks' CPU
+ * math attention runs: the operands read and written where they are, at the strides of the
+ * part's key (the Q, K and V transposes and the heads' merge as strides), the scale as the
+ * output scale; only where one strided batched GEMM can read them (scores_gemm, context_gemm,
+ * the gate of the part and of its cuBLAS plan) */
+static void dims4(dnnl_dim_t *t, int64_t d0, int64_t d1, int64_t d2, int64_t d3)
+{
+    t[0] = d0, t[1] = d1, t[2] = d2, t[3] = d3;
+}
+
+static int attention_part_dnnl(const struct layer_desc *d, struct cpu_plan *p)
+{
+    const struct desc_attention *a = d->attention;
+    struct part_gemm g;
+    if (!a || a->rep != 1)
+        return -1;
+    int64_t shape[6] = {a->b, a->h, a->sq, a->skv, a->d, a->dv};
+    struct bd_op *op = &p->op;
+    op->family = BD_MATMUL;
+    op->src.nd = op->wei.nd = op->dst.nd = 4;
+    if (d->pattern == FUSE_ATTN_SCORES) {
+        if (!scores_gemm(shape, a->q, a->k, &g))
+            return -1;
+        /* Q [b, h, sq, d] at its strides, K^T [b, h, d, skv] at K's with the last two swapped,
+         * the scores [b, h, sq, skv] packed */
+        dims4(op->src.d, a->b, a->h, a->sq, a->d);
+        dims4(op->wei.d, a->b, a->h, a->d, a->skv);
+        dims4(op->dst.d, a->b, a->h, a->sq, a->skv);
+        dims4(op->st_src, a->q[0], a->q[1], a->q[2], a->q[3]);
+        dims4(op->st_wei, a->k[0], a->k[1], a->k[3], a->k[2]);
+        if (a->scale != 1.0)
+            op->oscale = (float)a->scale;
+    } else {
+        if (!context_gemm(shape, a->v, a->o, &g))
+            return -1;
+        /* the probabilities [b, h, sq, skv] packed, V [b, h, skv, dv] and the output
+         * [b, h, sq, dv] at their strides (the output's: the heads merged) */
+        dims4(op->src.d, a->b, a->h, a->sq, a->skv);
+        dims4(op->wei.d, a->b, a->h, a->skv, a->dv);
+        dims4(op->dst.d, a->b, a->h, a->sq, a->dv);
+        dims4(op->st_wei, a->v[0], a->v[1], a->v[2], a->v[3]);
+        dims4(op->st_dst, a->o[0], a->o[1], a->o[2], a->o[3]);
+    }
+    p->algs[0] = 0;
+    p->n_algs = 1;
+    plan_arg(p, "DNNL_ARG_SRC", 0, 0);
+    plan_arg(p, "DNNL_ARG_WEIGHTS", 0, 0);
+    plan_arg(p, "DNNL_ARG_DST", 1, 0);
+    p->flops = 2.0 * (double)g.m * (double)g.n * (double)g.k * (double)g.batch;
+    p->bytes = 4.0 * (double)g.batch * (double)(g.m * g.k + g.k * g.n + g.m * g.n);
+    return 0;
+}
+
 /* A fusion group as one oneDNN primitive: the first member's operation with the batch norm
  * folded into the weights and bias, the residual as a sum post-op and the activation as an
  * eltwise post-op; the decomposed GELU and LayerNorm as oneDNN's own; a QDQ group as the int8
@@ -1481,6 +1534,8 @@ static int fusion_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p
     memset(p, 0, sizeof(*p));
     if (which || d->nmembers < 1)
         return -1;
+    if (d->pattern == FUSE_ATTN_SCORES || d->pattern == FUSE_ATTN_CONTEXT)
+        return attention_part_dnnl(d, p);
     const struct layer_desc *first = &d->members[0];
     if (d->pattern == FUSE_GELU || d->pattern == FUSE_GELU_TANH || d->pattern == FUSE_LAYERNORM ||
         d->pattern == FUSE_SILU) {
@@ -1957,4 +2012,7 @@ const struct op_plans *plan_hooks(const struct layer_desc *d)
 }
 
 static const struct op_plans fusion_plans = {fusion_dnnl, fusion_plain, fusion_cudnn, fusion_kernel, NULL, PLAN_KERNEL_TOO,
-    .how = {"oneDNN primitive with post-ops", NULL, "cuDNN fused convolution + bias + activation; cuBLASLt GEMM + bias epilogues; cuDNN fused attention (backend API); attention's two products as strided batched GEMMs on the heads in place", "kernel of ours (GELU, LayerNorm, flash attention)"}};
+    .how = {"oneDNN primitive with post-ops; attention's two products as matmuls on the heads in place", NULL,
+            "cuDNN fused convolution + bias + activation; cuBLASLt GEMM + bias epilogues; cuDNN fused attention "
+            "(backend API); attention's two products as strided batched GEMMs on the heads in place",
+            "kernel of ours (GELU, LayerNorm, flash attention)"}};

@@ -60,6 +60,9 @@ struct bd_op {
     int wei_transposed;       /* matmul/ip weights stored transposed (Gemm transB) */
     int src_transposed;       /* matmul source stored transposed (Gemm transA) */
     float oscale;             /* an output scale (Gemm's alpha, a quantized layer's); 0: none */
+    /* matmul: the element strides of src, weights and dst where an operand is read or written in
+     * place (an attention part's heads where the projections put them); all 0: plain */
+    dnnl_dims_t st_src, st_wei, st_dst;
     /* int8 (QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger, QDQ groups): the types of
      * src, weights, dst and bias (0: dt, dt, dt, f32); oscale_n > 1 repeats oscale per output
      * channel (dims in oscale_mask); static zero points of src, weights, dst (0: none) */
@@ -208,6 +211,16 @@ static inline dnnl_status_t bd_rnn_desc(const struct bd_op *op, dnnl_rnn_desc_t 
     }
 }
 
+/* whether a matmul operand has its element strides set (bd_op's st_src, st_wei, st_dst): it is
+ * then described by them */
+static inline int bd_strided(const struct bd_tensor *t, const dnnl_dim_t *st)
+{
+    for (int k = 0; k < t->nd; k++)
+        if (st[k])
+            return 1;
+    return 0;
+}
+
 /* Builds the op descriptor and the attributes (post-ops, user scratchpad). */
 static inline dnnl_status_t bd_op_desc(const struct bd_op *op, union bd_desc *u, dnnl_primitive_attr_t *attr)
 {
@@ -231,14 +244,22 @@ static inline dnnl_status_t bd_op_desc(const struct bd_op *op, union bd_desc *u,
     int act = !any && op->layout && op->src.nd == 4 ? 2 + op->layout : any;
     dnnl_data_type_t sdt = op->qsrc ? op->qsrc : op->dt, wdt = op->qwei ? op->qwei : op->dt;
     dnnl_data_type_t ddt = op->qdst ? op->qdst : op->dt, bdt = op->qbias ? op->qbias : dnnl_f32;
-    if ((st = op->src_transposed && op->family == BD_MATMUL ? bd_md_transposed(&s, &op->src, sdt)
-                                                            : bd_md(&s, &op->src, sdt, act)) != dnnl_success)
+    int mm = op->family == BD_MATMUL;
+    if ((st = mm && bd_strided(&op->src, op->st_src) ? dnnl_memory_desc_init_by_strides(&s, op->src.nd, op->src.d, sdt,
+                                                                                        op->st_src)
+              : op->src_transposed && mm ? bd_md_transposed(&s, &op->src, sdt)
+                                         : bd_md(&s, &op->src, sdt, act)) != dnnl_success)
         return st;
-    if ((st = bd_md(&d, &op->dst, ddt, !any && op->layout && op->dst.nd == 4 ? 2 + op->layout : any)) != dnnl_success)
+    if ((st = mm && bd_strided(&op->dst, op->st_dst)
+                  ? dnnl_memory_desc_init_by_strides(&d, op->dst.nd, op->dst.d, ddt, op->st_dst)
+                  : bd_md(&d, &op->dst, ddt, !any && op->layout && op->dst.nd == 4 ? 2 + op->layout : any)) !=
+        dnnl_success)
         return st;
     if (op->wei.nd) {
-        st = op->wei_transposed && op->family == BD_MATMUL ? bd_md_transposed(&w, &op->wei, wdt)
-                                                           : bd_md(&w, &op->wei, wdt, any);
+        st = mm && bd_strided(&op->wei, op->st_wei) ? dnnl_memory_desc_init_by_strides(&w, op->wei.nd, op->wei.d, wdt,
+                                                                                       op->st_wei)
+             : op->wei_transposed && mm ? bd_md_transposed(&w, &op->wei, wdt)
+                                        : bd_md(&w, &op->wei, wdt, any);
         if (st != dnnl_success)
             return st;
     }

@@ -706,9 +706,9 @@ static void e2e_conv_work(void **state)
  * and keys of two lengths, head sizes of two). Each group's two parts (the scores' and the
  * context's strided batched GEMMs, the operands in place) are counted (none for grouped-query
  * attention; at batch 2 none where the projections' heads are no one batch stride apart), and
- * each part layer's CUDA benchmark (gen --repro) is held to ONNX Runtime running the part's
- * nodes: the GEMM its BZ_OP describes, computed by numpy on the buffers as the runtime reads
- * them. gen only. */
+ * each part layer's CUDA and CPU benchmarks (gen --repro) are held to ONNX Runtime running the
+ * part's nodes: the GEMM or the strided oneDNN matmul its BZ_OP describes, computed by numpy on
+ * the buffers as the runtime reads them. gen only. */
 /* a model attention_check.py writes (its KIND: model, padding-model, cross-model) as
  * DIR/NAME.onnx, its path in PATH */
 static void attention_model(const char *py, const char *kind, const char *name, char *path, size_t size)

@@ -16,10 +16,11 @@ For every run of the manifest:
     description the fused kernels and their host reference read (K and V of grouped-query
     attention as their unrepeated buffers, each head read by `rep` query heads);
   * for one part of each distinct part layer (attn_scores: Q K^T x scale; attn_context: P V
-    with the heads merged), has gen write that layer's CUDA benchmark (gen --repro, f32), reads
-    the GEMM its BZ_OP describes (m, n, k, the transposes, leading dims, batch strides, buffer
-    sizes, alpha), computes it with numpy on the part's inputs as the runtime reads its buffers,
-    and holds that to ONNX Runtime running the part's nodes.
+    with the heads merged), has gen write that layer's CUDA and CPU benchmarks (gen --repro,
+    f32), reads the product each one's BZ_OP describes (CUDA: m, n, k, the transposes, leading
+    dims, batch strides, buffer sizes, alpha; CPU: the matmul's 4-D src, weights and dst, their
+    element strides, the output scale), computes it with numpy on the part's inputs as the
+    runtime reads its buffers, and holds that to ONNX Runtime running the part's nodes.
 
 usage: attention_check.py DIR [--dim=NAME=V ...] [MODEL=N[/P] ...]
   (--dim: as given to gen; MODEL=N: the model must have N attentions, fused ones included;
@@ -221,20 +222,26 @@ class Mismatch(Exception):
     """a part's benchmark that does not describe its nodes"""
 
 
-def bench_op(path, batch, raw_dims, layer):
-    """the fields of BZ_OP in gen's f32 CUDA benchmark of LAYER (cuBLAS's default algorithm):
-    the macro's lines, up to the first that does not continue"""
+def bench_op(path, batch, raw_dims, layer, backend):
+    """the fields of BZ_OP in gen's f32 benchmark of LAYER for BACKEND (cuda: cuBLAS's default
+    algorithm, cpu: oneDNN's first implementation), the macro's lines up to the first that does
+    not continue: numbers as floats, brace lists ({4, {1, 2}} a tensor's dims, {1, 2} strides) as
+    lists of ints"""
+    import glob
     import re
     import tempfile
 
     gen = os.environ.get("BENANZA_GEN", "bin/gen")
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [gen, path, "--backend", "cuda", "--types", "f32", "--repro", layer, "-o", tmp + "/r"]
+        cmd = [gen, path, "--backend", backend, "--types", "f32", "--repro", layer, "-o", tmp + "/r"]
         cmd += (["-b", str(batch)] if batch else []) + raw_dims
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             raise Mismatch("gen --repro %s failed (exit %d): %s" % (layer, r.returncode, r.stderr.strip()))
-        with open("%s/r/%s-f32-default.c" % (tmp, layer), encoding="utf-8") as f:
+        files = sorted(glob.glob("%s/r/%s-f32-%s.c" % (tmp, layer, "default" if backend == "cuda" else "*")))
+        if not files:
+            raise Mismatch("gen --repro %s wrote no f32 %s benchmark" % (layer, backend))
+        with open(files[0], encoding="utf-8") as f:
             lines = f.read().splitlines()
     start = next(i for i, l in enumerate(lines) if l.startswith("#define BZ_OP"))
     body = []
@@ -242,44 +249,91 @@ def bench_op(path, batch, raw_dims, layer):
         body.append(line)
         if not line.rstrip().endswith("\\"):
             break
-    return {k: float(v) for k, v in re.findall(r"\.(\w+) = (-?[0-9][0-9.e+-]*)", "\n".join(body))}
+    text = "\n".join(body)
+    op = {k: float(v) for k, v in re.findall(r"\.(\w+) = (-?[0-9][0-9.e+-]*)", text)}
+    for k, nd, dims in re.findall(r"\.(\w+) = \{(\d+), \{([-0-9, ]*)\}\}", text):
+        op[k] = [int(x) for x in dims.split(",")][: int(nd)]
+    for k, vals in re.findall(r"\.(st_\w+) = \{([-0-9, ]*)\}", text):
+        op[k] = [int(x) for x in vals.split(",")]
+    return op
 
 
-def check_part(model, members, pattern, op, shapes):
-    """ONNX Runtime on an attention part's nodes against numpy on the GEMM of its CUDA
-    benchmark (OP: its BZ_OP), the buffers read and written as the runtime does: max |diff|"""
+def part_operands(model, members, shapes):
+    """an attention part's nodes run by ONNX Runtime on random inputs: the buffers of its
+    MatMul's two operands where they come from outside the part (Q or the probabilities; K or
+    V), flat in float64, and the part's output, flat"""
     g = model.graph
     nodes = [g.node[i] for i in members]
     source = outside_source(nodes, weights(g))
     mm = next(n for n in nodes if n.op_type == "MatMul")
     a, b = source(mm.input[0]), source(mm.input[1])
     feed, got = run_cut(model, [a, b], nodes[-1].output[0], shapes, 11)
+    return feed[a].astype(np.float64).ravel(), feed[b].astype(np.float64).ravel(), got
 
+
+def view(buf, size, shape, st, what):
+    """the buffer as a benchmark reads or writes it: every element it reaches inside it (SIZE,
+    where not 0: the element count the benchmark gives it)"""
+    if size and buf.size != size:
+        raise Mismatch("%s's buffer has %d elements, the benchmark says %d" % (what, buf.size, size))
+    last = sum((d - 1) * s for d, s in zip(shape, st))
+    if min(st) < 0 or last >= buf.size:
+        raise Mismatch("%s reaches element %d of a buffer of %d" % (what, last, buf.size))
+    return strided(buf, shape, st)
+
+
+def check_part(model, members, pattern, op, shapes):
+    """ONNX Runtime on an attention part's nodes against numpy on the GEMM of its CUDA
+    benchmark (OP: its BZ_OP), the buffers read and written as the runtime does: max |diff|"""
+    ab, bb, got = part_operands(model, members, shapes)
     i = lambda k: int(op.get(k, 0))
     M, N, K, bc = i("m"), i("n"), i("k"), max(i("batch_count"), 1)
     ta, tb = i("ta"), i("tb")
     lda, ldb = i("lda") or (M if ta else K), i("ldb") or (K if tb else N)
     ldc = i("ldc") or N
     sc = i("stride_c") or M * N
-    ab, bb = feed[a].astype(np.float64).ravel(), feed[b].astype(np.float64).ravel()
     nc = i("c_elems") or bc * M * N
-
-    def view(buf, size, shape, st, what):
-        # the buffer as the runtime reads or writes it: every element it reaches inside it
-        if size and buf.size != size:
-            raise Mismatch("%s: %s's buffer has %d elements, the benchmark says %d" % (pattern, what, buf.size, size))
-        last = sum((d - 1) * s for d, s in zip(shape, st))
-        if min(st) < 0 or last >= buf.size:
-            raise Mismatch("%s: %s reaches element %d of a buffer of %d" % (pattern, what, last, buf.size))
-        return strided(buf, shape, st)
-
-    A = view(ab, i("a_elems"), (bc, M, K), (i("stride_a"), 1, lda) if ta else (i("stride_a"), lda, 1), "A")
-    B = view(bb, i("b_elems"), (bc, K, N), (i("stride_b"), 1, ldb) if tb else (i("stride_b"), ldb, 1), "B")
+    A = view(ab, i("a_elems"), (bc, M, K), (i("stride_a"), 1, lda) if ta else (i("stride_a"), lda, 1), pattern + ": A")
+    B = view(bb, i("b_elems"), (bc, K, N), (i("stride_b"), 1, ldb) if tb else (i("stride_b"), ldb, 1), pattern + ": B")
     alpha = op.get("gemm_alpha", 0) or 1.0
     want = np.zeros(nc)
-    view(want, 0, (bc, M, N), (sc, ldc, 1), "C")[...] = alpha * np.matmul(A, B)
+    view(want, 0, (bc, M, N), (sc, ldc, 1), pattern + ": C")[...] = alpha * np.matmul(A, B)
     if got.size != want.size:
         raise Mismatch("%s: the output has %d elements, the benchmark's %d" % (pattern, got.size, want.size))
+    return float(np.max(np.abs(got - want)))
+
+
+def check_part_cpu(model, members, pattern, op, shapes):
+    """ONNX Runtime on an attention part's nodes against numpy on the oneDNN matmul of its CPU
+    benchmark (OP: its BZ_OP): src, weights and dst at their dims and element strides (plain
+    where BZ_OP gives none), the output scale: max |diff|"""
+    ab, bb, got = part_operands(model, members, shapes)
+
+    def plain(dims):
+        st, n = [], 1
+        for d in reversed(dims):
+            st.insert(0, n)
+            n *= d
+        return st
+
+    for k in ("src", "wei", "dst"):
+        if k not in op or len(op[k]) != 4:
+            raise Mismatch("%s: BZ_OP's %s is not a 4-D tensor: %s" % (pattern, k, op.get(k)))
+    src, wei, dst = op["src"], op["wei"], op["dst"]
+    if src[:2] != wei[:2] or dst != src[:3] + wei[3:] or src[3] != wei[2]:
+        raise Mismatch("%s: src %s, weights %s and dst %s are no batched matmul" % (pattern, src, wei, dst))
+    A = view(ab, 0, src, op.get("st_src") or plain(src), pattern + ": src")
+    B = view(bb, 0, wei, op.get("st_wei") or plain(wei), pattern + ": weights")
+    st_dst = op.get("st_dst") or plain(dst)
+    want = np.zeros(got.size)
+    C = view(want, 0, dst, st_dst, pattern + ": dst")
+    # every element of the part's output written exactly once
+    at = sum(np.arange(n).reshape([-1 if k == j else 1 for k in range(4)]) * s
+             for j, (n, s) in enumerate(zip(dst, st_dst)))
+    if got.size != int(np.prod(dst)) or not np.all(np.bincount(at.ravel(), minlength=got.size) == 1):
+        raise Mismatch("%s: dst %s at strides %s does not cover the output of %d elements once"
+                       % (pattern, dst, op.get("st_dst"), got.size))
+    C[...] = (op.get("oscale", 0) or 1.0) * np.matmul(A, B)
     return float(np.max(np.abs(got - want)))
 
 
@@ -416,19 +470,21 @@ def main():
             if pt[3] in checked:
                 continue
             checked.add(pt[3])
-            try:
-                op = bench_op(info["path"], info["batch"], raw_dims, pt[3])
-                perr = check_part(model, [pos[i] for i in pt[4]] if pos else pt[4], pt[2], op, shapes)
-            except Mismatch as e:
-                print("FAIL %s: %s" % (name, e))
-                perr = float("inf")
-            perrs.append(perr)
-            ok = ok and perr < 1e-4
+            at = [pos[i] for i in pt[4]] if pos else pt[4]
+            for backend, check in (("cuda", check_part), ("cpu", check_part_cpu)):
+                try:
+                    op = bench_op(info["path"], info["batch"], raw_dims, pt[3], backend)
+                    perr = check(model, at, pt[2], op, shapes)
+                except Mismatch as e:
+                    print("FAIL %s (%s): %s" % (name, backend, e))
+                    perr = float("inf")
+                perrs.append(perr)
+                ok = ok and perr < 1e-4
         ok = ok and (name not in expect_parts or expect_parts[name] == len(mparts))
         print(
             "%s %s: %d attention groups, the model has %d (and %d com.microsoft Attention nodes);"
             " fused layers checked against ONNX Runtime: %d, max error %.3g; parts %d (%d scores, %d context),"
-            " their GEMMs checked: %d, max error %.3g"
+            " their GEMMs checked (CUDA and CPU): %d, max error %.3g"
             % ("ok  " if ok else "FAIL", name, len(mine), want, fused, len(errs), max(errs) if errs else 0,
                len(mparts), sum(pt[2] == "attn_scores" for pt in mparts),
                sum(pt[2] == "attn_context" for pt in mparts), len(perrs), max(perrs) if perrs else 0)
