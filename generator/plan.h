@@ -32,6 +32,9 @@ struct cpu_plan {
     int quant;              /* an int8 plan: one type, op.qsrc's */
     int secondary;          /* not the primitive a framework asks oneDNN for (a Gemm as matmul:
                                frameworks take the inner product), so not the library's choice */
+    int b_const;            /* a matmul whose weights are a constant 2-D B [k, n] stored so: it is
+                               also benchmarked with B stored [n, k] (nk) */
+    int nk;                 /* that variant: the file's PRIM is -matmul_nk */
 };
 
 void plan_arg(struct cpu_plan *p, const char *name, int output, int fill);

@@ -573,10 +573,31 @@ static void e2e_shared_cnn(void **state)
     e2e_shared("resnet20-cifar10-pytorch-opset9");
 }
 
+/* DistilBERT's MatMuls of a constant 2-D weight (one alone, one in a MatMul+Add group) have a
+ * -matmul_nk file beside each -matmul one but the reference: the same BZ_OP with the weight
+ * stored [n, k] (`.wei_transposed = 1`, what tells oneDNN so), run and verified by check_folder
+ * like the rest; its Gemms (transB: already [n, k]) and the attention's MatMuls (no constant)
+ * have none */
 static void e2e_shared_transformer(void **state)
 {
     (void)state;
     e2e_shared("distilbert-tiny-cls-pytorch-opset11");
+    char out[300];
+    snprintf(out, sizeof(out), "%s/distilbert-tiny-cls-pytorch-opset11", dir);
+    assert_int_equal(test_sh("cd '%s' && op() { sed -n '/^#define BZ_OP/,/^#define BZ_ARGS/p' \"$1\"; } && n=0 && "
+                             "for f in bench/*-matmul_nk.c; do "
+                             "  p=${f%%_nk.c}.c; [ -f \"$p\" ] || { echo \"no $p beside $f\"; exit 1; }; "
+                             "  op \"$p\" > op.a && op \"$f\" > op.b; d=$(diff op.a op.b | grep '^[<>]'); "
+                             "  case \"$d\" in '> '*'.wei_transposed = 1, \\') ;; *) echo \"$f: BZ_OP differs: $d\"; exit 1 ;; esac; "
+                             "  case $f in *ref_any*) echo \"$f: a reference\"; exit 1 ;; esac; "
+                             "  n=$((n + 1)); done; "
+                             "l=$(ls bench/*-f32-*-matmul_nk.c | sed 's|bench/||; s|-.*||' | sort -u | while read -r id; do "
+                             "    awk -F'\\t' -v id=\"$id\" '$1 == \"layer\" && $2 == id { print $4 }' manifest.tsv; "
+                             "  done | sort | tr '\\n' ' '); "
+                             "[ \"$l\" = 'MatMul MatMul+Add ' ] || { echo \"layers with -matmul_nk files: $l\"; exit 1; }; "
+                             "[ $n -ge 2 ]",
+                             out),
+                     0);
 }
 
 static void e2e_shared_lstm(void **state)

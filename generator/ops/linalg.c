@@ -421,6 +421,7 @@ int plan_matmul_dnnl(const struct layer_desc *d, bool gemm, bool ip, struct cpu_
     p->algs[0] = 0;
     p->n_algs = 1;
     p->secondary = gemm && !ip;
+    p->b_const = op->family == BD_MATMUL && !op->wei_transposed && b.nd == 2 && desc_in(d, 1)->is_const;
     plan_arg(p, "DNNL_ARG_SRC", 0, 0);
     plan_arg(p, "DNNL_ARG_WEIGHTS", 0, 0);
     if (op->has_bias)
