@@ -611,7 +611,7 @@ static void cpu_layer(struct emit_ctx *e, int li, void *engine)
     /* a matmul of a constant 2-D weight (a MatMul's, a Gemm's without transB, a gemm group's)
      * also with the weight stored [n, k], as frameworks keep a linear layer's and as ONNX
      * Runtime prepacks it: on an AVX2 CPU oneDNN 2.6's gemm:jit took BERT's m128 n3072 k768 in
-     * 3.7 ms so, 7.1 ms with B as [k, n] (docs/results/cpu/epyc-avx2.md) */
+     * 3.4 to 4.1 ms so, 6.6 to 7.1 ms with B as [k, n] (docs/results/cpu/epyc-avx2.md) */
     ok[2] = -1;
     if (ok[0] == 0 && plans[0].b_const && !plans[0].quant) {
         plans[2] = plans[0];

@@ -1472,16 +1472,16 @@ static int member_dnnl(const struct layer_desc *m, struct cpu_plan *p)
     return h && h->dnnl ? h->dnnl(m, 0, p) : -1;
 }
 
-/* An attention group's part as the one oneDNN matmul over its [b, h] heads that frameworks' CPU
- * math attention runs: the operands read and written where they are, at the strides of the
- * part's key (the Q, K and V transposes and the heads' merge as strides), the scale as the
- * output scale; only where one strided batched GEMM can read them (scores_gemm, context_gemm,
- * the gate of the part and of its cuBLAS plan) */
 static void dims4(dnnl_dim_t *t, int64_t d0, int64_t d1, int64_t d2, int64_t d3)
 {
     t[0] = d0, t[1] = d1, t[2] = d2, t[3] = d3;
 }
 
+/* An attention group's part as the one oneDNN matmul over its [b, h] heads that frameworks' CPU
+ * math attention runs: the operands read and written where they are, at the strides of the
+ * part's key (the Q, K and V transposes and the heads' merge as strides), the scale as the
+ * output scale; only where one strided batched GEMM can read them (scores_gemm, context_gemm,
+ * the gate of the part and of its cuBLAS plan) */
 static int attention_part_dnnl(const struct layer_desc *d, struct cpu_plan *p)
 {
     const struct desc_attention *a = d->attention;

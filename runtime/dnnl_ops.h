@@ -221,6 +221,18 @@ static inline int bd_strided(const struct bd_tensor *t, const dnnl_dim_t *st)
     return 0;
 }
 
+/* A primitive's src, weights or dst T: a matmul's at its element strides ST where set, or
+ * stored transposed where TRANSPOSED says so; else as bd_md makes it in format FMT */
+static inline dnnl_status_t bd_md_operand(dnnl_memory_desc_t *md, const struct bd_op *op, const struct bd_tensor *t,
+                                          const dnnl_dim_t *st, int transposed, dnnl_data_type_t dt, int fmt)
+{
+    if (op->family == BD_MATMUL && bd_strided(t, st))
+        return dnnl_memory_desc_init_by_strides(md, t->nd, t->d, dt, st);
+    if (op->family == BD_MATMUL && transposed)
+        return bd_md_transposed(md, t, dt);
+    return bd_md(md, t, dt, fmt);
+}
+
 /* Builds the op descriptor and the attributes (post-ops, user scratchpad). */
 static inline dnnl_status_t bd_op_desc(const struct bd_op *op, union bd_desc *u, dnnl_primitive_attr_t *attr)
 {
@@ -244,25 +256,13 @@ static inline dnnl_status_t bd_op_desc(const struct bd_op *op, union bd_desc *u,
     int act = !any && op->layout && op->src.nd == 4 ? 2 + op->layout : any;
     dnnl_data_type_t sdt = op->qsrc ? op->qsrc : op->dt, wdt = op->qwei ? op->qwei : op->dt;
     dnnl_data_type_t ddt = op->qdst ? op->qdst : op->dt, bdt = op->qbias ? op->qbias : dnnl_f32;
-    int mm = op->family == BD_MATMUL;
-    if ((st = mm && bd_strided(&op->src, op->st_src) ? dnnl_memory_desc_init_by_strides(&s, op->src.nd, op->src.d, sdt,
-                                                                                        op->st_src)
-              : op->src_transposed && mm ? bd_md_transposed(&s, &op->src, sdt)
-                                         : bd_md(&s, &op->src, sdt, act)) != dnnl_success)
+    if ((st = bd_md_operand(&s, op, &op->src, op->st_src, op->src_transposed, sdt, act)) != dnnl_success)
         return st;
-    if ((st = mm && bd_strided(&op->dst, op->st_dst)
-                  ? dnnl_memory_desc_init_by_strides(&d, op->dst.nd, op->dst.d, ddt, op->st_dst)
-                  : bd_md(&d, &op->dst, ddt, !any && op->layout && op->dst.nd == 4 ? 2 + op->layout : any)) !=
-        dnnl_success)
+    if ((st = bd_md_operand(&d, op, &op->dst, op->st_dst, 0, ddt,
+                            !any && op->layout && op->dst.nd == 4 ? 2 + op->layout : any)) != dnnl_success)
         return st;
-    if (op->wei.nd) {
-        st = mm && bd_strided(&op->wei, op->st_wei) ? dnnl_memory_desc_init_by_strides(&w, op->wei.nd, op->wei.d, wdt,
-                                                                                       op->st_wei)
-             : op->wei_transposed && mm ? bd_md_transposed(&w, &op->wei, wdt)
-                                        : bd_md(&w, &op->wei, wdt, any);
-        if (st != dnnl_success)
-            return st;
-    }
+    if (op->wei.nd && (st = bd_md_operand(&w, op, &op->wei, op->st_wei, op->wei_transposed, wdt, any)) != dnnl_success)
+        return st;
     if (op->has_bias && (st = bd_md(&b, &op->bias, bdt, any)) != dnnl_success)
         return st;
     if (op->src1.nd && (st = bd_md(&s1, &op->src1, op->dt, 0)) != dnnl_success)
