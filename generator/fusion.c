@@ -1495,11 +1495,7 @@ static int attention_part_dnnl(const struct layer_desc *d, struct cpu_plan *p)
     if (d->pattern == FUSE_ATTN_SCORES) {
         if (!scores_gemm(shape, a->q, a->k, &g))
             return -1;
-        /* Q [b, h, sq, d] at its strides, K^T [b, h, d, skv] at K's with the last two swapped,
-         * the scores [b, h, sq, skv] packed */
-        dims4(op->src.d, a->b, a->h, a->sq, a->d);
-        dims4(op->wei.d, a->b, a->h, a->d, a->skv);
-        dims4(op->dst.d, a->b, a->h, a->sq, a->skv);
+        /* Q at its strides, K^T at K's with the last two swapped, the scores packed */
         dims4(op->st_src, a->q[0], a->q[1], a->q[2], a->q[3]);
         dims4(op->st_wei, a->k[0], a->k[1], a->k[3], a->k[2]);
         if (a->scale != 1.0)
@@ -1507,14 +1503,15 @@ static int attention_part_dnnl(const struct layer_desc *d, struct cpu_plan *p)
     } else {
         if (!context_gemm(shape, a->v, a->o, &g))
             return -1;
-        /* the probabilities [b, h, sq, skv] packed, V [b, h, skv, dv] and the output
-         * [b, h, sq, dv] at their strides (the output's: the heads merged) */
-        dims4(op->src.d, a->b, a->h, a->sq, a->skv);
-        dims4(op->wei.d, a->b, a->h, a->skv, a->dv);
-        dims4(op->dst.d, a->b, a->h, a->sq, a->dv);
+        /* the probabilities packed, V and the output at their strides (the output's: the heads
+         * merged) */
         dims4(op->st_wei, a->v[0], a->v[1], a->v[2], a->v[3]);
         dims4(op->st_dst, a->o[0], a->o[1], a->o[2], a->o[3]);
     }
+    /* the GEMM's [m, k] x [k, n] over the heads: scores sq, d, skv; context sq, skv, dv */
+    dims4(op->src.d, a->b, a->h, g.m, g.k);
+    dims4(op->wei.d, a->b, a->h, g.k, g.n);
+    dims4(op->dst.d, a->b, a->h, g.m, g.n);
     p->algs[0] = 0;
     p->n_algs = 1;
     plan_arg(p, "DNNL_ARG_SRC", 0, 0);
