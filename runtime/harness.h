@@ -529,8 +529,9 @@ static inline void bh_usage(const char *prog, FILE *out)
             "Timing: --warmup untimed iterations (default 3), then at least --iters timed samples\n"
             "(default 10) and --min-ms of timed time (default 100 on CPUs, 30 on GPUs), at most\n"
             "--max-iters (default 100000); --max-ms (default 5000) caps the timed time, even below\n"
-            "--iters. On a GPU a sample is a batch of launches queued behind a blocking kernel and\n"
-            "timed by the GPU (--graph: replayed from a CUDA graph; --events: one launch between two\n"
+            "--iters (on a CPU a warm-up run as long as the cap is the one sample). On a GPU a sample\n"
+            "is a batch of launches queued behind a blocking kernel and timed by the GPU (--graph:\n"
+            "replayed from a CUDA graph; --events: one launch between two\n"
             "events, which times the host where it enqueues slower than the GPU runs; --cold: one\n"
             "launch after the L2 cache is flushed); CUPTI's kernel records give kernel_us (--no-cupti:\n"
             "not collected). --lock FILE (or $BENANZA_GPU_LOCK): hold an exclusive lock on FILE while\n"
@@ -602,13 +603,22 @@ static inline int bh_parse_args(int argc, char **argv, struct bh_opts *o)
 /* Warm-up, then time until both minimums are met or a maximum is reached. The time cap wins
  * over the iteration minimum (one timed iteration at least), so that a slow implementation
  * (a reference one) costs about --max-ms, not --iters times its run; warm-up stops after one
- * run that alone takes a tenth of the cap. */
+ * run that alone takes a tenth of the cap, and a warm-up run that alone takes the whole cap
+ * is the one sample (no cache warmed by it changes a run that long; a reference GEMM of a
+ * language model's head, 97 s a run, then fits run_all's timeout once, not twice). */
 static inline void bh_measure(struct bh_bench *b, const struct bh_opts *o, struct bh_result *r)
 {
     for (int i = 0; i < o->warmup; i++) {
         double us = b->run(b->state, r);
         if (us < 0)
             return;
+        if (us >= o->max_ms * 1e3) {
+            if (bh_add_time(r, us) != 0) {
+                r->status = BH_OOM;
+                bh_note(r, "out of memory for timings");
+            }
+            return;
+        }
         if (us >= o->max_ms * 1e2)
             break;
     }

@@ -5,7 +5,8 @@
  * what it does: STANDIN_LOG (append "NAME EVENT MICROSECONDS PID" lines), STANDIN_BACKEND (cpu
  * or cuda, default cuda), STANDIN_SETUP_MS, STANDIN_HOLD_MS (default 50: sleep while timing),
  * STANDIN_SPIN_MS (burn CPU while timing instead: the busy-machine test), STANDIN_EXIT (exit
- * with this status before printing a row). */
+ * with this status before printing a row), STANDIN_RUN_MS (time with the harness's own loop,
+ * bh_measure, each run sleeping this long and logging "run"). */
 #define _GNU_SOURCE
 #include "../runtime/harness.h"
 
@@ -47,7 +48,12 @@ static double run(void *state, struct bh_result *r)
 {
     (void)state;
     (void)r;
-    return 1.0;
+    int ms = env_ms("STANDIN_RUN_MS", 0);
+    if (!ms)
+        return 1.0;
+    logev("run");
+    usleep((useconds_t)ms * 1000);
+    return ms * 1e3;
 }
 
 static void measure(void *state, const struct bh_opts *o, struct bh_result *r)
@@ -79,6 +85,6 @@ int main(int argc, char **argv)
     snprintf(layer, sizeof(layer), "%.*s", (int)strcspn(name, "-"), name);
     const char *backend = getenv("STANDIN_BACKEND") ? getenv("STANDIN_BACKEND") : "cuda";
     struct bh_bench b = {name, layer, "standin", "Relu", backend, "a", "f32", 1, 1, NULL, setup, run, NULL, NULL,
-                         measure};
+                         env_ms("STANDIN_RUN_MS", 0) ? NULL : measure};
     return bh_main(argc, argv, &b);
 }

@@ -221,6 +221,25 @@ static void runner_busy(void **state)
                      0);
 }
 
+/* The harness's time cap (bh_measure, a CPU benchmark's loop): runs of 60 ms under a 150 ms
+ * cap make one warm-up run (over a tenth of the cap) and three timed ones (60, 120, 180 ms:
+ * the cap, not --iters 10, ends it); runs of 200 ms, longer than the cap, make one run in all,
+ * the warm-up's, which is the row's one sample */
+static void runner_time_cap(void **state)
+{
+    (void)state;
+    folder("cap", 1, "cpu");
+    static const struct {
+        int ms, runs, iters;
+    } cases[] = {{60, 4, 3}, {200, 1, 1}};
+    for (size_t i = 0; i < BZ_ARRAY_LEN(cases); i++)
+        assert_int_equal(test_sh("cd '%s/cap' && rm -f log && STANDIN_LOG=log STANDIN_BACKEND=cpu STANDIN_RUN_MS=%d "
+                                 "bin/L0-f32-a --warmup 3 --iters 10 --min-ms 1 --max-ms 150 > row && "
+                                 "test $(grep -c ' run ' log) = %d && awk -F, '$10 == \"ok\" && $11 == %d' row | grep -q .",
+                                 dir, cases[i].ms, cases[i].runs, cases[i].iters),
+                         0);
+}
+
 void test_runner_group(struct test_totals *tot)
 {
     if (!mkdtemp(dir)) {
@@ -231,6 +250,7 @@ void test_runner_group(struct test_totals *tot)
         cmocka_unit_test(runner_lock_parallel),   cmocka_unit_test(runner_signals),
         cmocka_unit_test(runner_file_limit),      cmocka_unit_test(runner_readonly),
         cmocka_unit_test(runner_partial_row_and_late_build), cmocka_unit_test(runner_busy),
+        cmocka_unit_test(runner_time_cap),
     };
     test_group_run(tot, "runner", tests, BZ_ARRAY_LEN(tests));
     if (!getenv("BENANZA_KEEP"))
