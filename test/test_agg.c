@@ -122,7 +122,7 @@ static void write_results(void)
     row(&b, "D1", "LC", "c1", "f32", "ok", 50, "");
     row(&b, "D1", "LD", "d1", "f32", "ok", 30, "");
     row(&b, "D1", "LD", "d2", "f32", "ok", 45, "choice=heuristic");
-    row(&b, "D1", "LE", "e1", "f32", "ok", 15, "");
+    row(&b, "D1", "LE", "c_plain", "f32", "ok", 15, ""); /* a plain C kernel of ours */
     row(&b, "D1", "LF", "f1", "f32", "ok", 5, "");
     row(&b, "D1", "LH", "h1", "f32", "ok", 40, "");
     row(&b, "D1", "LS", "s1", "f32", "unsupported", 0, "\"no implementation, here\"");
@@ -146,7 +146,8 @@ static void write_results(void)
                              "toy,1,f16,D1,fw 1.0,2,20,10,,C\n"
                              "toy,1,f32,D1,fw2 1.0,2,5,10,,B\n"
                              "toy,1,f32,D1,fw2 1.0,2,90,10,,A\n"
-                             "toy,1,f32,D1,fw2 1.0,2,55,10,,C\n");
+                             "toy,1,f32,D1,fw2 1.0,2,55,10,,C\n"
+                             "toy,1,f32,D1,fw2 1.0,2,12,10,,E\n");
 }
 
 static json_t *report(const char *args)
@@ -341,6 +342,10 @@ static void test_advice_fusion_precision(void **state)
     }
     json_t *c2 = find_row(table(j, "framework-layers"), "node", "C", "framework", "fw2 1.0");
     assert_float_equal(num(c2, "bound"), 50, 1e-9);
+    /* E's bound is our plain C kernel (file ...-c_plain), 15 against fw2's 12: why says so */
+    json_t *e2 = find_row(table(j, "framework-layers"), "node", "E", "framework", "fw2 1.0");
+    assert_string_equal(json_string_value(json_object_get(e2, "why")),
+                        "a kernel of ours (c_plain): benanza's code to speed up");
     json_t *aq = find_row(table(j, "framework-layers"), "node", "A+Q", NULL, NULL);
     assert_true(json_is_null(json_object_get(aq, "bound")) || !json_object_get(aq, "bound"));
     /* top layers: LA (80) leads D1's f32 list with 80/230 of the bound */
