@@ -1017,8 +1017,14 @@ static void e2e_calibrate(void **state)
     print_message("calibration: peak %.1f GFLOP/s measured, %.1f by the CPU's arithmetic; copy %.2f GB/s; "
                   "floor %.1f us vs bound %.1f us\n", meas, sheet, bw, jnum(m, "floor measured"), jnum(m, "sequential"));
     assert_true(meas > 0 && sheet > 0 && bw > 0);
-    /* the physical floor is below what the layers took */
-    assert_true(jnum(m, "floor measured") > 0 && jnum(m, "floor measured") < jnum(m, "sequential"));
+    /* the physical floor is below what the layers took, where the calibration's GEMM and copy
+     * were timed on a quiet machine (another lane of make test beside them can halve the
+     * GEMM's peak, and the floor made of it then passes layers timed when the cores were free) */
+    assert_true(jnum(m, "floor measured") > 0);
+    if (test_sh("cd '%s' && awk -F, '$2 ~ /^calib-cpu-(gemm-f32|copy)/ && $31 == \"1\"' r1.csv r2.csv | grep -q .", out) == 0)
+        print_message("e2e_calibrate: the calibration was timed on a busy machine: floor check skipped\n");
+    else
+        assert_true(jnum(m, "floor measured") < jnum(m, "sequential"));
     assert_non_null(first_row(j, "roofline"));
     json_decref(j);
     snprintf(path, sizeof(path), "%s/pred.json", out);
