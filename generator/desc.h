@@ -52,7 +52,7 @@ struct desc_strs {
     I(zero_point)                                                                                          \
     F(alpha) F(beta) F(gamma) F(epsilon) F(bias) F(lambd) F(min) F(max) F(value) F(cubic_coeff_a)           \
     F(extrapolation_value) F(spatial_scale) F(iou_threshold) F(score_threshold) F(decay_factor)            \
-    F(norm_coefficient) F(norm_coefficient_post) F(mean) F(scale) F(low) F(high) F(seed) F(clip)            \
+    F(norm_coefficient) F(norm_coefficient_post) F(mean) F(scale) F(low) F(high) F(seed) F(clip) F(exponent) \
     S(mode) S(direction) S(approximate) S(reduction) S(coordinate_transformation_mode) S(nearest_mode)     \
     S(padding_mode) S(case_change_action) S(equation) S(pattern) S(delimiter)                              \
     IS(strides) IS(dilations) IS(pads) IS(kernel_shape) IS(output_padding) IS(output_shape) IS(perm) IS(axes) IS(starts)   \

@@ -1820,7 +1820,7 @@ static enum bh_status bk_setup(struct bc_state *s, struct bh_result *r)
     enum bh_status st;
     for (int i = 0; i < k->nin; i++) {
         int fill = BK_KIND_OF(op) == BK_PLAIN && PL_KIND_OF(pl) == PL_GATHER && i == 1 ? BC_FILL_INDEX
-                   : (BK_KIND_OF(op) == BK_PLAIN && PL_KIND_OF(pl) == PL_UNARY && (pl->fn == PL_LOG || pl->fn == PL_SQRT)) ||
+                   : (BK_KIND_OF(op) == BK_PLAIN && pl_positive_domain(pl)) ||
                              (BK_KIND_OF(op) == BK_BATCHNORM && i == 4)
                        ? BC_FILL_POSITIVE : BC_FILL_UNIFORM;
         const struct pl_tensor *t = bk_input(op, i);

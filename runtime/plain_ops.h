@@ -136,10 +136,12 @@ enum pl_map { PL_MAP_SLICE, PL_MAP_PAD, PL_MAP_TILE };
 /* Unary functions of one input and the parameter PL_ALPHA, one line each: their name and their
  * value at a, written once for the host (in double: PLM(exp) is exp, PLC(0.5) is 0.5) and the CUDA
  * kernels (in float: PLM(exp) is expf, PLC(0.5) is 0.5f). A new one is a line here (and its
- * operator's line in gen's table). PL_GELU_TANH: GELU's tanh approximation (ONNX Gelu with
- * approximate "tanh", ONNX Runtime's FastGelu). */
+ * operator's line in gen's table). PL_POWS: a Pow whose exponent is a constant scalar (the
+ * squares and cubes by products, as frameworks run them). PL_GELU_TANH: GELU's tanh
+ * approximation (ONNX Gelu with approximate "tanh", ONNX Runtime's FastGelu). */
 #define PL_UNARY_MATHS(X) \
     X(PL_SWISH, a / (1 + PLM(exp)(-PL_ALPHA * a))) \
+    X(PL_POWS, PL_ALPHA == 2 ? a * a : PL_ALPHA == 3 ? a * a * a : PLM(pow)(a, PL_ALPHA)) \
     X(PL_GELU_TANH, PLC(0.5) * a * (1 + PLM(tanh)(PLC(0.7978845608028654) * (a + PLC(0.044715) * a * a * a))))
 
 enum pl_fn {
@@ -287,6 +289,14 @@ struct pl_op {
 static inline int pl_kind_compiled(const struct pl_op *op)
 {
     return PL_KIND_OF(op) == op->kind;
+}
+
+/* a unary function defined for positive inputs only (Log, Sqrt, a power by a fraction): the
+ * benchmarks fill its input with positive numbers */
+static inline int pl_positive_domain(const struct pl_op *op)
+{
+    return PL_KIND_OF(op) == PL_UNARY &&
+           (op->fn == PL_LOG || op->fn == PL_SQRT || (op->fn == PL_POWS && op->alpha != (float)(int64_t)op->alpha));
 }
 
 /* the element-wise kinds: every input broadcasts against the output */
@@ -861,10 +871,10 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
             bh_note(r, "cannot allocate %lld elements", (long long)n);
             return BH_OOM;
         }
-        /* inputs in the function's domain: (0.5, 1.5] for Log, Sqrt and ReduceLogSum, (1, 2] for Acosh,
-         * (-1, 1] otherwise; IsInf/IsNaN see every fourth element infinite or NaN */
-        int positive = (PL_KIND_OF(op) == PL_UNARY && (op->fn == PL_LOG || op->fn == PL_SQRT)) ||
-                       (PL_KIND_OF(op) == PL_REDUCE && op->fn == PL_LOGSUM);
+        /* inputs in the function's domain: (0.5, 1.5] for Log, Sqrt, a power by a fraction and
+         * ReduceLogSum, (1, 2] for Acosh, (-1, 1] otherwise; IsInf/IsNaN see every fourth
+         * element infinite or NaN */
+        int positive = pl_positive_domain(op) || (PL_KIND_OF(op) == PL_REDUCE && op->fn == PL_LOGSUM);
         int above1 = PL_KIND_OF(op) == PL_UNARY && op->fn == PL_ACOSH;
         int special = PL_KIND_OF(op) == PL_UNARY && (op->fn == PL_ISINF || op->fn == PL_ISNAN);
         for (int64_t k = 0; k < n && t->dtype != PL_STRING; k++) {
@@ -1282,8 +1292,18 @@ static inline void pl_kernel(struct pl_state *s)
     if (s->flat && PL_KIND_OF(op) == PL_UNARY && op->in[0].dtype == PL_FLOAT && odt == PL_FLOAT) {
         const float *x = (const float *)s->in[0];
         float *y = (float *)s->out;
-        for (int64_t i = 0; i < n; i++)
-            y[i] = (float)pl_apply(op, x[i], 0);
+        /* squares and cubes by products, as frameworks run them (a float's square is exact in
+         * double: the float product is the double one rounded; the cube as pl_apply's) */
+        if (op->fn == PL_POWS && op->alpha == 2) {
+            for (int64_t i = 0; i < n; i++)
+                y[i] = x[i] * x[i];
+        } else if (op->fn == PL_POWS && op->alpha == 3) {
+            for (int64_t i = 0; i < n; i++)
+                y[i] = (float)((double)x[i] * x[i] * x[i]);
+        } else {
+            for (int64_t i = 0; i < n; i++)
+                y[i] = (float)pl_apply(op, x[i], 0);
+        }
         return;
     }
     int64_t idx[8] = {0}, pos[PL_MAX_IN] = {0};

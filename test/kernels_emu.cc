@@ -378,6 +378,20 @@ int main(void)
             op.pl.beta = 3.4e38f;
             run("Relu [1, 64, 12, 12] (a Clip from 0)", dt, &op, P_FLAT);
         }
+        {
+            /* Pow by a constant, as gen writes it: GPT-2's cube (by products), a fraction
+             * (powf, positive inputs) */
+            static const struct {
+                float e;
+                const char *name;
+            } pows[] = {{3.0f, "Pow [1, 32, 3072] ^ 3"}, {2.5f, "Pow [7, 111] ^ 2.5"}};
+            for (const auto &p : pows) {
+                long long rows = p.e == 3.0f ? 32 : 7, cols = p.e == 3.0f ? 3072 : 111;
+                struct bk_op op = plain_op(PL_UNARY, PL_POWS, 1, ten(dt, {rows, cols}), ten(dt, {rows, cols}));
+                op.pl.alpha = p.e;
+                run(p.name, dt, &op, p.e == 3.0f ? P_FLAT : P_WALK);
+            }
+        }
         binary("Div [64, 33] / [64, 1]", dt, PL_DIV, ten(dt, {64, 33}), ten(dt, {64, 1}), ten(dt, {64, 33}), P_WALK);
         binary("Sub [3, 5, 7] - [7]", dt, PL_SUB, ten(dt, {3, 5, 7}), ten(dt, {7}), ten(dt, {3, 5, 7}), P_WALK);
         {

@@ -669,6 +669,11 @@ static Onnx__GraphProto *maths(void)
         node("Shrink", "shrink", "x", "shr", attr_float("bias", 0.125f), attr_float("lambd", 0.375f), NULL),
         node("Celu", "celu", "x", "celu", attr_float("alpha", 0.5f), NULL),
         node("ThresholdedRelu", "trelu", "x", "tr", attr_float("alpha", 0.25f), NULL),
+        /* a power by a constant (the exponent in the key: one input), a fraction of one
+         * (positive inputs), and a power by a tensor (two inputs) */
+        node("Pow", "cube", "x,three", "cube", NULL),
+        node("Pow", "root", "x,half", "root", NULL),
+        node("Pow", "pow_by_tensor", "x,r", "pw", NULL),
     };
     Onnx__ValueInfoProto *ins[] = {vi("i", 6, 3, 2L, 5L, 7L), vi("j", 6, 3, 2L, 5L, 7L), vi("x", 1, 3, 2L, 5L, 7L),
                                    vi("r", 1, 2, 1L, 7L), vi("z", 1, 3, 2L, 1L, 7L)};
@@ -676,8 +681,11 @@ static Onnx__GraphProto *maths(void)
         vi("m0", 6, 3, 2L, 5L, 7L),  vi("m1", 1, 3, 2L, 5L, 7L),  vi("mean", 1, 3, 2L, 5L, 7L),
         vi("mx", 1, 3, 2L, 5L, 7L),  vi("ach", 1, 3, 2L, 5L, 7L), vi("ath", 1, 3, 2L, 5L, 7L),
         vi("inf", 9, 3, 2L, 5L, 7L), vi("nan", 9, 3, 2L, 5L, 7L), vi("shr", 1, 3, 2L, 5L, 7L),
-        vi("celu", 1, 3, 2L, 5L, 7L), vi("tr", 1, 3, 2L, 5L, 7L)};
-    return graph("maths", nodes, BZ_ARRAY_LEN(nodes), ins, BZ_ARRAY_LEN(ins), outs, BZ_ARRAY_LEN(outs), NULL, 0);
+        vi("celu", 1, 3, 2L, 5L, 7L), vi("tr", 1, 3, 2L, 5L, 7L), vi("cube", 1, 3, 2L, 5L, 7L),
+        vi("root", 1, 3, 2L, 5L, 7L), vi("pw", 1, 3, 2L, 5L, 7L)};
+    Onnx__TensorProto *inits[] = {scalar_f32("three", 3.0f), scalar_f32("half", 0.5f)};
+    return graph("maths", nodes, BZ_ARRAY_LEN(nodes), ins, BZ_ARRAY_LEN(ins), outs, BZ_ARRAY_LEN(outs), inits,
+                 BZ_ARRAY_LEN(inits));
 }
 
 /* names that would break generated C, shell or Ninja text if pasted in raw */

@@ -319,6 +319,9 @@ def reference(key, inputs):
     if op == "TopK":
         axis = attrs.get("axis", -1) % len(inputs[0].shape)
         extra.append(("k", [key["outputs"][0]["shape"][axis]]))
+    if op == "Pow" and "exponent" in attrs:  # gen's: the constant exponent, the node's second input
+        e = key["inputs"][1]
+        extra.append(("exponent", np.full(e["shape"], attrs.pop("exponent"), dtype=NP[TYPES[e["dtype"]]])))
     inits = [numpy_helper.from_array(np.asarray(v) if isinstance(v, np.ndarray) else np.array(v, dtype=np.int64), n)
              for n, v in extra]
     return run_node(op, attrs, feeds, inits, [n for n, _ in extra], len(key["outputs"]), opset=opset)
