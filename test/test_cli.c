@@ -677,6 +677,13 @@ static void hostile_models(void **state)
                              "{ cat bf.out bf.err; exit 1; }",
                              dir, gen),
                      0);
+    /* Pows by NaN and the infinities are one binary layer (no exponent in the key), by 1e30 a
+     * power named without the '+' */
+    assert_int_equal(test_sh("cd '%s/hostile' && '%s' --layers -b 1 pow_not_finite.onnx > pw.out 2> pw.err && "
+                             "grep -q ' 3  *Pow  *pow_1x8_cscalar_f32 ' pw.out && grep -q ' 1  *Pow  *pow_1x8_e1e30_f32 ' pw.out "
+                             "|| { cat pw.out pw.err; exit 1; }",
+                             dir, gen),
+                     0);
 }
 
 /* scripts/measure-ort feeds ONNX Runtime exactly the shapes gen benchmarks: an LSTM fixed at

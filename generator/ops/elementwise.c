@@ -550,15 +550,16 @@ static void canon_pow(const struct canon_ctx *c, struct json_t *attrs, struct bz
     canon_name_op(c, name);
     const struct ir_tensor *e = canon_const_input(c, 1);
     const struct ir_type *x = canon_in(c, 0), *y = canon_in(c, 1);
-    /* the output is x's shape: a scalar exponent, or one of a rank x has */
-    if (e && e->nelem == 1 && x && y && y->rank <= x->rank) {
-        double v = (double)(float)tensor_get_f(e, 0);
+    /* the output is x's shape: a finite scalar exponent, or one of a rank x has */
+    double v = e && e->nelem == 1 ? (double)(float)tensor_get_f(e, 0) : NAN;
+    if (isfinite(v) && x && y && y->rank <= x->rank) {
         canon_set_f(attrs, "exponent", v);
         char s[32];
         snprintf(s, sizeof(s), "%g", v);
         bz_buf_puts(name, "_e");
         for (const char *p = s; *p; p++)
-            bz_buf_putc(name, *p == '.' ? 'p' : *p == '-' ? 'm' : *p);
+            if (*p != '+')
+                bz_buf_putc(name, *p == '.' ? 'p' : *p == '-' ? 'm' : *p);
     } else if (y) {
         bz_buf_puts(name, c->n->inputs[1]->is_const ? "_c" : "_");
         canon_name_dims(name, y);

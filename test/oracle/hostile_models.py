@@ -152,6 +152,13 @@ save("batch_fixed", [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 
                      helper.make_node("Conv", ["r", "w4"], ["y"], pads=[1, 1, 1, 1])],
      [xs], [X("y", None)], [w, w4, I64("s", [1, 4, 8, 8])], code=0, frag="")
 
+# Pows by constants that are no finite number or a huge one: the key keeps a finite exponent
+# only (JSON has no NaN), the name no '+' (1e+30), and gen goes on
+pows = [(f"e{i}", v) for i, v in enumerate([np.nan, np.inf, -np.inf, 1e30])]
+save("pow_not_finite", [helper.make_node("Pow", ["x", n], [f"y{i}"]) for i, (n, _) in enumerate(pows)],
+     [X("x", [4, 8])], [X(f"y{i}", None) for i in range(len(pows))],
+     [helper.make_tensor(n, T.FLOAT, [], [v]) for n, v in pows], code=0, frag="")
+
 with open(os.path.join(out, "expect.tsv"), "w") as f:
     for name, code, frag in expect:
         f.write(f"{name}\t{code}\t{frag}\n")
