@@ -1605,9 +1605,10 @@ static enum bh_status bk_upload(struct bc_state *s, struct bk_state *k, int i, c
         } else if (t->dtype == PL_BOOL) {
             v = v < 0.5;
         } else if (!pl_is_float(t->dtype)) {
-            /* as plain_ops.h: [-8, 8), unsigned types [0, 16), no zero divisor */
+            /* as plain_ops.h: [-8, 8), unsigned types [0, 16), no zero divisor, [1, 16) positive */
             int unsig = pl_is_unsigned(t->dtype), div = k->op->pl.fn == PL_DIV || k->op->pl.fn == PL_MOD;
-            v = (double)(long long)(v * 16) - (unsig ? 0 : 8) + (div ? (unsig ? 1 : 17) : 0);
+            v = fill == BC_FILL_POSITIVE ? (double)(long long)(v * 15) + 1
+                                         : (double)(long long)(v * 16) - (unsig ? 0 : 8) + (div ? (unsig ? 1 : 17) : 0);
             if (k->op->pl.fn == PL_POW && i == 1 && !pl_is_float(k->op->pl.in[0].dtype))
                 v = fabs(v); /* an integer to a negative power is no integer */
         } else {

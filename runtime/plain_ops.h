@@ -291,12 +291,13 @@ static inline int pl_kind_compiled(const struct pl_op *op)
     return PL_KIND_OF(op) == op->kind;
 }
 
-/* a unary function defined for positive inputs only (Log, Sqrt, a power by a fraction): the
- * benchmarks fill its input with positive numbers */
+/* a unary function defined for positive inputs only (Log, Sqrt, a power by a fraction or by a
+ * negative number, whose result at 0 is infinite): the benchmarks fill its input with positive
+ * numbers, [1, 16) in an integer type (pow_dnnl in gen's elementwise.c says the same) */
 static inline int pl_positive_domain(const struct pl_op *op)
 {
     return PL_KIND_OF(op) == PL_UNARY &&
-           (op->fn == PL_LOG || op->fn == PL_SQRT || (op->fn == PL_POWS && op->alpha != (float)(int64_t)op->alpha));
+           (op->fn == PL_LOG || op->fn == PL_SQRT || (op->fn == PL_POWS && (op->alpha < 0 || op->alpha != floorf(op->alpha))));
 }
 
 /* the element-wise kinds: every input broadcasts against the output */
@@ -546,24 +547,34 @@ static inline double pl_rope_other(const void *x, int dt, int64_t at, int64_t h,
     return h < half ? -pl_load(x, dt, at + half * step) : pl_load(x, dt, at - half * step);
 }
 
-/* Integers are stored through int64 (unsigned ones wrap, as ONNX's do); the two 16-bit
- * floats through float, as numpy computes them */
+/* v toward zero as a 64-bit integer, a value past the type's range its end and NaN 0 (a
+ * conversion the C standard leaves undefined: an integer's overflowing power, say) */
+static inline int64_t pl_i64(double v)
+{
+    return v != v ? 0 : v >= 9223372036854775808.0 ? INT64_MAX : v <= -9223372036854775808.0 ? INT64_MIN : (int64_t)v;
+}
+
+/* v stored as element i of type dt: integers through 64 bits (narrower ones wrap, as ONNX's
+ * do), the two 16-bit floats through float, as numpy computes them */
 static inline void pl_store(void *p, int dt, int64_t i, double v)
 {
     switch (dt) {
     case PL_FLOAT: ((float *)p)[i] = (float)v; break;
     case PL_DOUBLE: ((double *)p)[i] = v; break;
-    case PL_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
-    case PL_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
-    case PL_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
-    case PL_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
-    case PL_UINT64: ((uint64_t *)p)[i] = v >= 9223372036854775808.0 ? (uint64_t)v : (uint64_t)(int64_t)v; break;
-    case PL_UINT32: ((uint32_t *)p)[i] = (uint32_t)(int64_t)v; break;
-    case PL_UINT16: ((uint16_t *)p)[i] = (uint16_t)(int64_t)v; break;
+    case PL_INT64: ((int64_t *)p)[i] = pl_i64(v); break;
+    case PL_INT32: ((int32_t *)p)[i] = (int32_t)pl_i64(v); break;
+    case PL_INT16: ((int16_t *)p)[i] = (int16_t)pl_i64(v); break;
+    case PL_INT8: ((int8_t *)p)[i] = (int8_t)pl_i64(v); break;
+    case PL_UINT64:
+        ((uint64_t *)p)[i] = v >= 18446744073709551616.0 ? UINT64_MAX
+                             : v >= 9223372036854775808.0 ? (uint64_t)v : (uint64_t)pl_i64(v);
+        break;
+    case PL_UINT32: ((uint32_t *)p)[i] = (uint32_t)pl_i64(v); break;
+    case PL_UINT16: ((uint16_t *)p)[i] = (uint16_t)pl_i64(v); break;
     case PL_FLOAT16: ((uint16_t *)p)[i] = pl_f32_to_f16((float)v); break;
     case PL_BFLOAT16: ((uint16_t *)p)[i] = pl_f32_to_bf16((float)v); break;
     case PL_BOOL: ((uint8_t *)p)[i] = v != 0; break;
-    default: ((uint8_t *)p)[i] = (uint8_t)(int64_t)v; break;
+    default: ((uint8_t *)p)[i] = (uint8_t)pl_i64(v); break;
     }
 }
 
@@ -885,9 +896,9 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
             } else if (t->dtype == PL_BOOL) {
                 v = v < 0.5;
             } else if (!pl_is_float(t->dtype)) {
-                /* [-8, 8), unsigned types [0, 16) */
+                /* [-8, 8), unsigned types [0, 16), [1, 16) in a positive domain */
                 int unsig = pl_is_unsigned(t->dtype);
-                v = (double)(int64_t)(v * 16) - (unsig ? 0 : 8);
+                v = positive ? (double)(int64_t)(v * 15) + 1 : (double)(int64_t)(v * 16) - (unsig ? 0 : 8);
                 if (op->fn == PL_DIV || (op->fn == PL_MOD && unsig))
                     v += unsig ? 1 : 17; /* no zero divisor */
                 else if (op->fn == PL_POW && i == 1 && !pl_is_float(op->in[0].dtype))

@@ -674,6 +674,11 @@ static Onnx__GraphProto *maths(void)
         node("Pow", "cube", "x,three", "cube", NULL),
         node("Pow", "root", "x,half", "root", NULL),
         node("Pow", "pow_by_tensor", "x,r", "pw", NULL),
+        /* powers whose result at 0 or below is no number (positive inputs, [1, 16) in an
+         * integer type): by a negative constant, and an integer's by a fraction */
+        node("Pow", "reciprocal_square", "x,mtwo", "rsq", NULL),
+        node("Pow", "int_root", "i,half", "iroot", NULL),
+        node("Pow", "int_reciprocal", "i,mtwo", "irsq", NULL),
     };
     Onnx__ValueInfoProto *ins[] = {vi("i", 6, 3, 2L, 5L, 7L), vi("j", 6, 3, 2L, 5L, 7L), vi("x", 1, 3, 2L, 5L, 7L),
                                    vi("r", 1, 2, 1L, 7L), vi("z", 1, 3, 2L, 1L, 7L)};
@@ -682,8 +687,9 @@ static Onnx__GraphProto *maths(void)
         vi("mx", 1, 3, 2L, 5L, 7L),  vi("ach", 1, 3, 2L, 5L, 7L), vi("ath", 1, 3, 2L, 5L, 7L),
         vi("inf", 9, 3, 2L, 5L, 7L), vi("nan", 9, 3, 2L, 5L, 7L), vi("shr", 1, 3, 2L, 5L, 7L),
         vi("celu", 1, 3, 2L, 5L, 7L), vi("tr", 1, 3, 2L, 5L, 7L), vi("cube", 1, 3, 2L, 5L, 7L),
-        vi("root", 1, 3, 2L, 5L, 7L), vi("pw", 1, 3, 2L, 5L, 7L)};
-    Onnx__TensorProto *inits[] = {scalar_f32("three", 3.0f), scalar_f32("half", 0.5f)};
+        vi("root", 1, 3, 2L, 5L, 7L), vi("pw", 1, 3, 2L, 5L, 7L), vi("rsq", 1, 3, 2L, 5L, 7L),
+        vi("iroot", 6, 3, 2L, 5L, 7L), vi("irsq", 6, 3, 2L, 5L, 7L)};
+    Onnx__TensorProto *inits[] = {scalar_f32("three", 3.0f), scalar_f32("half", 0.5f), scalar_f32("mtwo", -2.0f)};
     return graph("maths", nodes, BZ_ARRAY_LEN(nodes), ins, BZ_ARRAY_LEN(ins), outs, BZ_ARRAY_LEN(outs), inits,
                  BZ_ARRAY_LEN(inits));
 }

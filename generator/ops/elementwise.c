@@ -306,10 +306,11 @@ int plan_eltwise_dnnl(const struct layer_desc *d, float *alpha, float *beta)
     }
 }
 
-static int unary_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
+/* oneDNN's eltwise ALG (0: none) with ALPHA and BETA on the layer's one input, filled as FILL
+ * says (plan_arg's) */
+static int eltwise_dnnl(const struct layer_desc *d, int which, int alg, float alpha, float beta, int fill,
+                        struct cpu_plan *p)
 {
-    float alpha, beta;
-    int alg = plan_eltwise_dnnl(d, &alpha, &beta);
     if (which || !alg || plan_dnnl_start(d, p))
         return -1;
     p->flops = (double)plan_bd_count(&p->op.dst);
@@ -318,9 +319,16 @@ static int unary_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
     p->op.alg = p->algs[0] = alg;
     p->op.alpha = alpha;
     p->op.beta = beta;
-    plan_arg(p, "DNNL_ARG_SRC", 0, d->def->ids.dnnl_fill);
+    plan_arg(p, "DNNL_ARG_SRC", 0, fill);
     plan_arg(p, "DNNL_ARG_DST", 1, 0);
     return 0;
+}
+
+static int unary_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
+{
+    float alpha, beta;
+    int alg = plan_eltwise_dnnl(d, &alpha, &beta);
+    return eltwise_dnnl(d, which, alg, alpha, beta, d->def->ids.dnnl_fill, p);
 }
 
 static int unary_plain(const struct layer_desc *d, struct pl_op *op)
@@ -576,17 +584,11 @@ static bool pow_exponent(const struct layer_desc *d, double *e)
 static int pow_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
 {
     double e;
-    if (which || !pow_exponent(d, &e) || plan_dnnl_start(d, p))
+    if (!pow_exponent(d, &e))
         return -1;
-    p->flops = (double)plan_bd_count(&p->op.dst);
-    p->layouts = BD_LAYOUT_COUNT;
-    p->op.family = BD_ELTWISE;
-    p->op.alg = p->algs[0] = e == 2 ? dnnl_eltwise_square : e == 0.5 ? dnnl_eltwise_sqrt : dnnl_eltwise_pow;
-    p->op.alpha = 1.0f;
-    p->op.beta = (float)e;
-    plan_arg(p, "DNNL_ARG_SRC", 0, e != floor(e)); /* a fraction: positive inputs */
-    plan_arg(p, "DNNL_ARG_DST", 1, 0);
-    return 0;
+    int alg = e == 2 ? dnnl_eltwise_square : e == 0.5 ? dnnl_eltwise_sqrt : dnnl_eltwise_pow;
+    /* positive inputs for a fraction or a negative power, as pl_positive_domain's */
+    return eltwise_dnnl(d, which, alg, 1.0f, (float)e, e < 0 || e != floor(e), p);
 }
 
 static int pow_plain(const struct layer_desc *d, struct pl_op *op)
