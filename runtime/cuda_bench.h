@@ -802,11 +802,8 @@ static inline void bc_measure(void *state, const struct bh_opts *o, struct bh_re
             total = 0;
             continue;
         }
-        if (bh_add_time(r, us) != 0) {
-            r->status = BH_OOM;
-            bh_note(r, "out of memory for timings");
+        if (bh_sample(r, us) != 0)
             return;
-        }
         total += us * n;
         if ((r->n_times >= o->min_iters && total >= o->min_ms * 1e3) || total >= o->max_ms * 1e3 ||
             r->n_times >= o->max_iters)

@@ -606,6 +606,17 @@ static inline int bh_parse_args(int argc, char **argv, struct bh_opts *o)
  * run that alone takes a tenth of the cap, and a warm-up run that alone takes the whole cap
  * is the one sample (no cache warmed by it changes a run that long; a reference GEMM of a
  * language model's head, 97 s a run, then fits run_all's timeout once, not twice). */
+/* a timed run of US microseconds kept as a sample; -1 where there is no memory for it (the
+ * row is then oom) */
+static inline int bh_sample(struct bh_result *r, double us)
+{
+    if (bh_add_time(r, us) == 0)
+        return 0;
+    r->status = BH_OOM;
+    bh_note(r, "out of memory for timings");
+    return -1;
+}
+
 static inline void bh_measure(struct bh_bench *b, const struct bh_opts *o, struct bh_result *r)
 {
     for (int i = 0; i < o->warmup; i++) {
@@ -613,10 +624,7 @@ static inline void bh_measure(struct bh_bench *b, const struct bh_opts *o, struc
         if (us < 0)
             return;
         if (us >= o->max_ms * 1e3) {
-            if (bh_add_time(r, us) != 0) {
-                r->status = BH_OOM;
-                bh_note(r, "out of memory for timings");
-            }
+            bh_sample(r, us);
             return;
         }
         if (us >= o->max_ms * 1e2)
@@ -625,13 +633,8 @@ static inline void bh_measure(struct bh_bench *b, const struct bh_opts *o, struc
     double total = 0;
     while (r->n_times < o->max_iters) {
         double us = b->run(b->state, r);
-        if (us < 0)
+        if (us < 0 || bh_sample(r, us) != 0)
             return;
-        if (bh_add_time(r, us) != 0) {
-            r->status = BH_OOM;
-            bh_note(r, "out of memory for timings");
-            return;
-        }
         total += us;
         int enough = r->n_times >= o->min_iters && total >= o->min_ms * 1e3;
         if (enough || total >= o->max_ms * 1e3)
