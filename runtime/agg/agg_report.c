@@ -717,8 +717,9 @@ static void agg_storage(const char *prec, char *out, size_t n)
 
 /* Why a node's time may sit above a framework's: the algorithm ALGO behind it, in precision
  * USED ("" none) for the bound's PREC: a row of another storage type (the layer has none in
- * PREC's), a kernel of ours (algorithm kernel, kernel_split, nhwc_kernel; c_plain, a plain C file), or the
- * fastest library configuration benanza benchmarked */
+ * PREC's), a kernel of ours (algorithm kernel, kernel_split, nhwc_kernel; c_plain, a plain C file, or
+ * c:plain, its impl column where the file's name has another form), or the fastest library
+ * configuration benanza benchmarked */
 static void agg_why_node(char *why, size_t n, const char *algo, const char *used, const char *prec)
 {
     char a[24], b[24], text[160];
@@ -730,7 +731,7 @@ static void agg_why_node(char *why, size_t n, const char *algo, const char *used
     }
     if (!algo)
         return;
-    if (strstr(algo, "kernel") || !strcmp(algo, "c_plain"))
+    if (strstr(algo, "kernel") || !strcmp(algo, "c_plain") || !strcmp(algo, "c:plain"))
         snprintf(text, sizeof(text), "a kernel of ours (%s): benanza's code to speed up", algo);
     else
         snprintf(text, sizeof(text), "the fastest library configuration benchmarked (%s): the framework runs one "
