@@ -191,6 +191,34 @@ static void e2e_fixture_wide_concat(void **state)
     e2e_fixture(FIXTURE_WIDE_CONCAT, "1");
 }
 
+/* ONNX Runtime's per-node times (scripts/measure-ort --nodes) held against the bound: the
+ * transformer fixture's decomposed LayerNorm, bias GEMM and erf GELU, which ONNX Runtime fuses
+ * too, each a row of the nodes its fused node stands for; test/oracle/ort_nodes_check.py checks
+ * the rows against gen's manifest and agg's framework-layers report */
+static void e2e_framework_layers_ort(void **state)
+{
+    (void)state;
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    e2e_fixture(FIXTURE_TRANSFORMER_BITS, "1");
+    if (gen_only)
+        return;
+    if (test_sh("%s -c 'import onnx, onnxruntime' 2>/dev/null", py) != 0)
+        TEST_SKIP("skipped: %s has no onnx/onnxruntime (scripts/setup installs them)\n", py);
+    char gen[4096], out[300];
+    if (!realpath(test_env("BENANZA_GEN", "bin/gen"), gen))
+        fail_msg("no gen");
+    snprintf(out, sizeof(out), "%s/%s", dir, fixture_name(FIXTURE_TRANSFORMER_BITS));
+    assert_int_equal(test_sh("%s scripts/measure-ort '%s.onnx' --gen '%s' --batch 1 --threads 2 --warmup 2 --runs 5 "
+                             "--nodes --out '%s/measured.csv' > '%s.ort.log' 2>&1 || { cat '%s.ort.log'; exit 1; }",
+                             py, out, gen, out, out, out),
+                     0);
+    assert_int_equal(test_sh("cd '%s' && %s . measured.csv --report framework-layers --format json > fl.json 2> fl.err "
+                             "|| { cat fl.err; exit 1; }",
+                             out, agg_cmd),
+                     0);
+    assert_int_equal(test_sh("%s test/oracle/ort_nodes_check.py '%s' '%s/fl.json'", py, out, out), 0);
+}
+
 /* TopK, Split, ArgMax, ScatterND (plain C): verified in the benchmarks, and each kernel's
  * output on its own inputs held against onnx's reference by test/oracle/plain_check.py,
  * together with libonnx-testdata's ArgMax/ArgMin, ScatterND and Split models */
@@ -1055,6 +1083,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_fixture_wide_concat),
         cmocka_unit_test(e2e_fixture_selections),
         cmocka_unit_test(e2e_maths),
+        cmocka_unit_test(e2e_framework_layers_ort),
         cmocka_unit_test(e2e_activations),
         cmocka_unit_test(e2e_indexing),
         cmocka_unit_test(e2e_reductions),
