@@ -707,6 +707,20 @@ static void measure_ort_feeds_gen_shapes(void **state)
                      0);
 }
 
+/* measure-ort --nodes' naming of ONNX Runtime's optimized nodes by the model's (node_parts) on
+ * graphs shaped as its rewrites: a fusion, a layout change, an Identity removed, a constant
+ * folded, an unnamed node (test/oracle/ort_parts_check.py) */
+static void measure_ort_node_parts(void **state)
+{
+    (void)state;
+    const char *py = test_env("PYTHON", "python3");
+    if (test_sh("%s -c 'import onnx, onnxruntime' 2>/dev/null", py) != 0) {
+        TEST_SKIP("%s has no onnx/onnxruntime (scripts/setup installs them): skipped\n", py);
+        return;
+    }
+    assert_int_equal(test_sh("%s test/oracle/ort_parts_check.py", py), 0);
+}
+
 /* gen's operator schemas against onnx.defs (test/oracle/schema_check.py) */
 static void ops_table_against_onnx(void **state)
 {
@@ -835,6 +849,7 @@ void test_cli_group(struct test_totals *tot)
         cmocka_unit_test(ops_table_against_onnx),
         cmocka_unit_test(generator_modules_without_loops),
         cmocka_unit_test(measure_ort_feeds_gen_shapes),
+        cmocka_unit_test(measure_ort_node_parts),
     };
     test_group_run(tot, "cli", tests, BZ_ARRAY_LEN(tests));
     char cmd[300];
