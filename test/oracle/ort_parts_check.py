@@ -2,7 +2,8 @@
 """ort_parts_check.py: scripts/measure-ort's node_parts (ONNX Runtime's optimized graph against
 the model: which model nodes each row names) on small graphs written here, each shaped as one of
 ONNX Runtime's rewrites: a fusion keeping its last output's name, a layout change that inserts
-values the model lacks (two optimized nodes, one row), an Identity removed (named by its
+values the model lacks (three optimized nodes, one row), NCHWc blocked nodes named after the
+model's values they compute (a row each), an Identity removed (named by its
 reader's row), a constant folded (its nodes in no row), and a part that would name an unnamed
 node (left out, counted)."""
 import importlib.machinery
@@ -53,6 +54,16 @@ def main():
                n("ReorderOutput", "r_out", "h_blocked", "h"), n("Relu", "relu", "h", "y")], ["w"])
     expect("layout", mo.node_parts(m, o),
            ([(["r_in", "conv_nchwc", "r_out"], ["conv"]), (["relu"], ["relu"])], 0))
+
+    # NCHWc, as ONNX Runtime's transformer writes it: each blocked node named after the model's
+    # value it computes (V_nchwc), the values between them new; a row per blocked node, the
+    # reorders in and out with their neighbours
+    m = model([n("Conv", "conv0", "x,w", "a"), n("Relu", "relu1", "a", "b"), n("Conv", "conv2", "b,w", "c"),
+               n("Relu", "relu3", "c", "y")], ["w"])
+    o = model([n("ReorderInput", "r_in", "x", "t0"), n("Conv", "b_nchwc", "t0,w", "t1"),
+               n("Conv", "y_nchwc", "t1,w", "t2"), n("ReorderOutput", "r_out", "t2", "y")], ["w"])
+    expect("nchwc", mo.node_parts(m, o),
+           ([(["r_in", "b_nchwc"], ["conv0", "relu1"]), (["y_nchwc", "r_out"], ["conv2", "relu3"])], 0))
 
     # an Identity removed: its reader now reads x, and names it too
     m = model([n("Identity", "copy", "x", "a"), n("Relu", "relu", "a", "y")])
