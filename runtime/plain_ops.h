@@ -291,13 +291,19 @@ static inline int pl_kind_compiled(const struct pl_op *op)
     return PL_KIND_OF(op) == op->kind;
 }
 
-/* a unary function defined for positive inputs only (Log, Sqrt, a power by a fraction or by a
- * negative number, whose result at 0 is infinite): the benchmarks fill its input with positive
- * numbers, [1, 16) in an integer type (pow_dnnl in gen's elementwise.c says the same) */
+/* whether a power by the constant E is defined for positive inputs only: a fraction, or a
+ * negative number, whose result at 0 is infinite (gen's pow_dnnl fills oneDNN's input by it) */
+static inline int pl_pow_positive(float e)
+{
+    return e < 0 || e != floorf(e);
+}
+
+/* a unary function defined for positive inputs only (Log, Sqrt, pl_pow_positive's powers): the
+ * benchmarks fill its input with positive numbers, [1, 16) in an integer type */
 static inline int pl_positive_domain(const struct pl_op *op)
 {
     return PL_KIND_OF(op) == PL_UNARY &&
-           (op->fn == PL_LOG || op->fn == PL_SQRT || (op->fn == PL_POWS && (op->alpha < 0 || op->alpha != floorf(op->alpha))));
+           (op->fn == PL_LOG || op->fn == PL_SQRT || (op->fn == PL_POWS && pl_pow_positive(op->alpha)));
 }
 
 /* the element-wise kinds: every input broadcasts against the output */

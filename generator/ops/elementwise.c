@@ -587,8 +587,8 @@ static int pow_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
     if (!pow_exponent(d, &e))
         return -1;
     int alg = e == 2 ? dnnl_eltwise_square : e == 0.5 ? dnnl_eltwise_sqrt : dnnl_eltwise_pow;
-    /* positive inputs for a fraction or a negative power, as pl_positive_domain's */
-    return eltwise_dnnl(d, which, alg, 1.0f, (float)e, e < 0 || e != floor(e), p);
+    /* positive inputs for a fraction or a negative power, as plain C's */
+    return eltwise_dnnl(d, which, alg, 1.0f, (float)e, pl_pow_positive((float)e), p);
 }
 
 static int pow_plain(const struct layer_desc *d, struct pl_op *op)
