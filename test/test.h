@@ -54,6 +54,18 @@ void test_model_dirs(const char *which, char dirs[][4096], const char **ptrs, si
 /* Runs a shell command (printf-style); its exit status, 128 when it did not exit. */
 int test_sh(const char *fmt, ...) BZ_PRINTF(1, 2);
 
+/* Whether the Python interpreter PY imports MODULES (an import statement's list: "onnx,
+ * onnxruntime"); the oracles' modules come from scripts/setup. */
+bool test_py_has(const char *py, const char *modules);
+/* In a test that needs MODULES in PY: where one is missing, the test is skipped, saying so */
+#define TEST_NEED_PY(py, modules)                                                                  \
+    do {                                                                                           \
+        if (!test_py_has((py), (modules))) {                                                       \
+            TEST_SKIP("skipped: %s cannot import %s (scripts/setup installs them)\n", (py), (modules)); \
+            return;                                                                                \
+        }                                                                                          \
+    } while (0)
+
 /* Environment with a default: where the suite finds its inputs. */
 const char *test_env(const char *name, const char *dflt);
 

@@ -493,10 +493,7 @@ static void cuda_prepacked_weights(void **state)
 {
     (void)state;
     const char *py = test_env("PYTHON", "python3");
-    if (test_sh("%s -c 'import onnx' 2>/dev/null", py) != 0) {
-        TEST_SKIP("%s has no onnx package (scripts/setup installs it): skipped\n", py);
-        return;
-    }
+    TEST_NEED_PY(py, "onnx");
     const char *gen = test_env("BENANZA_GEN", "bin/gen");
     assert_int_equal(test_sh("%s test/oracle/prepacked_check.py model '%s/gemms.onnx' && "
                              "%s --backend cuda --top-k 1 -b 1 --types f32,tf32,f16tc '%s/gemms.onnx' --zoo bert_base "
@@ -518,10 +515,7 @@ static void silu_groups_against_models(void **state)
 {
     (void)state;
     const char *py = test_env("PYTHON", "python3");
-    if (test_sh("%s -c 'import onnx' 2>/dev/null", py) != 0) {
-        TEST_SKIP("%s has no onnx package (scripts/setup installs it): skipped\n", py);
-        return;
-    }
+    TEST_NEED_PY(py, "onnx");
     const char *gen = test_env("BENANZA_GEN", "bin/gen");
     assert_int_equal(test_sh("%s test/oracle/silu_check.py model '%s/silus.onnx' && %s --backend all --top-k 1 -b 1 "
                              "--types f32 '%s/silus.onnx' -o '%s/sl' > /dev/null 2>&1 && "
@@ -649,10 +643,7 @@ static void hostile_models(void **state)
 {
     (void)state;
     const char *py = test_env("PYTHON", "python3");
-    if (test_sh("%s -c 'import onnx' 2>/dev/null", py) != 0) {
-        TEST_SKIP("%s has no onnx package (scripts/setup installs it): skipped\n", py);
-        return;
-    }
+    TEST_NEED_PY(py, "onnx");
     char gen[4096];
     if (!realpath(test_env("BENANZA_GEN", "bin/gen"), gen))
         fail_msg("no gen");
@@ -692,10 +683,7 @@ static void measure_ort_feeds_gen_shapes(void **state)
 {
     (void)state;
     const char *py = test_env("PYTHON", "python3");
-    if (test_sh("%s -c 'import onnx, onnxruntime' 2>/dev/null", py) != 0) {
-        TEST_SKIP("%s has no onnx/onnxruntime (scripts/setup installs them): skipped\n", py);
-        return;
-    }
+    TEST_NEED_PY(py, "onnx, onnxruntime");
     char gen[4096];
     if (!realpath(test_env("BENANZA_GEN", "bin/gen"), gen))
         fail_msg("no gen");
@@ -714,10 +702,7 @@ static void measure_ort_node_parts(void **state)
 {
     (void)state;
     const char *py = test_env("PYTHON", "python3");
-    if (test_sh("%s -c 'import onnx, onnxruntime' 2>/dev/null", py) != 0) {
-        TEST_SKIP("%s has no onnx/onnxruntime (scripts/setup installs them): skipped\n", py);
-        return;
-    }
+    TEST_NEED_PY(py, "onnx, onnxruntime");
     assert_int_equal(test_sh("%s test/oracle/ort_parts_check.py", py), 0);
 }
 
@@ -726,10 +711,7 @@ static void ops_table_against_onnx(void **state)
 {
     (void)state;
     const char *py = test_env("PYTHON", "python3");
-    if (test_sh("%s -c 'import onnx' 2>/dev/null", py) != 0) {
-        TEST_SKIP("%s has no onnx package (scripts/setup installs it): skipped\n", py);
-        return;
-    }
+    TEST_NEED_PY(py, "onnx");
     assert_int_equal(test_sh("%s test/oracle/schema_check.py '%s'", py, test_env("BENANZA_GEN", "bin/gen")), 0);
     /* docs/ops.md is gen --ops' output: regenerate it with `bin/gen --ops > docs/ops.md` */
     assert_int_equal(test_sh("'%s' --ops | cmp -s - docs/ops.md || { echo 'docs/ops.md is not gen --ops: "

@@ -206,10 +206,7 @@ static void cuda_half_conversions(void **state)
     if (!runtime_checks())
         return;
     const char *py = test_env("PYTHON", "python3");
-    if (test_sh("%s -c 'import numpy, ml_dtypes' 2>/dev/null", py) != 0) {
-        TEST_SKIP("%s has no numpy/ml_dtypes (pip install onnx brings them): skipped\n", py);
-        return;
-    }
+    TEST_NEED_PY(py, "numpy, ml_dtypes");
     assert_int_equal(test_sh("cc -std=c11 -Wall -Wextra -Werror -I'%s/include' test/cuda_convert.c -o '%s/convert' "
                         "-L'%s/lib64' -lcudart -lm",
                         cuda_home(), dir, cuda_home()),
@@ -252,8 +249,7 @@ static void cuda_attention_reference(void **state)
                              cuda_home(), dir, cuda_home(), cuda_home(), dir, dir, dir, dir),
                      0);
     const char *py = test_env("BENANZA_PYTHON", "python3");
-    if (test_sh("%s -c 'import numpy' 2>/dev/null", py) != 0)
-        TEST_SKIP("skipped: %s has no numpy (scripts/setup installs it): the cases' outputs are not held to numpy\n", py);
+    TEST_NEED_PY(py, "numpy");
     assert_int_equal(test_sh("%s test/oracle/attention_ref_check.py < '%s/attref.jsonl' > '%s/attref.log'; rc=$?; "
                              "grep -v '^ok' '%s/attref.log'; exit $rc",
                              py, dir, dir, dir),
@@ -381,10 +377,7 @@ static void cuda_half_models(void **state)
     if (!have_cuda())
         return;
     const char *py = test_env("BENANZA_PYTHON", "python3");
-    if (test_sh("%s -c 'import onnx, ml_dtypes' 2>/dev/null", py) != 0) {
-        TEST_SKIP("%s has no onnx or ml_dtypes (scripts/setup installs them): skipped\n", py);
-        return;
-    }
+    TEST_NEED_PY(py, "onnx, ml_dtypes");
     const char *gen = test_env("BENANZA_GEN", "bin/gen");
     char out[300];
     snprintf(out, sizeof(out), "%s/half", dir);
@@ -454,7 +447,7 @@ static void cuda_shared_compile(void **state)
      * kernels' and cuDNN's attention files of K and V with fewer heads than Q */
     char gqa[400] = "";
     const char *py = test_env("BENANZA_PYTHON", "python3");
-    if (test_sh("%s -c 'import onnx' 2>/dev/null", py) == 0) {
+    if (test_py_has(py, "onnx")) {
         snprintf(gqa, sizeof(gqa), "'%s/llama_gqa.onnx' --dim=llama_gqa:seq=7", dir);
         assert_int_equal(test_sh("%s test/oracle/attention_check.py model '%s/llama_gqa.onnx'", py, dir), 0);
     } else {

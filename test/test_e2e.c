@@ -166,8 +166,7 @@ static void e2e_fixture_oracle(enum fixture f, const char *batch, const char *sc
     e2e_fixture(f, batch);
     char out[300];
     snprintf(out, sizeof(out), "%s/%s", dir, fixture_name(f));
-    if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
-        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
+    TEST_NEED_PY(py, "onnx.reference");
     run_oracle(py, script, out);
 }
 
@@ -202,8 +201,7 @@ static void e2e_framework_layers_ort(void **state)
     e2e_fixture(FIXTURE_TRANSFORMER_BITS, "1");
     if (gen_only)
         return;
-    if (test_sh("%s -c 'import onnx, onnxruntime' 2>/dev/null", py) != 0)
-        TEST_SKIP("skipped: %s has no onnx/onnxruntime (scripts/setup installs them)\n", py);
+    TEST_NEED_PY(py, "onnx, onnxruntime");
     char gen[4096], out[300];
     if (!realpath(test_env("BENANZA_GEN", "bin/gen"), gen))
         fail_msg("no gen");
@@ -304,8 +302,7 @@ static void e2e_quantized(void **state)
     /* the QDQ chain became two int8 fusion groups */
     assert_int_equal(test_sh("grep -c '\\bqdq_conv_act\\b' '%s/manifest.tsv' | grep -qv '^0$' && "
                              "grep -c '\\bqdq_matmul\\b' '%s/manifest.tsv' | grep -qv '^0$'", out, out), 0);
-    if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
-        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
+    TEST_NEED_PY(py, "onnx.reference");
     run_oracle(py, "plain_check.py", out);
     static const char *const models[] = {
         "quantizelinear", "quantizelinear_axis", "dequantizelinear", "dequantizelinear_axis",
@@ -325,8 +322,7 @@ static void e2e_written_models(const char *name, const char *script, const char 
 {
     const char *py = test_env("BENANZA_PYTHON", "python3");
     const char *data = test_env("BENANZA_ONNX_TESTDATA", "/usr/share/libonnx-testdata/data");
-    if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
-        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
+    TEST_NEED_PY(py, "onnx.reference");
     char src[300], out[300], args[400], row[300];
     snprintf(src, sizeof(src), "%s/%s_models", dir, name);
     snprintf(out, sizeof(out), "%s/%s", dir, name);
@@ -483,8 +479,7 @@ static void e2e_scan_shapes(void **state)
 {
     (void)state;
     const char *py = test_env("BENANZA_PYTHON", "python3");
-    if (test_sh("%s -c 'import onnx' 2>/dev/null", py) != 0)
-        TEST_SKIP("skipped: %s has no onnx (scripts/setup installs it)\n", py);
+    TEST_NEED_PY(py, "onnx");
     char out[300];
     snprintf(out, sizeof(out), "%s/scan", dir);
     assert_int_equal(test_sh("%s test/oracle/scan_check.py '%s' '%s'", py, test_env("BENANZA_GEN", "bin/gen"), out), 0);
@@ -554,8 +549,7 @@ static void e2e_random(void **state)
     (void)state;
     const char *py = test_env("BENANZA_PYTHON", "python3");
     const char *data = test_env("BENANZA_ONNX_TESTDATA", "/usr/share/libonnx-testdata/data");
-    if (test_sh("%s -c 'import onnx' 2>/dev/null", py) != 0)
-        TEST_SKIP("skipped: %s has no onnx (scripts/setup installs it)\n", py);
+    TEST_NEED_PY(py, "onnx");
     char src[300], out[300], args[400];
     snprintf(src, sizeof(src), "%s/random_models", dir);
     snprintf(out, sizeof(out), "%s/random", dir);
@@ -639,8 +633,8 @@ static void e2e_shared_lstm(void **state)
 static void e2e_node_models(const char *name, const char *const *models, size_t n, const char *oracle)
 {
     const char *py = test_env("BENANZA_PYTHON", "python3");
-    if (oracle && test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
-        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
+    if (oracle)
+        TEST_NEED_PY(py, "onnx.reference");
     struct bz_buf args;
     bz_buf_init(&args);
     char missing[600];
@@ -718,8 +712,7 @@ static void e2e_conv_work(void **state)
     (void)state;
     const char *py = test_env("BENANZA_PYTHON", "python3");
     const char *gen = test_env("BENANZA_GEN", "bin/gen");
-    if (test_sh("%s -c 'import onnx.reference' 2>/dev/null", py) != 0)
-        TEST_SKIP("skipped: %s has no onnx.reference (scripts/setup installs onnx)\n", py);
+    TEST_NEED_PY(py, "onnx.reference");
     static const char *const models[] = {
         "conv_with_autopad_same", "conv_with_strides_and_asymmetric_padding", "conv_with_strides_padding",
         "conv_with_strides_no_padding", "convinteger_with_padding", "convtranspose_1d", "convtranspose_3d",
@@ -771,8 +764,7 @@ static void e2e_attention(void **state)
     (void)state;
     const char *py = test_env("BENANZA_PYTHON", "python3");
     const char *gen = test_env("BENANZA_GEN", "bin/gen");
-    if (test_sh("%s -c 'import onnx, onnxruntime' 2>/dev/null", py) != 0)
-        TEST_SKIP("skipped: %s has no onnx or onnxruntime (scripts/setup installs them)\n", py);
+    TEST_NEED_PY(py, "onnx, onnxruntime");
     static const char *const shared[] = {"distilbert-tiny-cls-pytorch-opset11=2/4", "cct-transformer-fp32-opset20=2/4",
                                          "gpt2-tiny-random-ort-fused-opset11=5/10"};
     struct bz_buf args, expect;
@@ -855,8 +847,7 @@ static void e2e_glu(void **state)
 {
     (void)state;
     const char *py = test_env("BENANZA_PYTHON", "python3");
-    if (test_sh("%s -c 'import onnx, onnxruntime, ml_dtypes' 2>/dev/null", py) != 0)
-        TEST_SKIP("skipped: %s has no onnx, onnxruntime or ml_dtypes (scripts/setup installs them)\n", py);
+    TEST_NEED_PY(py, "onnx, onnxruntime, ml_dtypes");
     int rc = test_sh("%s test/oracle/swiglu_check.py '%s/swiglu' > '%s/glu.log' 2>&1 && "
                      "%s test/oracle/silu_check.py '%s/swiglu/out0' >> '%s/glu.log' 2>&1 && "
                      "%s test/oracle/geglu_check.py '%s/geglu' >> '%s/glu.log' 2>&1",
@@ -874,8 +865,7 @@ static void e2e_msft_expansion(void **state)
 {
     (void)state;
     const char *py = test_env("BENANZA_PYTHON", "python3");
-    if (test_sh("%s -c 'import onnx, onnxruntime' 2>/dev/null", py) != 0)
-        TEST_SKIP("skipped: %s has no onnx or onnxruntime (scripts/setup installs them)\n", py);
+    TEST_NEED_PY(py, "onnx, onnxruntime");
     const char *root = test_env("BENANZA_SHARED", "../shared");
     char models[4200];
     snprintf(models, sizeof(models), "%s/models/gpt2-tiny-random-ort-fused-opset11.onnx", root);
@@ -906,8 +896,7 @@ static void e2e_onnx_functions(void **state)
 {
     (void)state;
     const char *py = test_env("BENANZA_PYTHON", "python3");
-    if (test_sh("%s -c 'import onnx, onnxruntime' 2>/dev/null", py) != 0)
-        TEST_SKIP("skipped: %s has no onnx or onnxruntime (scripts/setup installs them)\n", py);
+    TEST_NEED_PY(py, "onnx, onnxruntime");
     int rc = test_sh("%s test/oracle/onnx_functions_check.py '%s/functions' > '%s/functions.log' 2>&1", py, dir, dir);
     if (rc == 77) {
         test_sh("cat '%s/functions.log' >&2", dir);
@@ -944,8 +933,7 @@ static void e2e_half_models(void **state)
 {
     (void)state;
     const char *py = test_env("BENANZA_PYTHON", "python3");
-    if (test_sh("%s -c 'import onnx, ml_dtypes' 2>/dev/null", py) != 0)
-        TEST_SKIP("skipped: %s has no onnx or ml_dtypes (scripts/setup installs them)\n", py);
+    TEST_NEED_PY(py, "onnx, ml_dtypes");
     char models[300], out[300], args[700];
     snprintf(models, sizeof(models), "%s/half_models", dir);
     snprintf(out, sizeof(out), "%s/half", dir);

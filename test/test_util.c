@@ -78,6 +78,11 @@ int test_sh(const char *fmt, ...)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+bool test_py_has(const char *py, const char *modules)
+{
+    return test_sh("%s -c 'import %s' 2>/dev/null", py, modules) == 0;
+}
+
 bool test_shared_models(char *out, size_t n)
 {
     snprintf(out, n, "%s/models", test_env("BENANZA_SHARED", "../shared"));
