@@ -471,6 +471,61 @@ static void cuda_shared_compile(void **state)
                      0);
 }
 
+/* scripts/gpu-run pack: the folder gen writes (for the toolkit folder run makes there), packed
+ * whole, its manifest beside it; bad arguments are exit 2; run against this machine's toolkit
+ * (a GPU machine's cuDNN comes as a wheel: tried by hand), out of budget and resumed; in the cuda
+ * group's lane: its builds are nvcc's */
+static void gpu_run_pack(void **state)
+{
+    (void)state;
+    char m[300];
+    snprintf(m, sizeof(m), "%s/pack.onnx", dir);
+    write_fixture(FIXTURE_RESIDUAL, m);
+    const char *exe = test_env("BENANZA_GEN", "bin/gen");
+    assert_int_equal(test_sh("GEN=%s scripts/gpu-run pack '%s/pk' '%s' -b 1 --top-k 1 --types f32 2>/dev/null && "
+                             "test -s '%s/pk/manifest.tsv' && test ! -e '%s/pk/folder' && "
+                             "xz -dc '%s/pk/folder.tar.xz' | tar -tf - > '%s/pk/list' && "
+                             "grep -q '^folder/build.ninja$' '%s/pk/list' && grep -q '^folder/bench/.*-f32-heurA_0\\.c$' '%s/pk/list' && "
+                             "xz -dc '%s/pk/folder.tar.xz' | tar -xOf - folder/build.ninja | grep -q '^cuda_home = /tmp/bz-cuda$'",
+                             exe, dir, m, dir, dir, dir, dir, dir, dir, dir),
+                     0);
+    /* --keep: an earlier run's rows of the library benchmarks the folder has, not our kernels'
+     * (the .cu files), a benchmark it lacks, a wrong row (run again) */
+    assert_int_equal(test_sh("cd '%s' && l=$(sed -n 's|^folder/bench/\\(.*-f32-heurA_0\\)\\.c$|\\1|p' pk/list | head -1) && "
+                             "k=$(sed -n 's|^folder/bench/\\(.*\\)\\.cu$|\\1|p' pk/list | head -1) && test -n \"$l\" && "
+                             "test -n \"$k\" && printf 'schema,bench,status\\n2,%%s,ok\\n2,%%s,ok\\n2,gone-f32-x,ok\\n2,%%s,bogus\\n2,%%s,wrong\\n' "
+                             "\"$l\" \"$k\" \"$l\" \"$l\" > keep.csv && cd - >/dev/null && "
+                             "GEN=%s scripts/gpu-run pack '%s/pk2' --keep '%s/keep.csv' '%s' -b 1 --top-k 1 --types f32 2>/dev/null && "
+                             "xz -dc '%s/pk2/folder.tar.xz' | tar -xOf - folder/results.csv > '%s/kept' && "
+                             "test \"$(cat '%s/kept')\" = \"$(printf 'schema,bench,status\\n2,%%s,ok' \"$l\")\" || "
+                             "{ cat '%s/kept'; exit 1; }; "
+                             "scripts/gpu-run pack '%s/pk3' --keep 2>/dev/null; test $? = 2",
+                             dir, exe, dir, dir, m, dir, dir, dir, dir, dir),
+                     0);
+    assert_int_equal(test_sh("scripts/gpu-run run '%s/none' 2>/dev/null; test $? = 2 && "
+                             "scripts/gpu-run bogus 2>/dev/null; test $? = 2 && scripts/gpu-run --help | grep -q 'pack DIR'",
+                             dir),
+                     0);
+    /* run, where there is a toolkit (no GPU needed): a budget too short for the build is exit
+     * 5 with what was done copied out; the same command again resumes in the unpacked folder,
+     * builds the rest and runs it (here: one nodevice row) */
+    const char *cuda = cuda_home();
+    if (test_sh("test -x '%s/bin/nvcc' && test -r '%s/include/cudnn.h'", cuda, cuda) != 0) {
+        print_message("no CUDA toolkit with cuDNN at %s: gpu-run run not tried\n", cuda);
+    } else if (generated_code_built("gpu-run run's folder")) {
+        assert_int_equal(test_sh("export CUDA_ROOT='%s' GPU_RUN_WORK='%s/pkw' MEASURE_TORCH=0; "
+                                 "OUT='%s/o1' GPU_RUN_BUDGET=1 scripts/gpu-run run '%s/pk' 2> '%s/o1.log'; test $? = 5 && "
+                                 "grep -q 'partial=1' '%s/o1/machine.txt' && test -s '%s/o1/ninja.log' && "
+                                 "OUT='%s/o2' scripts/gpu-run run '%s/pk' -- --iters 1 2> '%s/o2.log' && "
+                                 "grep -q 'resuming in' '%s/o2.log' && grep -q 'partial=0' '%s/o2/machine.txt' && "
+                                 "grep -q ',nodevice,' '%s/o2/results.csv' || { cat '%s/o1.log' '%s/o2.log'; exit 1; }",
+                                 cuda, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir),
+                         0);
+    }
+    assert_int_equal(test_sh("rm -rf '%s/pk' '%s/pkw' '%s/o1' '%s/o2'", dir, dir, dir, dir), 0);
+    unlink(m);
+}
+
 void test_cuda_group(struct test_totals *tot)
 {
     if (!mkdtemp(dir)) {
@@ -489,6 +544,7 @@ void test_cuda_group(struct test_totals *tot)
         cmocka_unit_test(cuda_repro),
         cmocka_unit_test(cuda_half_models),
         cmocka_unit_test(cuda_shared_compile),
+        cmocka_unit_test(gpu_run_pack),
     };
     test_group_run(tot, "cuda", tests, BZ_ARRAY_LEN(tests));
     if (!getenv("BENANZA_KEEP"))
