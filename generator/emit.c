@@ -11,6 +11,7 @@
 /* the family bits only: no family's kernel is referenced here */
 #define PL_FAMILIES 0u
 #include "../runtime/plain_ops.h"
+#include "../runtime/dnnl_ops.h"
 #include "mustache.h"
 #include "plan.h"
 #include "version.h"
@@ -64,22 +65,42 @@ json_t *emit_embedded_json(const char *path)
     return NULL;
 }
 
+/* The conditionals on a family mask that gen decides when it trims a runtime header: "#if
+ * MACRO & BITS" lines, BITS one name of the table or an or of them in parentheses */
+struct fam_name {
+    const char *name;
+    unsigned bit;
+};
+struct fam_mask {
+    const char *macro;            /* "PL_FAMILIES" */
+    const struct fam_name *names; /* the bits it may name */
+    size_t n;
+    unsigned value;               /* the benchmark's */
+};
+
+static const struct fam_name plain_fams[] = {
+    {"PL_FAM_INDEX", PL_FAM_INDEX},   {"PL_FAM_REDUCE", PL_FAM_REDUCE}, {"PL_FAM_QUANT", PL_FAM_QUANT},
+    {"PL_FAM_SAMPLE", PL_FAM_SAMPLE}, {"PL_FAM_LINALG", PL_FAM_LINALG}, {"PL_FAM_SIGNAL", PL_FAM_SIGNAL},
+    {"PL_FAM_NN", PL_FAM_NN},         {"PL_FAM_RANDOM", PL_FAM_RANDOM}, {"PL_FAM_SELECT", PL_FAM_SELECT},
+    {"PL_FAM_STRING", PL_FAM_STRING},
+};
+static const struct fam_name dnnl_fams[] = {
+    {"BD_FAM_REORDER", BD_FAM_REORDER},
+    {"BD_FAM_CONCAT", BD_FAM_CONCAT},
+    {"BD_FAM_DECONV", BD_FAM_DECONV},
+    {"BD_FAM_RNN", BD_FAM_RNN},
+};
+
 /* the family bits of "PL_FAM_INDEX" or "(PL_FAM_INDEX | PL_FAM_REDUCE)"; 0 when not that */
-static unsigned family_bits(const char *e)
+static unsigned family_bits(const struct fam_mask *m, const char *e)
 {
-    static const struct { const char *name; unsigned bit; } fams[] = {
-        {"PL_FAM_INDEX", PL_FAM_INDEX},   {"PL_FAM_REDUCE", PL_FAM_REDUCE}, {"PL_FAM_QUANT", PL_FAM_QUANT},
-        {"PL_FAM_SAMPLE", PL_FAM_SAMPLE}, {"PL_FAM_LINALG", PL_FAM_LINALG}, {"PL_FAM_SIGNAL", PL_FAM_SIGNAL},
-        {"PL_FAM_NN", PL_FAM_NN},         {"PL_FAM_RANDOM", PL_FAM_RANDOM}, {"PL_FAM_SELECT", PL_FAM_SELECT},
-        {"PL_FAM_STRING", PL_FAM_STRING},
-    };
     unsigned bits = 0;
     while (*e) {
         size_t n = strcspn(e, " ()|\n");
         bool found = n == 0;
-        for (size_t i = 0; i < BZ_ARRAY_LEN(fams) && n; i++)
-            if (strlen(fams[i].name) == n && !strncmp(e, fams[i].name, n)) {
-                bits |= fams[i].bit;
+        for (size_t i = 0; i < m->n && n; i++)
+            if (strlen(m->names[i].name) == n && !strncmp(e, m->names[i].name, n)) {
+                bits |= m->names[i].bit;
                 found = true;
             }
         if (!found)
@@ -89,28 +110,31 @@ static unsigned family_bits(const char *e)
     return bits;
 }
 
-void emit_trim_plain(struct bz_buf *out, const char *text, size_t len, unsigned families, bool kernel_only)
+/* TEXT with the conditionals on M's mask decided (and on PL_KERNEL_ONLY, where M is plain C's) */
+static void trim_runtime(struct bz_buf *out, const char *text, size_t len, const struct fam_mask *m, bool kernel_only)
 {
     /* a stack of open conditionals: whether their text is kept, and whether gen decided them
      * (then their directive lines go too) */
     bool keep[64], decided[64];
     int depth = 0;
     keep[0] = true;
+    char prefix[64];
+    size_t np = (size_t)snprintf(prefix, sizeof(prefix), "#if %s & ", m->macro);
     for (const char *line = text, *end = text + len; line < end;) {
         const char *nl = memchr(line, '\n', (size_t)(end - line));
         size_t n = nl ? (size_t)(nl - line) + 1 : (size_t)(end - line);
         bool cur = keep[depth], emit = cur;
         if (!strncmp(line, "#if", 3) && depth < 63) {
             bool known = false, on = true;
-            if (!strncmp(line, "#if PL_FAMILIES & ", 18)) {
+            if (n > np && !strncmp(line, prefix, np)) {
                 char expr[160];
-                size_t m = n - 18 < sizeof(expr) - 1 ? n - 18 : sizeof(expr) - 1;
-                memcpy(expr, line + 18, m);
-                expr[m] = '\0';
-                unsigned bits = family_bits(expr);
+                size_t k = n - np < sizeof(expr) - 1 ? n - np : sizeof(expr) - 1;
+                memcpy(expr, line + np, k);
+                expr[k] = '\0';
+                unsigned bits = family_bits(m, expr);
                 known = bits != 0;
-                on = (families & bits) != 0;
-            } else if (!strncmp(line, "#ifndef PL_KERNEL_ONLY", 22)) {
+                on = (m->value & bits) != 0;
+            } else if (m->names == plain_fams && !strncmp(line, "#ifndef PL_KERNEL_ONLY", 22)) {
                 known = true;
                 on = !kernel_only;
             }
@@ -129,6 +153,46 @@ void emit_trim_plain(struct bz_buf *out, const char *text, size_t len, unsigned 
         if (emit)
             bz_buf_append(out, line, n);
         line += n;
+    }
+}
+
+void emit_trim_plain(struct bz_buf *out, const char *text, size_t len, unsigned families, bool kernel_only)
+{
+    struct fam_mask m = {"PL_FAMILIES", plain_fams, BZ_ARRAY_LEN(plain_fams), families};
+    trim_runtime(out, text, len, &m, kernel_only);
+}
+
+unsigned emit_dnnl_family_bit(int family)
+{
+    return family == BD_REORDER ? BD_FAM_REORDER
+           : family == BD_CONCAT ? BD_FAM_CONCAT
+           : family == BD_DECONV ? BD_FAM_DECONV
+           : family == BD_RNN    ? BD_FAM_RNN
+                                 : 0u;
+}
+
+void emit_dnnl_runtime(json_t *data, unsigned families)
+{
+    /* one text per mask and header, made once (as emit_embedded_json's: our own sources, not
+     * checked for UTF-8) */
+    static json_t *made[2][BD_FAM_RNN << 1];
+    static const char *const headers[2] = {"dnnl_ops", "dnnl_bench"};
+    families &= (BD_FAM_RNN << 1) - 1;
+    for (int h = 0; h < 2; h++) {
+        if (!made[h][families]) {
+            char path[64];
+            size_t len = 0;
+            snprintf(path, sizeof(path), "runtime/%s.h", headers[h]);
+            const char *text = emit_embedded(path, &len);
+            struct bz_buf t;
+            bz_buf_init(&t);
+            struct fam_mask m = {"BD_FAMILIES", dnnl_fams, BZ_ARRAY_LEN(dnnl_fams), families};
+            if (text)
+                trim_runtime(&t, text, len, &m, false);
+            made[h][families] = json_stringn_nocheck(t.data ? t.data : "", t.len);
+            bz_buf_free(&t);
+        }
+        json_object_set(data, headers[h], made[h][families]);
     }
 }
 

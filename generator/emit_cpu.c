@@ -525,6 +525,11 @@ static void render_bench(struct emit_ctx *e, int li, const struct cpu_plan *plan
                       i + 1 < plan->nargs ? "\n" : "");
     bz_buf_puts(&layer_macro, "\n");
     emit_macro(&layer_macro, "BZ_ARGS", args.data);
+    unsigned fam_bit = emit_dnnl_family_bit(op.family);
+    bz_buf_printf(&layer_macro,
+                  "\n/* the family whose own code (descriptor, reference) this benchmark holds, 0 for none:\n"
+                  " * the others' is left out (runtime/dnnl_ops.h) */\n#define BD_FAMILIES 0x%xu",
+                  fam_bit);
     double scale = dt_bytes(dt) / 4;
     char flops[64], bytes[64];
     snprintf(flops, sizeof(flops), "%.17g", plan->flops);
@@ -545,15 +550,15 @@ static void render_bench(struct emit_ctx *e, int li, const struct cpu_plan *plan
                  " * the CPU has no %s kernel for it (agg counts it in the model's f32 bound)",
                  ft == IR_DTYPE_FLOAT16 ? "f16" : "bf16", ft == IR_DTYPE_FLOAT16 ? "f16" : "bf16");
     json_t *data = json_pack(
-        "{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:i,s:s,s:O,s:O,s:O}", "title", title.data, "layer",
+        "{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:i,s:s,s:O}", "title", title.data, "layer",
         l->id, "layer_name", l->name, "op", l->op, "impl", impl, "impl_comment", impl_comment.data, "dtype",
         dt_name(dt), "file", file.data, "key_comment", key.data, "uses", emit_uses(e, li), "layer_macro",
         layer_macro.data, "what",
         plan->nk ? "matmul, its constant weights stored [n, k] (as frameworks keep a linear layer's)"
                  : family_what[op.family],
         "flops", flops, "bytes", bytes, "default_variant", is_default,
-        "upcast", upcast, "harness", emit_embedded_json("runtime/harness.h"), "dnnl_ops", emit_embedded_json("runtime/dnnl_ops.h"),
-        "dnnl_bench", emit_embedded_json("runtime/dnnl_bench.h"));
+        "upcast", upcast, "harness", emit_embedded_json("runtime/harness.h"));
+    emit_dnnl_runtime(data, fam_bit);
     emit_bench(e, l, file.data, ".c", "templates/cpu/dnnl.c.mustache", "cc_cpu", data);
     free(init);
     bz_buf_free(&layer_macro);

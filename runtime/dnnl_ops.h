@@ -13,6 +13,20 @@
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl_debug.h>
 
+/* The families with code of their own past the common path (the op descriptor, oneDNN's
+ * reference implementation): their descriptors and the references of runtime/dnnl_bench.h. A
+ * generated benchmark defines BD_FAMILIES as its operation's bit (0 for the other families)
+ * and holds that code alone: gen leaves the others' out (emit_trim), and a benchmark refuses
+ * an operation whose code it lacks (bd_family_compiled). Without it (gen itself, which
+ * enumerates every family's implementations), every family's code is in. */
+#define BD_FAM_REORDER 0x1u
+#define BD_FAM_CONCAT 0x2u
+#define BD_FAM_DECONV 0x4u
+#define BD_FAM_RNN 0x8u
+#ifndef BD_FAMILIES
+#define BD_FAMILIES 0xfu
+#endif
+
 enum { BD_MAX_CAT = 64 }; /* inputs of a concat (yolo5face has 9; the CUDA kernel takes 64 too) */
 
 enum bd_family {
@@ -176,6 +190,7 @@ static inline dnnl_status_t bd_md_transposed(dnnl_memory_desc_t *md, const struc
     return dnnl_memory_desc_init_by_strides(md, nd, t->d, dt, strides);
 }
 
+#if BD_FAMILIES & BD_FAM_RNN
 /* A recurrent layer: src [T, N, C], dst [T, N, D*H], weights_layer [1, D, C, G, H] in wei,
  * weights_iter [1, D, H, G, H] in src1, bias [1, D, G', H]; the states are [1, D, N, H];
  * an LSTM's peephole weights [1, D, 3, H]. */
@@ -210,6 +225,7 @@ static inline dnnl_status_t bd_rnn_desc(const struct bd_op *op, dnnl_rnn_desc_t 
                                                   &sl, &si, &wl, &wi, &b, &dl, &di, 0, 0.0f, 0.0f);
     }
 }
+#endif
 
 /* whether a matmul operand has its element strides set (bd_op's st_src, st_wei, st_dst): it is
  * then described by them */
@@ -243,12 +259,16 @@ static inline dnnl_status_t bd_op_desc(const struct bd_op *op, union bd_desc *u,
     if (op->family == BD_REORDER || op->family == BD_CONCAT)
         return dnnl_invalid_arguments; /* see bd_reorder_pd, bd_concat_pd */
     if (op->family == BD_RNN) {
+#if BD_FAMILIES & BD_FAM_RNN
         dnnl_status_t rs = bd_rnn_desc(op, &u->rnn);
         if (rs != dnnl_success)
             return rs;
         if ((rs = dnnl_primitive_attr_create(attr)) != dnnl_success)
             return rs;
         return dnnl_primitive_attr_set_scratchpad_mode(*attr, dnnl_scratchpad_mode_user);
+#else
+        return dnnl_unimplemented;
+#endif
     }
     /* the layout is the implementation's choice (format any) where the primitive allows it:
      * convolutions and inner products; the others take the plain layout of the framework */

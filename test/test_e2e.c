@@ -694,6 +694,20 @@ static void e2e_deconv(void **state)
 {
     (void)state;
     e2e_fixture_oracle(FIXTURE_DECONV, "2", "deconv_check.py");
+    if (!gen_only) {
+        /* a oneDNN file holds its own family's code alone (BD_FAMILIES): a deconvolution file
+         * (the RNN reference left out of it) told it has none refuses its layer (an error row,
+         * exit 4), never verifies it as a convolution */
+        char out[300];
+        snprintf(out, sizeof(out), "%s/%s", dir, fixture_name(FIXTURE_DECONV));
+        assert_int_equal(test_sh("cd '%s' && f=$(grep -l '^#define BD_FAMILIES 0x4u$' bench/*.c | head -1) && test -n \"$f\" && "
+                                 "grep -q '\\.family = BD_DECONV,' \"$f\" && ! grep -q 'bd_verify_rnn' \"$f\" && "
+                                 "sed 's/^#define BD_FAMILIES 0x4u$/#define BD_FAMILIES 0x0u/' \"$f\" > nofam.c && "
+                                 "cc -std=c11 nofam.c -o nofam -ldnnl -lm && { ./nofam --verify > nofam.csv; test $? = 4; } && "
+                                 "grep -q ',error,.*has no code in this file' nofam.csv",
+                                 out),
+                         0);
+    }
     static const char *const models[] = {
         "convtranspose", "convtranspose_1d", "convtranspose_3d", "convtranspose_autopad_same",
         "convtranspose_dilations", "convtranspose_kernel_shape", "convtranspose_output_shape", "convtranspose_pad",
