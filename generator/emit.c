@@ -162,15 +162,6 @@ void emit_trim_plain(struct bz_buf *out, const char *text, size_t len, unsigned 
     trim_runtime(out, text, len, &m, kernel_only);
 }
 
-unsigned emit_dnnl_family_bit(int family)
-{
-    return family == BD_REORDER ? BD_FAM_REORDER
-           : family == BD_CONCAT ? BD_FAM_CONCAT
-           : family == BD_DECONV ? BD_FAM_DECONV
-           : family == BD_RNN    ? BD_FAM_RNN
-                                 : 0u;
-}
-
 void emit_dnnl_runtime(json_t *data, unsigned families)
 {
     /* one text per mask and header, made once (as emit_embedded_json's: our own sources, not

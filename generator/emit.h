@@ -60,11 +60,9 @@ void emit_plain_headers(struct json_t *data, unsigned families, int kind, bool k
  * (#if PL_FAMILIES & ...) that FAMILIES has not, the CPU benchmark's (#ifndef PL_KERNEL_ONLY)
  * where KERNEL_ONLY; those it has, without their directives */
 void emit_trim_plain(struct bz_buf *out, const char *text, size_t len, unsigned families, bool kernel_only);
-/* The BD_FAM_* bit of a oneDNN operation's family (runtime/dnnl_ops.h; 0: a family without code
- * of its own) */
-unsigned emit_dnnl_family_bit(int family);
 /* Sets dnnl_ops and dnnl_bench in DATA, the oneDNN benchmark's runtime headers, trimmed to the
- * FAMILIES (BD_FAM_* bits: #if BD_FAMILIES & ... decided as the plain headers' are) */
+ * FAMILIES (BD_FAM_* bits, bd_family_bit of runtime/dnnl_ops.h: #if BD_FAMILIES & ... decided
+ * as the plain headers' are) */
 void emit_dnnl_runtime(struct json_t *data, unsigned families);
 
 /* Appends S[0..N) escaped for the inside of a C string literal (octal escapes: no trigraphs,

@@ -525,7 +525,7 @@ static void render_bench(struct emit_ctx *e, int li, const struct cpu_plan *plan
                       i + 1 < plan->nargs ? "\n" : "");
     bz_buf_puts(&layer_macro, "\n");
     emit_macro(&layer_macro, "BZ_ARGS", args.data);
-    unsigned fam_bit = emit_dnnl_family_bit(op.family);
+    unsigned fam_bit = bd_family_bit(op.family);
     bz_buf_printf(&layer_macro,
                   "\n/* the family whose own code (descriptor, reference) this benchmark holds, 0 for none:\n"
                   " * the others' is left out (runtime/dnnl_ops.h) */\n#define BD_FAMILIES 0x%xu",

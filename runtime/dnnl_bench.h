@@ -253,11 +253,7 @@ static inline int bd_threads(void)
  * or verify the operation as another family's */
 static inline int bd_family_compiled(const struct bd_op *op)
 {
-    unsigned bit = op->family == BD_REORDER ? BD_FAM_REORDER
-                   : op->family == BD_CONCAT ? BD_FAM_CONCAT
-                   : op->family == BD_DECONV ? BD_FAM_DECONV
-                   : op->family == BD_RNN    ? BD_FAM_RNN
-                                             : 0u;
+    unsigned bit = bd_family_bit(op->family);
     return !bit || (BD_FAMILIES & bit);
 }
 

@@ -50,6 +50,18 @@ enum bd_family {
     BD_FAMILY_COUNT
 };
 
+/* The BD_FAM_* bit of a family, 0 for one without code of its own */
+static inline unsigned bd_family_bit(enum bd_family f)
+{
+    switch (f) {
+    case BD_REORDER: return BD_FAM_REORDER;
+    case BD_CONCAT: return BD_FAM_CONCAT;
+    case BD_DECONV: return BD_FAM_DECONV;
+    case BD_RNN: return BD_FAM_RNN;
+    default: return 0u;
+    }
+}
+
 /* A tensor: dims and a plain (row-major) layout unless a permutation is given. */
 struct bd_tensor {
     int nd;
