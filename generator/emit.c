@@ -133,7 +133,7 @@ static void trim_runtime(struct bz_buf *out, const char *text, size_t len, const
                 expr[k] = '\0';
                 unsigned bits = family_bits(m, expr);
                 known = bits != 0;
-                on = (m->value & bits) != 0;
+                on = !known || (m->value & bits) != 0; /* names it does not know: kept as written */
             } else if (m->names == plain_fams && !strncmp(line, "#ifndef PL_KERNEL_ONLY", 22)) {
                 known = true;
                 on = !kernel_only;

@@ -5,9 +5,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "onnx_fixtures.h"
 #include "emit.h"
 #include "pipeline.h"
+#include "plan.h"
 #include "test.h"
 #include "zoo/zoo.h"
 
@@ -336,6 +339,48 @@ static void skipped_layers_counted_per_backend(void **state)
     bz_buf_free(&b);
 }
 
+/* gen's trimming of the inlined runtime: a conditional on a family mask whose names it knows is
+ * decided (directives and all), nested ones too; any other is kept as written; the oneDNN
+ * headers hold their own family's references alone */
+static void runtime_trimmed_to_families(void **state)
+{
+    (void)state;
+    static const char text[] = "a\n"
+                               "#if PL_FAMILIES & PL_FAM_INDEX\nidx\n#if PL_FAMILIES & PL_FAM_QUANT\niq\n#endif\n#else\nnoidx\n#endif\n"
+                               "#if PL_FAMILIES & (PL_FAM_REDUCE | PL_FAM_QUANT)\nrq\n#endif\n"
+                               "#if defined(X)\nx\n#else\ny\n#endif\n"
+                               "#ifndef PL_KERNEL_ONLY\nhost\n#endif\n"
+                               "#if PL_FAMILIES & PL_FAM_BOGUS\nbogus\n#endif\nz\n";
+    struct bz_buf b;
+    bz_buf_init(&b);
+    emit_trim_plain(&b, text, strlen(text), PL_FAM_QUANT, false);
+    assert_string_equal(b.data, "a\nnoidx\nrq\n#if defined(X)\nx\n#else\ny\n#endif\nhost\n"
+                                "#if PL_FAMILIES & PL_FAM_BOGUS\nbogus\n#endif\nz\n");
+    bz_buf_clear(&b);
+    emit_trim_plain(&b, text, strlen(text), PL_FAM_INDEX | PL_FAM_QUANT, true);
+    assert_string_equal(b.data, "a\nidx\niq\nrq\n#if defined(X)\nx\n#else\ny\n#endif\n"
+                                "#if PL_FAMILIES & PL_FAM_BOGUS\nbogus\n#endif\nz\n");
+    bz_buf_free(&b);
+    /* the oneDNN headers: an RNN file has the RNN reference and none of the others' */
+    static const char *const refs[] = {"bd_verify_reorder(", "bd_verify_concat(", "bd_verify_deconv(", "bd_verify_rnn("};
+    static const unsigned bits[] = {BD_FAM_REORDER, BD_FAM_CONCAT, BD_FAM_DECONV, BD_FAM_RNN};
+    for (unsigned mask = 0; mask <= BD_FAM_RNN; mask = mask ? mask << 1 : 1) {
+        json_t *data = json_object();
+        emit_dnnl_runtime(data, mask);
+        const char *bench = json_string_value(json_object_get(data, "dnnl_bench"));
+        const char *ops = json_string_value(json_object_get(data, "dnnl_ops"));
+        assert_non_null(bench);
+        assert_non_null(ops);
+        assert_null(strstr(bench, "#if BD_FAMILIES"));
+        assert_null(strstr(ops, "#if BD_FAMILIES"));
+        assert_non_null(strstr(ops, "#ifndef BD_FAMILIES"));
+        for (size_t i = 0; i < BZ_ARRAY_LEN(refs); i++)
+            assert_int_equal(strstr(bench, refs[i]) != NULL, (mask & bits[i]) != 0);
+        assert_int_equal(strstr(ops, "bd_rnn_desc(const") != NULL, mask == BD_FAM_RNN);
+        json_decref(data);
+    }
+}
+
 void test_layers_group(struct test_totals *tot)
 {
     if (!mkdtemp(dir)) {
@@ -351,6 +396,7 @@ void test_layers_group(struct test_totals *tot)
         cmocka_unit_test(dedupe_across_models_and_batches),
         cmocka_unit_test(transposed_pads_from_the_output_size),
         cmocka_unit_test(skipped_layers_counted_per_backend),
+        cmocka_unit_test(runtime_trimmed_to_families),
     };
     test_group_run(tot, "layers", tests, BZ_ARRAY_LEN(tests));
     rmdir(dir);
