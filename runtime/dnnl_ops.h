@@ -16,9 +16,9 @@
 /* The families with code of their own past the common path (the op descriptor, oneDNN's
  * reference implementation): their descriptors and the references of runtime/dnnl_bench.h. A
  * generated benchmark defines BD_FAMILIES as its operation's bit (0 for the other families)
- * and holds that code alone: gen leaves the others' out (emit_trim), and a benchmark refuses
- * an operation whose code it lacks (bd_family_compiled). Without it (gen itself, which
- * enumerates every family's implementations), every family's code is in. */
+ * and holds that code alone: gen leaves the others' out (emit_dnnl_runtime), and a benchmark
+ * refuses an operation whose code it lacks (bd_family_compiled). Without it (gen itself,
+ * which enumerates every family's implementations), every family's code is in. */
 #define BD_FAM_REORDER 0x1u
 #define BD_FAM_CONCAT 0x2u
 #define BD_FAM_DECONV 0x4u
