@@ -1,7 +1,6 @@
 # benanza: plain Makefile. Knobs are ?= so that `make CC=clang` etc. work.
 CC        ?= cc
 CUDA_HOME ?= /usr/local/cuda
-CUDA_ARCH ?= sm_90
 ONNX_PROTO ?= /usr/include/onnx/onnx.proto
 # the tests' Python: the project's virtual environment, which scripts/setup makes
 TEST_PYTHON ?= $(CURDIR)/.venv/bin/python
@@ -166,7 +165,7 @@ asan-test: setup
 # A second run resumes: only what changed is rebuilt, only missing rows are run. The timing
 # is shorter than a benchmark's default (a minimum of 30 ms instead of 100; --max-ms caps the
 # slow implementations, oneDNN's reference ones above all, at about 250 ms of timed runs), so
-# that the ~1340 benchmarks oneDNN offers on an AVX-512 machine build and run in 5 minutes.
+# that the ~1340 benchmarks oneDNN offers on an AVX-512 machine build and run in minutes (README).
 DEMO_RUN_FLAGS ?= --warmup 2 --iters 5 --min-ms 30 --max-ms 250
 demo:
 	@scripts/setup --no-python
@@ -210,7 +209,7 @@ bench-cuda: setup
 check-cuda: all
 	rm -rf $(BUILD)/check-cuda
 	$(BINDIR)/gen --backend cuda -b 1 $(SHARED)/models/*.onnx $(SHARED)/models/*/*.onnx --zoo resnet50 --zoo vgg16 \
-	    --zoo mobilenet_v2 --zoo inception_v3 --zoo bert_base --zoo gpt2 $$(grep '^-' bench/shared_models.args) \
+	    --zoo mobilenet_v2 --zoo inception_v3 --zoo bert_base --zoo gpt2 --zoo vit_base $$(grep '^-' bench/shared_models.args) \
 	    -o $(BUILD)/check-cuda
 	scripts/check-cuda-build $(BUILD)/check-cuda --all
 
