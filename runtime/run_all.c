@@ -297,10 +297,13 @@ static void ra_field(char *out, size_t cap, size_t *len, const char *s, int last
     *len = n;
 }
 
-/* The data type of a benchmark from its file stem LAYER-TYPE-IMPL (f16tc: f16 data) */
-static void ra_stem_type(const char *file, char *out, size_t n)
+/* The data type of a benchmark from its file stem LAYER-TYPE-IMPL (f16tc: f16 data); LAYER may
+ * hold dashes (a calibration layer: calib-cpu-gemm) */
+static void ra_stem_type(const char *file, const char *layer, char *out, size_t n)
 {
-    const char *a = strchr(file, '-'), *b = a ? strchr(a + 1, '-') : NULL;
+    size_t ll = strlen(layer);
+    const char *a = ll && !strncmp(file, layer, ll) && file[ll] == '-' ? file + ll : strchr(file, '-');
+    const char *b = a ? strchr(a + 1, '-') : NULL;
     snprintf(out, n, "%.*s", a && b ? (int)(b - a - 1) : 1, a && b ? a + 1 : "?");
     if (!strcmp(out, "f16tc"))
         snprintf(out, n, "f16");
@@ -315,7 +318,7 @@ static void ra_error_row(char *out, size_t cap, const struct ra_bench *b, const 
     struct tm tmv;
     gmtime_r(&now, &tmv);
     strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tmv);
-    ra_stem_type(b->file, type, sizeof(type));
+    ra_stem_type(b->file, b->layer, type, sizeof(type));
     size_t len = 0;
     const char *cols[RA_NCOLS] = {RA_SCHEMA, b->file, b->layer, "", b->op, b->backend, "", type, "", "error", "0",
                                   "", "", "", "", "", "", "0", "0", "0", "0", "0", "unknown", "", "", "", host, when,

@@ -197,6 +197,12 @@ static void runner_partial_row_and_late_build(void **state)
                              "%s --db agg.db ingest results.csv > agg.out 2>&1 && grep -q ', 0 bad' agg.out",
                              dir, agg),
                      0);
+    /* an error row's type comes after the layer in the file's name, a layer with dashes too */
+    assert_int_equal(test_sh("cd '%s/part' && printf 'calib-cpu-gemm-bf16-any\tcalib-cpu-gemm\tMatMul\t\tcuda\n' >> benchmarks.tsv && "
+                             "STANDIN_HOLD_MS=1 bin/run_all > out 2> err && "
+                             "test \"$(awk -F, '$2 == \"calib-cpu-gemm-bf16-any\" {print $8, $10}' results.csv)\" = 'bf16 error'",
+                             dir),
+                     0);
 }
 
 /* One spinning process per core: CPU rows say busy=1, run_all warns at the start and the end */
