@@ -632,8 +632,9 @@ struct agg_table *agg_rep_roofline(struct agg_ctx *k)
         "Per model and layer: its work (GFLOP, MB read and written), arithmetic intensity, fastest time, and "
         "the roofline time max(flops / peak, bytes / bandwidth) at its type from the datasheet (GPU spec table; "
         "a CPU's peak from its cores, SIMD width and clock, its bandwidth measured) and from gen --calibrate's "
-        "measured ceilings (with the launch floor on GPUs); achieved = roofline / time. bound: what limits it "
-        "(compute, memory, launch). flag: faster than the datasheet allows, a measurement error.",
+        "measured ceilings (with the launch floor); achieved = roofline / time. bound: what limits it "
+        "(compute, memory, cache: the layer's bytes fit in the last-level cache, or launch). flag: faster than "
+        "the datasheet allows, a measurement error.",
         HEAD "layer|op|name|uses|GFLOP|MB|flop/byte|time|roof datasheet|roof measured|achieved datasheet|"
              "achieved measured|bound|flag|total",
         HK "tttinnnuuuppttu");
