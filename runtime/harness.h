@@ -255,6 +255,23 @@ static inline double bh_load_others(const struct bh_load *a, const struct bh_loa
     return others > 0 ? others / wall : 0;
 }
 
+/* Whether other work took more than FREE_CORES (the cores the benchmark leaves free) plus a
+ * fifth of a core between two readings: 1, 0, or -1 when unknown; *OTHERS gets its estimate.
+ * /proc/stat counts in clock ticks (USER_HZ: 10 ms), each core's busy time read up to about a
+ * tick off at each end, so two ticks a core over the window are what its resolution alone can
+ * show: over a 75 ms window on 2 cores, 0.53 cores. Only other work beyond that counts (make
+ * demo's short benchmarks on a quiet machine read 0.20-0.59 cores over 32-93 ms windows: 63
+ * of 736 rows were busy). */
+static inline int bh_load_busy(const struct bh_load *a, const struct bh_load *b, double free_cores, double *others)
+{
+    *others = bh_load_others(a, b);
+    if (*others < 0)
+        return -1;
+    double wall = b->wall_s - a->wall_s, hz = (double)sysconf(_SC_CLK_TCK);
+    double resolution = hz > 0 ? 2.0 * a->ncpu / hz / wall : 0;
+    return *others - resolution > (free_cores > 0 ? free_cores : 0) + 0.2;
+}
+
 /* The device column of a CPU benchmark: the CPU's model name, "cpu" where /proc/cpuinfo
  * does not say. */
 static inline void bh_cpu_device(struct bh_result *r)
@@ -688,11 +705,11 @@ static inline int bh_main(int argc, char **argv, struct bh_bench *b)
            (t2 - t1) * 1e-3, (t3 - t2) * 1e-3, (t4 - t3) * 1e-3);
     if (cpu && r.status == BH_OK) {
         bh_load_take(&l1);
-        double others = bh_load_others(&l0, &l1);
-        if (others >= 0) {
-            int used = r.threads > 0 ? r.threads : o.threads > 0 ? o.threads : 1;
-            double free_cores = (double)l0.ncpu - used;
-            r.busy = others > (free_cores > 0 ? free_cores : 0) + 0.2;
+        int used = r.threads > 0 ? r.threads : o.threads > 0 ? o.threads : 1;
+        double others;
+        int busy = bh_load_busy(&l0, &l1, (double)l0.ncpu - used, &others);
+        if (busy >= 0) {
+            r.busy = busy;
             if (r.busy)
                 bh_tag(&r, "busy_cores=%.2f", others);
         }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../runtime/harness.h"
 #include "test.h"
 
 static char dir[] = "/tmp/bz-test-runner-XXXXXX";
@@ -205,6 +206,38 @@ static void runner_partial_row_and_late_build(void **state)
                      0);
 }
 
+/* The busy check's arithmetic: other work counts beyond what /proc/stat's ticks resolve (two a
+ * core over the window), so a short benchmark on a quiet machine is not busy, and a core of
+ * other work over a long enough window is */
+static void busy_check_resolution(void **state)
+{
+    (void)state;
+    double hz = (double)sysconf(_SC_CLK_TCK), others;
+    struct bh_load a = {0.0, 0.0, 10.0, 2, 1}, b = a;
+    /* 75 ms on 2 cores, the benchmark on both: one tick of other work (0.13 cores) and a few
+     * (0.4 cores) are within the resolution (0.53 cores at 100 ticks a second) */
+    b.wall_s = a.wall_s + 0.075;
+    b.own_s = 0.15;
+    b.cpu_s = 0.15 + 1 / hz;
+    assert_int_equal(bh_load_busy(&a, &b, 0, &others), 0);
+    assert_true(others > 0);
+    b.cpu_s = 0.15 + 0.03;
+    assert_int_equal(bh_load_busy(&a, &b, 0, &others), 0);
+    /* a whole core of other work over the same 75 ms: busy */
+    b.cpu_s = 0.15 + 0.075;
+    assert_int_equal(bh_load_busy(&a, &b, 0, &others), 1);
+    assert_true(others > 0.99 && others < 1.01);
+    /* half a core over 2 s: busy; the same where the benchmark leaves a core free: not */
+    b.wall_s = a.wall_s + 2;
+    b.own_s = 2;
+    b.cpu_s = 3;
+    assert_int_equal(bh_load_busy(&a, &b, 0, &others), 1);
+    assert_int_equal(bh_load_busy(&a, &b, 1, &others), 0);
+    /* readings that cannot be compared: unknown */
+    b.ncpu = 3;
+    assert_int_equal(bh_load_busy(&a, &b, 0, &others), -1);
+}
+
 /* One spinning process per core: CPU rows say busy=1, run_all warns at the start and the end */
 static void runner_busy(void **state)
 {
@@ -255,7 +288,8 @@ void test_runner_group(struct test_totals *tot)
     struct CMUnitTest tests[] = {
         cmocka_unit_test(runner_lock_parallel),   cmocka_unit_test(runner_signals),
         cmocka_unit_test(runner_file_limit),      cmocka_unit_test(runner_readonly),
-        cmocka_unit_test(runner_partial_row_and_late_build), cmocka_unit_test(runner_busy),
+        cmocka_unit_test(runner_partial_row_and_late_build), cmocka_unit_test(busy_check_resolution),
+        cmocka_unit_test(runner_busy),
         cmocka_unit_test(runner_time_cap),
     };
     test_group_run(tot, "runner", tests, BZ_ARRAY_LEN(tests));
