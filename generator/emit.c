@@ -110,7 +110,7 @@ static unsigned family_bits(const struct fam_mask *m, const char *e)
     return bits;
 }
 
-/* TEXT with the conditionals on M's mask decided (and on PL_KERNEL_ONLY, where M is plain C's) */
+/* TEXT with the conditionals on M's mask decided, and #ifndef PL_KERNEL_ONLY by KERNEL_ONLY */
 static void trim_runtime(struct bz_buf *out, const char *text, size_t len, const struct fam_mask *m, bool kernel_only)
 {
     /* a stack of open conditionals: whether their text is kept, and whether gen decided them
@@ -134,7 +134,7 @@ static void trim_runtime(struct bz_buf *out, const char *text, size_t len, const
                 unsigned bits = family_bits(m, expr);
                 known = bits != 0;
                 on = !known || (m->value & bits) != 0; /* names it does not know: kept as written */
-            } else if (m->names == plain_fams && !strncmp(line, "#ifndef PL_KERNEL_ONLY", 22)) {
+            } else if (!strncmp(line, "#ifndef PL_KERNEL_ONLY", 22)) {
                 known = true;
                 on = !kernel_only;
             }
