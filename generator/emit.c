@@ -66,7 +66,8 @@ json_t *emit_embedded_json(const char *path)
 }
 
 /* The conditionals on a family mask that gen decides when it trims a runtime header: "#if
- * MACRO & BITS" lines, BITS one name of the table or an or of them in parentheses */
+ * MACRO & BITS" lines, BITS one name of the table or an or of them in parentheses, or the
+ * complement of those (~(A | B): every family of the table but them) */
 struct fam_name {
     const char *name;
     unsigned bit;
@@ -90,11 +91,30 @@ static const struct fam_name dnnl_fams[] = {
     {"BD_FAM_DECONV", BD_FAM_DECONV},
     {"BD_FAM_RNN", BD_FAM_RNN},
 };
+/* runtime/cudnn_ops.h's BC_FAM_* names, at gen's own bits (1 << enum cu_family): the generated
+ * file names them, so the values need not be the same */
+static const struct fam_name cuda_fams[] = {
+    {"BC_FAM_CONV", 1u << CU_CONV},         {"BC_FAM_CONV_FUSED", 1u << CU_CONV_FUSED},
+    {"BC_FAM_ADVICE", 1u << CU_ADVICE},     {"BC_FAM_DECONV", 1u << CU_DECONV},
+    {"BC_FAM_POOL", 1u << CU_POOL},         {"BC_FAM_ACT", 1u << CU_ACT},
+    {"BC_FAM_SOFTMAX", 1u << CU_SOFTMAX},   {"BC_FAM_BNORM", 1u << CU_BNORM},
+    {"BC_FAM_LRN", 1u << CU_LRN},           {"BC_FAM_OPTENSOR", 1u << CU_OPTENSOR},
+    {"BC_FAM_REDUCE", 1u << CU_REDUCE},     {"BC_FAM_RNN", 1u << CU_RNN},
+    {"BC_FAM_GEMM", 1u << CU_GEMM},         {"BC_FAM_GEMV", 1u << CU_GEMV},
+    {"BC_FAM_COPY", 1u << CU_COPY},         {"BC_FAM_LT", 1u << CU_LT},
+    {"BC_FAM_ENGINE", 1u << CU_ENGINE},     {"BC_FAM_RELAYOUT", 1u << CU_RELAYOUT},
+    {"BC_FAM_SDPA", 1u << CU_SDPA},
+};
 
-/* the family bits of "PL_FAM_INDEX" or "(PL_FAM_INDEX | PL_FAM_REDUCE)"; 0 when not that */
+/* the family bits of "PL_FAM_INDEX", "(PL_FAM_INDEX | PL_FAM_REDUCE)" or "~(...)"; 0 when not
+ * that */
 static unsigned family_bits(const struct fam_mask *m, const char *e)
 {
-    unsigned bits = 0;
+    unsigned bits = 0, all = 0;
+    bool not = *e == '~';
+    e += not;
+    for (size_t i = 0; i < m->n; i++)
+        all |= m->names[i].bit;
     while (*e) {
         size_t n = strcspn(e, " ()|\n");
         bool found = n == 0;
@@ -107,7 +127,7 @@ static unsigned family_bits(const struct fam_mask *m, const char *e)
             return 0;
         e += n ? n : 1;
     }
-    return bits;
+    return not && bits ? all & ~bits : bits;
 }
 
 /* TEXT with the conditionals on M's mask decided, and #ifndef PL_KERNEL_ONLY by KERNEL_ONLY */
@@ -162,29 +182,73 @@ void emit_trim_plain(struct bz_buf *out, const char *text, size_t len, unsigned 
     trim_runtime(out, text, len, &m, kernel_only);
 }
 
+/* runtime/NAME.h trimmed to M as a new JSON string (our own sources: not checked for UTF-8, as
+ * emit_embedded_json's are not) */
+static json_t *trimmed_header(const char *name, const struct fam_mask *m)
+{
+    char path[64];
+    size_t len = 0;
+    snprintf(path, sizeof(path), "runtime/%s.h", name);
+    const char *text = emit_embedded(path, &len);
+    struct bz_buf t;
+    bz_buf_init(&t);
+    if (text)
+        trim_runtime(&t, text, len, m, false);
+    json_t *j = json_stringn_nocheck(t.data ? t.data : "", t.len);
+    bz_buf_free(&t);
+    return j;
+}
+
 void emit_dnnl_runtime(json_t *data, unsigned families)
 {
-    /* one text per mask and header, made once (as emit_embedded_json's: our own sources, not
-     * checked for UTF-8) */
+    /* one text per mask and header, made once */
     static json_t *made[2][BD_FAM_RNN << 1];
     static const char *const headers[2] = {"dnnl_ops", "dnnl_bench"};
     families &= (BD_FAM_RNN << 1) - 1;
+    struct fam_mask m = {"BD_FAMILIES", dnnl_fams, BZ_ARRAY_LEN(dnnl_fams), families};
     for (int h = 0; h < 2; h++) {
-        if (!made[h][families]) {
-            char path[64];
-            size_t len = 0;
-            snprintf(path, sizeof(path), "runtime/%s.h", headers[h]);
-            const char *text = emit_embedded(path, &len);
-            struct bz_buf t;
-            bz_buf_init(&t);
-            struct fam_mask m = {"BD_FAMILIES", dnnl_fams, BZ_ARRAY_LEN(dnnl_fams), families};
-            if (text)
-                trim_runtime(&t, text, len, &m, false);
-            made[h][families] = json_stringn_nocheck(t.data ? t.data : "", t.len);
-            bz_buf_free(&t);
-        }
+        if (!made[h][families])
+            made[h][families] = trimmed_header(headers[h], &m);
         json_object_set(data, headers[h], made[h][families]);
     }
+}
+
+unsigned emit_cuda_meets(int family)
+{
+    unsigned m = 1u << family;
+    if (family == CU_ENGINE) /* --verify holds it to the convolution's reference, fused or not */
+        m |= 1u << CU_CONV | 1u << CU_CONV_FUSED;
+    if (family == CU_RELAYOUT) /* and a layout change to a copy's, once both are in NCHW order */
+        m |= 1u << CU_COPY;
+    return m;
+}
+
+void emit_cuda_runtime(json_t *data, int family, struct bz_buf *defines)
+{
+    /* one text per family and header, made once */
+    static json_t *made[CU_FAMILY_COUNT][3];
+    static const char *const headers[3] = {"cudnn_ops", "cuda_ref", "cublas_ops"};
+    if (family < 0 || family >= CU_FAMILY_COUNT)
+        return;
+    unsigned meets = emit_cuda_meets(family);
+    struct fam_mask m = {"BC_FAMILIES", cuda_fams, BZ_ARRAY_LEN(cuda_fams), meets};
+    for (int h = 0; h < 3; h++) {
+        if (!made[family][h])
+            made[family][h] = trimmed_header(headers[h], &m);
+        json_object_set(data, headers[h], made[family][h]);
+    }
+    /* its defines: BC_FAMILIES names its own family first */
+    const char *own = "?";
+    for (size_t i = 0; i < BZ_ARRAY_LEN(cuda_fams); i++)
+        if (cuda_fams[i].bit == 1u << family)
+            own = cuda_fams[i].name;
+    bz_buf_printf(defines, "/* its family, and the one whose host reference checks it: the code of the others is left "
+                           "out */\n#define BC_FAMILY %s\n#define BC_FAMILIES (%s",
+                  cu_family_name((enum cu_family)family), own);
+    for (size_t i = 0; i < BZ_ARRAY_LEN(cuda_fams); i++)
+        if ((meets & cuda_fams[i].bit) && cuda_fams[i].bit != 1u << family)
+            bz_buf_printf(defines, " | %s", cuda_fams[i].name);
+    bz_buf_puts(defines, ")\n");
 }
 
 void emit_plain_headers(json_t *data, unsigned families, int kind, bool kernel_only)

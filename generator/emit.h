@@ -64,6 +64,15 @@ void emit_trim_plain(struct bz_buf *out, const char *text, size_t len, unsigned 
  * FAMILIES (BD_FAM_* bits, bd_family_bit of runtime/dnnl_ops.h: #if BD_FAMILIES & ... decided
  * as the plain headers' are) */
 void emit_dnnl_runtime(struct json_t *data, unsigned families);
+/* The families a CUDA library benchmark of FAMILY (enum cu_family) meets, as bits 1 << enum
+ * cu_family: its own, and the one whose host reference checks it in --verify (an engine's
+ * convolution and fused convolution, a layout change's copy) */
+unsigned emit_cuda_meets(int family);
+/* Sets cudnn_ops, cuda_ref and cublas_ops in DATA, the CUDA library benchmark's runtime headers,
+ * trimmed to the families FAMILY meets (#if BC_FAMILIES & ... of runtime/cudnn_ops.h decided
+ * as the plain headers' are), and appends to DEFINES the lines that say so (BC_FAMILY and
+ * BC_FAMILIES) */
+void emit_cuda_runtime(struct json_t *data, int family, struct bz_buf *defines);
 
 /* Appends S[0..N) escaped for the inside of a C string literal (octal escapes: no trigraphs,
  * no hex run-on). */

@@ -247,18 +247,18 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
     snprintf(bytes, sizeof(bytes), "%.17g", nbytes);
     struct bz_buf layer_macro;
     bz_buf_init(&layer_macro);
-    /* the family as a constant: the runtime's code for the others is dropped (cudnn_ops.h) */
-    bz_buf_printf(&layer_macro, "/* its family: the code of the others is dropped when it compiles */\n#define BC_FAMILY %s\n",
-                  cu_family_name(q.family));
+    /* the family as a constant, and the runtime's code for the others left out (cudnn_ops.h) */
+    json_t *runtime = json_object();
+    emit_cuda_runtime(runtime, (int)q.family, &layer_macro);
     emit_macro(&layer_macro, "BZ_OP", init);
-    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s,s:O,s:O,s:O,s:O,s:O}", "title",
+    json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s,s:O,s:O}", "title",
                              title.data, "layer", l->id, "layer_name", l->name, "op", l->op, "impl", algo_name, "what",
                              what.data, "dtype", t->dtype, "dtype_comment", dtc.data, "file", file.data, "key_comment",
                              key.data, "uses", emit_uses(e, li), "notes", notes, "layer_macro", layer_macro.data,
                              "flops", flops, "bytes", bytes, "harness", emit_embedded_json("runtime/harness.h"), "cuda_bench",
-                             emit_embedded_json("runtime/cuda_bench.h"), "cudnn_ops", emit_embedded_json("runtime/cudnn_ops.h"),
-                             "cuda_ref", emit_embedded_json("runtime/cuda_ref.h"), "cublas_ops",
-                             emit_embedded_json("runtime/cublas_ops.h"));
+                             emit_embedded_json("runtime/cuda_bench.h"));
+    json_object_update(data, runtime);
+    json_decref(runtime);
     bz_buf_free(&layer_macro);
     emit_bench(e, l, file.data, ".c", "templates/cuda/lib.c.mustache", "cc_cuda", data);
     free(init);

@@ -47,25 +47,59 @@ enum bc_lib_family {
     BC_LIB_FAMILY_COUNT
 };
 
-/* A generated library benchmark defines BC_FAMILY, its one operation's family (gen writes it
- * beside BZ_OP). The family tests below are then constants where the file cannot meet the
- * family, and the compiler drops those families' setup, launch and host reference: a file
- * builds at -O2 in two fifths of the time, at ninja's -O0 in nine tenths (at -O0 gcc still
- * compiles the functions that a constant-false branch calls: docs/architecture.md).
- * A file meets its own family and, in --verify, the one whose host reference holds it (an
- * engine's convolution, a layout change's copy).
+/* Each family's bit, 1 << its value above. A generated library benchmark defines BC_FAMILY, its
+ * one operation's family, and BC_FAMILIES, the bits of the families it meets: its own and, in
+ * --verify, the one whose host reference holds it (an engine's convolution and fused
+ * convolution, a layout change's copy). gen writes both beside BZ_OP, and leaves out of the
+ * file the code under "#if BC_FAMILIES & ..." that is for none of those families (the other
+ * families' setup, launch and host reference: emit_cuda_runtime). The family tests below are
+ * then constants where the file cannot meet the family, and the compiler drops the code that
+ * is left of the others too (docs/architecture.md).
  *   BC_IS(op, fam): op's family is fam, for any operation of a family the file meets (the
  *       reference's too; false for the others, whatever op says);
  *   BC_OWN_FAMILY(op): the family of the file's own operation (setup, launch), which
  *       bc_lib_setup refuses when it is not BC_FAMILY (bc_family_compiled).
- * Without BC_FAMILY (the host checks' drivers) every test reads the operation. */
+ * Without them (the host checks' drivers) the code of every family is there and every test
+ * reads the operation. */
+#define BC_FAM_CONV 0x1u
+#define BC_FAM_CONV_FUSED 0x2u
+#define BC_FAM_ADVICE 0x4u
+#define BC_FAM_DECONV 0x8u
+#define BC_FAM_POOL 0x10u
+#define BC_FAM_ACT 0x20u
+#define BC_FAM_SOFTMAX 0x40u
+#define BC_FAM_BNORM 0x80u
+#define BC_FAM_LRN 0x100u
+#define BC_FAM_OPTENSOR 0x200u
+#define BC_FAM_REDUCE 0x400u
+#define BC_FAM_RNN 0x800u
+#define BC_FAM_GEMM 0x1000u
+#define BC_FAM_GEMV 0x2000u
+#define BC_FAM_COPY 0x4000u
+#define BC_FAM_ENGINE 0x8000u
+#define BC_FAM_LT 0x10000u
+#define BC_FAM_SDPA 0x20000u
+#define BC_FAM_RELAYOUT 0x40000u
+#ifndef BC_FAMILIES
+#define BC_FAMILIES 0x7ffffu
+#endif
+/* the bits are the enum's (BC_MEETS shifts by it): a build fails where they part */
+typedef char bc_family_bits_match[BC_FAM_CONV == 1u << BC_CONV && BC_FAM_CONV_FUSED == 1u << BC_CONV_FUSED &&
+                                          BC_FAM_ADVICE == 1u << BC_ADVICE && BC_FAM_DECONV == 1u << BC_DECONV &&
+                                          BC_FAM_POOL == 1u << BC_POOL && BC_FAM_ACT == 1u << BC_ACT &&
+                                          BC_FAM_SOFTMAX == 1u << BC_SOFTMAX && BC_FAM_BNORM == 1u << BC_BNORM &&
+                                          BC_FAM_LRN == 1u << BC_LRN && BC_FAM_OPTENSOR == 1u << BC_OPTENSOR &&
+                                          BC_FAM_REDUCE == 1u << BC_REDUCE && BC_FAM_RNN == 1u << BC_RNN &&
+                                          BC_FAM_GEMM == 1u << BC_GEMM && BC_FAM_GEMV == 1u << BC_GEMV &&
+                                          BC_FAM_COPY == 1u << BC_COPY && BC_FAM_ENGINE == 1u << BC_ENGINE &&
+                                          BC_FAM_LT == 1u << BC_LT && BC_FAM_SDPA == 1u << BC_SDPA &&
+                                          BC_FAM_RELAYOUT == 1u << BC_RELAYOUT && BC_LIB_FAMILY_COUNT == 19
+                                      ? 1
+                                      : -1];
+#define BC_MEETS(fam) ((BC_FAMILIES) >> (fam) & 1u)
 #ifdef BC_FAMILY
-#define BC_MEETS(fam)                                                                                          \
-    ((fam) == (BC_FAMILY) || ((BC_FAMILY) == BC_ENGINE && ((fam) == BC_CONV || (fam) == BC_CONV_FUSED)) ||   \
-     ((BC_FAMILY) == BC_RELAYOUT && (fam) == BC_COPY))
 #define BC_OWN_FAMILY(op) ((void)(op), (BC_FAMILY))
 #else
-#define BC_MEETS(fam) 1
 #define BC_OWN_FAMILY(op) ((op)->family)
 #endif
 #define BC_IS(op, fam) (BC_MEETS(fam) && (op)->family == (fam))
@@ -120,6 +154,8 @@ struct bc_lib_op {
     struct bc_att att;  /* BC_SDPA */
 };
 
+/* the cuDNN families' code (not cuBLAS's, nor a copy's) */
+#if BC_FAMILIES & ~(BC_FAM_GEMM | BC_FAM_GEMV | BC_FAM_LT | BC_FAM_COPY)
 static const char *bc_cudnn_status_text(cudnnStatus_t st)
 {
     static char buf[384];
@@ -150,6 +186,8 @@ static inline enum bh_status bc_cudnn_fail(struct bh_result *r, const char *call
         if (bc_st_ != CUDNN_STATUS_SUCCESS)                                                         \
             return bc_cudnn_fail((r), #call, bc_st_);                                               \
     } while (0)
+
+#endif
 
 struct bc_lib_state {
     cudnnHandle_t dnn;
@@ -186,19 +224,20 @@ struct bc_lib_state {
     float sdpa_scale;  /* BC_SDPA: the scale, passed by value */
 };
 
+#if BC_FAMILIES & ~(BC_FAM_GEMM | BC_FAM_GEMV | BC_FAM_LT | BC_FAM_COPY)
 static cudnnDataType_t bc_dnn_type(int dt)
 {
     return dt == BC_F16 ? CUDNN_DATA_HALF : dt == BC_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
 }
 
 /* f32 without Tensor Cores is FMA math (cuDNN's default would allow TF32 on Ampere+) */
-static cudnnMathType_t bc_dnn_math(const struct bc_lib_op *op)
+static inline cudnnMathType_t bc_dnn_math(const struct bc_lib_op *op)
 {
     return op->tensor_op ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
 }
 
 /* A packed tensor descriptor; fewer than 4 dims are padded with trailing 1s (cuDNN's minimum). */
-static cudnnStatus_t bc_tensor_desc(cudnnTensorDescriptor_t *d, const struct bc_tensor *t, int dt)
+static inline cudnnStatus_t bc_tensor_desc(cudnnTensorDescriptor_t *d, const struct bc_tensor *t, int dt)
 {
     cudnnStatus_t st = cudnnCreateTensorDescriptor(d);
     if (st != CUDNN_STATUS_SUCCESS)
@@ -213,7 +252,7 @@ static cudnnStatus_t bc_tensor_desc(cudnnTensorDescriptor_t *d, const struct bc_
 }
 
 /* The same, channels-last (NHWC, NDHWC): C's stride 1, then the spatial dims, then N */
-static cudnnStatus_t bc_tensor_desc_nhwc(cudnnTensorDescriptor_t *d, const struct bc_tensor *t, int dt)
+static inline cudnnStatus_t bc_tensor_desc_nhwc(cudnnTensorDescriptor_t *d, const struct bc_tensor *t, int dt)
 {
     cudnnStatus_t st = cudnnCreateTensorDescriptor(d);
     if (st != CUDNN_STATUS_SUCCESS)
@@ -226,6 +265,7 @@ static cudnnStatus_t bc_tensor_desc_nhwc(cudnnTensorDescriptor_t *d, const struc
 
 static const float bc_one = 1.0f, bc_zero = 0.0f;
 
+#if BC_FAMILIES & (BC_FAM_CONV | BC_FAM_CONV_FUSED | BC_FAM_DECONV | BC_FAM_ADVICE)
 /* Descriptors first, then the library's word on the algorithm (its workspace size, or
  * NOT_SUPPORTED), then the buffers: an algorithm cuDNN refuses costs no allocation. */
 static enum bh_status bc_conv_setup(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
@@ -289,6 +329,9 @@ static enum bh_status bc_conv_setup(struct bc_state *s, struct bc_lib_state *f, 
     return bc_workspace(s, ws, r);
 }
 
+#endif
+
+#if BC_FAMILIES & BC_FAM_ADVICE
 static const char *const bc_conv_algo_names[] = {"implicit_gemm", "implicit_precomp_gemm", "gemm", "direct",
                                                  "fft", "fft_tiling", "winograd", "winograd_nonfused"};
 
@@ -355,7 +398,11 @@ static enum bh_status bc_advice(struct bc_state *s, struct bc_lib_state *f, cons
     return BH_ADVICE;
 }
 
+#endif
+
 /* ---- the backend (graph) API: a convolution's engine configurations, one by one ---- */
+
+#if BC_FAMILIES & (BC_FAM_ENGINE | BC_FAM_SDPA)
 
 #define BC_BE(r, call)                                                                              \
     do {                                                                                            \
@@ -363,19 +410,6 @@ static enum bh_status bc_advice(struct bc_state *s, struct bc_lib_state *f, cons
         if (bc_bs_ != CUDNN_STATUS_SUCCESS)                                                         \
             return bc_cudnn_fail((r), #call, bc_bs_);                                               \
     } while (0)
-
-enum { BC_UID_X = 1, BC_UID_W = 2, BC_UID_Y = 3, BC_UID_B = 4, BC_UID_Z = 5, BC_UID_VIRTUAL = 10 };
-
-/* A tensor of the graph: its logical dims (N, C, spatial; a filter K, C, spatial), packed, or
- * channels-last (C's stride 1, then the spatial dims, then N) */
-static enum bh_status bc_be_tensor_v(cudnnBackendDescriptor_t *d, int64_t uid, const struct bc_tensor *t, int dt,
-                                     int nhwc, int is_virtual, struct bh_result *r);
-
-static enum bh_status bc_be_tensor(cudnnBackendDescriptor_t *d, int64_t uid, const struct bc_tensor *t, int dt,
-                                   int nhwc, struct bh_result *r)
-{
-    return bc_be_tensor_v(d, uid, t, dt, nhwc, 0, r);
-}
 
 /* A created tensor descriptor's attributes, 16-byte aligned, and its finalization: virtual (an
  * intermediate of a fused graph) or passed by value (a host scalar) when asked */
@@ -396,36 +430,6 @@ static enum bh_status bc_be_tensor_set(cudnnBackendDescriptor_t d, int64_t uid, 
     BC_BE(r, cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align));
     BC_BE(r, cudnnBackendFinalize(d));
     return BH_OK;
-}
-
-/* A tensor of the graph; a virtual one (an intermediate of a fused graph) lives in float */
-static enum bh_status bc_be_tensor_v(cudnnBackendDescriptor_t *d, int64_t uid, const struct bc_tensor *t, int dt,
-                                     int nhwc, int is_virtual, struct bh_result *r)
-{
-    int64_t dims[BC_MAX_ND] = {0}, st[BC_MAX_ND] = {0}, acc = 1;
-    int nd = t->nd;
-    if (nd < 3 || nd > BC_MAX_ND) {
-        bh_note(r, "a convolution tensor of %d dims (a gen bug)", nd);
-        return BH_ERROR;
-    }
-    for (int k = 0; k < nd; k++)
-        dims[k] = t->d[k];
-    if (nhwc) {
-        st[1] = 1;
-        acc = dims[1];
-        for (int k = nd - 1; k >= 2; k--) {
-            st[k] = acc;
-            acc *= dims[k];
-        }
-        st[0] = acc;
-    } else {
-        for (int k = nd - 1; k >= 0; k--) {
-            st[k] = acc;
-            acc *= dims[k];
-        }
-    }
-    BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_TENSOR_DESCRIPTOR, d));
-    return bc_be_tensor_set(*d, uid, nd, dims, st, is_virtual ? CUDNN_DATA_FLOAT : bc_dnn_type(dt), is_virtual, 0, r);
 }
 
 /* an engine configuration's engine: its global index and numerical notes as text; whether it
@@ -496,55 +500,6 @@ static void bc_be_knobs(cudnnBackendDescriptor_t cfg, char *out, size_t n)
         snprintf(out, n, "none");
 }
 
-static enum bh_status bc_be_fused_ops(struct bc_lib_state *f, const struct bc_lib_op *op, struct bh_result *r);
-
-/* The convolution's operation: its tensors, convolution descriptor and forward operation,
- * finalized (no handle, no GPU needed: test/cuda_ref_check.c builds some) */
-static enum bh_status bc_be_conv_op(struct bc_lib_state *f, const struct bc_lib_op *op, struct bh_result *r)
-{
-    int dt = op->dt, nsp = op->nsp;
-    enum bh_status st;
-    if ((st = bc_be_tensor(&f->be_x, BC_UID_X, &op->x, dt, op->nhwc, r)) != BH_OK ||
-        (st = bc_be_tensor(&f->be_w, BC_UID_W, &op->w, dt, op->nhwc, r)) != BH_OK ||
-        (st = bc_be_tensor_v(&f->be_y, op->fused ? BC_UID_VIRTUAL : BC_UID_Y, &op->y, dt, op->nhwc, op->fused, r)) != BH_OK)
-        return st;
-    int64_t pad[3], stride[3], dil[3], nsp64 = nsp;
-    for (int k = 0; k < nsp; k++) {
-        pad[k] = op->pad[k];
-        stride[k] = op->stride[k];
-        dil[k] = op->dil[k];
-    }
-    cudnnDataType_t comp = CUDNN_DATA_FLOAT;
-    cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
-    BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, &f->be_conv));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_conv, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &comp));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_conv, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_conv, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &nsp64));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_conv, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, nsp, dil));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_conv, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, nsp, stride));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_conv, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, nsp, pad));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_conv, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, nsp, pad));
-    BC_BE(r, cudnnBackendFinalize(f->be_conv));
-    float alpha = 1.0f, beta = 0.0f;
-    BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, &f->be_op));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                                      1, &f->be_x));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                                      1, &f->be_w));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                                      1, &f->be_y));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
-                                      CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &f->be_conv));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1,
-                                      &alpha));
-    BC_BE(r, cudnnBackendSetAttribute(f->be_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1,
-                                      &beta));
-    BC_BE(r, cudnnBackendFinalize(f->be_op));
-    f->be_ops[0] = f->be_op;
-    f->be_nops = 1;
-    return op->fused ? bc_be_fused_ops(f, op, r) : BH_OK;
-}
-
 /* a new descriptor kept for the teardown (bc_be_fused_ops checks the room first) */
 static enum bh_status bc_be_more(struct bc_lib_state *f, cudnnBackendDescriptorType_t type, cudnnBackendDescriptor_t *d,
                                  struct bh_result *r)
@@ -594,78 +549,6 @@ static enum bh_status bc_be_pointwise(struct bc_lib_state *f, cudnnPointwiseMode
     return bc_be_pointwise_clip(f, mode, 0.0, x, b, y, r);
 }
 
-/* the graph's pointwise mode of a fused convolution's activation (cudnnActivationMode_t); -1:
- * none (identity) */
-static int bc_be_act_mode(int act)
-{
-    switch (act) {
-    case CUDNN_ACTIVATION_RELU:
-    case CUDNN_ACTIVATION_CLIPPED_RELU: return CUDNN_POINTWISE_RELU_FWD;
-    case CUDNN_ACTIVATION_SWISH: return CUDNN_POINTWISE_SWISH_FWD;
-    case CUDNN_ACTIVATION_SIGMOID: return CUDNN_POINTWISE_SIGMOID_FWD;
-    case CUDNN_ACTIVATION_TANH: return CUDNN_POINTWISE_TANH_FWD;
-    default: return -1;
-    }
-}
-
-/* The fused graph after the convolution: + bias [1, C, 1, 1] (a folded batch norm's too),
- * [+ the residual z], [the activation: relu, relu clipped at coef, swish (a SiLU), sigmoid or
- * tanh]; the intermediates virtual, the last output y */
-static enum bh_status bc_be_fused_ops(struct bc_lib_state *f, const struct bc_lib_op *op, struct bh_result *r)
-{
-    int dt = op->dt, pw = bc_be_act_mode(op->act), act = pw >= 0;
-    int steps = 1 + (op->residual != 0) + act;
-    struct bc_tensor bt = op->y;
-    for (int k = 0; k < bt.nd; k++)
-        bt.d[k] = k == 1 ? op->y.d[1] : 1;
-    cudnnBackendDescriptor_t b = NULL, z = NULL, cur = f->be_y, next = NULL;
-    enum bh_status st;
-    /* at most: bias, residual, three outputs, three pointwise descriptors and their operations */
-    if (f->be_nmore + 11 > (int)(sizeof(f->be_more) / sizeof(f->be_more[0]))) {
-        bh_note(r, "too many descriptors for a fused graph (a benanza bug)");
-        return BH_ERROR;
-    }
-    st = bc_be_tensor(&b, BC_UID_B, &bt, dt, op->nhwc, r);
-    if (b)
-        f->be_more[f->be_nmore++] = b;
-    if (st != BH_OK)
-        return st;
-    if (op->residual) {
-        st = bc_be_tensor(&z, BC_UID_Z, &op->y, dt, op->nhwc, r);
-        if (z)
-            f->be_more[f->be_nmore++] = z;
-        if (st != BH_OK)
-            return st;
-    }
-    for (int s = 0; s < steps; s++) {
-        int last = s == steps - 1;
-        next = NULL;
-        st = bc_be_tensor_v(&next, last ? BC_UID_Y : BC_UID_VIRTUAL + 1 + s, &op->y, dt, op->nhwc, !last, r);
-        if (next)
-            f->be_more[f->be_nmore++] = next;
-        if (st != BH_OK)
-            return st;
-        if (s == 0)
-            st = bc_be_pointwise(f, CUDNN_POINTWISE_ADD, cur, b, next, r);
-        else if (s == 1 && op->residual)
-            st = bc_be_pointwise(f, CUDNN_POINTWISE_ADD, cur, z, next, r);
-        else
-            st = bc_be_pointwise_clip(f, (cudnnPointwiseMode_t)pw, op->act == CUDNN_ACTIVATION_CLIPPED_RELU ? op->coef : 0.0,
-                                      cur, NULL, next, r);
-        if (st != BH_OK)
-            return st;
-        cur = next;
-    }
-    return BH_OK;
-}
-
-/* The convolution as a one-operation graph; the heuristic's answer (mode A, B or the fallback
- * list); the configuration at rank `algo` among those the type allows (f32 and f16 without
- * Tensor Cores: no engine that uses them or down-converts); its execution plan, workspace and
- * variant pack. The row's note names the engine, its numerical notes and knobs. */
-static enum bh_status bc_be_plan(struct bc_lib_state *f, const struct bc_lib_op *op, const char *what, int64_t *ws,
-                                 struct bh_result *r);
-
 /* The execution's variant pack: the graph's N non-virtual tensors (uid and pointer) and the
  * workspace */
 static enum bh_status bc_be_pack(struct bc_state *s, struct bc_lib_state *f, int64_t n, const int64_t *uids,
@@ -677,28 +560,6 @@ static enum bh_status bc_be_pack(struct bc_state *s, struct bc_lib_state *f, int
     BC_BE(r, cudnnBackendSetAttribute(f->be_pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &s->ws));
     BC_BE(r, cudnnBackendFinalize(f->be_pack));
     return BH_OK;
-}
-
-static enum bh_status bc_engine_setup(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
-                                      struct bh_result *r)
-{
-    int dt = op->dt;
-    enum bh_status st = bc_be_conv_op(f, op, r);
-    if (st != BH_OK)
-        return st;
-    int64_t ws = 0;
-    if ((st = bc_be_plan(f, op, "convolution", &ws, r)) != BH_OK)
-        return st;
-    if ((st = bc_buffer(s, r, bc_numel(&op->x), dt, BC_FILL_UNIFORM, 0, &f->x)) != BH_OK ||
-        (st = bc_buffer(s, r, bc_numel(&op->w), dt, BC_FILL_UNIFORM, 0, &f->w)) != BH_OK ||
-        (st = bc_buffer(s, r, bc_numel(&op->y), dt, BC_FILL_ZERO, 0, &f->y)) != BH_OK ||
-        (op->fused && (st = bc_buffer(s, r, op->y.d[1], dt, BC_FILL_UNIFORM, 0, &f->b)) != BH_OK) ||
-        (op->fused && op->residual && (st = bc_buffer(s, r, bc_numel(&op->y), dt, BC_FILL_UNIFORM, 0, &f->z)) != BH_OK) ||
-        (st = bc_workspace(s, (size_t)ws, r)) != BH_OK)
-        return st;
-    int64_t uids[5] = {BC_UID_X, BC_UID_W, BC_UID_Y, BC_UID_B, BC_UID_Z};
-    void *ptrs[5] = {f->x, f->w, f->y, f->b, f->z};
-    return bc_be_pack(s, f, op->fused ? (op->residual ? 5 : 4) : 3, uids, ptrs, r);
 }
 
 /* The operation graph of f->be_ops; the heuristic's answer (op->mode: mode A, B or the
@@ -790,6 +651,191 @@ static enum bh_status bc_be_plan(struct bc_lib_state *f, const struct bc_lib_op 
     return BH_OK;
 }
 
+/* the convolution as a graph (BC_ENGINE) */
+#if BC_FAMILIES & BC_FAM_ENGINE
+
+enum { BC_UID_X = 1, BC_UID_W = 2, BC_UID_Y = 3, BC_UID_B = 4, BC_UID_Z = 5, BC_UID_VIRTUAL = 10 };
+
+/* A tensor of the graph: its logical dims (N, C, spatial; a filter K, C, spatial), packed, or
+ * channels-last (C's stride 1, then the spatial dims, then N) */
+static enum bh_status bc_be_tensor_v(cudnnBackendDescriptor_t *d, int64_t uid, const struct bc_tensor *t, int dt,
+                                     int nhwc, int is_virtual, struct bh_result *r);
+
+static enum bh_status bc_be_tensor(cudnnBackendDescriptor_t *d, int64_t uid, const struct bc_tensor *t, int dt,
+                                   int nhwc, struct bh_result *r)
+{
+    return bc_be_tensor_v(d, uid, t, dt, nhwc, 0, r);
+}
+
+/* A tensor of the graph; a virtual one (an intermediate of a fused graph) lives in float */
+static enum bh_status bc_be_tensor_v(cudnnBackendDescriptor_t *d, int64_t uid, const struct bc_tensor *t, int dt,
+                                     int nhwc, int is_virtual, struct bh_result *r)
+{
+    int64_t dims[BC_MAX_ND] = {0}, st[BC_MAX_ND] = {0}, acc = 1;
+    int nd = t->nd;
+    if (nd < 3 || nd > BC_MAX_ND) {
+        bh_note(r, "a convolution tensor of %d dims (a gen bug)", nd);
+        return BH_ERROR;
+    }
+    for (int k = 0; k < nd; k++)
+        dims[k] = t->d[k];
+    if (nhwc) {
+        st[1] = 1;
+        acc = dims[1];
+        for (int k = nd - 1; k >= 2; k--) {
+            st[k] = acc;
+            acc *= dims[k];
+        }
+        st[0] = acc;
+    } else {
+        for (int k = nd - 1; k >= 0; k--) {
+            st[k] = acc;
+            acc *= dims[k];
+        }
+    }
+    BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_TENSOR_DESCRIPTOR, d));
+    return bc_be_tensor_set(*d, uid, nd, dims, st, is_virtual ? CUDNN_DATA_FLOAT : bc_dnn_type(dt), is_virtual, 0, r);
+}
+
+static enum bh_status bc_be_fused_ops(struct bc_lib_state *f, const struct bc_lib_op *op, struct bh_result *r);
+
+/* The convolution's operation: its tensors, convolution descriptor and forward operation,
+ * finalized (no handle, no GPU needed: test/cuda_ref_check.c builds some) */
+static enum bh_status bc_be_conv_op(struct bc_lib_state *f, const struct bc_lib_op *op, struct bh_result *r)
+{
+    int dt = op->dt, nsp = op->nsp;
+    enum bh_status st;
+    if ((st = bc_be_tensor(&f->be_x, BC_UID_X, &op->x, dt, op->nhwc, r)) != BH_OK ||
+        (st = bc_be_tensor(&f->be_w, BC_UID_W, &op->w, dt, op->nhwc, r)) != BH_OK ||
+        (st = bc_be_tensor_v(&f->be_y, op->fused ? BC_UID_VIRTUAL : BC_UID_Y, &op->y, dt, op->nhwc, op->fused, r)) != BH_OK)
+        return st;
+    int64_t pad[3], stride[3], dil[3], nsp64 = nsp;
+    for (int k = 0; k < nsp; k++) {
+        pad[k] = op->pad[k];
+        stride[k] = op->stride[k];
+        dil[k] = op->dil[k];
+    }
+    cudnnDataType_t comp = CUDNN_DATA_FLOAT;
+    cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
+    BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, &f->be_conv));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_conv, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &comp));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_conv, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_conv, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &nsp64));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_conv, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, nsp, dil));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_conv, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, nsp, stride));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_conv, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, nsp, pad));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_conv, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, nsp, pad));
+    BC_BE(r, cudnnBackendFinalize(f->be_conv));
+    float alpha = 1.0f, beta = 0.0f;
+    BC_BE(r, cudnnBackendCreateDescriptor(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, &f->be_op));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                      1, &f->be_x));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                      1, &f->be_w));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                      1, &f->be_y));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
+                                      CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &f->be_conv));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1,
+                                      &alpha));
+    BC_BE(r, cudnnBackendSetAttribute(f->be_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1,
+                                      &beta));
+    BC_BE(r, cudnnBackendFinalize(f->be_op));
+    f->be_ops[0] = f->be_op;
+    f->be_nops = 1;
+    return op->fused ? bc_be_fused_ops(f, op, r) : BH_OK;
+}
+
+/* the graph's pointwise mode of a fused convolution's activation (cudnnActivationMode_t); -1:
+ * none (identity) */
+static int bc_be_act_mode(int act)
+{
+    switch (act) {
+    case CUDNN_ACTIVATION_RELU:
+    case CUDNN_ACTIVATION_CLIPPED_RELU: return CUDNN_POINTWISE_RELU_FWD;
+    case CUDNN_ACTIVATION_SWISH: return CUDNN_POINTWISE_SWISH_FWD;
+    case CUDNN_ACTIVATION_SIGMOID: return CUDNN_POINTWISE_SIGMOID_FWD;
+    case CUDNN_ACTIVATION_TANH: return CUDNN_POINTWISE_TANH_FWD;
+    default: return -1;
+    }
+}
+
+/* The fused graph after the convolution: + bias [1, C, 1, 1] (a folded batch norm's too),
+ * [+ the residual z], [the activation: relu, relu clipped at coef, swish (a SiLU), sigmoid or
+ * tanh]; the intermediates virtual, the last output y */
+static enum bh_status bc_be_fused_ops(struct bc_lib_state *f, const struct bc_lib_op *op, struct bh_result *r)
+{
+    int dt = op->dt, pw = bc_be_act_mode(op->act), act = pw >= 0;
+    int steps = 1 + (op->residual != 0) + act;
+    struct bc_tensor bt = op->y;
+    for (int k = 0; k < bt.nd; k++)
+        bt.d[k] = k == 1 ? op->y.d[1] : 1;
+    cudnnBackendDescriptor_t b = NULL, z = NULL, cur = f->be_y, next = NULL;
+    enum bh_status st;
+    /* at most: bias, residual, three outputs, three pointwise descriptors and their operations */
+    if (f->be_nmore + 11 > (int)(sizeof(f->be_more) / sizeof(f->be_more[0]))) {
+        bh_note(r, "too many descriptors for a fused graph (a benanza bug)");
+        return BH_ERROR;
+    }
+    st = bc_be_tensor(&b, BC_UID_B, &bt, dt, op->nhwc, r);
+    if (b)
+        f->be_more[f->be_nmore++] = b;
+    if (st != BH_OK)
+        return st;
+    if (op->residual) {
+        st = bc_be_tensor(&z, BC_UID_Z, &op->y, dt, op->nhwc, r);
+        if (z)
+            f->be_more[f->be_nmore++] = z;
+        if (st != BH_OK)
+            return st;
+    }
+    for (int s = 0; s < steps; s++) {
+        int last = s == steps - 1;
+        next = NULL;
+        st = bc_be_tensor_v(&next, last ? BC_UID_Y : BC_UID_VIRTUAL + 1 + s, &op->y, dt, op->nhwc, !last, r);
+        if (next)
+            f->be_more[f->be_nmore++] = next;
+        if (st != BH_OK)
+            return st;
+        if (s == 0)
+            st = bc_be_pointwise(f, CUDNN_POINTWISE_ADD, cur, b, next, r);
+        else if (s == 1 && op->residual)
+            st = bc_be_pointwise(f, CUDNN_POINTWISE_ADD, cur, z, next, r);
+        else
+            st = bc_be_pointwise_clip(f, (cudnnPointwiseMode_t)pw, op->act == CUDNN_ACTIVATION_CLIPPED_RELU ? op->coef : 0.0,
+                                      cur, NULL, next, r);
+        if (st != BH_OK)
+            return st;
+        cur = next;
+    }
+    return BH_OK;
+}
+
+static enum bh_status bc_engine_setup(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
+                                      struct bh_result *r)
+{
+    int dt = op->dt;
+    enum bh_status st = bc_be_conv_op(f, op, r);
+    if (st != BH_OK)
+        return st;
+    int64_t ws = 0;
+    if ((st = bc_be_plan(f, op, "convolution", &ws, r)) != BH_OK)
+        return st;
+    if ((st = bc_buffer(s, r, bc_numel(&op->x), dt, BC_FILL_UNIFORM, 0, &f->x)) != BH_OK ||
+        (st = bc_buffer(s, r, bc_numel(&op->w), dt, BC_FILL_UNIFORM, 0, &f->w)) != BH_OK ||
+        (st = bc_buffer(s, r, bc_numel(&op->y), dt, BC_FILL_ZERO, 0, &f->y)) != BH_OK ||
+        (op->fused && (st = bc_buffer(s, r, op->y.d[1], dt, BC_FILL_UNIFORM, 0, &f->b)) != BH_OK) ||
+        (op->fused && op->residual && (st = bc_buffer(s, r, bc_numel(&op->y), dt, BC_FILL_UNIFORM, 0, &f->z)) != BH_OK) ||
+        (st = bc_workspace(s, (size_t)ws, r)) != BH_OK)
+        return st;
+    int64_t uids[5] = {BC_UID_X, BC_UID_W, BC_UID_Y, BC_UID_B, BC_UID_Z};
+    void *ptrs[5] = {f->x, f->w, f->y, f->b, f->z};
+    return bc_be_pack(s, f, op->fused ? (op->residual ? 5 : 4) : 3, uids, ptrs, r);
+}
+
+#endif
+
+#if BC_FAMILIES & BC_FAM_SDPA
 /* ---- the backend API's fused attention (BC_SDPA) ---- */
 
 enum { BC_UID_Q = 20, BC_UID_K, BC_UID_V, BC_UID_O, BC_UID_SCALE, BC_UID_MASK, BC_UID_SDPA_VIRT = 40 };
@@ -980,6 +1026,8 @@ static enum bh_status bc_sdpa_setup(struct bc_state *s, struct bc_lib_state *f, 
     return bc_be_pack(s, f, a->mask ? 6 : 5, uids, ptrs, r);
 }
 
+#endif
+
 static void bc_engine_teardown(struct bc_lib_state *f)
 {
     cudnnBackendDescriptor_t *all[] = {&f->be_pack, &f->be_plan, &f->be_heur, &f->be_graph, &f->be_op,
@@ -998,25 +1046,33 @@ static void bc_engine_teardown(struct bc_lib_state *f)
     f->be_cfgs = NULL;
     f->be_ncfgs = 0;
 }
+#endif
 
 static enum bh_status bc_dnn_setup(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
                                    struct bh_result *r)
 {
-    int dt = op->dt;
-    enum bh_status st;
     switch (BC_OWN_FAMILY(op)) {
+#if BC_FAMILIES & (BC_FAM_CONV | BC_FAM_CONV_FUSED | BC_FAM_DECONV)
     case BC_CONV:
     case BC_CONV_FUSED:
     case BC_DECONV:
         return bc_conv_setup(s, f, op, r);
-    case BC_ADVICE:
-        if ((st = bc_conv_setup(s, f, op, r)) != BH_OK)
-            return st;
-        return bc_advice(s, f, op, r);
+#endif
+#if BC_FAMILIES & BC_FAM_ADVICE
+    case BC_ADVICE: {
+        enum bh_status st = bc_conv_setup(s, f, op, r);
+        return st != BH_OK ? st : bc_advice(s, f, op, r);
+    }
+#endif
+#if BC_FAMILIES & BC_FAM_ENGINE
     case BC_ENGINE:
         return bc_engine_setup(s, f, op, r);
+#endif
+#if BC_FAMILIES & BC_FAM_SDPA
     case BC_SDPA:
         return bc_sdpa_setup(s, f, op, r);
+#endif
+#if BC_FAMILIES & (BC_FAM_POOL | BC_FAM_ACT | BC_FAM_SOFTMAX | BC_FAM_LRN | BC_FAM_BNORM | BC_FAM_OPTENSOR | BC_FAM_REDUCE | BC_FAM_RELAYOUT)
     case BC_POOL:
     case BC_ACT:
     case BC_SOFTMAX:
@@ -1026,7 +1082,11 @@ static enum bh_status bc_dnn_setup(struct bc_state *s, struct bc_lib_state *f, c
     case BC_REDUCE:
     case BC_RELAYOUT:
         break;
+#endif
+#if BC_FAMILIES & BC_FAM_RNN
     case BC_RNN: {
+        int dt = op->dt;
+        enum bh_status st;
         BC_DNN(r, cudnnCreateDropoutDescriptor(&f->dd));
         size_t states = 0;
         BC_DNN(r, cudnnDropoutGetStatesSize(f->dnn, &states));
@@ -1082,12 +1142,16 @@ static enum bh_status bc_dnn_setup(struct bc_state *s, struct bc_lib_state *f, c
             BC_CUDA(r, cudaMalloc(&f->reserve, f->reserve_bytes));
         return bc_workspace(s, ws, r);
     }
+#endif
     default:
         bh_note(r, "unknown library family %d (a gen bug)", op->family);
         return BH_ERROR;
     }
+#if BC_FAMILIES & (BC_FAM_POOL | BC_FAM_ACT | BC_FAM_SOFTMAX | BC_FAM_LRN | BC_FAM_BNORM | BC_FAM_OPTENSOR | BC_FAM_REDUCE | BC_FAM_RELAYOUT)
     /* the element-wise-like families: x -> y (x2: the second operand of an op tensor);
      * pooling and batch norm channels-last too */
+    int dt = op->dt;
+    enum bh_status st;
     if (op->nhwc && (op->x.nd < 4 || (!BC_IS(op, BC_POOL) && !BC_IS(op, BC_BNORM) && !BC_IS(op, BC_SOFTMAX)))) {
         bh_note(r, "channels-last wants 4 or 5 dims, pooling, batch norm or softmax (a gen bug)");
         return BH_ERROR;
@@ -1158,6 +1222,7 @@ static enum bh_status bc_dnn_setup(struct bc_state *s, struct bc_lib_state *f, c
         break;
     }
     return BH_OK;
+#endif
 }
 
 static enum bh_status bc_dnn_launch(struct bc_state *s, struct bc_lib_state *f, const struct bc_lib_op *op,
@@ -1231,7 +1296,9 @@ static enum bh_status bc_dnn_launch(struct bc_state *s, struct bc_lib_state *f, 
 
 static void bc_dnn_teardown(struct bc_lib_state *f)
 {
+#if BC_FAMILIES & (BC_FAM_ENGINE | BC_FAM_SDPA)
     bc_engine_teardown(f);
+#endif
     cudnnTensorDescriptor_t *ts[] = {&f->xd, &f->yd, &f->x2d, &f->bd, &f->hd};
     for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++)
         if (*ts[i])
@@ -1263,5 +1330,7 @@ static void bc_dnn_teardown(struct bc_lib_state *f)
     if (f->reserve)
         cudaFree(f->reserve);
 }
+
+#endif
 
 #endif

@@ -142,16 +142,22 @@ static void cuda_hostile_names(void **state)
                              "! grep -q '^#define BK_KINDS 0x00u' \"$f\" && grep -q '^#define BK_KINDS 0x00u' wrong/$f",
                              out),
                      0);
-    /* and so is a library benchmark whose BC_FAMILY is not its BZ_OP's family */
+    /* and so is a library benchmark whose BC_FAMILY is not its BZ_OP's family, and one whose
+     * BC_FAMILIES (the families gen left the code of) does not start with it */
     assert_int_equal(test_sh("cd '%s' && f=$(ls bench/*-f32-implicit_gemm.c | head -1) && grep -q '^#define BC_FAMILY BC_CONV$' \"$f\" && "
                              "sed 's/^#define BC_FAMILY BC_CONV$/#define BC_FAMILY BC_POOL/' \"$f\" > wrong/$f && "
-                             "grep -q '^#define BC_FAMILY BC_POOL$' wrong/$f",
+                             "grep -q '^#define BC_FAMILY BC_POOL$' wrong/$f && "
+                             "f=$(ls bench/*-f32-implicit_precomp_gemm.c | head -1) && grep -q '^#define BC_FAMILIES (BC_FAM_CONV)$' \"$f\" && "
+                             "sed 's/^#define BC_FAMILIES (BC_FAM_CONV)$/#define BC_FAMILIES (BC_FAM_POOL)/' \"$f\" > wrong/$f && "
+                             "grep -q '^#define BC_FAMILIES (BC_FAM_POOL)$' wrong/$f",
                              out),
                      0);
     assert_int_equal(test_sh("scripts/check-cuda-build '%s/wrong' > '%s.wrong.log' 2>&1; test $? = 1 && "
                              "grep -q 'FAILED: .*-kernel.cu: kind BK_[A-Z]*, type .*: BK_KINDS 0x00u' '%s.wrong.log' && "
-                             "grep -q 'FAILED: .*-f32-implicit_gemm.c: BC_FAMILY BC_POOL, BZ_OP.s family BC_CONV' '%s.wrong.log'",
-                             out, out, out, out),
+                             "grep -q 'FAILED: .*-f32-implicit_gemm.c: BC_FAMILY BC_POOL, BZ_OP.s family BC_CONV' '%s.wrong.log' && "
+                             "grep -q 'FAILED: .*-f32-implicit_precomp_gemm.c: BC_FAMILIES starts with BC_FAM_POOL, BZ_OP.s family is "
+                             "BC_CONV' '%s.wrong.log' || { cat '%s.wrong.log'; exit 1; }",
+                             out, out, out, out, out, out),
                      0);
     /* a library benchmark's setup refuses an operation of a family its code was not compiled
      * for (a hand-edited BZ_OP), before any library call: no GPU needed to see it. The driver

@@ -350,7 +350,8 @@ static void runtime_trimmed_to_families(void **state)
                                "#if PL_FAMILIES & (PL_FAM_REDUCE | PL_FAM_QUANT)\nrq\n#endif\n"
                                "#if defined(X)\nx\n#else\ny\n#endif\n"
                                "#ifndef PL_KERNEL_ONLY\nhost\n#endif\n"
-                               "#if PL_FAMILIES & PL_FAM_BOGUS\nbogus\n#endif\nz\n";
+                               "#if PL_FAMILIES & PL_FAM_BOGUS\nbogus\n#endif\n"
+                               "#if PL_FAMILIES & ~(PL_FAM_QUANT)\nnotq\n#endif\nz\n";
     struct bz_buf b;
     bz_buf_init(&b);
     emit_trim_plain(&b, text, strlen(text), PL_FAM_QUANT, false);
@@ -359,7 +360,7 @@ static void runtime_trimmed_to_families(void **state)
     bz_buf_clear(&b);
     emit_trim_plain(&b, text, strlen(text), PL_FAM_INDEX | PL_FAM_QUANT, true);
     assert_string_equal(b.data, "a\nidx\niq\nrq\n#if defined(X)\nx\n#else\ny\n#endif\n"
-                                "#if PL_FAMILIES & PL_FAM_BOGUS\nbogus\n#endif\nz\n");
+                                "#if PL_FAMILIES & PL_FAM_BOGUS\nbogus\n#endif\nnotq\nz\n");
     bz_buf_free(&b);
     /* the oneDNN headers: an RNN file has the RNN reference and none of the others' */
     static const char *const refs[] = {"bd_verify_reorder(", "bd_verify_concat(", "bd_verify_deconv(", "bd_verify_rnn("};
@@ -377,6 +378,71 @@ static void runtime_trimmed_to_families(void **state)
         for (size_t i = 0; i < BZ_ARRAY_LEN(refs); i++)
             assert_int_equal(strstr(bench, refs[i]) != NULL, (mask & bits[i]) != 0);
         assert_int_equal(strstr(ops, "bd_rnn_desc(const") != NULL, mask == BD_FAM_RNN);
+        json_decref(data);
+    }
+    /* the CUDA library headers: each family's file calls its own setup and the host reference
+     * its --verify holds it to (an engine its convolution's, a layout change a copy's), and
+     * the others' are not in it; its defines name the families it has the code of */
+    static const struct {
+        const char *call;    /* in cudnn_ops.h, cuda_ref.h or cublas_ops.h */
+        unsigned families;   /* the files that have it (bits 1 << CU_*) */
+    } calls[] = {
+        {"return bc_conv_setup(s, f, op, r);", 1u << CU_CONV | 1u << CU_CONV_FUSED | 1u << CU_DECONV | 1u << CU_ENGINE},
+        {"bc_advice(s, f, op, r);", 1u << CU_ADVICE},
+        {"return bc_engine_setup(s, f, op, r);", 1u << CU_ENGINE},
+        {"return bc_sdpa_setup(s, f, op, r);", 1u << CU_SDPA},
+        {"case BC_RNN: {", 1u << CU_RNN},
+        {"return bc_blas_setup(s, f, op, r);", 1u << CU_GEMM | 1u << CU_GEMV},
+        {"return bc_lt_setup(s, f, op, r);", 1u << CU_LT},
+        {"return bc_dnn_setup(s, f, op, r);", ~(1u << CU_GEMM | 1u << CU_GEMV | 1u << CU_LT | 1u << CU_COPY)},
+        {"return br_conv_at(op, io, i, mag);", 1u << CU_CONV | 1u << CU_CONV_FUSED | 1u << CU_ENGINE},
+        {"return br_deconv_at(op, io, i, mag);", 1u << CU_DECONV},
+        {"return br_gemm_at(op, io, i, mag);", 1u << CU_GEMM | 1u << CU_GEMV},
+        {"return br_lt_at(op, io, i, mag);", 1u << CU_LT},
+        {"return br_pool_at(op, io, i, mag);", 1u << CU_POOL},
+        {"br_rnn(op, io, ref, rh, NULL);", 1u << CU_RNN},
+        {"return br_sdpa_compare(op, io, got);", 1u << CU_SDPA},
+        {"br_small_all(op, io, ref, mag);", 1u << CU_COPY | 1u << CU_RELAYOUT | 1u << CU_ACT | 1u << CU_BNORM | 1u << CU_LRN |
+                                                1u << CU_OPTENSOR | 1u << CU_SOFTMAX | 1u << CU_REDUCE},
+        {"    case BC_COPY:\n", 1u << CU_COPY | 1u << CU_RELAYOUT},
+        {"    case BC_ACT:\n        for", 1u << CU_ACT},
+        {"long long c = op->x.d[1], inner = ny / (op->x.d[0] * c);", 1u << CU_BNORM},
+        {"long long C = op->x.d[1], inner = ny / (op->x.d[0] * C);", 1u << CU_LRN},
+        {"    case BC_OPTENSOR:\n        for", 1u << CU_OPTENSOR},
+        {"/* over dim 1 of the (outer, mid, inner, 1) view */", 1u << CU_SOFTMAX},
+        {"/* every x element goes to the y element with its reduced coordinates", 1u << CU_REDUCE},
+    };
+    static const char *const cuda_headers[] = {"cudnn_ops", "cuda_ref", "cublas_ops"};
+    for (int fam = 0; fam < CU_FAMILY_COUNT; fam++) {
+        json_t *data = json_object();
+        struct bz_buf defs;
+        bz_buf_init(&defs);
+        emit_cuda_runtime(data, fam, &defs);
+        char all[3 * 80000];
+        size_t at = 0;
+        for (size_t h = 0; h < BZ_ARRAY_LEN(cuda_headers); h++) {
+            const char *t = json_string_value(json_object_get(data, cuda_headers[h]));
+            assert_non_null(t);
+            if (strstr(t, "\n#if BC_FAMILIES"))
+                fail_msg("%s: %s: %.100s", cu_family_name((enum cu_family)fam), cuda_headers[h], strstr(t, "\n#if BC_FAMILIES") + 1);
+            assert_true(at + strlen(t) < sizeof(all));
+            memcpy(all + at, t, strlen(t) + 1);
+            at += strlen(t);
+        }
+        for (size_t i = 0; i < BZ_ARRAY_LEN(calls); i++)
+            if ((strstr(all, calls[i].call) != NULL) != ((calls[i].families >> fam & 1u) != 0))
+                fail_msg("%s: \"%s\" %s", cu_family_name((enum cu_family)fam), calls[i].call,
+                         calls[i].families >> fam & 1u ? "missing" : "there");
+        /* an engine is checked as a convolution, fused or not; a layout change as a copy */
+        char want[160];
+        snprintf(want, sizeof(want), "#define BC_FAMILY %s\n#define BC_FAMILIES (BC_FAM_%s%s)\n",
+                 cu_family_name((enum cu_family)fam), cu_family_name((enum cu_family)fam) + 3,
+                 fam == CU_ENGINE     ? " | BC_FAM_CONV | BC_FAM_CONV_FUSED"
+                 : fam == CU_RELAYOUT ? " | BC_FAM_COPY"
+                                      : "");
+        if (!strstr(defs.data, want))
+            fail_msg("%s: want %s in %s", cu_family_name((enum cu_family)fam), want, defs.data);
+        bz_buf_free(&defs);
         json_decref(data);
     }
 }
