@@ -411,6 +411,10 @@ static void test_ingest_idempotent(void **state)
     snprintf(path, sizeof(path), "%s/ingest.err", dir);
     char *err = slurp(path);
     assert_non_null(strstr(err, "0 rows added"));
+    /* and names the database they went to */
+    char db[560];
+    snprintf(db, sizeof(db), "bad (database %s/%s)\n", dir, db_file);
+    assert_non_null(strstr(err, db));
     free(err);
     free(before);
     free(after);

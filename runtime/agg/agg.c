@@ -212,8 +212,10 @@ static int agg_do_ingest(struct agg_db *d, struct agg_opts *o, int beside)
             rc = -1;
         fputs("agg: ", stderr);
         agg_fput_safe(stderr, p);
-        fprintf(stderr, ": %ld rows added, %ld already there, %ld bad\n", st.rows_added - before.rows_added,
+        fprintf(stderr, ": %ld rows added, %ld already there, %ld bad (database ", st.rows_added - before.rows_added,
                 st.rows_same - before.rows_same, st.rows_bad - before.rows_bad);
+        agg_fput_safe(stderr, d->path);
+        fputs(")\n", stderr);
     }
     if (rc || st.rows_bad || st.files_bad)
         return AGG_EXIT_BADROWS;

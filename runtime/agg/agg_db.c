@@ -74,8 +74,10 @@ int agg_db_open(struct agg_db *d, const char *path, int create)
     d->path = path;
     struct stat st;
     if (!create && stat(path, &st) != 0) {
-        fprintf(stderr, "%s: error: no database (run `agg ingest` first): %s\n", path,
-                strerror(errno));
+        fprintf(stderr,
+                "%s: error: no database (run `agg ingest` first; `agg ingest DIR` keeps DIR/results.db, which "
+                "`agg --db DIR/results.db report` reads): %s\n",
+                path, strerror(errno));
         return -1;
     }
     /* one thread uses the connection: no per-call mutex */
