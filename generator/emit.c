@@ -2,6 +2,7 @@
  * untrusted text escaped for C), the embedded runtime, the list of benchmarks written. */
 #include "emit.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,54 +107,75 @@ static const struct fam_name cuda_fams[] = {
     {"BC_FAM_SDPA", 1u << CU_SDPA},
 };
 
-/* the family bits of "PL_FAM_INDEX", "(PL_FAM_INDEX | PL_FAM_REDUCE)" or "~(...)"; 0 when not
- * that */
-static unsigned family_bits(const struct fam_mask *m, const char *e)
+/* the family bits of E[0..LEN), the rest of a line: "PL_FAM_INDEX", "(PL_FAM_INDEX |
+ * PL_FAM_REDUCE)" or "~(PL_FAM_INDEX | ...)", every family but those; 0 for anything else (a
+ * name not in M's table, "A | B" without the parentheses, "||"): that is kept as written, for
+ * the C preprocessor to decide */
+static unsigned family_bits(const struct fam_mask *m, const char *e, size_t len)
 {
-    unsigned bits = 0, all = 0;
-    bool not = *e == '~';
+    const char *end = e + len;
+    while (end > e && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
+        end--;
+    bool not = e < end && *e == '~';
     e += not;
+    bool paren = e < end && *e == '(';
+    if (paren) {
+        if (end - e < 2 || end[-1] != ')')
+            return 0;
+        e++;
+        end--;
+    } else if (not) {
+        return 0;
+    }
+    unsigned bits = 0, all = 0;
     for (size_t i = 0; i < m->n; i++)
         all |= m->names[i].bit;
-    while (*e) {
-        size_t n = strcspn(e, " ()|\n");
-        bool found = n == 0;
+    for (;;) {
+        while (e < end && *e == ' ')
+            e++;
+        size_t n = 0;
+        while (e + n < end && (isalnum((unsigned char)e[n]) || e[n] == '_'))
+            n++;
+        unsigned bit = 0;
         for (size_t i = 0; i < m->n && n; i++)
-            if (strlen(m->names[i].name) == n && !strncmp(e, m->names[i].name, n)) {
-                bits |= m->names[i].bit;
-                found = true;
-            }
-        if (!found)
+            if (strlen(m->names[i].name) == n && !strncmp(e, m->names[i].name, n))
+                bit = m->names[i].bit;
+        if (!bit)
             return 0;
-        e += n ? n : 1;
+        bits |= bit;
+        e += n;
+        while (e < end && *e == ' ')
+            e++;
+        if (e == end)
+            break;
+        if (!paren || *e != '|' || (e + 1 < end && e[1] == '|'))
+            return 0;
+        e++;
     }
-    return not && bits ? all & ~bits : bits;
+    return not ? all & ~bits : bits;
 }
 
 /* TEXT with the conditionals on M's mask decided, and #ifndef PL_KERNEL_ONLY by KERNEL_ONLY */
 static void trim_runtime(struct bz_buf *out, const char *text, size_t len, const struct fam_mask *m, bool kernel_only)
 {
-    /* a stack of open conditionals: whether their text is kept, and whether gen decided them
-     * (then their directive lines go too) */
-    bool keep[64], decided[64];
+    /* a stack of open conditionals: whether their text is kept, whether gen decided them (then
+     * their directive lines go too) and, for those, whether a branch was taken already */
+    bool keep[64], decided[64], taken[64];
     int depth = 0;
     keep[0] = true;
-    char prefix[64];
+    char prefix[64], elif[64];
     size_t np = (size_t)snprintf(prefix, sizeof(prefix), "#if %s & ", m->macro);
+    size_t ne = (size_t)snprintf(elif, sizeof(elif), "#elif %s & ", m->macro);
     for (const char *line = text, *end = text + len; line < end;) {
         const char *nl = memchr(line, '\n', (size_t)(end - line));
         size_t n = nl ? (size_t)(nl - line) + 1 : (size_t)(end - line);
         bool cur = keep[depth], emit = cur;
         if (!strncmp(line, "#if", 3) && depth < 63) {
             bool known = false, on = true;
-            if (n > np && !strncmp(line, prefix, np)) {
-                char expr[160];
-                size_t k = n - np < sizeof(expr) - 1 ? n - np : sizeof(expr) - 1;
-                memcpy(expr, line + np, k);
-                expr[k] = '\0';
-                unsigned bits = family_bits(m, expr);
-                known = bits != 0;
-                on = !known || (m->value & bits) != 0; /* names it does not know: kept as written */
+            unsigned bits = n > np && !strncmp(line, prefix, np) ? family_bits(m, line + np, n - np) : 0;
+            if (bits) {
+                known = true;
+                on = (m->value & bits) != 0;
             } else if (!strncmp(line, "#ifndef PL_KERNEL_ONLY", 22)) {
                 known = true;
                 on = !kernel_only;
@@ -161,13 +183,34 @@ static void trim_runtime(struct bz_buf *out, const char *text, size_t len, const
             depth++;
             keep[depth] = cur && on;
             decided[depth] = known;
+            taken[depth] = on;
             emit = cur && !known;
         } else if (!strncmp(line, "#endif", 6) && depth > 0) {
             emit = keep[depth - 1] && !decided[depth];
             depth--;
+        } else if (!strncmp(line, "#elif", 5) && depth > 0) {
+            emit = keep[depth - 1] && !decided[depth];
+            if (decided[depth]) {
+                unsigned bits = n > ne && !strncmp(line, elif, ne) ? family_bits(m, line + ne, n - ne) : 0;
+                if (taken[depth]) { /* a branch before was taken: the rest goes */
+                    keep[depth] = false;
+                } else if (bits) {
+                    taken[depth] = (m->value & bits) != 0;
+                    keep[depth] = keep[depth - 1] && taken[depth];
+                } else {
+                    /* not one gen decides, after branches that all went: the first of what is
+                     * left, for the preprocessor (its #else and #endif stay) */
+                    if (keep[depth - 1]) {
+                        bz_buf_puts(out, "#if");
+                        bz_buf_append(out, line + 5, n - 5);
+                    }
+                    decided[depth] = false;
+                    keep[depth] = keep[depth - 1];
+                }
+            }
         } else if (!strncmp(line, "#el", 3) && depth > 0) {
             if (decided[depth])
-                keep[depth] = keep[depth - 1] && !keep[depth];
+                keep[depth] = keep[depth - 1] && !taken[depth];
             emit = keep[depth - 1] && !decided[depth];
         }
         if (emit)

@@ -125,9 +125,10 @@ static void cuda_hostile_names(void **state)
     /* everything builds, warnings as errors: ninja (CPU, CUDA library and kernel benchmarks, the
      * aggregator), the kernels' host code at -O0 (what is checked is that they compile: nvcc
      * took 6.9 s a kernel file with the host code at -O3, 4.9 s at -O0, alone on this machine;
-     * the device code is optimised whatever -O says); check-cuda-build adds -O2's warnings to
-     * the library files and checks the files' defines (BC_FAMILY, BK_KINDS, ...) without
-     * building the kernels again */
+     * the device code is optimised whatever -O says); check-cuda-build checks the files'
+     * defines (BC_FAMILY, BC_FAMILIES, BK_KINDS, ...) without building anything again (-O2's
+     * warnings on each library family and type are cuda_shared_compile's and
+     * cuda_half_models') */
     assert_int_equal(test_sh("cd '%s' && sed -i 's/^nvccflags = -O3 /nvccflags = -O0 -Werror all-warnings /' build.ninja && "
                              "grep -q '^nvccflags = -O0 -Werror all-warnings ' build.ninja && grep -q '^cc = cc -Wall -Wextra -Werror$' build.ninja",
                              out),
@@ -427,7 +428,7 @@ static void cuda_half_models(void **state)
     }
     if (!generated_code_built("the 16-bit models' folder"))
         return;
-    assert_int_equal(test_sh("scripts/check-cuda-build --no-alone '%s' > '%s.check.log' 2>&1 || { cat '%s.check.log'; exit 1; }",
+    assert_int_equal(test_sh("scripts/check-cuda-build '%s' > '%s.check.log' 2>&1 || { cat '%s.check.log'; exit 1; }",
                              out, out, out),
                      0);
 }

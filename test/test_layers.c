@@ -361,6 +361,33 @@ static void runtime_trimmed_to_families(void **state)
     emit_trim_plain(&b, text, strlen(text), PL_FAM_INDEX | PL_FAM_QUANT, true);
     assert_string_equal(b.data, "a\nidx\niq\nrq\n#if defined(X)\nx\n#else\ny\n#endif\n"
                                 "#if PL_FAMILIES & PL_FAM_BOGUS\nbogus\n#endif\nnotq\nz\n");
+    /* what gen does not decide is kept as written, for the preprocessor: an or without the
+     * parentheses, a typo; an #elif after decided branches is decided too, or becomes the #if
+     * of what is left; a line of any length */
+    static const char text2[] = "#if PL_FAMILIES & PL_FAM_QUANT | PL_FAM_INDEX\np\n#endif\n"
+                                "#if PL_FAMILIES & (PL_FAM_QUANT || PL_FAM_INDEX)\nq\n#endif\n"
+                                "#if PL_FAMILIES & PL_FAM_INDEX\nA\n#elif PL_FAMILIES & PL_FAM_QUANT\nB\n#elif defined(Y)\nC\n"
+                                "#else\nD\n#endif\n"
+                                "#if PL_FAMILIES & (PL_FAM_INDEX | PL_FAM_SAMPLE | PL_FAM_LINALG | PL_FAM_SIGNAL | PL_FAM_NN | "
+                                "PL_FAM_RANDOM | PL_FAM_SELECT | PL_FAM_STRING | PL_FAM_INDEX | PL_FAM_SAMPLE | PL_FAM_REDUCE)\n"
+                                "long\n#endif\n";
+    static const char kept[] = "#if PL_FAMILIES & PL_FAM_QUANT | PL_FAM_INDEX\np\n#endif\n"
+                               "#if PL_FAMILIES & (PL_FAM_QUANT || PL_FAM_INDEX)\nq\n#endif\n";
+    static const struct {
+        unsigned mask;
+        const char *rest;
+    } elifs[] = {
+        {PL_FAM_QUANT, "B\n"},
+        {PL_FAM_INDEX | PL_FAM_QUANT, "A\n"},
+        {PL_FAM_REDUCE, "#if defined(Y)\nC\n#else\nD\n#endif\nlong\n"},
+    };
+    for (size_t i = 0; i < BZ_ARRAY_LEN(elifs); i++) {
+        bz_buf_clear(&b);
+        emit_trim_plain(&b, text2, strlen(text2), elifs[i].mask, false);
+        char want[400];
+        snprintf(want, sizeof(want), "%s%s%s", kept, elifs[i].rest, elifs[i].mask & PL_FAM_INDEX ? "long\n" : "");
+        assert_string_equal(b.data, want);
+    }
     bz_buf_free(&b);
     /* the oneDNN headers: an RNN file has the RNN reference and none of the others' */
     static const char *const refs[] = {"bd_verify_reorder(", "bd_verify_concat(", "bd_verify_deconv(", "bd_verify_rnn("};
@@ -380,9 +407,11 @@ static void runtime_trimmed_to_families(void **state)
         assert_int_equal(strstr(ops, "bd_rnn_desc(const") != NULL, mask == BD_FAM_RNN);
         json_decref(data);
     }
-    /* the CUDA library headers: each family's file calls its own setup and the host reference
-     * its --verify holds it to (an engine its convolution's, a layout change a copy's), and
-     * the others' are not in it; its defines name the families it has the code of */
+    /* the CUDA library headers: each family's file calls its own setup, launch and teardown and
+     * the host reference its --verify holds it to (an engine its convolutions', a layout
+     * change a copy's), and those of the families it does not meet are not in it (an engine's
+     * file, which meets the convolutions, keeps their setup too); its defines name the
+     * families it meets */
     static const struct {
         const char *call;    /* in cudnn_ops.h, cuda_ref.h or cublas_ops.h */
         unsigned families;   /* the files that have it (bits 1 << CU_*) */
@@ -395,6 +424,14 @@ static void runtime_trimmed_to_families(void **state)
         {"return bc_blas_setup(s, f, op, r);", 1u << CU_GEMM | 1u << CU_GEMV},
         {"return bc_lt_setup(s, f, op, r);", 1u << CU_LT},
         {"return bc_dnn_setup(s, f, op, r);", ~(1u << CU_GEMM | 1u << CU_GEMV | 1u << CU_LT | 1u << CU_COPY)},
+        {"return bc_blas_launch(s, f, op, r);", 1u << CU_GEMM | 1u << CU_GEMV},
+        {"return bc_lt_launch(s, f, op, r);", 1u << CU_LT},
+        {"return bc_dnn_launch(s, f, op, r);", ~(1u << CU_GEMM | 1u << CU_GEMV | 1u << CU_LT | 1u << CU_COPY)},
+        {"    bc_dnn_teardown(f);", ~(1u << CU_GEMM | 1u << CU_GEMV | 1u << CU_LT | 1u << CU_COPY)},
+        {"    bc_lt_teardown(f);", 1u << CU_LT},
+        {"    bc_engine_teardown(f);", 1u << CU_ENGINE | 1u << CU_SDPA},
+        {"bc_lt_has_bias(op->epilogue) && !(io.b = bc_fetch(s, f->b, r))", 1u << CU_LT},
+        {"(st = bc_rnn_weights(s, f, op, io.w, &io, r))", 1u << CU_RNN},
         {"return br_conv_at(op, io, i, mag);", 1u << CU_CONV | 1u << CU_CONV_FUSED | 1u << CU_ENGINE},
         {"return br_deconv_at(op, io, i, mag);", 1u << CU_DECONV},
         {"return br_gemm_at(op, io, i, mag);", 1u << CU_GEMM | 1u << CU_GEMV},
@@ -402,7 +439,7 @@ static void runtime_trimmed_to_families(void **state)
         {"return br_pool_at(op, io, i, mag);", 1u << CU_POOL},
         {"br_rnn(op, io, ref, rh, NULL);", 1u << CU_RNN},
         {"return br_sdpa_compare(op, io, got);", 1u << CU_SDPA},
-        {"br_small_all(op, io, ref, mag);", 1u << CU_COPY | 1u << CU_RELAYOUT | 1u << CU_ACT | 1u << CU_BNORM | 1u << CU_LRN |
+        {"br_small_all(op, io, ref, mag) < 0", 1u << CU_COPY | 1u << CU_RELAYOUT | 1u << CU_ACT | 1u << CU_BNORM | 1u << CU_LRN |
                                                 1u << CU_OPTENSOR | 1u << CU_SOFTMAX | 1u << CU_REDUCE},
         {"    case BC_COPY:\n", 1u << CU_COPY | 1u << CU_RELAYOUT},
         {"    case BC_ACT:\n        for", 1u << CU_ACT},
