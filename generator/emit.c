@@ -266,7 +266,7 @@ unsigned emit_cuda_meets(int family)
     return m;
 }
 
-void emit_cuda_runtime(json_t *data, int family, struct bz_buf *defines)
+void emit_cuda_runtime(json_t *data, int family)
 {
     /* one text per family and header, made once */
     static json_t *made[CU_FAMILY_COUNT][3];
@@ -280,7 +280,12 @@ void emit_cuda_runtime(json_t *data, int family, struct bz_buf *defines)
             made[family][h] = trimmed_header(headers[h], &m);
         json_object_set(data, headers[h], made[family][h]);
     }
-    /* its defines: BC_FAMILIES names its own family first */
+}
+
+void emit_cuda_defines(struct bz_buf *defines, int family)
+{
+    /* BC_FAMILIES names its own family first */
+    unsigned meets = emit_cuda_meets(family);
     const char *own = "?";
     for (size_t i = 0; i < BZ_ARRAY_LEN(cuda_fams); i++)
         if (cuda_fams[i].bit == 1u << family)

@@ -70,9 +70,10 @@ void emit_dnnl_runtime(struct json_t *data, unsigned families);
 unsigned emit_cuda_meets(int family);
 /* Sets cudnn_ops, cuda_ref and cublas_ops in DATA, the CUDA library benchmark's runtime headers,
  * each trimmed to the families FAMILY meets (their #if BC_FAMILIES & ..., with the BC_FAM_* bits
- * of runtime/cudnn_ops.h, decided as the plain headers' are), and appends to DEFINES the lines
- * that say so (BC_FAMILY and BC_FAMILIES) */
-void emit_cuda_runtime(struct json_t *data, int family, struct bz_buf *defines);
+ * of runtime/cudnn_ops.h, decided as the plain headers' are) */
+void emit_cuda_runtime(struct json_t *data, int family);
+/* Appends to DEFINES the lines that say which (BC_FAMILY and BC_FAMILIES) */
+void emit_cuda_defines(struct bz_buf *defines, int family);
 
 /* Appends S[0..N) escaped for the inside of a C string literal (octal escapes: no trigraphs,
  * no hex run-on). */

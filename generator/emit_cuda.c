@@ -248,8 +248,7 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
     struct bz_buf layer_macro;
     bz_buf_init(&layer_macro);
     /* the family as a constant, and the runtime's code for the others left out (cudnn_ops.h) */
-    json_t *runtime = json_object();
-    emit_cuda_runtime(runtime, (int)q.family, &layer_macro);
+    emit_cuda_defines(&layer_macro, (int)q.family);
     emit_macro(&layer_macro, "BZ_OP", init);
     json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s,s:O,s:O}", "title",
                              title.data, "layer", l->id, "layer_name", l->name, "op", l->op, "impl", algo_name, "what",
@@ -257,8 +256,7 @@ static void render_lib(struct emit_ctx *e, int li, const struct cu_plan *p, int 
                              key.data, "uses", emit_uses(e, li), "notes", notes, "layer_macro", layer_macro.data,
                              "flops", flops, "bytes", bytes, "harness", emit_embedded_json("runtime/harness.h"), "cuda_bench",
                              emit_embedded_json("runtime/cuda_bench.h"));
-    json_object_update(data, runtime);
-    json_decref(runtime);
+    emit_cuda_runtime(data, (int)q.family);
     bz_buf_free(&layer_macro);
     emit_bench(e, l, file.data, ".c", "templates/cuda/lib.c.mustache", "cc_cuda", data);
     free(init);

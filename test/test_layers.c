@@ -412,6 +412,8 @@ static void runtime_trimmed_to_families(void **state)
      * change a copy's), and those of the families it does not meet are not in it (an engine's
      * file, which meets the convolutions, keeps their setup too); its defines name the
      * families it meets */
+    /* every family but cuBLAS's, cuBLASLt's and a copy's */
+#define CUDNN_FAMS (~(1u << CU_GEMM | 1u << CU_GEMV | 1u << CU_LT | 1u << CU_COPY))
     static const struct {
         const char *call;    /* in cudnn_ops.h, cuda_ref.h or cublas_ops.h */
         unsigned families;   /* the files that have it (bits 1 << CU_*) */
@@ -423,11 +425,11 @@ static void runtime_trimmed_to_families(void **state)
         {"case BC_RNN: {", 1u << CU_RNN},
         {"return bc_blas_setup(s, f, op, r);", 1u << CU_GEMM | 1u << CU_GEMV},
         {"return bc_lt_setup(s, f, op, r);", 1u << CU_LT},
-        {"return bc_dnn_setup(s, f, op, r);", ~(1u << CU_GEMM | 1u << CU_GEMV | 1u << CU_LT | 1u << CU_COPY)},
+        {"return bc_dnn_setup(s, f, op, r);", CUDNN_FAMS},
         {"return bc_blas_launch(s, f, op, r);", 1u << CU_GEMM | 1u << CU_GEMV},
         {"return bc_lt_launch(s, f, op, r);", 1u << CU_LT},
-        {"return bc_dnn_launch(s, f, op, r);", ~(1u << CU_GEMM | 1u << CU_GEMV | 1u << CU_LT | 1u << CU_COPY)},
-        {"    bc_dnn_teardown(f);", ~(1u << CU_GEMM | 1u << CU_GEMV | 1u << CU_LT | 1u << CU_COPY)},
+        {"return bc_dnn_launch(s, f, op, r);", CUDNN_FAMS},
+        {"    bc_dnn_teardown(f);", CUDNN_FAMS},
         {"    bc_lt_teardown(f);", 1u << CU_LT},
         {"    bc_engine_teardown(f);", 1u << CU_ENGINE | 1u << CU_SDPA},
         {"bc_lt_has_bias(op->epilogue) && !(io.b = bc_fetch(s, f->b, r))", 1u << CU_LT},
@@ -449,12 +451,14 @@ static void runtime_trimmed_to_families(void **state)
         {"/* over dim 1 of the (outer, mid, inner, 1) view */", 1u << CU_SOFTMAX},
         {"/* every x element goes to the y element with its reduced coordinates", 1u << CU_REDUCE},
     };
+#undef CUDNN_FAMS
     static const char *const cuda_headers[] = {"cudnn_ops", "cuda_ref", "cublas_ops"};
     for (int fam = 0; fam < CU_FAMILY_COUNT; fam++) {
         json_t *data = json_object();
         struct bz_buf defs;
         bz_buf_init(&defs);
-        emit_cuda_runtime(data, fam, &defs);
+        emit_cuda_runtime(data, fam);
+        emit_cuda_defines(&defs, fam);
         char all[3 * 80000];
         size_t at = 0;
         for (size_t h = 0; h < BZ_ARRAY_LEN(cuda_headers); h++) {
