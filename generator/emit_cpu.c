@@ -292,7 +292,9 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
     json_t *data = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:O}", "title", title.data, "layer",
                              l->id, "layer_name", l->name, "op", l->op, "dtype", dt, "file", file.data, "key_comment",
                              key.data, "uses", emit_uses(e, li), "layer_macro", layer_macro.data, "kind",
-                             plan_pl_kind_name(op->kind), "flops", fl, "bytes", by, "harness", emit_embedded_json("runtime/harness.h"));
+                             op->kind == PL_SPLIT && op->flag ? "PL_SPLIT (flag 1: the pieces joined, a Concat)"
+                                                              : plan_pl_kind_name(op->kind),
+                             "flops", fl, "bytes", by, "harness", emit_embedded_json("runtime/harness.h"));
     bz_buf_free(&layer_macro);
     if (data)
         emit_plain_headers(data, pl_families(op), (int)op->kind, false);

@@ -209,7 +209,8 @@ void plan_ck_finish(struct cu_kernel *k);
 
 enum plan_flags {
     PLAN_PLAIN_TOO = 1u << 0,  /* the plain C benchmark beside oneDNN's (Resize: oneDNN's own
-                                  coordinates are not every ONNX mode's) */
+                                  coordinates are not every ONNX mode's; Concat: a row copy,
+                                  as ONNX Runtime's, beats oneDNN's on some shapes) */
     PLAN_KERNEL_TOO = 1u << 1, /* a kernel of ours beside cuDNN's (binary ops: cuDNN accepts
                                   fewer broadcasts) */
     PLAN_DNNL_INT8 = 1u << 2,  /* the oneDNN hook takes int8 layers too (checks their types) */

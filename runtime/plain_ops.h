@@ -15,6 +15,9 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,7 +57,9 @@ enum pl_kind {
     /* in[0] data, in[1] int64 indices [..., q], in[2] updates; out = data with the updates'
      * slices written where the index rows say */
     PL_SCATTER_ND,
-    /* in[0] into nsplit pieces along axis; out holds the pieces one after the other */
+    /* in[0] into nsplit pieces along axis; out holds the pieces one after the other. flag 1,
+     * the other way (Concat): in[0] holds the pieces one after the other (each in its own
+     * shape), out is their concatenation along axis; in[0] and out have out's shape */
     PL_SPLIT,
     /* ArgMax (fn PL_MAX) / ArgMin (fn PL_MIN) along axis into int64 out; flag: the last index
      * of equal extremes (select_last_index) */
@@ -192,8 +197,9 @@ struct pl_sample {
     double roi[16];      /* tf_crop_and_resize: the starts of every dim, then the ends */
 };
 
-/* inputs of an element-wise fold (Sum, Min, Max, Mean of up to eight) */
-enum { PL_MAX_IN = 8 };
+/* inputs of an op (an element-wise fold: Sum, Min, Max, Mean of up to eight); pieces of a
+ * Split or Concat (PL_SPLIT) */
+enum { PL_MAX_IN = 8, PL_MAX_PIECES = 32 };
 
 /* Einsum (plain_linalg.h): labels numbered 0..nlab-1, the output's first in output order,
  * then the summed ones; lab[i][k] is the label of dim k of input i, lab[PL_MAX_IN] the
@@ -276,7 +282,7 @@ struct pl_op {
                                  PL_ROPE: 1 by pairs; a PL_GLU function of one input:
                                  pl_halves */
     int nsplit;               /* PL_SPLIT: pieces and their sizes along axis */
-    int64_t split[32];
+    int64_t split[PL_MAX_PIECES];
     unsigned axes;            /* PL_REDUCE, PL_MVN: bit k set when input dim k is reduced */
     struct pl_sample rs;      /* PL_RESIZE, PL_GRID_SAMPLE */
     struct pl_einsum es;      /* PL_EINSUM */
@@ -681,6 +687,7 @@ static inline double pl_apply(const struct pl_op *op, double a, double b)
 struct pl_state {
     const struct pl_op *op;
     void *in[PL_MAX_IN], *out, *check;
+    void *mem[PL_MAX_IN + 1]; /* the allocations in[] and out lie in (pl_place), to free */
     int64_t *aux;          /* TopK: the indices output; ArgMax/ArgMin: nothing */
     double *work;          /* ArgMax/ArgMin: the extremes of one row; TopK: the heap (value, index) */
     int64_t strides[PL_MAX_IN][8]; /* per input, per output dim: 0 where the input broadcasts */
@@ -691,6 +698,28 @@ struct pl_state {
     char *text[PL_MAX_IN + 1]; /* string tensors: the characters of each input's strings, then the output's */
     void *table;           /* plain_string.h: StringNormalizer's stopword table */
 };
+
+/* BYTES for a kernel's buffer SLOT (0 the output, 1 + i input i), allocated into *RAW: each
+ * buffer page-aligned plus SLOT times 448 bytes, so that no two start less than 448 bytes
+ * apart modulo a page. malloc places two buffers of one size (a multiple of 4 KiB) 16 bytes
+ * apart modulo a page, and a copy between such a pair runs some twenty times slower on AMD
+ * Zen 3 (glibc's memcpy by rep movsb, 4K aliasing: 56 us instead of 2 for a Concat of two
+ * 51 KB pieces), an accident of where this harness's buffers lie, not the layer's cost; a
+ * framework's allocator puts them elsewhere. */
+static inline void *pl_place(void **raw, size_t bytes, int slot)
+{
+    size_t all = bytes + 2 * 4096;
+    *raw = malloc(all);
+    if (!*raw)
+        return NULL;
+    uintptr_t page = ((uintptr_t)*raw + 4095) & ~(uintptr_t)4095;
+    char *p = (char *)(page + (uintptr_t)(slot % (PL_MAX_IN + 1)) * 448);
+#ifdef __SANITIZE_ADDRESS__ /* built with -fsanitize=address: the room around the buffer unreadable */
+    ASAN_POISON_MEMORY_REGION(*raw, (size_t)(p - (char *)*raw));
+    ASAN_POISON_MEMORY_REGION(p + bytes, all - (size_t)(p - (char *)*raw) - bytes);
+#endif
+    return p;
+}
 
 static inline uint32_t pl_rand_step(uint32_t *s)
 {
@@ -883,7 +912,7 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
     for (int i = 0; i < op->nin; i++) {
         const struct pl_tensor *t = &op->in[i];
         int64_t n = pl_count(t);
-        s->in[i] = malloc((size_t)(n ? n : 1) * pl_esize(t->dtype));
+        s->in[i] = pl_place(&s->mem[1 + i], (size_t)(n ? n : 1) * pl_esize(t->dtype), 1 + i);
         if (!s->in[i]) {
             bh_note(r, "cannot allocate %lld elements", (long long)n);
             return BH_OOM;
@@ -943,7 +972,7 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
             pl_bcast_strides(t, &op->out, s->strides[i]);
     }
     int64_t n = pl_count(&op->out);
-    s->out = malloc((size_t)(n ? n : 1) * pl_esize(op->out.dtype));
+    s->out = pl_place(&s->mem[0], (size_t)(n ? n : 1) * pl_esize(op->out.dtype), 0);
     s->check = malloc((size_t)(n ? n : 1) * pl_esize(op->out.dtype));
     if (!s->out || !s->check) {
         bh_note(r, "cannot allocate the output (%lld elements)", (long long)n);
@@ -1206,6 +1235,22 @@ static inline void pl_kernel(struct pl_state *s)
         int64_t outer, dim, inner;
         pl_axis_split(&op->in[0], op->axis, &outer, &dim, &inner);
         size_t es = pl_esize(op->in[0].dtype);
+        if (op->flag) { /* Concat: each output row of the outer dims from every piece in turn */
+            const char *piece[PL_MAX_PIECES];
+            int64_t before = 0; /* the pieces' rows along axis before piece j */
+            for (int j = 0; j < op->nsplit; j++) {
+                piece[j] = (const char *)s->in[0] + (size_t)(outer * before * inner) * es;
+                before += op->split[j];
+            }
+            char *o = (char *)s->out;
+            for (int64_t a = 0; a < outer; a++)
+                for (int j = 0; j < op->nsplit; j++) {
+                    size_t run = (size_t)(op->split[j] * inner) * es;
+                    memcpy(o, piece[j] + (size_t)a * run, run);
+                    o += run;
+                }
+            return;
+        }
         char *o = (char *)s->out;
         int64_t at = 0;
         for (int j = 0; j < op->nsplit; j++) {
@@ -1588,6 +1633,16 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
                     within = within * op->in[0].d[k] + coord[k];
                 want = pl_load(s->in[2], op->in[2].dtype, hit * slice + within);
             }
+        } else if (PL_KIND_OF(op) == PL_SPLIT && op->flag) {
+            /* Concat: output (a, t, c) is row t - at of the piece that holds row t along
+             * axis, which starts after the pieces before it (outer * at * inner elements) */
+            int64_t outer, dim, inner, at = 0;
+            pl_axis_split(&op->out, op->axis, &outer, &dim, &inner);
+            int64_t a = i / (dim * inner), t = i / inner % dim, c = i % inner;
+            int j = 0;
+            while (j < op->nsplit - 1 && t >= at + op->split[j])
+                at += op->split[j++];
+            want = pl_load(s->in[0], op->in[0].dtype, outer * at * inner + (a * op->split[j] + t - at) * inner + c);
         } else if (PL_KIND_OF(op) == PL_SPLIT) {
             int64_t outer, dim, inner, at = 0, first = 0;
             pl_axis_split(&op->in[0], op->axis, &outer, &dim, &inner);
@@ -1701,9 +1756,8 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
 static inline void pl_teardown(void *state)
 {
     struct pl_state *s = (struct pl_state *)state;
-    for (int i = 0; i < PL_MAX_IN; i++)
-        free(s->in[i]);
-    free(s->out);
+    for (int i = 0; i <= PL_MAX_IN; i++)
+        free(s->mem[i]);
     free(s->check);
     free(s->aux);
     free(s->work);

@@ -430,6 +430,11 @@ static Onnx__GraphProto *selections(void)
         node("ArgMax", "argmax", "x", "am", attr_int("axis", 1), attr_int("keepdims", 0),
              attr_int("select_last_index", 1), NULL),
         node("ScatterND", "scatter", "x,idx,upd", "sc", NULL),
+        /* Concat in plain C too: three pieces (one of them Split's first) along a middle
+         * axis; int64 along the last (no oneDNN form); one piece */
+        node("Concat", "concat", "s1,x,s0", "cc", attr_int("axis", 2), NULL),
+        node("Concat", "concat_i64", "am,am", "ci", attr_int("axis", -1), NULL),
+        node("Concat", "concat_one", "upd", "c1", attr_int("axis", 0), NULL),
     };
     Onnx__TensorProto *idx = init_i64("idx", 12, 0L, 1L, 1L, 5L, 0L, 3L, 1L, 0L, 0L, 0L, 1L, 2L);
     idx->n_dims = 3; /* [2, 3, 2]: six (n, c) rows */
@@ -442,7 +447,8 @@ static Onnx__GraphProto *selections(void)
     Onnx__ValueInfoProto *outs[] = {
         vi("tv", 1, 4, 2L, 6L, 10L, 4L), vi("ti", 7, 4, 2L, 6L, 10L, 4L), vi("sv", 1, 4, 2L, 3L, 10L, 12L),
         vi("si", 7, 4, 2L, 3L, 10L, 12L), vi("s0", 1, 4, 2L, 6L, 3L, 12L), vi("s1", 1, 4, 2L, 6L, 7L, 12L),
-        vi("am", 7, 3, 2L, 10L, 12L), vi("sc", 1, 4, 2L, 6L, 10L, 12L)};
+        vi("am", 7, 3, 2L, 10L, 12L), vi("sc", 1, 4, 2L, 6L, 10L, 12L), vi("cc", 1, 4, 2L, 6L, 20L, 12L),
+        vi("ci", 7, 3, 2L, 10L, 24L), vi("c1", 1, 4, 2L, 3L, 10L, 12L)};
     return graph("selections", nodes, BZ_ARRAY_LEN(nodes), ins, 2, outs, BZ_ARRAY_LEN(outs), inits,
                  BZ_ARRAY_LEN(inits));
 }

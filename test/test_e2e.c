@@ -217,7 +217,7 @@ static void e2e_framework_layers_ort(void **state)
     assert_int_equal(test_sh("%s test/oracle/ort_nodes_check.py '%s' '%s/fl.json'", py, out, out), 0);
 }
 
-/* TopK, Split, ArgMax, ScatterND (plain C): verified in the benchmarks, and each kernel's
+/* TopK, Split, Concat, ArgMax, ScatterND (plain C): verified in the benchmarks, and each kernel's
  * output on its own inputs held against onnx's reference by test/oracle/plain_check.py,
  * together with libonnx-testdata's ArgMax/ArgMin, ScatterND and Split models */
 static void e2e_fixture_selections(void **state)
@@ -673,14 +673,16 @@ static void e2e_instancenorm(void **state)
     e2e_node_models("instancenorm", models, BZ_ARRAY_LEN(models), NULL);
 }
 
-/* libonnx-testdata's selection and scatter models (plain C), against onnx.reference */
+/* libonnx-testdata's selection, scatter, split and concat models (plain C), against
+ * onnx.reference */
 static void e2e_selections(void **state)
 {
     (void)state;
     static const char *const models[] = {
         "argmax_keepdims_random_select_last_index", "argmax_no_keepdims_random", "argmin_default_axis_example",
         "argmin_negative_axis_keepdims_random_select_last_index", "scatternd", "split_variable_parts_2d",
-        "split_equal_parts_default_axis", "split_zero_size_splits",
+        "split_equal_parts_default_axis", "split_zero_size_splits", "concat_1d_axis_0", "concat_2d_axis_negative_1",
+        "concat_3d_axis_negative_3",
     };
     e2e_node_models("selection_models", models, BZ_ARRAY_LEN(models), "plain_check.py");
 }

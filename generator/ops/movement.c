@@ -599,7 +599,7 @@ static int depth_space_dnnl(const struct layer_desc *d, int which, struct cpu_pl
     return reorder_finish(p);
 }
 
-/* Concat: oneDNN's concat primitive, in every activation layout */
+/* Concat: oneDNN's concat primitive, in every activation layout (and plain C: concat_plain) */
 static int concat_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
 {
     if (which || plan_dnnl_start(d, p))
@@ -624,6 +624,34 @@ static int concat_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p
     }
     plan_arg(p, "DNNL_ARG_DST", 1, 0);
     p->bytes = 8.0 * (double)plan_bd_count(&op->dst);
+    return 0;
+}
+
+/* Concat in plain C too (what ONNX Runtime's Concat is: a copy of each piece's rows): Split's
+ * copy the other way (PL_SPLIT, flag 1), its input the pieces one after the other */
+static int concat_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    if (plan_pl_start(d, PL_SPLIT, PL_IDENTITY, 0, op))
+        return -1;
+    int n = d->nin, nd = op->out.nd;
+    int64_t axis = d->a.axis < 0 ? d->a.axis + nd : d->a.axis;
+    if (n < 1 || n > PL_MAX_PIECES || axis < 0 || axis >= nd)
+        return -1;
+    int64_t sum = 0;
+    for (int j = 0; j < n; j++) {
+        struct pl_tensor t;
+        if (plan_pl_tensor(desc_in(d, j), &t) || t.nd != nd || t.dtype != op->out.dtype)
+            return -1;
+        op->split[j] = t.d[axis];
+        sum += t.d[axis];
+    }
+    if (sum != op->out.d[axis])
+        return -1;
+    op->nsplit = n;
+    op->axis = (int)axis;
+    op->flag = 1;
+    op->nin = 1;
+    op->in[0] = op->out;
     return 0;
 }
 
@@ -793,8 +821,8 @@ static const struct op_plans transpose_plans = {transpose_dnnl, NULL, transpose_
     PLAN_KERNEL_TOO, .how = {"oneDNN reorder", NULL, "cudnnTransformTensor (4-D, NCHW <-> NHWC)", "kernel of ours"}};
 static const struct op_plans depth_space_plans = {depth_space_dnnl, NULL, NULL, NULL, NULL, 0,
     .how = {"oneDNN reorder of a 6-D view", NULL, NULL, NULL}};
-static const struct op_plans concat_plans = {concat_dnnl, NULL, NULL, concat_kernel, NULL, 0,
-    .how = {"oneDNN concat", NULL, NULL, "kernel of ours"}};
+static const struct op_plans concat_plans = {concat_dnnl, concat_plain, NULL, concat_kernel, NULL, PLAN_PLAIN_TOO,
+    .how = {"oneDNN concat", "plain C", NULL, "kernel of ours"}};
 static const struct op_plans expand_plans = {NULL, expand_plain, NULL, NULL, NULL, 0,
     .how = {NULL, "plain C", NULL, "kernel of ours"}};
 static const struct op_plans gather_plans = {NULL, gather_plain, NULL, NULL, NULL, 0,

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Oracle for the plain C benchmarks of a generated folder whose semantics are easy to get
-subtly wrong: ScatterND, Split, ArgMax/ArgMin, TopK, the index and scan operators
+subtly wrong: ScatterND, Split and Concat, ArgMax/ArgMin, TopK, the index and scan operators
 (GatherElements, GatherND, ScatterElements, CumSum, Trilu, OneHot, ReverseSequence, EyeLike,
 Range), the reductions and normalisations oneDNN has not (Reduce*, MeanVarianceNormalization,
 Hardmax), casts and the maths that oneDNN has not (inverse and hyperbolic trigonometry,
@@ -29,7 +29,7 @@ import numpy as np
 from onnx import numpy_helper
 from single_node import layer_key, run_node, run_node_ort
 
-OPS = ("ScatterND", "Split", "ArgMax", "ArgMin", "TopK", "GatherElements", "GatherND", "ScatterElements", "Scatter",
+OPS = ("ScatterND", "Split", "Concat", "ArgMax", "ArgMin", "TopK", "GatherElements", "GatherND", "ScatterElements", "Scatter",
        "CumSum", "Trilu", "OneHot", "ReverseSequence", "EyeLike", "Range", "Cast", "CastLike", "BitShift",
        "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear")
 # maths that onnx.reference computes in float32 where the benchmark rounds a double: equal
@@ -94,6 +94,19 @@ int main(int argc, char **argv)
     st.op = &OP;
     if (argc != 2 || pl_setup(&st, &o, &r) != BH_OK)
         return 2;
+    /* where the output and each input start in their page (pl_place) */
+    {
+        char path[4096];
+        snprintf(path, sizeof(path), "%%s/places", argv[1]);
+        FILE *f = fopen(path, "w");
+        if (!f)
+            exit(2);
+        fprintf(f, "%%lu\n", (unsigned long)((uintptr_t)st.out %% 4096));
+        for (int i = 0; i < OP.nin; i++)
+            fprintf(f, "%%lu\n", (unsigned long)((uintptr_t)st.in[i] %% 4096));
+        if (fclose(f))
+            exit(2);
+    }
     pl_kernel(&st);
     static const char *const names[] = {"in0", "in1", "in2", "in3", "in4", "in5", "in6", "in7"};
     for (int i = 0; i < OP.nin; i++)
@@ -434,6 +447,14 @@ def check(path, key, text, tmp):
         else:
             inputs.append(np.fromfile(path, dtype=NP[dt]).reshape(shape))
     odt, oshape = tensor_of(text, "out")
+    if key["op"] == "Concat":  # the pieces one after the other, each in its own shape
+        flat, inputs, at = inputs[0].ravel(), [], 0
+        for t in key["inputs"]:
+            size = int(np.prod(t["shape"]))
+            inputs.append(flat[at:at + size].reshape(t["shape"]))
+            at += size
+        if at != flat.size:
+            return False
     want = reference(key, inputs)
     if odt == 8:  # strings: the kernel's (the ones it kept) and the reference's, exactly
         same = read_text(os.path.join(tmp, "out")) == [str(w) for w in want[0].ravel()]
@@ -506,6 +527,18 @@ def check(path, key, text, tmp):
     return np.array_equal(got, want)
 
 
+def too_near(tmp):
+    """None, or which two of the kernel's buffers start less than 448 bytes apart modulo a page
+    (the output, then each input: the driver's `places`), which pl_place is there to prevent: a
+    copy between two such buffers runs many times slower on some CPUs"""
+    places = [int(v) for v in open(os.path.join(tmp, "places")).read().split()]
+    for i in range(len(places)):
+        for j in range(i):
+            if min((places[i] - places[j]) % 4096, (places[j] - places[i]) % 4096) < 448:
+                return "buffers %d and %d start %d and %d bytes into their pages" % (j, i, places[j], places[i])
+    return None
+
+
 def main():
     bad = checked = 0
     todo = []
@@ -528,6 +561,9 @@ def main():
         for (path, key, text), where, err in zip(todo, dirs, failed):
             try:
                 ok, why = (False, " (driver %s)" % err) if err else (check(path, key, text, where), "")
+                near = None if err else too_near(where)
+                if ok and near:
+                    ok, why = False, " (%s)" % near
             except Exception as e:  # a reference that cannot run this layer is a failure too
                 ok, why = False, " (%s: %s)" % (type(e).__name__, e)
             bad += not ok
