@@ -721,6 +721,39 @@ static inline void *pl_place(void **raw, size_t bytes, int slot)
     return p;
 }
 
+/* COUNT elements of ES bytes from SRC, STRIDE elements apart, to DST one after the other: by
+ * memcpy where they are one run of 64 bytes or more, else element by element (a memcpy call
+ * for every few bytes costs several times the copy: a Slice or Concat of the last dim) */
+static inline void pl_copy_run(char *dst, const char *src, int64_t count, int64_t stride, size_t es)
+{
+    if (stride == 1 && (size_t)count * es >= 64) {
+        memcpy(dst, src, (size_t)count * es);
+        return;
+    }
+    int64_t at = 0;
+    switch (es) { /* memcpy of a constant size: one load and one store at -O2 */
+    case 1:
+        for (int64_t j = 0; j < count; j++, at += stride)
+            dst[j] = src[at];
+        break;
+    case 2:
+        for (int64_t j = 0; j < count; j++, at += stride)
+            memcpy(dst + 2 * j, src + 2 * at, 2);
+        break;
+    case 4:
+        for (int64_t j = 0; j < count; j++, at += stride)
+            memcpy(dst + 4 * j, src + 4 * at, 4);
+        break;
+    case 8:
+        for (int64_t j = 0; j < count; j++, at += stride)
+            memcpy(dst + 8 * j, src + 8 * at, 8);
+        break;
+    default:
+        for (int64_t j = 0; j < count; j++, at += stride)
+            memcpy(dst + (size_t)j * es, src + (size_t)at * es, es);
+    }
+}
+
 static inline uint32_t pl_rand_step(uint32_t *s)
 {
     *s = *s * 1664525u + 1013904223u;
@@ -1245,9 +1278,9 @@ static inline void pl_kernel(struct pl_state *s)
             char *o = (char *)s->out;
             for (int64_t a = 0; a < outer; a++)
                 for (int j = 0; j < op->nsplit; j++) {
-                    size_t run = (size_t)(op->split[j] * inner) * es;
-                    memcpy(o, piece[j] + (size_t)a * run, run);
-                    o += run;
+                    int64_t run = op->split[j] * inner;
+                    pl_copy_run(o, piece[j] + (size_t)(a * run) * es, run, 1, es);
+                    o += (size_t)run * es;
                 }
             return;
         }
@@ -1320,6 +1353,51 @@ static inline void pl_kernel(struct pl_state *s)
         }
         size_t es = pl_esize(t->dtype);
         int64_t inner = nd ? op->out.d[nd - 1] : 1;
+        /* a Slice inside its input (gen's always is) reads every output row from an input
+         * offset that moves by a constant per output dim (step times the input's stride):
+         * each row one strided run */
+        int inside = op->map == PL_MAP_SLICE && nd;
+        for (int k = 0; k < nd && inside; k++) {
+            int64_t last = op->start[k] + op->step[k] * (op->out.d[k] - 1);
+            inside = op->out.d[k] == 0 || (op->start[k] >= 0 && op->start[k] < t->d[k] && last >= 0 && last < t->d[k]);
+        }
+        if (inside) {
+            /* the output's dims of more than one element, each with how far it moves the input
+             * offset; a dim merged into the one outside it where the two walk the input as one
+             * (x[..., 4:5] of [1, 3, 40, 40, 16]: one run of 4800 elements, 16 apart) */
+            int64_t count[8], move[8], base = 0;
+            int m = 0;
+            for (int k = 0; k < nd; k++) {
+                int64_t mk = op->step[k] * istride[k];
+                base += op->start[k] * istride[k];
+                if (op->out.d[k] == 1)
+                    continue;
+                if (m && move[m - 1] == mk * op->out.d[k]) {
+                    count[m - 1] *= op->out.d[k];
+                    move[m - 1] = mk;
+                } else {
+                    count[m] = op->out.d[k];
+                    move[m++] = mk;
+                }
+            }
+            if (!m) {
+                count[0] = move[0] = 1;
+                m = 1;
+            }
+            int64_t run = count[m - 1];
+            for (int64_t i = 0; i < n; i += run) {
+                pl_copy_run((char *)s->out + i * (int64_t)es, (const char *)s->in[0] + base * (int64_t)es, run,
+                            move[m - 1], es);
+                for (int k = m - 2; k >= 0; k--) {
+                    base += move[k];
+                    if (++idx[k] < count[k])
+                        break;
+                    base -= move[k] * count[k];
+                    idx[k] = 0;
+                }
+            }
+            return;
+        }
         for (int64_t i = 0; i < n; i += inner) {
             int64_t base = 0;
             int outside = 0;
@@ -1335,8 +1413,6 @@ static inline void pl_kernel(struct pl_state *s)
             } else if (outside) {
                 for (int64_t j = 0; j < inner; j++)
                     pl_store(s->out, odt, i + j, op->alpha);
-            } else if (op->map == PL_MAP_SLICE && op->step[nd - 1] == 1 && es == 4) {
-                memcpy(o, (const char *)s->in[0] + (base + op->start[nd - 1]) * 4, (size_t)inner * 4);
             } else {
                 for (int64_t j = 0; j < inner; j++) {
                     int64_t c = pl_map_coord(op, nd - 1, j);
