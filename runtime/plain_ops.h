@@ -14,6 +14,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #ifdef __SANITIZE_ADDRESS__
 #include <sanitizer/asan_interface.h>
@@ -721,37 +722,35 @@ static inline void *pl_place(void **raw, size_t bytes, int slot)
     return p;
 }
 
-/* COUNT elements of ES bytes from SRC, STRIDE elements apart, to DST one after the other: by
- * memcpy where they are one run of 64 bytes or more, else element by element (a memcpy call
- * for every few bytes costs several times the copy: a Slice or Concat of the last dim) */
-static inline void pl_copy_run(char *dst, const char *src, int64_t count, int64_t stride, size_t es)
+/* ROWS rows of COUNT elements of ES bytes: row r's element j from SRC at r * SRC_ROW + j *
+ * STRIDE elements to DST at r * DST_ROW + j. By memcpy where a row is one run of 64 bytes or
+ * more, else element by element (a memcpy call for every few bytes costs several times the
+ * copy: a Slice or Concat of the last dim); one call for all the rows, so that the dispatch on
+ * the size is made once. */
+static inline void pl_copy_rows(char *dst, int64_t dst_row, const char *src, int64_t src_row, int64_t rows,
+                                int64_t count, int64_t stride, size_t es)
 {
     if (stride == 1 && (size_t)count * es >= 64) {
-        memcpy(dst, src, (size_t)count * es);
+        for (int64_t r = 0; r < rows; r++)
+            memcpy(dst + (size_t)(r * dst_row) * es, src + (ptrdiff_t)(r * src_row) * (ptrdiff_t)es, (size_t)count * es);
         return;
     }
-    int64_t at = 0;
-    switch (es) { /* memcpy of a constant size: one load and one store at -O2 */
-    case 1:
-        for (int64_t j = 0; j < count; j++, at += stride)
-            dst[j] = src[at];
-        break;
-    case 2:
-        for (int64_t j = 0; j < count; j++, at += stride)
-            memcpy(dst + 2 * j, src + 2 * at, 2);
-        break;
-    case 4:
-        for (int64_t j = 0; j < count; j++, at += stride)
-            memcpy(dst + 4 * j, src + 4 * at, 4);
-        break;
-    case 8:
-        for (int64_t j = 0; j < count; j++, at += stride)
-            memcpy(dst + 8 * j, src + 8 * at, 8);
-        break;
-    default:
-        for (int64_t j = 0; j < count; j++, at += stride)
-            memcpy(dst + (size_t)j * es, src + (size_t)at * es, es);
+    /* memcpy of a constant size: one load and one store at -O2 */
+#define PL_COPY_ROWS(size)                                                                   \
+    for (int64_t r = 0; r < rows; r++) {                                                     \
+        char *y = dst + (size_t)(r * dst_row) * (size);                                      \
+        const char *x = src + (ptrdiff_t)(r * src_row) * (ptrdiff_t)(size);                  \
+        for (int64_t j = 0; j < count; j++)                                                  \
+            memcpy(y + (size_t)j * (size), x + (ptrdiff_t)(j * stride) * (ptrdiff_t)(size), (size)); \
     }
+    switch (es) {
+    case 1: PL_COPY_ROWS(1) break;
+    case 2: PL_COPY_ROWS(2) break;
+    case 4: PL_COPY_ROWS(4) break;
+    case 8: PL_COPY_ROWS(8) break;
+    default: PL_COPY_ROWS(es) break;
+    }
+#undef PL_COPY_ROWS
 }
 
 static inline uint32_t pl_rand_step(uint32_t *s)
@@ -1268,29 +1267,19 @@ static inline void pl_kernel(struct pl_state *s)
         int64_t outer, dim, inner;
         pl_axis_split(&op->in[0], op->axis, &outer, &dim, &inner);
         size_t es = pl_esize(op->in[0].dtype);
-        if (op->flag) { /* Concat: each output row of the outer dims from every piece in turn */
-            const char *piece[PL_MAX_PIECES];
-            int64_t before = 0; /* the pieces' rows along axis before piece j */
-            for (int j = 0; j < op->nsplit; j++) {
-                piece[j] = (const char *)s->in[0] + (size_t)(outer * before * inner) * es;
-                before += op->split[j];
-            }
-            char *o = (char *)s->out;
-            for (int64_t a = 0; a < outer; a++)
-                for (int j = 0; j < op->nsplit; j++) {
-                    int64_t run = op->split[j] * inner;
-                    pl_copy_run(o, piece[j] + (size_t)(a * run) * es, run, 1, es);
-                    o += (size_t)run * es;
-                }
-            return;
-        }
-        char *o = (char *)s->out;
-        int64_t at = 0;
+        /* piece j: OUTER rows of split[j] * inner elements, in the whole at row * dim * inner
+         * + before * inner, in the pieces one after the other at outer * before * inner + row
+         * * split[j] * inner; Split copies them out of the whole, Concat (flag) into it */
+        int64_t before = 0; /* the pieces' rows along axis before piece j */
         for (int j = 0; j < op->nsplit; j++) {
-            size_t run = (size_t)(op->split[j] * inner) * es;
-            for (int64_t a = 0; a < outer; a++, o += run)
-                memcpy(o, (const char *)s->in[0] + ((a * dim + at) * inner) * (int64_t)es, run);
-            at += op->split[j];
+            int64_t run = op->split[j] * inner;
+            char *whole = (char *)(op->flag ? s->out : s->in[0]) + (size_t)(before * inner) * es;
+            char *pieces = (char *)(op->flag ? s->in[0] : s->out) + (size_t)(outer * before * inner) * es;
+            if (op->flag)
+                pl_copy_rows(whole, dim * inner, pieces, run, outer, run, 1, es);
+            else
+                pl_copy_rows(pieces, run, whole, dim * inner, outer, run, 1, es);
+            before += op->split[j];
         }
         return;
     }
@@ -1384,11 +1373,12 @@ static inline void pl_kernel(struct pl_state *s)
                 count[0] = move[0] = 1;
                 m = 1;
             }
-            int64_t run = count[m - 1];
-            for (int64_t i = 0; i < n; i += run) {
-                pl_copy_run((char *)s->out + i * (int64_t)es, (const char *)s->in[0] + base * (int64_t)es, run,
-                            move[m - 1], es);
-                for (int k = m - 2; k >= 0; k--) {
+            /* the innermost two in one copy; the odometer over the dims outside them */
+            int64_t run = count[m - 1], rows = m > 1 ? count[m - 2] : 1, row_move = m > 1 ? move[m - 2] : 0;
+            for (int64_t i = 0; i < n; i += rows * run) {
+                pl_copy_rows((char *)s->out + i * (int64_t)es, run, (const char *)s->in[0] + base * (int64_t)es, row_move,
+                             rows, run, move[m - 1], es);
+                for (int k = m - 3; k >= 0; k--) {
                     base += move[k];
                     if (++idx[k] < count[k])
                         break;
