@@ -635,6 +635,18 @@ static void cpu_layer(struct emit_ctx *e, int li, void *engine)
     if ((none || (h && (h->flags & PLAN_PLAIN_TOO))) && h && h->plain && h->plain(d, &pop) == 0) {
         render_plain(e, li, &pop);
         plain_done = true;
+        /* a copy's plain C in the 16-bit types too, beside oneDNN's files of them (whose
+         * reference implementation may be the only one there): its cost is its bytes */
+        if (!none && (h->flags & PLAN_PLAIN_TYPES) && storage == dnnl_data_type_undef && pop.out.dtype == PL_FLOAT) {
+            static const int halves[] = {PL_BFLOAT16, PL_FLOAT16};
+            for (size_t t = 0; t < BZ_ARRAY_LEN(halves); t++) {
+                struct pl_op half = pop;
+                for (int i = 0; i < half.nin; i++)
+                    half.in[i].dtype = half.in[i].dtype == PL_FLOAT ? halves[t] : half.in[i].dtype;
+                half.out.dtype = halves[t];
+                render_plain(e, li, &half);
+            }
+        }
         if (none) {
             bz_arena_free(&view);
             return;
