@@ -635,16 +635,23 @@ static void cpu_layer(struct emit_ctx *e, int li, void *engine)
     if ((none || (h && (h->flags & PLAN_PLAIN_TOO))) && h && h->plain && h->plain(d, &pop) == 0) {
         render_plain(e, li, &pop);
         plain_done = true;
-        /* a copy's plain C in the 16-bit types too, beside oneDNN's files of them (whose
-         * reference implementation may be the only one there): its cost is its bytes */
-        if (!none && (h->flags & PLAN_PLAIN_TYPES) && storage == dnnl_data_type_undef && pop.out.dtype == PL_FLOAT) {
-            static const int halves[] = {PL_BFLOAT16, PL_FLOAT16};
-            for (size_t t = 0; t < BZ_ARRAY_LEN(halves); t++) {
-                struct pl_op half = pop;
-                for (int i = 0; i < half.nin; i++)
-                    half.in[i].dtype = half.in[i].dtype == PL_FLOAT ? halves[t] : half.in[i].dtype;
-                half.out.dtype = halves[t];
-                render_plain(e, li, &half);
+        /* a copy's plain C in the other types oneDNN's files are in (an f32 layer's bf16 and
+         * f16, where oneDNN's reference implementation may be the only one; a 16-bit model's
+         * f32): its cost is its bytes */
+        if (!none && (h->flags & PLAN_PLAIN_TYPES)) {
+            int own = pop.out.dtype, others[2], n = 0;
+            if (storage == dnnl_data_type_undef && own == PL_FLOAT) {
+                others[n++] = PL_BFLOAT16;
+                others[n++] = PL_FLOAT16;
+            } else if (storage != dnnl_data_type_undef && (own == PL_BFLOAT16 || own == PL_FLOAT16)) {
+                others[n++] = PL_FLOAT;
+            }
+            for (int t = 0; t < n; t++) {
+                struct pl_op typed = pop;
+                for (int i = 0; i < typed.nin; i++)
+                    typed.in[i].dtype = typed.in[i].dtype == own ? others[t] : typed.in[i].dtype;
+                typed.out.dtype = others[t];
+                render_plain(e, li, &typed);
             }
         }
         if (none) {

@@ -541,7 +541,8 @@ static int plan_kernel(const struct layer_desc *d, const struct op_plans *h, str
         return -1;
     bool nary = k->pl.kind == PL_BINARY && (k->pl.nin != 2 || (k->pl.flag && k->pl.fn == PL_ADD));
     bool scatter = k->pl.kind == PL_SCATTER_ND && (!k->pl.flag || k->pl.out.dtype == PL_FLOAT);
-    if ((k->pl.kind > PL_MAP && k->pl.kind != PL_SPLIT && !scatter) || nary)
+    /* PL_SPLIT's other way (a plain C Concat: flag 1) is not our Split kernel's */
+    if ((k->pl.kind > PL_MAP && k->pl.kind != PL_SPLIT && !scatter) || nary || (k->pl.kind == PL_SPLIT && k->pl.flag))
         return -1;
     k->kind = CK_PLAIN;
     k->what = d->op;

@@ -700,21 +700,42 @@ struct pl_state {
     void *table;           /* plain_string.h: StringNormalizer's stopword table */
 };
 
+/* A Slice inside its input (gen's always is: the one pl_kernel walks by constant moves): the
+ * element of in[0] it reads first; -1 for another op, or a slice not inside */
+static inline int64_t pl_slice_first(const struct pl_op *op)
+{
+    int nd = op->out.nd;
+    if (PL_KIND_OF(op) != PL_MAP || op->map != PL_MAP_SLICE || !nd || op->in[0].nd != nd)
+        return -1;
+    int64_t first = 0, istride = 1;
+    for (int k = nd - 1; k >= 0; k--) {
+        int64_t d = op->in[0].d[k], last = op->start[k] + op->step[k] * (op->out.d[k] - 1);
+        if (op->out.d[k] != 0 && (op->start[k] < 0 || op->start[k] >= d || last < 0 || last >= d))
+            return -1;
+        first += op->start[k] * istride;
+        istride *= d;
+    }
+    return first;
+}
+
 /* BYTES for a kernel's buffer SLOT (0 the output, 1 + i input i), allocated into *RAW: each
- * buffer page-aligned plus SLOT times 448 bytes, so that no two start less than 448 bytes
- * apart modulo a page. malloc places two buffers of one size (a multiple of 4 KiB) 16 bytes
+ * buffer page-aligned plus SLOT times 448 bytes, less FIRST, the offset of its first read (a
+ * Slice's: pl_slice_first), so that no two are read or written from less than 448 bytes apart
+ * modulo a page. malloc places two buffers of one size (a multiple of 4 KiB) 16 bytes
  * apart modulo a page, and a copy between such a pair runs some twenty times slower on AMD
  * Zen 3 (glibc's memcpy by rep movsb, 4K aliasing: 56 us instead of 2 for a Concat of two
  * 51 KB pieces), an accident of where this harness's buffers lie, not the layer's cost; a
  * framework's allocator puts them elsewhere. */
-static inline void *pl_place(void **raw, size_t bytes, int slot)
+/* the last slot 448 bytes or more before the next page's first */
+typedef char pl_slots_fit[PL_MAX_IN * 448 <= 4096 - 448 ? 1 : -1];
+static inline void *pl_place(void **raw, size_t bytes, int slot, size_t first)
 {
     size_t all = bytes + 2 * 4096;
     *raw = malloc(all);
     if (!*raw)
         return NULL;
     uintptr_t page = ((uintptr_t)*raw + 4095) & ~(uintptr_t)4095;
-    char *p = (char *)(page + (uintptr_t)(slot % (PL_MAX_IN + 1)) * 448);
+    char *p = (char *)(page + ((uintptr_t)slot * 448 + 4096 - first % 4096) % 4096);
 #ifdef __SANITIZE_ADDRESS__ /* built with -fsanitize=address: the room around the buffer unreadable */
     ASAN_POISON_MEMORY_REGION(*raw, (size_t)(p - (char *)*raw));
     ASAN_POISON_MEMORY_REGION(p + bytes, all - (size_t)(p - (char *)*raw) - bytes);
@@ -944,7 +965,9 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
     for (int i = 0; i < op->nin; i++) {
         const struct pl_tensor *t = &op->in[i];
         int64_t n = pl_count(t);
-        s->in[i] = pl_place(&s->mem[1 + i], (size_t)(n ? n : 1) * pl_esize(t->dtype), 1 + i);
+        int64_t first = i == 0 ? pl_slice_first(op) : -1;
+        s->in[i] = pl_place(&s->mem[1 + i], (size_t)(n ? n : 1) * pl_esize(t->dtype), 1 + i,
+                            first > 0 ? (size_t)first * pl_esize(t->dtype) : 0);
         if (!s->in[i]) {
             bh_note(r, "cannot allocate %lld elements", (long long)n);
             return BH_OOM;
@@ -1004,7 +1027,7 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
             pl_bcast_strides(t, &op->out, s->strides[i]);
     }
     int64_t n = pl_count(&op->out);
-    s->out = pl_place(&s->mem[0], (size_t)(n ? n : 1) * pl_esize(op->out.dtype), 0);
+    s->out = pl_place(&s->mem[0], (size_t)(n ? n : 1) * pl_esize(op->out.dtype), 0, 0);
     s->check = malloc((size_t)(n ? n : 1) * pl_esize(op->out.dtype));
     if (!s->out || !s->check) {
         bh_note(r, "cannot allocate the output (%lld elements)", (long long)n);
@@ -1345,12 +1368,7 @@ static inline void pl_kernel(struct pl_state *s)
         /* a Slice inside its input (gen's always is) reads every output row from an input
          * offset that moves by a constant per output dim (step times the input's stride):
          * each row one strided run */
-        int inside = op->map == PL_MAP_SLICE && nd;
-        for (int k = 0; k < nd && inside; k++) {
-            int64_t last = op->start[k] + op->step[k] * (op->out.d[k] - 1);
-            inside = op->out.d[k] == 0 || (op->start[k] >= 0 && op->start[k] < t->d[k] && last >= 0 && last < t->d[k]);
-        }
-        if (inside) {
+        if (pl_slice_first(op) >= 0) {
             /* the output's dims of more than one element, each with how far it moves the input
              * offset; a dim merged into the one outside it where the two walk the input as one
              * (x[..., 4:5] of [1, 3, 40, 40, 16]: one run of 4800 elements, 16 apart) */

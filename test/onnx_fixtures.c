@@ -510,6 +510,9 @@ static Onnx__GraphProto *indexing(void)
         node("Pad", "pad_wrap", "x,pw", "pw_out", attr_string("mode", "wrap"), NULL),
         node("Pad", "pad_value", "x,pc,pv", "pc_out", NULL),
         node("Slice", "slice_steps", "x,ss,se,sx,st", "sl", NULL),
+        /* one run of 66000 bytes read from 36400 bytes into its input: 16 bytes from where
+         * the output starts modulo a page, but for pl_place's offset of the first read */
+        node("Slice", "slice_channels", "xc,xc_s,xc_e,xc_a", "slc", NULL),
     };
     Onnx__TensorProto *ndi = init_i64("ndi", 12, 0L, 1L, 1L, 5L, 0L, 3L, 1L, 0L, 0L, 0L, 1L, 2L);
     ndi->n_dims = 3; /* [2, 3, 2]: six (n, c) rows */
@@ -523,13 +526,13 @@ static Onnx__GraphProto *indexing(void)
         init_i64("pr", 8, 0L, 0L, 2L, 3L, 0L, 0L, 1L, 2L), init_i64("pe", 8, 0L, 1L, -2L, 4L, 0L, 0L, 3L, -1L),
         init_i64("pw", 8, 0L, 0L, 3L, 13L, 0L, 0L, 12L, 1L), init_i64("pc", 8, 1L, 0L, 0L, 2L, 0L, 2L, 1L, 0L),
         scalar_f32("pv", 1.5f), init_i64("ss", 2, 1L, 9L), init_i64("se", 2, 10L, 0L), init_i64("sx", 2, 2L, 3L),
-        init_i64("st", 2, 2L, -2L),
+        init_i64("st", 2, 2L, -2L), init_i64("xc_s", 1, 91L), init_i64("xc_e", 1, 256L), init_i64("xc_a", 1, 1L),
     };
     Onnx__ValueInfoProto *ins[] = {
         vi("x", 1, 4, 2L, 6L, 10L, 12L), vi("gi", 7, 4, 2L, 4L, 10L, 12L), vi("si", 7, 4, 2L, 6L, 5L, 12L),
         vi("su", 1, 4, 2L, 6L, 5L, 12L), vi("ni", 7, 3, 2L, 3L, 2L), vi("ndu", 1, 4, 2L, 3L, 10L, 12L),
         vi("i", 6, 3, 3L, 5L, 9L), vi("oi", 7, 2, 2L, 5L), vi("rs", 1, 3, 6L, 3L, 12L), vi("lens", 7, 1, 3L),
-        vi("e", 1, 2, 10L, 12L), vi("r0", 1, 0), vi("r1", 1, 0), vi("r2", 1, 0),
+        vi("e", 1, 2, 10L, 12L), vi("r0", 1, 0), vi("r1", 1, 0), vi("r2", 1, 0), vi("xc", 1, 4, 1L, 256L, 10L, 10L),
     };
     Onnx__ValueInfoProto *outs[] = {
         vi("ge", 1, 4, 2L, 4L, 10L, 12L), vi("sa", 1, 4, 2L, 6L, 10L, 12L), vi("sm", 1, 4, 2L, 6L, 10L, 12L),
@@ -538,6 +541,7 @@ static Onnx__GraphProto *indexing(void)
         vi("oh", 1, 3, 2L, 7L, 5L),       vi("rv", 1, 3, 6L, 3L, 12L),      vi("ey", 6, 2, 10L, 12L),
         vi("rg", 1, 1, 20L),              vi("pr_out", 1, 4, 2L, 6L, 13L, 17L), vi("pe_out", 1, 4, 2L, 7L, 11L, 15L),
         vi("pw_out", 1, 4, 2L, 6L, 25L, 26L), vi("pc_out", 1, 4, 3L, 8L, 11L, 14L), vi("sl", 1, 4, 2L, 6L, 5L, 5L),
+        vi("slc", 1, 4, 1L, 165L, 10L, 10L),
     };
     return graph("indexing", nodes, BZ_ARRAY_LEN(nodes), ins, BZ_ARRAY_LEN(ins), outs, BZ_ARRAY_LEN(outs), inits,
                  BZ_ARRAY_LEN(inits));

@@ -21,8 +21,9 @@ enum fixture {
     FIXTURE_HOSTILE_NAMES,   /* Conv -> Relu -> Transpose -> Add, every name hostile to C, shell
                                 and Ninja text: comment ends, newlines, quotes, backslashes, $,
                                 spaces, ../, bytes that are not UTF-8 */
-    FIXTURE_SELECTIONS,      /* TopK (largest, smallest), Split, ArgMax (last index), ScatterND:
-                                the plain C benchmarks whose semantics are easy to get wrong */
+    FIXTURE_SELECTIONS,      /* TopK (largest, smallest), Split, Concat (three pieces; int64; one
+                                piece), ArgMax (last index), ScatterND: the plain C benchmarks
+                                whose semantics are easy to get wrong */
     FIXTURE_DECONV,          /* ConvTranspose grouped + dilated + strided + output_padding (2-D), depthwise
                                 (1-D, uneven pads), 3-D with bias: verified by a plain C deconvolution */
     FIXTURE_MATHS,           /* plain C maths oneDNN has not: Mod (sign of the divisor; fmod), Mean and

@@ -655,6 +655,19 @@ static int concat_plain(const struct layer_desc *d, struct pl_op *op)
     return 0;
 }
 
+/* a Concat neither oneDNN nor plain C takes says why */
+static int concat_why_not(const struct layer_desc *d, char *why, size_t why_len)
+{
+    if (d->nout && desc_out(d, 0)->dtype == IR_DTYPE_STRING)
+        snprintf(why, why_len, "a Concat of strings is not benchmarked");
+    else if (d->nin > PL_MAX_PIECES)
+        snprintf(why, why_len, "%d inputs of a type oneDNN's concat does not take: plain C takes at most %d",
+                 d->nin, PL_MAX_PIECES);
+    else
+        return -1;
+    return 0;
+}
+
 static int expand_plain(const struct layer_desc *d, struct pl_op *op)
 {
     return plan_pl_start(d, PL_EXPAND, PL_IDENTITY, -1, op);
@@ -821,7 +834,7 @@ static const struct op_plans transpose_plans = {transpose_dnnl, NULL, transpose_
     PLAN_KERNEL_TOO, .how = {"oneDNN reorder", NULL, "cudnnTransformTensor (4-D, NCHW <-> NHWC)", "kernel of ours"}};
 static const struct op_plans depth_space_plans = {depth_space_dnnl, NULL, NULL, NULL, NULL, 0,
     .how = {"oneDNN reorder of a 6-D view", NULL, NULL, NULL}};
-static const struct op_plans concat_plans = {concat_dnnl, concat_plain, NULL, concat_kernel, NULL,
+static const struct op_plans concat_plans = {concat_dnnl, concat_plain, NULL, concat_kernel, concat_why_not,
     PLAN_PLAIN_TOO | PLAN_PLAIN_TYPES, .how = {"oneDNN concat", "plain C", NULL, "kernel of ours"}};
 static const struct op_plans expand_plans = {NULL, expand_plain, NULL, NULL, NULL, 0,
     .how = {NULL, "plain C", NULL, "kernel of ours"}};
