@@ -718,6 +718,9 @@ static inline int64_t pl_slice_first(const struct pl_op *op)
     return first;
 }
 
+/* pl_place's slots: the last 448 bytes or more before the next page's first */
+typedef char pl_slots_fit[PL_MAX_IN * 448 <= 4096 - 448 ? 1 : -1];
+
 /* BYTES for a kernel's buffer SLOT (0 the output, 1 + i input i), allocated into *RAW: each
  * buffer page-aligned plus SLOT times 448 bytes, less FIRST, the offset of its first read (a
  * Slice's: pl_slice_first), so that no two are read or written from less than 448 bytes apart
@@ -726,8 +729,6 @@ static inline int64_t pl_slice_first(const struct pl_op *op)
  * Zen 3 (glibc's memcpy by rep movsb, 4K aliasing: 56 us instead of 2 for a Concat of two
  * 51 KB pieces), an accident of where this harness's buffers lie, not the layer's cost; a
  * framework's allocator puts them elsewhere. */
-/* the last slot 448 bytes or more before the next page's first */
-typedef char pl_slots_fit[PL_MAX_IN * 448 <= 4096 - 448 ? 1 : -1];
 static inline void *pl_place(void **raw, size_t bytes, int slot, size_t first)
 {
     size_t all = bytes + 2 * 4096;
