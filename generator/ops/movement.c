@@ -661,8 +661,8 @@ static int concat_why_not(const struct layer_desc *d, char *why, size_t why_len)
     if (d->nout && desc_out(d, 0)->dtype == IR_DTYPE_STRING)
         snprintf(why, why_len, "a Concat of strings is not benchmarked");
     else if (d->nin > PL_MAX_PIECES)
-        snprintf(why, why_len, "%d inputs of a type oneDNN's concat does not take: plain C takes at most %d",
-                 d->nin, PL_MAX_PIECES);
+        snprintf(why, why_len, "%d inputs: oneDNN's concat takes up to %d of a float type, plain C up to %d",
+                 d->nin, BD_MAX_CAT, PL_MAX_PIECES);
     else
         return -1;
     return 0;
