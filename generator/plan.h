@@ -216,8 +216,9 @@ enum plan_flags {
     PLAN_DNNL_INT8 = 1u << 2,  /* the oneDNN hook takes int8 layers too (checks their types) */
     PLAN_BY_IDS = 1u << 3,     /* a table family: an operator has a backend where its table line
                                   names it (op_ids: dnnl, pl_kind, cudnn) */
-    PLAN_PLAIN_TYPES = 1u << 4, /* with PLAN_PLAIN_TOO, an f32 layer's plain C benchmark in bf16
-                                   and f16 too, as oneDNN's are (a copy: Concat) */
+    PLAN_PLAIN_TYPES = 1u << 4, /* with PLAN_PLAIN_TOO, the plain C benchmark in the other types
+                                   oneDNN's are in too (an f32 layer's bf16 and f16, a 16-bit
+                                   model's f32): a copy, Concat */
 };
 
 struct op_plans {

@@ -1369,15 +1369,15 @@ static inline void pl_kernel(struct pl_state *s)
         /* a Slice inside its input (gen's always is) reads every output row from an input
          * offset that moves by a constant per output dim (step times the input's stride):
          * each row one strided run */
-        if (pl_slice_first(op) >= 0) {
+        int64_t first = pl_slice_first(op);
+        if (first >= 0) {
             /* the output's dims of more than one element, each with how far it moves the input
              * offset; a dim merged into the one outside it where the two walk the input as one
              * (x[..., 4:5] of [1, 3, 40, 40, 16]: one run of 4800 elements, 16 apart) */
-            int64_t count[8], move[8], base = 0;
+            int64_t count[8], move[8], base = first;
             int m = 0;
             for (int k = 0; k < nd; k++) {
                 int64_t mk = op->step[k] * istride[k];
-                base += op->start[k] * istride[k];
                 if (op->out.d[k] == 1)
                     continue;
                 if (m && move[m - 1] == mk * op->out.d[k]) {

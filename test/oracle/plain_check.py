@@ -105,10 +105,9 @@ int main(int argc, char **argv)
         if (!f)
             exit(2);
         fprintf(f, "%%lu\n", (unsigned long)((uintptr_t)st.out %% 4096));
-        for (int i = 0; i < OP.nin; i++) {
-            int64_t first = i == 0 && pl_slice_first(&OP) > 0 ? pl_slice_first(&OP) : 0;
+        int64_t first = pl_slice_first(&OP) > 0 ? pl_slice_first(&OP) : 0; /* in[0]'s */
+        for (int i = 0; i < OP.nin; i++, first = 0)
             fprintf(f, "%%lu\n", (unsigned long)(((uintptr_t)st.in[i] + (uintptr_t)first * pl_esize(OP.in[i].dtype)) %% 4096));
-        }
         if (fclose(f))
             exit(2);
     }
