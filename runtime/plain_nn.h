@@ -712,39 +712,9 @@ static inline void pl_reference_nn(const struct pl_state *s, double *want, doubl
 
 static inline enum bh_status pl_verify_nn(struct pl_state *s, struct bh_result *r)
 {
-    const struct pl_op *op = s->op;
-    int64_t n = pl_count(&op->out);
-    int odt = op->out.dtype;
-    double *want = (double *)malloc((size_t)(n ? n : 1) * sizeof(double));
-    double *mag = (double *)malloc((size_t)(n ? n : 1) * sizeof(double));
-    if (!want || !mag) {
-        free(want);
-        free(mag);
-        bh_note(r, "%s", "cannot allocate the reference's output");
-        return BH_OOM;
-    }
-    pl_reference_nn(s, want, mag);
-    double tol = odt == PL_FLOAT16 ? 2e-3 : odt == PL_BFLOAT16 ? 1.6e-2 : odt == PL_DOUBLE ? 1e-12 : 2e-6, worst = 0;
-    int64_t bad = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double w = pl_round(odt, want[i]), d = fabs(pl_load(s->out, odt, i) - w);
-        if (d != d)
-            d = INFINITY;
-        if (d > tol * mag[i]) {
-            bad++;
-            worst = d > worst ? d : worst;
-        }
-    }
-    free(want);
-    free(mag);
-    if (bad) {
-        bh_note(r, "output differs from the reference (each element from its definition): %lld elements, max error %.3g",
-                (long long)bad, worst);
-        return BH_WRONG;
-    }
-    bh_note(r, "verified against the reference: each element from its definition%s",
-            PL_KIND_OF(op) == PL_MAX_UNPOOL ? " (exactly)" : " (within the type's tolerance of its magnitude)");
-    return BH_OK;
+    return pl_verify_near(s, r, pl_reference_nn, "each element from its definition",
+                          PL_KIND_OF(s->op) == PL_MAX_UNPOOL ? " (exactly)"
+                                                             : " (within the type's tolerance of its magnitude)");
 }
 
 #endif

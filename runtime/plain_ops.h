@@ -130,7 +130,10 @@ enum pl_kind {
      * (-x2, x1) for x's halves x1, x2 (element-wise but for that one read of the other half);
      * flag 1, by pairs (GPT-J's rotate_every_two, RotaryEmbedding interleaved): x cos +
      * rotate_pairs(x) sin, rotate_pairs(x)[2i] = -x[2i + 1], rotate_pairs(x)[2i + 1] = x[2i] */
-    PL_ROPE
+    PL_ROPE,
+    /* plain_reduce.h: Softmax along axis (flag bit 0: over the 2-D view before opset 13, as
+     * PL_HARDMAX's; bit 1: LogSoftmax) */
+    PL_SOFTMAX
 };
 
 /* PL_MAP: every output element reads one input element (or writes a constant): per dim, input
@@ -790,6 +793,8 @@ static inline int64_t pl_reference_index(const struct pl_state *s, void *want);
 #if PL_FAMILIES & PL_FAM_REDUCE
 static inline void pl_kernel_reduce(struct pl_state *s);
 static inline int64_t pl_reference_reduce(const struct pl_state *s, void *want);
+static inline int64_t pl_softmax_work(const struct pl_op *op);
+static inline enum bh_status pl_verify_softmax(struct pl_state *s, struct bh_result *r);
 #endif
 
 static inline int pl_kind_index(int kind)
@@ -799,7 +804,7 @@ static inline int pl_kind_index(int kind)
 
 static inline int pl_kind_reduce(int kind)
 {
-    return kind >= PL_REDUCE && kind <= PL_HARDMAX;
+    return (kind >= PL_REDUCE && kind <= PL_HARDMAX) || kind == PL_SOFTMAX;
 }
 
 #if PL_FAMILIES & PL_FAM_QUANT
@@ -975,7 +980,8 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
         }
         /* inputs in the function's domain: (0.5, 1.5] for Log, Sqrt, a power by a fraction and
          * ReduceLogSum, (1, 2] for Acosh, (-1, 1] otherwise; IsInf/IsNaN see every fourth
-         * element infinite or NaN */
+         * element infinite or NaN; a softmax every eleventh -10000, as an attention mask's
+         * (e to its difference from the row's largest is 0) */
         int positive = pl_positive_domain(op) || (PL_KIND_OF(op) == PL_REDUCE && op->fn == PL_LOGSUM);
         int above1 = PL_KIND_OF(op) == PL_UNARY && op->fn == PL_ACOSH;
         int special = PL_KIND_OF(op) == PL_UNARY && (op->fn == PL_ISINF || op->fn == PL_ISNAN);
@@ -1008,6 +1014,8 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
                     v = k % 8 == 1 ? (v < 0 ? -INFINITY : INFINITY) : NAN;
                 if (PL_KIND_OF(op) == PL_ARG || PL_KIND_OF(op) == PL_TOPK || PL_KIND_OF(op) == PL_HARDMAX)
                     v = floor(v * 16) / 16; /* equal values, so the rule for ties is exercised */
+                if (PL_KIND_OF(op) == PL_SOFTMAX && k % 11 == 5)
+                    v = -1e4;
                 if (PL_KIND_OF(op) == PL_CAST && t->dtype == PL_FLOAT && k % 4 == 2 &&
                     (op->out.dtype == PL_FLOAT16 || op->out.dtype == PL_BFLOAT16)) {
                     /* every fourth one exactly halfway between two values of the 16-bit type,
@@ -1048,6 +1056,16 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
 #if PL_FAMILIES & PL_FAM_INDEX
     if (pl_kind_index(PL_KIND_OF(op)))
         pl_index_inputs(s);
+#endif
+#if PL_FAMILIES & PL_FAM_REDUCE
+    if (PL_KIND_OF(op) == PL_SOFTMAX) {
+        /* the sums of a row's exponentials (double) and the float blocks of plain_reduce.h */
+        s->work = (double *)malloc((size_t)pl_softmax_work(op) * sizeof(double));
+        if (!s->work) {
+            bh_note(r, "%s", "cannot allocate the work space");
+            return BH_OOM;
+        }
+    }
 #endif
     if (PL_KIND_OF(op) == PL_REDUCE || PL_KIND_OF(op) == PL_MVN) {
         /* one accumulator per output (MVN: a sum and a sum of squares per group) */
@@ -1564,6 +1582,56 @@ static inline enum bh_status pl_verify_topk(struct pl_state *s, struct bh_result
     return BH_OK;
 }
 
+/* The output's elements that differ from a reference computed in double or wider (WANT, each
+ * rounded to the output's type first) by more than the type's tolerance of their magnitude
+ * (MAG): 2e-6 of it in float, 2e-3 in float16, 1.6e-2 in bfloat16, 1e-12 in double; a NaN
+ * counts as far. *WORST: the largest of their differences. */
+static inline int64_t pl_count_far(const struct pl_state *s, const double *want, const double *mag, double *worst)
+{
+    int odt = s->op->out.dtype;
+    int64_t n = pl_count(&s->op->out), bad = 0;
+    double tol = odt == PL_FLOAT16 ? 2e-3 : odt == PL_BFLOAT16 ? 1.6e-2 : odt == PL_DOUBLE ? 1e-12 : 2e-6;
+    *worst = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double d = fabs(pl_load(s->out, odt, i) - pl_round(odt, want[i]));
+        if (d != d)
+            d = INFINITY;
+        if (d > tol * mag[i]) {
+            bad++;
+            *worst = d > *worst ? d : *worst;
+        }
+    }
+    return bad;
+}
+
+/* The output against REF's values of every element and their magnitudes (pl_count_far); WHAT
+ * names the reference in the note, HOW says how near a verified output is */
+static inline enum bh_status pl_verify_near(struct pl_state *s, struct bh_result *r,
+                                            void (*ref)(const struct pl_state *, double *, double *), const char *what,
+                                            const char *how)
+{
+    int64_t n = pl_count(&s->op->out);
+    double *want = (double *)malloc((size_t)(n ? n : 1) * sizeof(double));
+    double *mag = (double *)malloc((size_t)(n ? n : 1) * sizeof(double));
+    if (!want || !mag) {
+        free(want);
+        free(mag);
+        bh_note(r, "%s", "cannot allocate the reference's output");
+        return BH_OOM;
+    }
+    ref(s, want, mag);
+    double worst;
+    int64_t bad = pl_count_far(s, want, mag, &worst);
+    free(want);
+    free(mag);
+    if (bad) {
+        bh_note(r, "output differs from the reference (%s): %lld elements, max error %.3g", what, (long long)bad, worst);
+        return BH_WRONG;
+    }
+    bh_note(r, "verified against the reference: %s%s", what, how);
+    return BH_OK;
+}
+
 /* The kinds of plain_index.h and plain_reduce.h: their reference computes the whole output
  * from the definition (its own index arithmetic, the same order of arithmetic: so exactly). */
 static inline enum bh_status pl_verify_whole(struct pl_state *s, struct bh_result *r)
@@ -1652,6 +1720,10 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
 #if PL_FAMILIES & PL_FAM_STRING
     if (pl_kind_string(PL_KIND_OF(op)))
         return pl_verify_string(s, r);
+#endif
+#if PL_FAMILIES & PL_FAM_REDUCE
+    if (PL_KIND_OF(op) == PL_SOFTMAX)
+        return pl_verify_softmax(s, r);
 #endif
 #if PL_FAMILIES & (PL_FAM_INDEX | PL_FAM_REDUCE | PL_FAM_QUANT)
     if (pl_kind_index(PL_KIND_OF(op)) || pl_kind_reduce(PL_KIND_OF(op)) || pl_kind_quant(PL_KIND_OF(op)))

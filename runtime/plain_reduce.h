@@ -1,7 +1,8 @@
 /* Plain C benchmarks for the reductions oneDNN has not (ReduceLogSum, ReduceLogSumExp,
  * ReduceSumSquare, and every reduction of an integer or 16-bit float tensor), for
- * MeanVarianceNormalization and for Hardmax. Inlined after plain_ops.h (and plain_index.h),
- * whose setup, kernel and verification call into it for PL_REDUCE, PL_MVN and PL_HARDMAX.
+ * MeanVarianceNormalization, Hardmax, and Softmax and LogSoftmax (beside oneDNN's). Inlined
+ * after plain_ops.h (and plain_index.h), whose setup, kernel and verification call into it for
+ * PL_REDUCE, PL_MVN, PL_HARDMAX and PL_SOFTMAX.
  *
  * A reduction keeps the reduced dims as 1 (keepdims only changes the output's view): op->axes
  * has bit k set when input dim k is reduced. The kernel walks the input once, row-major,
@@ -57,11 +58,12 @@ static inline void pl_reduce_view(const struct pl_op *op, int64_t *acc_stride, i
     *per = p;
 }
 
-/* Hardmax's view: [outer, dim, inner] along the axis, or [outer, rest] before opset 13 */
-static inline void pl_hardmax_view(const struct pl_op *op, int64_t *outer, int64_t *dim, int64_t *inner)
+/* Hardmax's and Softmax's view: [outer, dim, inner] along the axis, or [outer, rest] before
+ * opset 13 (flag bit 0) */
+static inline void pl_row_view(const struct pl_op *op, int64_t *outer, int64_t *dim, int64_t *inner)
 {
     pl_axis_split(&op->in[0], op->axis, outer, dim, inner);
-    if (op->flag) {
+    if (op->flag & 1) {
         *dim *= *inner;
         *inner = 1;
     }
@@ -80,15 +82,267 @@ static inline void pl_reduce_next(const struct pl_tensor *x, const int64_t *ast,
     }
 }
 
+/* ---- Softmax and LogSoftmax (PL_SOFTMAX) ----
+ *
+ * What a framework's CPU softmax does, in plain C: per row, its largest; e to each element's
+ * difference from it; their sum; then each exponential times the sum's inverse (LogSoftmax:
+ * the difference less the sum's log). Float, float16 and bfloat16 compute in float (the sums
+ * in double), double in double. Rows of a few elements (a detector's two class scores for each
+ * of 16800 anchors) are where a library's per-row set-up shows: the kernel takes the rows a
+ * block at a time, the block's differences exponentiated in one loop that the compiler
+ * vectorizes, so that a row of two costs about what its two elements cost.
+ *
+ * --verify: each row again in long double with libm's expl (no blocks, no pl_exp_neg), each
+ * element within the type's tolerance (pl_count_far) of its magnitude: e^d / sum times
+ * (1 + |x| + |largest|), the rounding of the difference d carried through e^d (LogSoftmax:
+ * |x| + |largest| + |log sum|). */
+
+/* the elements a block holds (its floats stay in the first-level cache; a row longer than
+ * this is a block of its own) */
+#define PL_SOFTMAX_BLOCK 2048
+
+/* e^x for x <= 0 (an element less its row's largest) in float, within about one unit in the
+ * last place: x = k ln2 + r with k = round(x / ln2) (adding 1.5 * 2^23 rounds it into the
+ * low bits of the sum), ln2 in two parts (Cody and Waite) so that r is exact, e^r by its
+ * Taylor series to r^7 (for |r| <= ln2 / 2 the first term left out is under 2^-26 of e^r),
+ * 2^k written into the exponent's bits. Below -87 (e^x under 2^-125.5, about float's smallest
+ * normal number) 0, as a flush to zero; a NaN stays NaN. No branch and no call, so that a
+ * loop of it vectorizes at -O2 with x86-64's SSE2, the instructions a plain C file builds
+ * for. */
+static inline float pl_exp_neg(float x)
+{
+    const float floor_ = -87.0f;
+    uint32_t below = -(uint32_t)(x < floor_), bits, fb;
+    float c, two_k, y;
+    memcpy(&bits, &x, 4);
+    memcpy(&fb, &floor_, 4);
+    bits = (bits & ~below) | (fb & below); /* max(x, -87) by masks, as a vector loop wants */
+    memcpy(&c, &bits, 4);
+    float t = c * 1.44269504f + 12582912.0f;
+    float k = t - 12582912.0f;
+    float r = c - k * 0.693145752f;
+    r -= k * 1.42860677e-6f;
+    float p = 1.0f / 5040;
+    p = p * r + 1.0f / 720;
+    p = p * r + 1.0f / 120;
+    p = p * r + 1.0f / 24;
+    p = p * r + 1.0f / 6;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    memcpy(&bits, &t, 4);
+    bits = (bits - 0x4b400000u + 127u) << 23; /* t's bits are 0x4b400000 + k */
+    memcpy(&two_k, &bits, 4);
+    y = p * two_k;
+    memcpy(&bits, &y, 4);
+    bits &= ~below;
+    memcpy(&y, &bits, 4);
+    return y;
+}
+
+/* pl_exp_neg of N floats in place, eight at a time where it can */
+static inline void pl_exp_neg_n(float *w, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int j = 0; j < 8; j++)
+            w[i + j] = pl_exp_neg(w[i + j]);
+    for (; i < n; i++)
+        w[i] = pl_exp_neg(w[i]);
+}
+
+/* the rows (slices of dim x inner) a block holds, and the floats of a block */
+static inline int64_t pl_softmax_rows(const struct pl_op *op, int64_t *cap)
+{
+    int64_t outer, dim, inner;
+    pl_row_view(op, &outer, &dim, &inner);
+    int64_t slice = dim * inner;
+    *cap = slice > PL_SOFTMAX_BLOCK ? slice : PL_SOFTMAX_BLOCK;
+    return slice > 0 && slice < PL_SOFTMAX_BLOCK ? PL_SOFTMAX_BLOCK / slice : 1;
+}
+
+/* the work space in doubles: a row's sums (double, inner of them), then in floats the block's
+ * exponentials, its rows' largest (a block holds no more rows' worth of them than its
+ * elements) and a row's inverses (or logs) of its sums */
+static inline int64_t pl_softmax_work(const struct pl_op *op)
+{
+    int64_t outer, dim, inner, cap;
+    pl_row_view(op, &outer, &dim, &inner);
+    pl_softmax_rows(op, &cap);
+    return inner + (2 * cap + inner + 1) / 2;
+}
+
+/* double: each row on its own, e^d into the output, then divided by the sum (LogSoftmax: d
+ * less the sum's log) */
+static inline void pl_softmax_double(struct pl_state *s, int64_t outer, int64_t dim, int64_t inner)
+{
+    const double *x = (const double *)s->in[0];
+    double *y = (double *)s->out;
+    int log_form = s->op->flag & 2;
+    for (int64_t a = 0; a < outer; a++)
+        for (int64_t c = 0; c < inner; c++) {
+            const double *xr = x + a * dim * inner + c;
+            double *yr = y + a * dim * inner + c, m = xr[0], sum = 0;
+            for (int64_t t = 1; t < dim; t++)
+                m = xr[t * inner] > m ? xr[t * inner] : m;
+            for (int64_t t = 0; t < dim; t++) {
+                double e = exp(xr[t * inner] - m);
+                yr[t * inner] = e;
+                sum += e;
+            }
+            double ls = log(sum);
+            for (int64_t t = 0; t < dim; t++)
+                yr[t * inner] = log_form ? xr[t * inner] - m - ls : yr[t * inner] / sum;
+        }
+}
+
+/* a block's rows NA from row A0 (in the float types): their largest into m, the differences
+ * into w, exponentiated, then each row's sum (double) and outputs. pl_kernel_softmax calls it
+ * with INNER the constant 1 where it is (the last axis), so that the compiler drops the loops
+ * over it there: a row of two is then a few instructions. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void pl_softmax_block(struct pl_state *s, int64_t a0, int64_t na, int64_t dim, int64_t inner, float *w,
+                                    float *m)
+{
+    const struct pl_op *op = s->op;
+    int dt = op->in[0].dtype, odt = op->out.dtype, log_form = op->flag & 2;
+    int64_t slice = dim * inner;
+    const float *xf = dt == PL_FLOAT ? (const float *)s->in[0] : NULL;
+    float *yf = odt == PL_FLOAT ? (float *)s->out : NULL;
+    double *sum = s->work;
+    float *q = m + (slice > PL_SOFTMAX_BLOCK ? slice : PL_SOFTMAX_BLOCK);
+    /* each row's largest, and each element's difference from it */
+    for (int64_t a = 0; a < na; a++) {
+        int64_t at = (a0 + a) * slice;
+        float *mx = m + a * inner, *wa = w + a * slice;
+        if (xf) {
+            const float *x = xf + at;
+            for (int64_t c = 0; c < inner; c++)
+                mx[c] = x[c];
+            for (int64_t t = 1; t < dim; t++)
+                for (int64_t c = 0; c < inner; c++)
+                    mx[c] = x[t * inner + c] > mx[c] ? x[t * inner + c] : mx[c];
+            for (int64_t t = 0; t < dim; t++)
+                for (int64_t c = 0; c < inner; c++)
+                    wa[t * inner + c] = x[t * inner + c] - mx[c];
+        } else {
+            for (int64_t c = 0; c < inner; c++)
+                mx[c] = (float)pl_load(s->in[0], dt, at + c);
+            for (int64_t t = 1; t < dim; t++)
+                for (int64_t c = 0; c < inner; c++) {
+                    float v = (float)pl_load(s->in[0], dt, at + t * inner + c);
+                    mx[c] = v > mx[c] ? v : mx[c];
+                }
+            for (int64_t t = 0; t < dim; t++)
+                for (int64_t c = 0; c < inner; c++)
+                    wa[t * inner + c] = (float)pl_load(s->in[0], dt, at + t * inner + c) - mx[c];
+        }
+    }
+    pl_exp_neg_n(w, na * slice);
+    /* each row's sums, their inverses (or logs), then its outputs */
+    for (int64_t a = 0; a < na; a++) {
+        int64_t at = (a0 + a) * slice;
+        const float *mx = m + a * inner, *wa = w + a * slice;
+        for (int64_t c = 0; c < inner; c++)
+            sum[c] = 0;
+        for (int64_t t = 0; t < dim; t++)
+            for (int64_t c = 0; c < inner; c++)
+                sum[c] += wa[t * inner + c];
+        for (int64_t c = 0; c < inner; c++)
+            q[c] = (float)(log_form ? log(sum[c]) : 1 / sum[c]);
+        if (yf && !log_form) {
+            float *y = yf + at;
+            for (int64_t t = 0; t < dim; t++)
+                for (int64_t c = 0; c < inner; c++)
+                    y[t * inner + c] = wa[t * inner + c] * q[c];
+        } else if (yf) {
+            const float *x = xf + at;
+            float *y = yf + at;
+            for (int64_t t = 0; t < dim; t++)
+                for (int64_t c = 0; c < inner; c++)
+                    y[t * inner + c] = (x[t * inner + c] - mx[c]) - q[c];
+        } else {
+            for (int64_t t = 0; t < dim; t++)
+                for (int64_t c = 0; c < inner; c++) {
+                    int64_t i = t * inner + c;
+                    float v = log_form ? ((float)pl_load(s->in[0], dt, at + i) - mx[c]) - q[c] : wa[i] * q[c];
+                    pl_store(s->out, odt, at + i, v);
+                }
+        }
+    }
+}
+
+static inline void pl_kernel_softmax(struct pl_state *s)
+{
+    const struct pl_op *op = s->op;
+    int64_t outer, dim, inner, cap;
+    pl_row_view(op, &outer, &dim, &inner);
+    if (dim * inner == 0)
+        return;
+    if (op->in[0].dtype == PL_DOUBLE) {
+        pl_softmax_double(s, outer, dim, inner);
+        return;
+    }
+    int64_t rows = pl_softmax_rows(op, &cap);
+    float *w = (float *)(s->work + inner), *m = w + cap;
+    for (int64_t a0 = 0; a0 < outer; a0 += rows) {
+        int64_t na = outer - a0 < rows ? outer - a0 : rows;
+        if (inner == 1)
+            pl_softmax_block(s, a0, na, dim, 1, w, m);
+        else
+            pl_softmax_block(s, a0, na, dim, inner, w, m);
+    }
+}
+
+/* every output element and its magnitude from its row, in long double */
+static inline void pl_reference_softmax(const struct pl_state *s, double *want, double *mag)
+{
+    const struct pl_op *op = s->op;
+    int dt = op->in[0].dtype, log_form = op->flag & 2;
+    int64_t outer, dim, inner;
+    pl_row_view(op, &outer, &dim, &inner);
+    for (int64_t a = 0; a < outer; a++)
+        for (int64_t c = 0; c < inner; c++) {
+            int64_t base = a * dim * inner + c;
+            long double m = -INFINITY, sum = 0;
+            for (int64_t t = 0; t < dim; t++) {
+                long double v = pl_load(s->in[0], dt, base + t * inner);
+                m = v > m ? v : m;
+            }
+            for (int64_t t = 0; t < dim; t++)
+                sum += expl((long double)pl_load(s->in[0], dt, base + t * inner) - m);
+            long double ls = logl(sum);
+            for (int64_t t = 0; t < dim; t++) {
+                int64_t i = base + t * inner;
+                long double x = pl_load(s->in[0], dt, i), d = x - m;
+                want[i] = (double)(log_form ? d - ls : expl(d) / sum);
+                mag[i] = log_form ? (double)(fabsl(x) + fabsl(m) + fabsl(ls)) + 1e-30
+                                  : fabs(want[i]) * (double)(1 + fabsl(x) + fabsl(m)) + 1e-30;
+            }
+        }
+}
+
+static inline enum bh_status pl_verify_softmax(struct pl_state *s, struct bh_result *r)
+{
+    return pl_verify_near(s, r, pl_reference_softmax, "each row in long double",
+                          " (within the type's tolerance of each element's magnitude)");
+}
+
 static inline void pl_kernel_reduce(struct pl_state *s)
 {
     const struct pl_op *op = s->op;
     const struct pl_tensor *x = &op->in[0];
     int dt = x->dtype, odt = op->out.dtype;
     int64_t n = pl_count(x), ast[8], groups, per;
+    if (PL_KIND_OF(op) == PL_SOFTMAX) {
+        pl_kernel_softmax(s);
+        return;
+    }
     if (PL_KIND_OF(op) == PL_HARDMAX) {
         int64_t outer, dim, inner;
-        pl_hardmax_view(op, &outer, &dim, &inner);
+        pl_row_view(op, &outer, &dim, &inner);
         for (int64_t a = 0; a < outer; a++)
             for (int64_t c = 0; c < inner; c++) {
                 int64_t base = a * dim * inner + c, best = 0;
@@ -185,7 +439,7 @@ static inline int64_t pl_reference_reduce(const struct pl_state *s, void *want)
     if (PL_KIND_OF(op) == PL_HARDMAX) {
         /* every element: 1 where it is its row's first largest */
         int64_t outer, dim, inner;
-        pl_hardmax_view(op, &outer, &dim, &inner);
+        pl_row_view(op, &outer, &dim, &inner);
         for (int64_t i = 0; i < n; i++) {
             int64_t a = i / (dim * inner), t = i / inner % dim, c = i % inner, first = -1;
             double best = -INFINITY;

@@ -353,6 +353,26 @@ static void e2e_written_models(const char *name, const char *script, const char 
         assert_int_equal(test_sh("test $(grep -c '%s' '%s.oracle.log') -ge %d", ok_pattern, out, min_ok), 0);
 }
 
+/* Softmax and LogSoftmax in plain C beside oneDNN's: test/oracle/softmax_models.py's models
+ * (rows of two over several blocks, rows longer than a block, the channels, the 2-D view before
+ * opset 13, double) and libonnx-testdata's; every plain C file, in each type gen writes it in,
+ * verified in the benchmark and held against onnx's reference */
+static void e2e_softmax(void **state)
+{
+    (void)state;
+    static const char *const node_models[] = {"softmax_axis_0", "softmax_example", "logsoftmax_axis_1",
+                                              "logsoftmax_large_number"};
+    e2e_written_models("softmax", "softmax_models.py", node_models, BZ_ARRAY_LEN(node_models), false,
+                       "softmax_rows_of_two", "Softmax: ok", 11);
+    if (gen_only)
+        return;
+    /* an f32 layer's plain C also in bf16 and f16, each held to the reference */
+    assert_int_equal(test_sh("for t in f32 bf16 f16; do grep -q -- \"-$t-c_plain.c Softmax: ok\" '%s/softmax.oracle.log' || "
+                             "exit 1; done",
+                             dir),
+                     0);
+}
+
 /* Activations libonnx-testdata (ONNX 1.12) lacks: Swish (opset 24), test/oracle/activation_models.py's
  * models in float (oneDNN's eltwise, verified against oneDNN's reference) and double (plain C,
  * held against onnx's reference) */
@@ -1096,6 +1116,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_activations),
         cmocka_unit_test(e2e_indexing),
         cmocka_unit_test(e2e_reductions),
+        cmocka_unit_test(e2e_softmax),
         cmocka_unit_test(e2e_quantized),
         cmocka_unit_test(e2e_resampling),
         cmocka_unit_test(e2e_einsum),

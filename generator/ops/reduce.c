@@ -262,6 +262,19 @@ static int softmax_dnnl(const struct layer_desc *d, int which, struct cpu_plan *
     return 0;
 }
 
+/* Softmax and LogSoftmax in plain C (plain_reduce.h), beside oneDNN's: its jit kernels set up
+ * each row, and on rows of a few elements (a detector's two class scores for each anchor) that
+ * costs more than the rows' arithmetic; a framework's softmax takes such rows at the rate of
+ * their elements. Every float type (double: plain C's alone). */
+static int softmax_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    if (plan_pl_start(d, PL_SOFTMAX, PL_IDENTITY, -1, op) || (op->axis = plan_axis(d->a.axis, op->in[0].nd)) < 0 ||
+        !plan_pl_same(&op->out, &op->in[0]) || !pl_is_float(op->out.dtype))
+        return -1;
+    op->flag = (d->a.coerce_2d != 0) | (d->def->ids.dnnl == dnnl_softmax_log) << 1;
+    return 0;
+}
+
 static int softmax_cudnn(const struct layer_desc *d, struct cu_plan *p)
 {
     static const struct cu_algo softmax_algos[] = {
@@ -338,8 +351,9 @@ static int arg_topk_plain(const struct layer_desc *d, struct pl_op *op)
 
 static const struct op_plans reduce_plans = {reduce_dnnl, reduce_plain, reduce_cudnn, NULL, NULL, PLAN_BY_IDS,
     .how = {"oneDNN reduction", "plain C", "cuDNN reduce tensor", NULL}};
-static const struct op_plans softmax_plans = {softmax_dnnl, NULL, softmax_cudnn, NULL, NULL, 0,
-    .how = {"oneDNN softmax", NULL, "cuDNN softmax (fast, accurate; log); over the channels channels-last too", NULL}};
+static const struct op_plans softmax_plans = {softmax_dnnl, softmax_plain, softmax_cudnn, NULL, NULL,
+    PLAN_PLAIN_TOO | PLAN_PLAIN_TYPES,
+    .how = {"oneDNN softmax", "plain C", "cuDNN softmax (fast, accurate; log); over the channels channels-last too", NULL}};
 PLAIN_PLANS(hardmax_plans, hardmax_plain, "plain C");
 PLAIN_PLANS(arg_topk_plans, arg_topk_plain, "plain C");
 

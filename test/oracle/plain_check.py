@@ -3,7 +3,7 @@
 subtly wrong: ScatterND, Split and Concat, ArgMax/ArgMin, TopK, the index and scan operators
 (GatherElements, GatherND, ScatterElements, CumSum, Trilu, OneHot, ReverseSequence, EyeLike,
 Range), the reductions and normalisations oneDNN has not (Reduce*, MeanVarianceNormalization,
-Hardmax), casts and the maths that oneDNN has not (inverse and hyperbolic trigonometry,
+Hardmax), Softmax and LogSoftmax, casts and the maths that oneDNN has not (inverse and hyperbolic trigonometry,
 IsInf/IsNaN, Celu, Shrink, ThresholdedRelu, Gelu in both forms, Mod, BitShift, the n-ary Sum/Mean/Min/Max),
 resampling (Resize, GridSample), Einsum, the transforms (DFT, STFT), Det, RoiAlign, MaxUnpool,
 the losses, the training optimizers, NonZero, Compress, Unique and NonMaxSuppression, casts to
@@ -51,6 +51,10 @@ SIGNAL = ("DFT", "STFT", "HannWindow", "HammingWindow", "BlackmanWindow")
 # losses (within 1e-5 of the largest value), MaxUnpool (exactly)
 NN = ("Det", "RoiAlign", "MaxUnpool", "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "Adagrad", "Momentum",
       "Adam", "TfIdfVectorizer")
+# Softmax and LogSoftmax (plain C computes in float, or double): against onnx.reference in
+# float64 rounded to the output's type, each element within a few units in the type's last
+# place of itself (LogSoftmax: of |y| + 1, its rounding being the difference's)
+SOFTMAX = ("Softmax", "LogSoftmax")
 # outputs whose size depends on the data: the benchmark's buffer is the largest; the elements
 # it wrote (and their count) must be the reference's, exactly
 SELECT = ("NonZero", "Compress", "NonMaxSuppression", "Unique")
@@ -459,13 +463,38 @@ def check(path, key, text, tmp):
             at += size
         if at != flat.size:
             return False
-    want = reference(key, inputs)
+    want = None if key["op"] in SOFTMAX else reference(key, inputs)  # Softmax's: below
     if odt == 8:  # strings: the kernel's (the ones it kept) and the reference's, exactly
         same = read_text(os.path.join(tmp, "out")) == [str(w) for w in want[0].ravel()]
         if key["op"] == "StringSplit":  # and the counts
             same = same and np.array_equal(np.fromfile(os.path.join(tmp, "aux"), dtype=np.int64), want[1].ravel())
         return same
     got = np.fromfile(os.path.join(tmp, "out"), dtype=NP[odt])
+    if key["op"] in SOFTMAX:
+        x, attrs = inputs[0].astype(np.float64), key["attrs"]
+        axis = attrs["axis"]
+        if attrs["coerce_2d"]:  # before opset 13: over the 2-D view (onnx.reference takes only 13's form)
+            x, axis = x.reshape(int(np.prod(x.shape[:axis])), -1), 1
+        exact = run_node("Softmax", {"axis": axis}, {"x0": x})[0]
+        if key["op"] == "LogSoftmax":
+            # x less the log of the sum of e^x, shifted by the largest (onnx.reference's
+            # LogSoftmax takes the log of its softmax: -inf where that underflows, as at the
+            # benchmark's -10000s); where onnx's softmax is normal, its log must agree
+            m = np.max(x, axis=axis, keepdims=True)
+            log_sum = m + np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True))
+            normal = exact > 1e-300
+            if not np.allclose(np.log(exact[normal]), (x - log_sum)[normal], rtol=1e-12, atol=1e-12):
+                return False
+            exact = x - log_sum
+        want = exact.astype(NP[odt]).astype(np.float64).ravel()
+        got = got.astype(np.float64)
+        dt = np.dtype(NP[odt])
+        rtol = {np.dtype(np.float16): 2e-3, np.dtype(ml_dtypes.bfloat16): 1.6e-2, np.dtype(np.float64): 1e-12}.get(dt, 4e-6)
+        tiny = {np.dtype(np.float16): 6e-8, np.dtype(np.float64): 1e-300}.get(dt, 1e-37)
+        # non-finite only where the reference is, and then the same
+        scale = np.where(np.isfinite(want), np.abs(want) + (1 if key["op"] == "LogSoftmax" else 0), 0)
+        near = (got == want) | (np.abs(got - want) <= rtol * scale + tiny)
+        return got.shape == want.shape and bool(np.all(near))
     if key["op"] == "Split":  # the pieces one after the other
         return np.array_equal(got, np.concatenate([w.ravel() for w in want]))
     if key["op"] == "TopK":
@@ -553,7 +582,7 @@ def main():
             continue
         # the other plain C files (Slice, Pad, Gather...; the casts that the e2e tests have
         # always verified element by element): where their buffers lie, not their values
-        semantic = key["op"] in OPS + MATHS + SAMPLING + SIGNAL + NN + SELECT + STRINGS and not (
+        semantic = key["op"] in OPS + MATHS + SAMPLING + SIGNAL + NN + SELECT + STRINGS + SOFTMAX and not (
             key["op"] in ("Cast", "CastLike") and all(t["dtype"] in ("FLOAT", "DOUBLE", "INT64", "INT32", "BOOL")
                                                       for t in [key["inputs"][0]] + key["outputs"][:1]))
         todo.append((path, key, text, semantic))
