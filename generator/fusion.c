@@ -40,7 +40,8 @@ static bool is_op(const struct fctx *f, int i, const char *op)
 
 static bool is_act(const struct fctx *f, int i)
 {
-    return is_op(f, i, "Relu") || is_op(f, i, "Sigmoid") || is_op(f, i, "Tanh") || is_op(f, i, "Clip");
+    return is_op(f, i, "Relu") || is_op(f, i, "Sigmoid") || is_op(f, i, "Tanh") || is_op(f, i, "Clip") ||
+           is_op(f, i, "LeakyRelu");
 }
 
 /* The other input of a binary node, given one of them. */
@@ -224,7 +225,9 @@ static bool silu_after(const struct fctx *f, int last, int *nodes, int *n)
 
 /* Conv [-> BatchNormalization] [-> Add(residual)] [-> activation]: what a library runs as one
  * convolution with the BN folded in and sum and eltwise post-ops. The activation is one node
- * (Relu, Sigmoid, Tanh, Clip) or a SiLU's Sigmoid and Mul (YOLOv5's, EfficientNet's). */
+ * (Relu, Sigmoid, Tanh, Clip, LeakyRelu: ONNX Runtime's CPU convolution runs a LeakyRelu fused
+ * too, as its profile of retinaface shows) or a SiLU's Sigmoid and Mul (YOLOv5's,
+ * EfficientNet's). A LeakyRelu has no cuDNN form here: on a GPU the group's members run. */
 static void find_conv(struct layer_set *s, struct fctx *f, int run_index)
 {
     static const char *const patterns[2][2][2] = {

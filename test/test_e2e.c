@@ -373,6 +373,33 @@ static void e2e_softmax(void **state)
                      0);
 }
 
+/* Convolution groups with an activation, LeakyRelu among them as ONNX Runtime's CPU convolution
+ * runs it fused (conv_act, conv_bn_act): test/oracle/conv_act_check.py's models, each group's
+ * oneDNN files verified against oneDNN's reference and their post-op held to onnx's Conv and
+ * activation on the benchmark's own inputs */
+static void e2e_conv_act(void **state)
+{
+    (void)state;
+    const char *py = test_env("BENANZA_PYTHON", "python3");
+    TEST_NEED_PY(py, "onnx.reference");
+    char src[300], out[300], args[400];
+    snprintf(src, sizeof(src), "%s/conv_act_models", dir);
+    snprintf(out, sizeof(out), "%s/conv_act", dir);
+    assert_int_equal(test_sh("%s test/oracle/conv_act_check.py model '%s'", py, src), 0);
+    snprintf(args, sizeof(args), "-b 1 '%s'/*.onnx", src);
+    run_folder(args, out);
+    /* four LeakyRelu groups (one with a batch norm), one Relu6 */
+    assert_int_equal(test_sh("cd '%s' && test $(grep -c '^layer.*\tfused\tConv+LeakyRelu\t' manifest.tsv) = 3 && "
+                             "grep -q '^layer.*\tfused\tConv+BatchNormalization+LeakyRelu\t' manifest.tsv && "
+                             "grep -q '^layer.*\tfused\tConv+Clip\t' manifest.tsv",
+                             out),
+                     0);
+    check_folder(out, "conv_leakyrelu ");
+    run_oracle(py, "conv_act_check.py", out);
+    if (!gen_only)
+        assert_int_equal(test_sh("test $(grep -c 'LeakyRelu max error' '%s.oracle.log') -ge 4", out), 0);
+}
+
 /* Activations libonnx-testdata (ONNX 1.12) lacks: Swish (opset 24), test/oracle/activation_models.py's
  * models in float (oneDNN's eltwise, verified against oneDNN's reference) and double (plain C,
  * held against onnx's reference) */
@@ -1117,6 +1144,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_indexing),
         cmocka_unit_test(e2e_reductions),
         cmocka_unit_test(e2e_softmax),
+        cmocka_unit_test(e2e_conv_act),
         cmocka_unit_test(e2e_quantized),
         cmocka_unit_test(e2e_resampling),
         cmocka_unit_test(e2e_einsum),

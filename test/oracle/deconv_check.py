@@ -12,67 +12,12 @@ bias, must give the same output within 1e-4 of its largest value.
 usage: deconv_check.py FOLDER   (one line per benchmark; exit 1 on a mismatch or when none ran)"""
 import glob
 import os
-import re
-import subprocess
 import sys
 import tempfile
 
+import dnnl_driver
 import numpy as np
 from single_node import layer_key, run_node
-
-DRIVER = r'''
-#define main benanza_bench_main
-#include "%s"
-#undef main
-static void put(const char *dir, const char *name, struct bd_state *b, dnnl_memory_t mem)
-{
-    const dnnl_memory_desc_t *md;
-    dnnl_memory_t plain;
-    float *data;
-    dnnl_memory_get_memory_desc(mem, &md);
-    if (bd_plain_copy(b->eng, b->stream, mem, md, &plain, &data) != dnnl_success)
-        exit(3);
-    size_t n = 1;
-    for (int i = 0; i < md->ndims; i++)
-        n *= (size_t)md->dims[i];
-    char path[4096];
-    snprintf(path, sizeof(path), "%%s/%%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(data, sizeof(float), n, f) != n || fclose(f))
-        exit(2);
-    dnnl_memory_destroy(plain);
-}
-int main(int argc, char **argv)
-{
-    static struct bd_state st;
-    struct bh_opts o;
-    struct bh_result r;
-    memset(&o, 0, sizeof(o));
-    memset(&r, 0, sizeof(r));
-    st.op = &OP;
-    st.impl = "%s";
-    st.args = ARGS;
-    st.nargs = (int)(sizeof(ARGS) / sizeof(ARGS[0]));
-    if (argc != 2 || bd_setup(&st, &o, &r) != BH_OK)
-        return 2;
-    if (dnnl_primitive_execute(st.prim, st.stream, st.nexec, st.exec) != dnnl_success ||
-        dnnl_stream_wait(st.stream) != dnnl_success)
-        return 2;
-    for (int i = 0; i < st.nargs; i++) {
-        int a = ARGS[i].arg;
-        const char *name = a == DNNL_ARG_SRC ? "src" : a == DNNL_ARG_WEIGHTS ? "wei" : a == DNNL_ARG_BIAS ? "bias" : "dst";
-        put(argv[1], name, &st, st.mem[i]);
-    }
-    bd_teardown(&st);
-    (void)benanza_bench_main;
-    return 0;
-}
-'''
-
-
-def dims(text, field):
-    m = re.search(r"\.%s = \{(\d+), \{([^}]*)\}\}" % field, text)
-    return [int(v) for v in m.group(2).split(",")][: int(m.group(1))]
 
 
 def reference(attrs, x, w, b, groups):
@@ -92,28 +37,15 @@ def reference(attrs, x, w, b, groups):
 
 
 def check(path, tmp):
-    text = open(path).read()
-    impl = re.search(r'st\.impl = "([^"]*)";', text).group(1)
-    key = layer_key(text)
-    drv = os.path.join(tmp, "driver.c")
-    with open(drv, "w") as f:
-        f.write(DRIVER % (os.path.abspath(path), impl))
-    exe = os.path.join(tmp, "driver")
-    cc = os.environ.get("CC", "cc")
-    subprocess.run([cc, "-std=c11", "-O1", drv, "-o", exe, "-ldnnl", "-lm"], check=True)
-    subprocess.run([exe, tmp], check=True)
-    load = lambda name, shape: np.fromfile(os.path.join(tmp, name), dtype=np.float32).reshape(shape)
-    src, wei, dst = load("src", dims(text, "src")), load("wei", dims(text, "wei")), load("dst", dims(text, "dst"))
+    key = layer_key(open(path).read())
+    a = dnnl_driver.run(path, tmp)
+    src, wei, dst = a["src"], a["wei"], a["dst"]
     nsp = src.ndim - 2
     if wei.ndim == src.ndim:  # [OC, IC, k...]: one group
         wei = wei[np.newaxis]
     g, ocg, icg = wei.shape[:3]
     w = np.swapaxes(wei, 1, 2).reshape((g * icg, ocg) + wei.shape[3:])
-    bias = load("bias", [g * ocg]) if re.search(r"\.has_bias = 1", text) else None
-    want = reference(key["attrs"], src, w, bias, g)
-    for name in ("src", "wei", "bias", "dst"):
-        if os.path.exists(os.path.join(tmp, name)):
-            os.unlink(os.path.join(tmp, name))
+    want = reference(key["attrs"], src, w, a.get("bias"), g)
     if want.shape != dst.shape:
         return "WRONG: onnx gives shape %s, the benchmark %s" % (list(want.shape), list(dst.shape)), False
     err = float(np.max(np.abs(dst.astype(np.float64) - want))) / max(float(np.max(np.abs(want))), 1e-6)
