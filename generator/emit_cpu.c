@@ -218,7 +218,7 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
         flops = plan_glu_flops(op->fn) * (double)pl_count(&op->out);
     if (op->kind == PL_REDUCE || op->kind == PL_HARDMAX) /* a step per input element */
         flops = (double)pl_count(&op->in[0]);
-    if (op->kind == PL_SOFTMAX) /* the largest, the difference, its exponential, the sum, the scale */
+    if (op->kind == PL_SOFTMAX) /* as oneDNN's softmax counts it: 4 per element */
         flops = 4.0 * (double)pl_count(&op->out);
     if (op->kind == PL_MVN) /* sum, sum of squares, then subtract and divide */
         flops = 4.0 * (double)pl_count(&op->in[0]);

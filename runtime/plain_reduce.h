@@ -93,9 +93,10 @@ static inline void pl_reduce_next(const struct pl_tensor *x, const int64_t *ast,
  * vectorizes, so that a row of two costs about what its two elements cost.
  *
  * --verify: each row again in long double with libm's expl (no blocks, no pl_exp_neg), each
- * element within the type's tolerance (pl_count_far) of its magnitude: e^d / sum times
- * (1 + |x| + |largest|), the rounding of the difference d carried through e^d (LogSoftmax:
- * |x| + |largest| + |log sum|). */
+ * element within the type's tolerance (pl_count_far) of half its value times 1 + |d|, d its
+ * difference from the row's largest (the rounding of d goes through e^d): in float 1e-6 of
+ * y (1 + |d|), about 8 units in the last place, which an e^x some tens of units off fails
+ * (LogSoftmax: of |d| + |log sum|, its two terms). */
 
 /* the elements a block holds (its floats stay in the first-level cache; a row longer than
  * this is a block of its own) */
@@ -257,7 +258,7 @@ static inline void pl_softmax_block(struct pl_state *s, int64_t a0, int64_t na, 
             for (int64_t t = 0; t < dim; t++)
                 for (int64_t c = 0; c < inner; c++)
                     y[t * inner + c] = wa[t * inner + c] * q[c];
-        } else if (yf) {
+        } else if (yf && xf) {
             const float *x = xf + at;
             float *y = yf + at;
             for (int64_t t = 0; t < dim; t++)
@@ -318,8 +319,7 @@ static inline void pl_reference_softmax(const struct pl_state *s, double *want, 
                 int64_t i = base + t * inner;
                 long double x = pl_load(s->in[0], dt, i), d = x - m;
                 want[i] = (double)(log_form ? d - ls : expl(d) / sum);
-                mag[i] = log_form ? (double)(fabsl(x) + fabsl(m) + fabsl(ls)) + 1e-30
-                                  : fabs(want[i]) * (double)(1 + fabsl(x) + fabsl(m)) + 1e-30;
+                mag[i] = 0.5 * (log_form ? (double)(fabsl(d) + fabsl(ls)) : fabs(want[i]) * (double)(1 + fabsl(d)));
             }
         }
 }

@@ -269,7 +269,7 @@ static int softmax_dnnl(const struct layer_desc *d, int which, struct cpu_plan *
 static int softmax_plain(const struct layer_desc *d, struct pl_op *op)
 {
     if (plan_pl_start(d, PL_SOFTMAX, PL_IDENTITY, -1, op) || (op->axis = plan_axis(d->a.axis, op->in[0].nd)) < 0 ||
-        !plan_pl_same(&op->out, &op->in[0]) || !pl_is_float(op->out.dtype))
+        !plan_pl_same(&op->out, &op->in[0]) || op->out.dtype != op->in[0].dtype || !pl_is_float(op->out.dtype))
         return -1;
     op->flag = (d->a.coerce_2d != 0) | (d->def->ids.dnnl == dnnl_softmax_log) << 1;
     return 0;
