@@ -1202,6 +1202,64 @@ static inline void pl_kernel_topk(struct pl_state *s)
         }
 }
 
+/* A binary operation of float tensors into a float one by one of the usual functions (add,
+ * subtract, multiply, divide, PRelu): each run along the innermost dim is a loop of its own
+ * per function, the operands at their strides there (0 where one broadcasts). pl_apply
+ * computes these in double; rounded to float that is the float operation's own result, bit
+ * for bit (each is correctly rounded in both). 0 where the operation is another. */
+static inline int pl_binary_f32(struct pl_state *s)
+{
+    const struct pl_op *op = s->op;
+    int fn = op->fn, nd = op->out.nd;
+    if (PL_KIND_OF(op) != PL_BINARY || op->nin != 2 || op->flag || pl_halves(op) || op->in[0].dtype != PL_FLOAT ||
+        op->in[1].dtype != PL_FLOAT || op->out.dtype != PL_FLOAT ||
+        (fn != PL_ADD && fn != PL_SUB && fn != PL_MUL && fn != PL_DIV && fn != PL_PRELU))
+        return 0;
+    const float *a = (const float *)s->in[0], *b = (const float *)s->in[1];
+    float *y = (float *)s->out;
+    int64_t n = pl_count(&op->out), len = s->flat ? n : nd ? op->out.d[nd - 1] : 1;
+    int64_t sa = s->flat ? 1 : nd ? s->strides[0][nd - 1] : 0, sb = s->flat ? 1 : nd ? s->strides[1][nd - 1] : 0;
+    int64_t idx[8] = {0}, pa = 0, pb = 0;
+    for (int64_t i = 0; len > 0 && i < n; i += len) {
+        const float *x0 = a + pa, *x1 = b + pb;
+        float *o = y + i;
+        switch (fn) {
+        case PL_ADD:
+            for (int64_t j = 0; j < len; j++)
+                o[j] = x0[j * sa] + x1[j * sb];
+            break;
+        case PL_SUB:
+            for (int64_t j = 0; j < len; j++)
+                o[j] = x0[j * sa] - x1[j * sb];
+            break;
+        case PL_MUL:
+            for (int64_t j = 0; j < len; j++)
+                o[j] = x0[j * sa] * x1[j * sb];
+            break;
+        case PL_DIV:
+            for (int64_t j = 0; j < len; j++)
+                o[j] = x0[j * sa] / x1[j * sb];
+            break;
+        default: /* PL_PRELU */
+            for (int64_t j = 0; j < len; j++) {
+                float v = x0[j * sa];
+                o[j] = v < 0 ? v * x1[j * sb] : v;
+            }
+        }
+        for (int k = nd - 2; k >= 0 && !s->flat; k--) { /* the odometer of the outer dims */
+            idx[k]++;
+            pa += s->strides[0][k];
+            pb += s->strides[1][k];
+            if (idx[k] < op->out.d[k])
+                break;
+            pa -= s->strides[0][k] * idx[k];
+            pb -= s->strides[1][k] * idx[k];
+            idx[k] = 0;
+        }
+    }
+    return 1;
+}
+
 static inline void pl_kernel(struct pl_state *s)
 {
     const struct pl_op *op = s->op;
@@ -1471,6 +1529,8 @@ static inline void pl_kernel(struct pl_state *s)
         }
         return;
     }
+    if (pl_binary_f32(s))
+        return;
     int64_t idx[8] = {0}, pos[PL_MAX_IN] = {0};
     /* the first two operands: the inputs, or a pl_halves op's halves of its one input (at
      * in[0]'s strides; never flat, its input twice the output) */

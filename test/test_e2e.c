@@ -257,7 +257,7 @@ static void e2e_maths(void **state)
     static const char *const models[] = {
         "acos", "asin", "asinh", "atan", "cosh", "sinh", "isinf_negative", "celu", "shrink_hard",
         "thresholdedrelu_default", "mean_one_input", "sum_example", "min_example", "mod_mixed_sign_int64",
-        "mod_uint8",
+        "mod_uint8", "prelu_broadcast", "prelu_example",
     };
     e2e_node_models("maths_models", models, BZ_ARRAY_LEN(models), "plain_check.py");
 }

@@ -605,7 +605,10 @@ static int pow_plain(const struct layer_desc *d, struct pl_op *op)
 static const struct op_plans pow_plans = {pow_dnnl, pow_plain, NULL, NULL, NULL, PLAN_PLAIN_TOO,
     .how = {"oneDNN eltwise square, sqrt or pow (a constant scalar exponent)", "plain C", NULL, "kernel of ours"}};
 
-/* PRelu: oneDNN's primitive, the slope broadcast to the input's rank; plain C beside it */
+/* PRelu: oneDNN's primitive, the slope broadcast to the input's rank; plain C beside it (and
+ * for an f32 layer in bf16 and f16 too, which oneDNN takes in neither without AVX-512): oneDNN
+ * 2.6 runs a PRelu of a few hundred elements by its reference implementation here, 14.2 us
+ * for gtcrn's [1, 16, 1, 33] (docs/results/cpu/epyc-avx2.md) */
 static int prelu_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
 {
     struct bd_tensor slope;
@@ -625,8 +628,8 @@ static int prelu_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p)
     return 0;
 }
 
-static const struct op_plans prelu_plans = {prelu_dnnl, binary_plain, NULL, NULL, NULL, 0,
-    .how = {"oneDNN PReLU", "plain C", NULL, NULL}};
+static const struct op_plans prelu_plans = {prelu_dnnl, binary_plain, NULL, NULL, NULL,
+    PLAN_PLAIN_TOO | PLAN_PLAIN_TYPES, .how = {"oneDNN PReLU", "plain C", NULL, NULL}};
 
 /* Where and Cast: plain C (a cast with a string on one side is a string kind) */
 static int select_cast_plain(const struct layer_desc *d, struct pl_op *op)

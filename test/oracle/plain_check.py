@@ -37,7 +37,7 @@ OPS = ("ScatterND", "Split", "Concat", "ArgMax", "ArgMin", "TopK", "GatherElemen
 # maths that onnx.reference computes in float32 where the benchmark rounds a double: equal
 # within 1e-6 of the largest value (exactly for integers and booleans)
 MATHS = ("Einsum", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "IsInf", "IsNaN", "Celu", "Shrink",
-         "ThresholdedRelu", "Swish", "Gelu", "Mod", "Sum", "Mean", "Min", "Max", "Pow", "Hardmax", "MeanVarianceNormalization",
+         "ThresholdedRelu", "Swish", "Gelu", "Mod", "Sum", "Mean", "Min", "Max", "Pow", "PRelu", "Hardmax", "MeanVarianceNormalization",
          "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum",
          "ReduceLogSumExp", "ReduceSumSquare")
 # resampling, computed in float by the benchmark and in float64 (Resize) or float32 (GridSample)
