@@ -1351,9 +1351,9 @@ static inline void pl_kernel(struct pl_state *s)
                 int64_t c = idx[row * q + k];
                 off += (c < 0 ? c + d->d[k] : c) * stride[k];
             }
-            if (!op->flag) {
-                memcpy((char *)s->out + off * (int64_t)es, (const char *)s->in[2] + row * slice * (int64_t)es,
-                       (size_t)(slice * (int64_t)es));
+            if (!op->flag) { /* a slice of one element (an index row per element) without a memcpy call */
+                pl_copy_rows((char *)s->out + off * (int64_t)es, 0, (const char *)s->in[2] + row * slice * (int64_t)es, 0, 1,
+                             slice, 1, es);
                 continue;
             }
             for (int64_t e = 0; e < slice; e++) /* reduction add, mul, max, min */
