@@ -211,7 +211,8 @@ enum plan_flags {
     PLAN_PLAIN_TOO = 1u << 0,  /* the plain C benchmark beside oneDNN's (Resize: oneDNN's own
                                   coordinates are not every ONNX mode's; Concat: a row copy,
                                   as ONNX Runtime's, beats oneDNN's on some shapes; Softmax:
-                                  rows of a few elements) */
+                                  rows of a few elements; PRelu: oneDNN's reference
+                                  implementation on small tensors) */
     PLAN_KERNEL_TOO = 1u << 1, /* a kernel of ours beside cuDNN's (binary ops: cuDNN accepts
                                   fewer broadcasts) */
     PLAN_DNNL_INT8 = 1u << 2,  /* the oneDNN hook takes int8 layers too (checks their types) */
@@ -219,8 +220,8 @@ enum plan_flags {
                                   names it (op_ids: dnnl, pl_kind, cudnn) */
     PLAN_PLAIN_TYPES = 1u << 4, /* with PLAN_PLAIN_TOO, the plain C benchmark in the other types
                                    oneDNN's are in too (an f32 layer's bf16 and f16, a 16-bit
-                                   model's f32): a copy, Concat; Softmax, which oneDNN takes in
-                                   no 16-bit type on a CPU without AVX-512 */
+                                   model's f32): a copy, Concat; Softmax and PRelu, which
+                                   oneDNN takes in no 16-bit type on a CPU without AVX-512 */
 };
 
 struct op_plans {
