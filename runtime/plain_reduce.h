@@ -152,24 +152,23 @@ static inline void pl_exp_neg_n(float *w, int64_t n)
         w[i] = pl_exp_neg(w[i]);
 }
 
-/* the rows (slices of dim x inner) a block holds, and the floats of a block */
-static inline int64_t pl_softmax_rows(const struct pl_op *op, int64_t *cap)
+/* the rows (slices of SLICE = dim x inner elements) a block holds, and the floats of a block
+ * (a row longer than PL_SOFTMAX_BLOCK is a block of its own) */
+static inline int64_t pl_softmax_rows(int64_t slice, int64_t *cap)
 {
-    int64_t outer, dim, inner;
-    pl_row_view(op, &outer, &dim, &inner);
-    int64_t slice = dim * inner;
     *cap = slice > PL_SOFTMAX_BLOCK ? slice : PL_SOFTMAX_BLOCK;
     return slice > 0 && slice < PL_SOFTMAX_BLOCK ? PL_SOFTMAX_BLOCK / slice : 1;
 }
 
 /* the work space in doubles: a row's sums (double, inner of them), then in floats the block's
- * exponentials, its rows' largest (a block holds no more rows' worth of them than its
- * elements) and a row's inverses (or logs) of its sums */
+ * exponentials (cap), its rows' largest (cap: a block holds no more rows' worth of them than
+ * its elements) and a row's inverses (or logs) of its sums (inner); pl_kernel_softmax lays
+ * them out */
 static inline int64_t pl_softmax_work(const struct pl_op *op)
 {
     int64_t outer, dim, inner, cap;
     pl_row_view(op, &outer, &dim, &inner);
-    pl_softmax_rows(op, &cap);
+    pl_softmax_rows(dim * inner, &cap);
     return inner + (2 * cap + inner + 1) / 2;
 }
 
@@ -198,22 +197,21 @@ static inline void pl_softmax_double(struct pl_state *s, int64_t outer, int64_t 
 }
 
 /* a block's rows NA from row A0 (in the float types): their largest into m, the differences
- * into w, exponentiated, then each row's sum (double) and outputs. pl_kernel_softmax calls it
+ * into w, exponentiated, then each row's sums (double, into sum), their inverses or logs (q)
+ * and its outputs. pl_kernel_softmax calls it
  * with INNER the constant 1 where it is (the last axis), so that the compiler drops the loops
  * over it there: a row of two is then a few instructions. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void pl_softmax_block(struct pl_state *s, int64_t a0, int64_t na, int64_t dim, int64_t inner, float *w,
-                                    float *m)
+static inline void pl_softmax_block(struct pl_state *s, int64_t a0, int64_t na, int64_t dim, int64_t inner,
+                                    double *sum, float *w, float *m, float *q)
 {
     const struct pl_op *op = s->op;
     int dt = op->in[0].dtype, odt = op->out.dtype, log_form = op->flag & 2;
     int64_t slice = dim * inner;
     const float *xf = dt == PL_FLOAT ? (const float *)s->in[0] : NULL;
     float *yf = odt == PL_FLOAT ? (float *)s->out : NULL;
-    double *sum = s->work;
-    float *q = m + (slice > PL_SOFTMAX_BLOCK ? slice : PL_SOFTMAX_BLOCK);
     /* each row's largest, and each element's difference from it */
     for (int64_t a = 0; a < na; a++) {
         int64_t at = (a0 + a) * slice;
@@ -286,14 +284,16 @@ static inline void pl_kernel_softmax(struct pl_state *s)
         pl_softmax_double(s, outer, dim, inner);
         return;
     }
-    int64_t rows = pl_softmax_rows(op, &cap);
-    float *w = (float *)(s->work + inner), *m = w + cap;
+    int64_t rows = pl_softmax_rows(dim * inner, &cap);
+    /* pl_softmax_work's layout */
+    double *sum = s->work;
+    float *w = (float *)(s->work + inner), *m = w + cap, *q = m + cap;
     for (int64_t a0 = 0; a0 < outer; a0 += rows) {
         int64_t na = outer - a0 < rows ? outer - a0 : rows;
         if (inner == 1)
-            pl_softmax_block(s, a0, na, dim, 1, w, m);
+            pl_softmax_block(s, a0, na, dim, 1, sum, w, m, q);
         else
-            pl_softmax_block(s, a0, na, dim, inner, w, m);
+            pl_softmax_block(s, a0, na, dim, inner, sum, w, m, q);
     }
 }
 

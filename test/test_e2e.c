@@ -318,12 +318,14 @@ static void e2e_quantized(void **state)
     e2e_node_models("quantized_models", models, BZ_ARRAY_LEN(models), "plain_check.py");
 }
 
-/* Models that a test/oracle script writes (SCRIPT OUTDIR) and libonnx-testdata's NODE_MODELS
- * beside them (their parameter inputs made constants by test/oracle/freeze_inputs.py when
- * FREEZE; without libonnx-testdata, the written models only) through gen -> ninja -> run_all
- * --verify, then plain_check.py; at least MIN_OK of its lines must match OK_PATTERN (grep). */
+/* Models that a test/oracle script writes (SCRIPT OUTDIR; SCRIPT may hold its arguments before
+ * the folder) and libonnx-testdata's NODE_MODELS beside them (their parameter inputs made
+ * constants by test/oracle/freeze_inputs.py when FREEZE; without libonnx-testdata, the written
+ * models only) through gen -> ninja -> run_all --verify, then the oracle script ORACLE on the
+ * folder; at least MIN_OK of its lines must match OK_PATTERN (grep). */
 static void e2e_written_models(const char *name, const char *script, const char *const *node_models, size_t n,
-                               bool freeze, const char *first_model, const char *ok_pattern, int min_ok)
+                               bool freeze, const char *first_model, const char *ok_pattern, int min_ok,
+                               const char *oracle)
 {
     const char *py = test_env("BENANZA_PYTHON", "python3");
     const char *data = test_env("BENANZA_ONNX_TESTDATA", "/usr/share/libonnx-testdata/data");
@@ -348,7 +350,7 @@ static void e2e_written_models(const char *name, const char *script, const char 
     run_folder(args, out);
     snprintf(row, sizeof(row), "%s ", first_model);
     check_folder(out, row);
-    run_oracle(py, "plain_check.py", out);
+    run_oracle(py, oracle, out);
     if (!gen_only)
         assert_int_equal(test_sh("test $(grep -c '%s' '%s.oracle.log') -ge %d", ok_pattern, out, min_ok), 0);
 }
@@ -363,7 +365,7 @@ static void e2e_softmax(void **state)
     static const char *const node_models[] = {"softmax_axis_0", "softmax_example", "logsoftmax_axis_1",
                                               "logsoftmax_large_number"};
     e2e_written_models("softmax", "softmax_models.py", node_models, BZ_ARRAY_LEN(node_models), false,
-                       "softmax_rows_of_two", "Softmax: ok", 11);
+                       "softmax_rows_of_two", "Softmax: ok", 11, "plain_check.py");
     if (gen_only)
         return;
     /* an f32 layer's plain C also in bf16 and f16, each held to the reference */
@@ -380,24 +382,16 @@ static void e2e_softmax(void **state)
 static void e2e_conv_act(void **state)
 {
     (void)state;
-    const char *py = test_env("BENANZA_PYTHON", "python3");
-    TEST_NEED_PY(py, "onnx.reference");
-    char src[300], out[300], args[400];
-    snprintf(src, sizeof(src), "%s/conv_act_models", dir);
-    snprintf(out, sizeof(out), "%s/conv_act", dir);
-    assert_int_equal(test_sh("%s test/oracle/conv_act_check.py model '%s'", py, src), 0);
-    snprintf(args, sizeof(args), "-b 1 '%s'/*.onnx", src);
-    run_folder(args, out);
+    e2e_written_models("conv_act", "conv_act_check.py model", NULL, 0, false, "conv_leakyrelu", "LeakyRelu max error",
+                       4, "conv_act_check.py");
     /* four LeakyRelu groups (one with a batch norm), one Relu6 */
+    char out[300];
+    snprintf(out, sizeof(out), "%s/conv_act", dir);
     assert_int_equal(test_sh("cd '%s' && test $(grep -c '^layer.*\tfused\tConv+LeakyRelu\t' manifest.tsv) = 3 && "
                              "grep -q '^layer.*\tfused\tConv+BatchNormalization+LeakyRelu\t' manifest.tsv && "
                              "grep -q '^layer.*\tfused\tConv+Clip\t' manifest.tsv",
                              out),
                      0);
-    check_folder(out, "conv_leakyrelu ");
-    run_oracle(py, "conv_act_check.py", out);
-    if (!gen_only)
-        assert_int_equal(test_sh("test $(grep -c 'LeakyRelu max error' '%s.oracle.log') -ge 4", out), 0);
 }
 
 /* Activations libonnx-testdata (ONNX 1.12) lacks: Swish (opset 24), test/oracle/activation_models.py's
@@ -406,7 +400,8 @@ static void e2e_conv_act(void **state)
 static void e2e_activations(void **state)
 {
     (void)state;
-    e2e_written_models("activations", "activation_models.py", NULL, 0, false, "swish_default", "Swish: ok", 1);
+    e2e_written_models("activations", "activation_models.py", NULL, 0, false, "swish_default", "Swish: ok", 1,
+                       "plain_check.py");
     if (gen_only)
         return;
     /* a plain C file compiles only its PL_KIND's code: an operation of another kind put in by
@@ -436,7 +431,7 @@ static void e2e_resampling(void **state)
         "gridsample_reflection_padding", "gridsample_aligncorners_true", "upsample_nearest",
     };
     e2e_written_models("resampling", "resample_models.py", node_models, BZ_ARRAY_LEN(node_models), true,
-                       "resize_linear_antialias", "Resize: ok\\|Upsample: ok\\|GridSample: ok", 24);
+                       "resize_linear_antialias", "Resize: ok\\|Upsample: ok\\|GridSample: ok", 24, "plain_check.py");
 }
 
 /* Einsum in plain C: test/oracle/einsum_models.py's models (attention's products, a chain of
@@ -449,7 +444,7 @@ static void e2e_einsum(void **state)
     static const char *const node_models[] = {"einsum_batch_diagonal", "einsum_batch_matmul", "einsum_inner_prod",
                                               "einsum_sum", "einsum_transpose"};
     e2e_written_models("einsum", "einsum_models.py", node_models, BZ_ARRAY_LEN(node_models), false,
-                       "einsum_attention_scores", "Einsum: ok", 8);
+                       "einsum_attention_scores", "Einsum: ok", 8, "plain_check.py");
 }
 
 /* DFT and STFT in plain C (a mixed-radix FFT) and the windows: test/oracle/signal_models.py's
@@ -462,7 +457,7 @@ static void e2e_signal(void **state)
     (void)state;
     static const char *const node_models[] = {"dft", "dft_axis", "dft_inverse", "stft", "stft_with_window"};
     e2e_written_models("signal", "signal_models.py", node_models, BZ_ARRAY_LEN(node_models), true, "dft_real_axis1",
-                       "DFT: ok\\|STFT: ok\\|Window: ok", 11);
+                       "DFT: ok\\|STFT: ok\\|Window: ok", 11, "plain_check.py");
 }
 
 /* Det, RoiAlign, MaxUnpool, the two losses and the training optimizers in plain C:
@@ -484,7 +479,7 @@ static void e2e_nn(void **state)
     };
     e2e_written_models("nn", "nn_models.py", node_models, BZ_ARRAY_LEN(node_models), true, "det_one",
                        "Det: ok\\|RoiAlign: ok\\|MaxUnpool: ok\\|LogLikelihoodLoss: ok\\|CrossEntropyLoss: ok\\|Adagrad: ok\\|Momentum: ok\\|Adam: ok",
-                       17);
+                       17, "plain_check.py");
 }
 
 /* NonZero, Compress, Unique and NonMaxSuppression in plain C (outputs whose size depends on the
@@ -503,7 +498,7 @@ static void e2e_select(void **state)
         "unique_sorted_with_negative_axis",
     };
     e2e_written_models("select", "select_models.py", node_models, BZ_ARRAY_LEN(node_models), true, "nonzero_float",
-                       "NonZero: ok\\|Compress: ok\\|NonMaxSuppression: ok\\|Unique: ok", 13);
+                       "NonZero: ok\\|Compress: ok\\|NonMaxSuppression: ok\\|Unique: ok", 13, "plain_check.py");
 }
 
 /* The operators on tensors of strings in plain C: test/oracle/string_models.py's models (casts
@@ -522,7 +517,7 @@ static void e2e_strings(void **state)
     };
     e2e_written_models("strings", "string_models.py", node_models, BZ_ARRAY_LEN(node_models), false,
                        "cast_float_to_string", "Cast: ok\\|CastLike: ok\\|StringNormalizer: ok\\|TfIdfVectorizer: ok\\|"
-                       "StringConcat: ok\\|StringSplit: ok\\|RegexFullMatch: ok", 35);
+                       "StringConcat: ok\\|StringSplit: ok\\|RegexFullMatch: ok", 35, "plain_check.py");
 }
 
 /* Scan's shapes (a control node, like Loop): the outputs that follow it must be known, so the

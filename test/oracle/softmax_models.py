@@ -11,20 +11,15 @@ import os
 import sys
 
 import onnx
-from onnx import TensorProto, helper
+from activation_models import unary
+from onnx import TensorProto
 
 F32, F64 = TensorProto.FLOAT, TensorProto.DOUBLE
 
 
 def model(name, op, shape, axis, opset=13, dtype=F32):
     """one node of OP along AXIS on x -> y, at OPSET"""
-    g = helper.make_graph([helper.make_node(op, ["x"], ["y"], axis=axis)], name,
-                          [helper.make_tensor_value_info("x", dtype, shape)],
-                          [helper.make_tensor_value_info("y", dtype, shape)])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-    m.ir_version = 8
-    onnx.checker.check_model(m)
-    return m
+    return unary(op, name, shape, dtype, opset, axis=axis)
 
 
 def main():
