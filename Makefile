@@ -41,7 +41,7 @@ PB_OBJ = $(BUILD)/obj/pb/onnx.pb-c.o
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 # templates and the runtime headers gen inlines travel inside gen
 EMBED_FILES = runtime/harness.h runtime/dnnl_ops.h runtime/dnnl_bench.h \
-              runtime/plain_ops.h runtime/plain_index.h runtime/plain_reduce.h runtime/plain_quant.h runtime/plain_sample.h runtime/plain_linalg.h runtime/plain_signal.h runtime/plain_nn.h runtime/plain_random.h runtime/plain_select.h runtime/plain_string.h templates/cpu/plain.c.mustache \
+              runtime/plain_ops.h runtime/plain_index.h runtime/plain_reduce.h runtime/plain_quant.h runtime/plain_sample.h runtime/plain_linalg.h runtime/plain_signal.h runtime/plain_nn.h runtime/plain_random.h runtime/plain_select.h runtime/plain_string.h runtime/plain_rnn.h templates/cpu/plain.c.mustache \
               templates/cpu/dnnl.c.mustache templates/cuda/lib.c.mustache templates/cuda/kernel.cu.mustache runtime/cuda_kernels.cuh runtime/cuda_bench.h runtime/cudnn_ops.h runtime/cuda_ref.h runtime/cublas_ops.h templates/build.ninja.mustache templates/run_all.mustache templates/folder_readme.mustache templates/gpu_check.mustache runtime/run_all.c \
               $(AGG_HDRS) $(AGG_SRCS) runtime/agg/gpu_specs.tsv
 # the GPU spec table, compiled into agg (and written with its sources into every folder)

@@ -84,7 +84,7 @@ static const struct fam_name plain_fams[] = {
     {"PL_FAM_INDEX", PL_FAM_INDEX},   {"PL_FAM_REDUCE", PL_FAM_REDUCE}, {"PL_FAM_QUANT", PL_FAM_QUANT},
     {"PL_FAM_SAMPLE", PL_FAM_SAMPLE}, {"PL_FAM_LINALG", PL_FAM_LINALG}, {"PL_FAM_SIGNAL", PL_FAM_SIGNAL},
     {"PL_FAM_NN", PL_FAM_NN},         {"PL_FAM_RANDOM", PL_FAM_RANDOM}, {"PL_FAM_SELECT", PL_FAM_SELECT},
-    {"PL_FAM_STRING", PL_FAM_STRING},
+    {"PL_FAM_STRING", PL_FAM_STRING}, {"PL_FAM_RNN", PL_FAM_RNN},
 };
 static const struct fam_name dnnl_fams[] = {
     {"BD_FAM_REORDER", BD_FAM_REORDER},
@@ -313,6 +313,7 @@ void emit_plain_headers(json_t *data, unsigned families, int kind, bool kernel_o
         {"plain_nn", PL_FAM_NN},
         {"plain_random", PL_FAM_RANDOM},
         {"plain_select", PL_FAM_SELECT},
+        {"plain_rnn", PL_FAM_RNN},
     };
     for (size_t i = 0; i < BZ_ARRAY_LEN(headers); i++) {
         char path[64];

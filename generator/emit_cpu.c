@@ -196,6 +196,26 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
         }
         rx_free(&rx);
     }
+    if (op->kind == PL_RNN) {
+        static const char *const acts[] = {"PL_ACT_RELU", "PL_ACT_TANH", "PL_ACT_SIGMOID", "PL_ACT_AFFINE",
+                                           "PL_ACT_LEAKYRELU", "PL_ACT_THRESHOLDEDRELU", "PL_ACT_SCALEDTANH",
+                                           "PL_ACT_HARDSIGMOID", "PL_ACT_ELU", "PL_ACT_SOFTSIGN", "PL_ACT_SOFTPLUS"};
+        const struct pl_rnn *rn = &op->rnn;
+        int n = rn->gates == 4 ? 3 : rn->gates == 3 ? 2 : 1;
+        n *= op->in[2].d[0]; /* per direction */
+        bz_buf_printf(&init, "    .rnn = {.gates = %d, .reverse = %d, .batch_first = %d, .lbr = %d, .input_forget = %d, .packed = %d,\n"
+                      "            .has = 0x%xu, .clip = %.17g,\n            .act = {",
+                      rn->gates, rn->reverse, rn->batch_first, rn->lbr, rn->input_forget, rn->packed, rn->has, rn->clip);
+        for (int k = 0; k < n; k++)
+            bz_buf_printf(&init, "%s%s", k ? ", " : "", acts[rn->act[k]]);
+        bz_buf_puts(&init, "},\n            .alpha = {");
+        for (int k = 0; k < n; k++)
+            bz_buf_printf(&init, "%s%.9ef", k ? ", " : "", rn->alpha[k]);
+        bz_buf_puts(&init, "},\n            .beta = {");
+        for (int k = 0; k < n; k++)
+            bz_buf_printf(&init, "%s%.9ef", k ? ", " : "", rn->beta[k]);
+        bz_buf_puts(&init, "}},\n");
+    }
     if (op->nsplit) {
         bz_buf_printf(&init, "    .nsplit = %d,\n    .split = {", op->nsplit);
         for (int j = 0; j < op->nsplit; j++)
@@ -218,6 +238,10 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
         flops = plan_glu_flops(op->fn) * (double)pl_count(&op->out);
     if (op->kind == PL_REDUCE || op->kind == PL_HARDMAX) /* a step per input element */
         flops = (double)pl_count(&op->in[0]);
+    if (op->kind == PL_RNN) { /* the gates' products, as oneDNN's RNN counts them */
+        const struct pl_tensor *x = &op->in[0], *rw = &op->in[2];
+        flops = 2.0 * (double)(x->d[0] * x->d[1]) * (double)(rw->d[0] * rw->d[1]) * (double)(x->d[2] + rw->d[2]);
+    }
     if (op->kind == PL_SOFTMAX) /* as oneDNN's softmax counts it: 4 per element */
         flops = 4.0 * (double)pl_count(&op->out);
     if (op->kind == PL_MVN) /* sum, sum of squares, then subtract and divide */

@@ -17,6 +17,7 @@
 #include "../runtime/plain_nn.h"
 #include "../runtime/plain_random.h"
 #include "../runtime/plain_select.h"
+#include "../runtime/plain_rnn.h"
 #include "desc.h"
 
 /* ---- oneDNN (the CPU backend) ---- */

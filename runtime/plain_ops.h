@@ -4,7 +4,8 @@
  * plain_reduce.h, quantization in plain_quant.h, Resize and GridSample in plain_sample.h,
  * Einsum and Det in plain_linalg.h, the signal operators in plain_signal.h, RoiAlign, MaxUnpool
  * and the losses in plain_nn.h, the random generators in plain_random.h, NonZero, Compress and
- * NonMaxSuppression in plain_select.h (inlined after this one: the kinds they handle are declared here). Inlined
+ * NonMaxSuppression in plain_select.h, LSTM, GRU and RNN in plain_rnn.h (inlined after this one: the kinds
+ * they handle are declared here). Inlined
  * into generated files with harness.h; libc and libm only. The timed kernel walks the output
  * with an odometer (and a flat loop when no input broadcasts); --verify recomputes every
  * element independently (from its coordinates, or for TopK by a full sort of each slice) and
@@ -37,8 +38,9 @@
 #define PL_FAM_RANDOM 0x80u
 #define PL_FAM_SELECT 0x100u
 #define PL_FAM_STRING 0x200u
+#define PL_FAM_RNN 0x400u
 #ifndef PL_FAMILIES
-#define PL_FAMILIES 0x3ffu
+#define PL_FAMILIES 0x7ffu
 #endif
 
 /* A generated benchmark holds one operation and defines PL_KIND as its kind: every test of an
@@ -133,7 +135,10 @@ enum pl_kind {
     PL_ROPE,
     /* plain_reduce.h: Softmax along axis (flag bit 0: over the 2-D view before opset 13, as
      * PL_HARDMAX's; bit 1: LogSoftmax) */
-    PL_SOFTMAX
+    PL_SOFTMAX,
+    /* plain_rnn.h (op->rnn), float: LSTM, GRU, RNN; in[0..7] ONNX's inputs (one not given has no
+     * elements), out Y, Y_h and Y_c one after the other */
+    PL_RNN
 };
 
 /* PL_MAP: every output element reads one input element (or writes a constant): per dim, input
@@ -263,6 +268,26 @@ struct pl_str {
     int64_t nsamples;
 };
 
+/* the activation functions of the recurrent layers (plain_rnn.h) */
+enum pl_rnn_act {
+    PL_ACT_RELU, PL_ACT_TANH, PL_ACT_SIGMOID, PL_ACT_AFFINE, PL_ACT_LEAKYRELU, PL_ACT_THRESHOLDEDRELU, PL_ACT_SCALEDTANH,
+    PL_ACT_HARDSIGMOID, PL_ACT_ELU, PL_ACT_SOFTSIGN, PL_ACT_SOFTPLUS
+};
+
+/* a recurrent layer (plain_rnn.h): its sizes are its inputs' */
+struct pl_rnn {
+    int gates;                /* 4 LSTM (i, o, f, c), 3 GRU (z, r, h), 1 RNN */
+    int reverse;              /* direction "reverse" (bidirectional: the second runs backwards) */
+    int batch_first;          /* layout 1: X [N, T, C], Y [N, T, D, H], Y_h [N, D, H] */
+    int lbr;                  /* GRU: linear_before_reset */
+    int input_forget;         /* LSTM: f = 1 - i */
+    int packed;               /* W and R are constants: transposed once, at set-up */
+    unsigned has;             /* bit i: ONNX input i is given (3 B ... 7 P) */
+    double clip;              /* the activations' inputs clipped to [-clip, clip] (0: not) */
+    int act[6];               /* per direction, f (, g (, h)): enum pl_rnn_act */
+    float alpha[6], beta[6];
+};
+
 struct pl_tensor {
     int dtype;
     int nd;
@@ -293,6 +318,7 @@ struct pl_op {
     struct pl_sg sg;          /* PL_DFT, PL_STFT, PL_WINDOW */
     struct pl_nn nn;          /* PL_ROI_ALIGN, PL_MAX_UNPOOL, PL_LOSS, PL_NMS, PL_OPTIMIZER */
     struct pl_str str;        /* PL_STR_NORMALIZE, PL_STR_SPLIT, PL_STR_REGEX */
+    struct pl_rnn rnn;        /* PL_RNN */
 };
 
 /* whether this file's code is compiled for OP's kind (always, without PL_KIND) */
@@ -884,6 +910,12 @@ static inline int pl_kind_string(int kind)
     return kind >= PL_STR_CAST && kind <= PL_STR_REGEX;
 }
 
+#if PL_FAMILIES & PL_FAM_RNN
+static inline enum bh_status pl_rnn_setup(struct pl_state *s, struct bh_result *r);
+static inline void pl_kernel_rnn(struct pl_state *s);
+static inline enum bh_status pl_verify_rnn(struct pl_state *s, struct bh_result *r);
+#endif
+
 static inline int pl_kind_nn(int kind)
 {
     return (kind >= PL_ROI_ALIGN && kind <= PL_LOSS) || kind == PL_OPTIMIZER || kind == PL_TFIDF;
@@ -902,6 +934,7 @@ static inline unsigned pl_family(int kind)
            : kind == PL_RANDOM                      ? PL_FAM_RANDOM
            : pl_kind_select(kind)                   ? PL_FAM_SELECT
            : pl_kind_string(kind)                   ? PL_FAM_STRING
+           : kind == PL_RNN                         ? PL_FAM_RNN
                                                     : 0u;
 }
 
@@ -913,6 +946,56 @@ static inline unsigned pl_families(const struct pl_op *op)
     for (int i = 0; i < op->nin; i++)
         f |= op->in[i].dtype == PL_STRING ? PL_FAM_STRING : 0u;
     return f | (op->out.dtype == PL_STRING ? PL_FAM_STRING : 0u);
+}
+
+/* e^x for x <= 0 (a softmax's element less its row's largest, a recurrent layer's -|x|) in float, within about one unit in the
+ * last place: x = k ln2 + r with k = round(x / ln2) (adding 1.5 * 2^23 rounds it into the
+ * low bits of the sum), ln2 in two parts (Cody and Waite) so that r is exact, e^r by its
+ * Taylor series to r^7 (for |r| <= ln2 / 2 the first term left out is under 2^-26 of e^r),
+ * 2^k written into the exponent's bits. Below -87 (e^x under 2^-125.5, about float's smallest
+ * normal number) 0, as a flush to zero; a NaN stays NaN. No branch and no call, so that a
+ * loop of it vectorizes at -O2 with x86-64's SSE2, the instructions a plain C file builds
+ * for. */
+static inline float pl_exp_neg(float x)
+{
+    const float floor_ = -87.0f;
+    uint32_t below = -(uint32_t)(x < floor_), bits, fb;
+    float c, two_k, y;
+    memcpy(&bits, &x, 4);
+    memcpy(&fb, &floor_, 4);
+    bits = (bits & ~below) | (fb & below); /* max(x, -87) by masks, as a vector loop wants */
+    memcpy(&c, &bits, 4);
+    float t = c * 1.44269504f + 12582912.0f;
+    float k = t - 12582912.0f;
+    float r = c - k * 0.693145752f;
+    r -= k * 1.42860677e-6f;
+    float p = 1.0f / 5040;
+    p = p * r + 1.0f / 720;
+    p = p * r + 1.0f / 120;
+    p = p * r + 1.0f / 24;
+    p = p * r + 1.0f / 6;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    memcpy(&bits, &t, 4);
+    bits = (bits - 0x4b400000u + 127u) << 23; /* t's bits are 0x4b400000 + k */
+    memcpy(&two_k, &bits, 4);
+    y = p * two_k;
+    memcpy(&bits, &y, 4);
+    bits &= ~below;
+    memcpy(&y, &bits, 4);
+    return y;
+}
+
+/* pl_exp_neg of N floats in place, eight at a time where it can */
+static inline void pl_exp_neg_n(float *w, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int j = 0; j < 8; j++)
+            w[i + j] = pl_exp_neg(w[i + j]);
+    for (; i < n; i++)
+        w[i] = pl_exp_neg(w[i]);
 }
 
 /* Broadcast strides of input t against the output (numpy rules, aligned on the right). */
@@ -1099,6 +1182,10 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
     if (pl_kind_string(PL_KIND_OF(op)))
         return pl_string_setup(s, r);
 #endif
+#if PL_FAMILIES & PL_FAM_RNN
+    if (PL_KIND_OF(op) == PL_RNN)
+        return pl_rnn_setup(s, r);
+#endif
     if (PL_KIND_OF(op) == PL_RANDOM && op->nin == 1) {
         /* Bernoulli: probabilities in [0, 1], a third on average (so that p and 1 - p differ);
          * Multinomial: log-probabilities in (-3, 3] (classes from rare to common) and room for
@@ -1268,6 +1355,12 @@ static inline void pl_kernel(struct pl_state *s)
 #if PL_FAMILIES & PL_FAM_INDEX
     if (pl_kind_index(PL_KIND_OF(op))) {
         pl_kernel_index(s);
+        return;
+    }
+#endif
+#if PL_FAMILIES & PL_FAM_RNN
+    if (PL_KIND_OF(op) == PL_RNN) {
+        pl_kernel_rnn(s);
         return;
     }
 #endif
@@ -1786,6 +1879,10 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
 #if PL_FAMILIES & PL_FAM_REDUCE
     if (PL_KIND_OF(op) == PL_SOFTMAX)
         return pl_verify_softmax(s, r);
+#endif
+#if PL_FAMILIES & PL_FAM_RNN
+    if (PL_KIND_OF(op) == PL_RNN)
+        return pl_verify_rnn(s, r);
 #endif
 #if PL_FAMILIES & (PL_FAM_INDEX | PL_FAM_REDUCE | PL_FAM_QUANT)
     if (pl_kind_index(PL_KIND_OF(op)) || pl_kind_reduce(PL_KIND_OF(op)) || pl_kind_quant(PL_KIND_OF(op)))

@@ -102,56 +102,6 @@ static inline void pl_reduce_next(const struct pl_tensor *x, const int64_t *ast,
  * this is a block of its own) */
 #define PL_SOFTMAX_BLOCK 2048
 
-/* e^x for x <= 0 (an element less its row's largest) in float, within about one unit in the
- * last place: x = k ln2 + r with k = round(x / ln2) (adding 1.5 * 2^23 rounds it into the
- * low bits of the sum), ln2 in two parts (Cody and Waite) so that r is exact, e^r by its
- * Taylor series to r^7 (for |r| <= ln2 / 2 the first term left out is under 2^-26 of e^r),
- * 2^k written into the exponent's bits. Below -87 (e^x under 2^-125.5, about float's smallest
- * normal number) 0, as a flush to zero; a NaN stays NaN. No branch and no call, so that a
- * loop of it vectorizes at -O2 with x86-64's SSE2, the instructions a plain C file builds
- * for. */
-static inline float pl_exp_neg(float x)
-{
-    const float floor_ = -87.0f;
-    uint32_t below = -(uint32_t)(x < floor_), bits, fb;
-    float c, two_k, y;
-    memcpy(&bits, &x, 4);
-    memcpy(&fb, &floor_, 4);
-    bits = (bits & ~below) | (fb & below); /* max(x, -87) by masks, as a vector loop wants */
-    memcpy(&c, &bits, 4);
-    float t = c * 1.44269504f + 12582912.0f;
-    float k = t - 12582912.0f;
-    float r = c - k * 0.693145752f;
-    r -= k * 1.42860677e-6f;
-    float p = 1.0f / 5040;
-    p = p * r + 1.0f / 720;
-    p = p * r + 1.0f / 120;
-    p = p * r + 1.0f / 24;
-    p = p * r + 1.0f / 6;
-    p = p * r + 0.5f;
-    p = p * r + 1.0f;
-    p = p * r + 1.0f;
-    memcpy(&bits, &t, 4);
-    bits = (bits - 0x4b400000u + 127u) << 23; /* t's bits are 0x4b400000 + k */
-    memcpy(&two_k, &bits, 4);
-    y = p * two_k;
-    memcpy(&bits, &y, 4);
-    bits &= ~below;
-    memcpy(&y, &bits, 4);
-    return y;
-}
-
-/* pl_exp_neg of N floats in place, eight at a time where it can */
-static inline void pl_exp_neg_n(float *w, int64_t n)
-{
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        for (int j = 0; j < 8; j++)
-            w[i + j] = pl_exp_neg(w[i + j]);
-    for (; i < n; i++)
-        w[i] = pl_exp_neg(w[i]);
-}
-
 /* the rows (slices of SLICE = dim x inner elements) a block holds, and the floats of a block
  * (a row longer than PL_SOFTMAX_BLOCK is a block of its own) */
 static inline int64_t pl_softmax_rows(int64_t slice, int64_t *cap)

@@ -974,7 +974,9 @@ static void e2e_onnx_functions(void **state)
 
 /* Recurrent layers (LSTM with and without peepholes, GRU, vanilla RNN; batch-first layouts,
  * initial biases): oneDNN's RNN primitive has no reference implementation beside the one it
- * runs, so every row here is held against the plain C recurrent layer of dnnl_bench.h */
+ * runs, so its rows are held against the plain C recurrent layer of dnnl_bench.h; the plain C
+ * benchmarks beside them (plain_rnn.h) verify against their own long-double definition, and
+ * plain_check.py holds them to ONNX Runtime's layer on their inputs */
 static void e2e_recurrent(void **state)
 {
     (void)state;
@@ -983,7 +985,18 @@ static void e2e_recurrent(void **state)
         "gru_defaults", "gru_seq_length", "gru_with_initial_bias", "gru_batchwise",
         "rnn_seq_length", "simple_rnn_defaults", "simple_rnn_with_initial_bias", "simple_rnn_batchwise",
     };
-    e2e_node_models("recurrent", models, BZ_ARRAY_LEN(models), NULL);
+    e2e_node_models("recurrent", models, BZ_ARRAY_LEN(models), "plain_check.py");
+}
+
+/* The plain C recurrent layers on test/oracle/rnn_models.py's models, which take every path
+ * of plain_rnn.h (both GRU forms, clip, input_forget, sequence_lens, peepholes, batch-first,
+ * the activations with their alphas, betas and defaults, weights constant or not): each file
+ * verified in the benchmark and held to ONNX Runtime's layer by plain_check.py */
+static void e2e_recurrent_plain(void **state)
+{
+    (void)state;
+    e2e_written_models("recurrent_plain", "rnn_models.py", NULL, 0, false, "gru_lbr_bidirectional", "c_plain.c [A-Z]*: ok",
+                       11, "plain_check.py");
 }
 
 /* Models whose every tensor is f16 or bf16, as exported after .half() or .bfloat16()
@@ -1163,6 +1176,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_msft_expansion),
         cmocka_unit_test(e2e_onnx_functions),
         cmocka_unit_test(e2e_recurrent),
+        cmocka_unit_test(e2e_recurrent_plain),
         cmocka_unit_test(e2e_shared_cnn),
         cmocka_unit_test(e2e_shared_transformer),
         cmocka_unit_test(e2e_shared_lstm),

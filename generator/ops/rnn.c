@@ -1,5 +1,6 @@
 /* Recurrent layers: LSTM, GRU, RNN (both layouts, all directions). */
 #include <string.h>
+#include <strings.h>
 
 #include "../plan.h"
 #include "ops.h"
@@ -175,8 +176,107 @@ static int rnn_cudnn(const struct layer_desc *d, struct cu_plan *p)
     return 0;
 }
 
-static const struct op_plans rnn_plans = {rnn_dnnl, NULL, rnn_cudnn, NULL, NULL, 0,
-    .how = {"oneDNN RNN (LSTM, GRU, vanilla)", NULL, "cuDNN RNN, its 4 algorithms", NULL}};
+/* The same layer in plain C (runtime/plain_rnn.h), float: every activation, clip, input_forget,
+ * sequence_lens and both layouts, which oneDNN's RNN takes in part; and on a CPU without AVX-512
+ * oneDNN runs it in a reference implementation, slower than the few multiply-adds of a small
+ * layer warrant. The activations' alphas and betas are consumed in order by the functions that
+ * take them, each at its default where the list runs out (as ONNX Runtime reads them). */
+static int rnn_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    static const struct {
+        const char *name;
+        int act, uses_alpha, uses_beta;
+        float alpha, beta;
+    } acts[] = {
+        {"Relu", PL_ACT_RELU, 0, 0, 0, 0},
+        {"Tanh", PL_ACT_TANH, 0, 0, 0, 0},
+        {"Sigmoid", PL_ACT_SIGMOID, 0, 0, 0, 0},
+        {"Affine", PL_ACT_AFFINE, 1, 1, 0, 0},
+        {"LeakyRelu", PL_ACT_LEAKYRELU, 1, 0, 0.01f, 0},
+        {"ThresholdedRelu", PL_ACT_THRESHOLDEDRELU, 1, 0, 0, 0},
+        {"ScaledTanh", PL_ACT_SCALEDTANH, 1, 1, 0, 0},
+        {"HardSigmoid", PL_ACT_HARDSIGMOID, 1, 1, 0.2f, 0.5f},
+        {"Elu", PL_ACT_ELU, 1, 0, 1.0f, 0},
+        {"Softsign", PL_ACT_SOFTSIGN, 0, 0, 0, 0},
+        {"Softplus", PL_ACT_SOFTPLUS, 0, 0, 0, 0},
+    };
+    const struct desc_tensor *x = desc_in(d, 0), *w = desc_in(d, 1), *rw = desc_in(d, 2);
+    memset(op, 0, sizeof(*op));
+    if (!x || !w || !rw || x->dtype != IR_DTYPE_FLOAT || x->rank != 3 || w->rank != 3 || rw->rank != 3)
+        return -1;
+    struct pl_rnn *rn = &op->rnn;
+    int G = (int)d->def->ids.variant, nf = G == 4 ? 3 : G == 3 ? 2 : 1;
+    int64_t D = !strcmp(d->a.direction, "bidirectional") ? 2 : 1, H = rw->d[2];
+    bool batch_first = d->a.layout != 0;
+    int64_t T = x->d[batch_first ? 1 : 0], N = x->d[batch_first ? 0 : 1], C = x->d[2];
+    if (rw->d[0] != D || rw->d[1] != G * H || w->d[0] != D || w->d[1] != G * H || w->d[2] != C || H <= 0 ||
+        (d->a.hidden_size > 0 && d->a.hidden_size != H))
+        return -1;
+    rn->gates = G;
+    rn->reverse = !strcmp(d->a.direction, "reverse");
+    rn->batch_first = batch_first;
+    rn->lbr = d->a.linear_before_reset != 0;
+    rn->input_forget = G == 4 && d->a.input_forget != 0;
+    rn->packed = w->is_const && rw->is_const;
+    rn->clip = desc_present(d, DA_clip) ? d->a.clip : 0;
+    if (rn->clip < 0)
+        return -1;
+    /* the functions: the defaults, or the list (nf per direction) */
+    bool given = desc_present(d, DA_activations);
+    if (given && d->a.activations.n != nf * D)
+        return -1;
+    int ia = 0, ib = 0;
+    for (int k = 0; k < nf * D; k++) {
+        const char *name = given ? d->a.activations.v[k] : k % nf == 0 && G != 1 ? "Sigmoid" : "Tanh";
+        size_t j = 0;
+        while (j < BZ_ARRAY_LEN(acts) && strcasecmp(name, acts[j].name) != 0)
+            j++;
+        if (j == BZ_ARRAY_LEN(acts))
+            return -1;
+        rn->act[k] = acts[j].act;
+        rn->alpha[k] = acts[j].alpha;
+        rn->beta[k] = acts[j].beta;
+        if (acts[j].uses_alpha && ia < d->a.activation_alpha.n)
+            rn->alpha[k] = (float)d->a.activation_alpha.v[ia++];
+        if (acts[j].uses_beta && ib < d->a.activation_beta.n)
+            rn->beta[k] = (float)d->a.activation_beta.v[ib++];
+    }
+    /* the eight inputs: a missing one as a float (sequence_lens: int32) tensor of no elements */
+    op->kind = PL_RNN;
+    op->fn = PL_IDENTITY;
+    op->nin = 8;
+    for (int i = 0; i < 8; i++) {
+        const struct desc_tensor *t = desc_in(d, i);
+        if (t && plan_pl_tensor(t, &op->in[i]))
+            return -1;
+        if (!t)
+            op->in[i] = (struct pl_tensor){i == 4 ? PL_INT32 : PL_FLOAT, 1, {0}};
+        else if (i > 0 && op->in[i].dtype != (i == 4 ? PL_INT32 : PL_FLOAT))
+            return -1;
+        rn->has |= (t != NULL) << i;
+    }
+    /* B [D, 2 G H], sequence_lens [N], initial_h and initial_c [D, N, H] ([N, D, H] in layout 1),
+     * P [D, 3 H] (LSTM's) */
+    const struct pl_tensor *in = op->in;
+    int64_t s0 = batch_first ? N : D, s1 = batch_first ? D : N;
+    if ((rn->has >> 3 & 1u) && (in[3].nd != 2 || in[3].d[0] != D || in[3].d[1] != 2 * G * H))
+        return -1;
+    if ((rn->has >> 4 & 1u) && (in[4].nd != 1 || in[4].d[0] != N))
+        return -1;
+    for (int i = 5; i < 7; i++)
+        if ((rn->has >> i & 1u) && (in[i].nd != 3 || in[i].d[0] != s0 || in[i].d[1] != s1 || in[i].d[2] != H))
+            return -1;
+    if ((rn->has >> 6 & 1u || rn->has >> 7 & 1u) && G != 4)
+        return -1;
+    if ((rn->has >> 7 & 1u) && (in[7].nd != 2 || in[7].d[0] != D || in[7].d[1] != 3 * H))
+        return -1;
+    op->out = (struct pl_tensor){PL_FLOAT, 1, {T * D * N * H + D * N * H * (G == 4 ? 2 : 1)}};
+    return 0;
+}
+
+static const struct op_plans rnn_plans = {rnn_dnnl, rnn_plain, rnn_cudnn, NULL, NULL, PLAN_PLAIN_TOO,
+    .how = {"oneDNN RNN (LSTM, GRU, vanilla)", "plain C (float; every activation, clip, sequence_lens)",
+            "cuDNN RNN, its 4 algorithms", NULL}};
 
 static const struct op_attr rnn_attrs[] = {ATTR_MIN(hidden_size, 0, 1), ATTR(layout, 0), ATTR(clip, 0), ATTR(input_forget, 0),
                                            ATTR(linear_before_reset, 0), ATTR(activations, 0),

@@ -29,7 +29,7 @@ import tempfile
 import ml_dtypes
 import numpy as np
 from onnx import numpy_helper
-from single_node import layer_key, run_node, run_node_ort
+from single_node import layer_key, node_model, run_node, run_node_ort
 
 OPS = ("ScatterND", "Split", "Concat", "ArgMax", "ArgMin", "TopK", "GatherElements", "GatherND", "ScatterElements", "Scatter",
        "CumSum", "Trilu", "OneHot", "ReverseSequence", "EyeLike", "Range", "Cast", "CastLike", "BitShift",
@@ -56,6 +56,10 @@ NN = ("Det", "RoiAlign", "MaxUnpool", "NegativeLogLikelihoodLoss", "SoftmaxCross
 # difference from its row's largest; about 8 units in the last place of y), one unit in the
 # last place in float16 and bfloat16 (LogSoftmax: of |d| + |log sum|)
 SOFTMAX = ("Softmax", "LogSoftmax")
+# the recurrent layers (float, in float by plain C): against ONNX Runtime's CPU implementation
+# (onnx.reference has neither the activations, clip nor sequence_lens), Y, Y_h and Y_c one after
+# the other, each element within 1e-5 of 1 + |value|
+RNNS = ("LSTM", "GRU", "RNN")
 # outputs whose size depends on the data: the benchmark's buffer is the largest; the elements
 # it wrote (and their count) must be the reference's, exactly
 SELECT = ("NonZero", "Compress", "NonMaxSuppression", "Unique")
@@ -464,6 +468,8 @@ def check(path, key, text, tmp):
             at += size
         if at != flat.size:
             return False
+    if key["op"] in RNNS:
+        return rnn_check(key, text, inputs, np.fromfile(os.path.join(tmp, "out"), dtype=np.float32))
     want = None if key["op"] in SOFTMAX else reference(key, inputs)  # Softmax's: below
     if odt == 8:  # strings: the kernel's (the ones it kept) and the reference's, exactly
         same = read_text(os.path.join(tmp, "out")) == [str(w) for w in want[0].ravel()]
@@ -564,6 +570,42 @@ def check(path, key, text, tmp):
     return np.array_equal(got, want)
 
 
+def rnn_check(key, text, inputs, got):
+    """a recurrent layer's outputs (Y, Y_h, Y_c one after the other) against ONNX Runtime's on
+    the benchmark's inputs; those the layer has not (bit i of the file's .has clear) as ONNX's
+    empty names. ONNX Runtime takes layout 0 only: layout 1's X, initial_h and initial_c are
+    transposed to it, and the outputs back"""
+    attrs = dict(key["attrs"])
+    if attrs.pop("layout", 0):
+        inputs = [v.transpose(1, 0, 2) if i in (0, 5, 6) and v.size else v for i, v in enumerate(inputs)]
+    has = int(re.search(r"\.has = 0x([0-9a-f]+)u", text).group(1), 16)
+    feeds, names = {}, []
+    for i, v in enumerate(inputs):
+        if i < 3 or has >> i & 1:
+            feeds["x%d" % i] = v
+            names.append("x%d" % i)
+        else:
+            names.append("")
+    while names and not names[-1]:
+        names.pop()
+    nout = 3 if key["op"] == "LSTM" else 2
+    model = node_model(key["op"], attrs, feeds, nout=nout, opset=14)
+    model.graph.node[0].ClearField("input")
+    model.graph.node[0].input.extend(names)
+    for v in model.graph.output:
+        v.type.tensor_type.elem_type = 1
+    model.ir_version = 8
+    import onnxruntime as ort
+    o = ort.SessionOptions()
+    o.intra_op_num_threads = 1
+    outs = ort.InferenceSession(model.SerializeToString(), o, providers=["CPUExecutionProvider"]).run(None, feeds)
+    if key["attrs"].get("layout", 0):
+        outs = [outs[0].transpose(2, 0, 1, 3)] + [w.transpose(1, 0, 2) for w in outs[1:]]
+    want = np.concatenate([w.ravel() for w in outs]).astype(np.float64)
+    got = got.astype(np.float64)
+    return got.shape == want.shape and bool(np.all(np.abs(got - want) <= 1e-5 * (1 + np.abs(want))))
+
+
 def too_near(tmp):
     """None, or which two of the kernel's buffers are first written or read less than 448 bytes
     apart modulo a page (the output, then each input: the driver's `places`), which pl_place is
@@ -586,7 +628,7 @@ def main():
             continue
         # the other plain C files (Slice, Pad, Gather...; the casts that the e2e tests have
         # always verified element by element): where their buffers lie, not their values
-        semantic = key["op"] in OPS + MATHS + SAMPLING + SIGNAL + NN + SELECT + STRINGS + SOFTMAX and not (
+        semantic = key["op"] in OPS + MATHS + SAMPLING + SIGNAL + NN + SELECT + STRINGS + SOFTMAX + RNNS and not (
             key["op"] in ("Cast", "CastLike") and all(t["dtype"] in ("FLOAT", "DOUBLE", "INT64", "INT32", "BOOL")
                                                       for t in [key["inputs"][0]] + key["outputs"][:1]))
         todo.append((path, key, text, semantic))
