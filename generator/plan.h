@@ -213,7 +213,8 @@ enum plan_flags {
                                   coordinates are not every ONNX mode's; Concat: a row copy,
                                   as ONNX Runtime's, beats oneDNN's on some shapes; Softmax:
                                   rows of a few elements; PRelu: oneDNN's reference
-                                  implementation on small tensors) */
+                                  implementation on small tensors; LSTM, GRU, RNN: oneDNN's
+                                  reference RNN below AVX-512, and every ONNX form) */
     PLAN_KERNEL_TOO = 1u << 1, /* a kernel of ours beside cuDNN's (binary ops: cuDNN accepts
                                   fewer broadcasts) */
     PLAN_DNNL_INT8 = 1u << 2,  /* the oneDNN hook takes int8 layers too (checks their types) */
