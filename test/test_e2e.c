@@ -215,6 +215,25 @@ static void e2e_framework_layers_ort(void **state)
                              out, agg_cmd),
                      0);
     assert_int_equal(test_sh("%s test/oracle/ort_nodes_check.py '%s' '%s/fl.json'", py, out, out), 0);
+    /* the same model with no node names (an exporter's that writes none): measure-ort names each
+     * node `#INDEX`, its place in the file, and agg finds it by that in gen's manifest (a folder
+     * of the nameless model, with the first folder's results: the layers are the same; the
+     * project's agg, the folder is not built) */
+    char *agg = realpath(test_env("BENANZA_AGG", "bin/agg"), NULL);
+    assert_non_null(agg);
+    assert_int_equal(test_sh("%s -c \"import onnx, sys; m = onnx.load(sys.argv[1]); "
+                             "[n.ClearField('name') for n in m.graph.node]; onnx.save(m, sys.argv[2])\" "
+                             "'%s.onnx' '%s-nameless.onnx' && %s -b 1 '%s-nameless.onnx' -o '%s-nameless' 2> /dev/null && "
+                             "cp '%s/results.csv' '%s-nameless/' && "
+                             "%s scripts/measure-ort '%s-nameless.onnx' --gen '%s' --batch 1 --threads 2 --warmup 2 "
+                             "--runs 5 --nodes --out '%s-nameless/measured.csv' > '%s.ort.log' 2>&1 && "
+                             "cd '%s-nameless' && grep -q ',#[0-9]' measured.csv && "
+                             "%s . measured.csv --report framework-layers --format json > fl.json 2> fl.err || "
+                             "{ cat '%s.ort.log' '%s-nameless/fl.err'; exit 1; }",
+                             py, out, out, gen, out, out, out, out, py, out, gen, out, out, out, agg, out, out),
+                     0);
+    free(agg);
+    assert_int_equal(test_sh("%s test/oracle/ort_nodes_check.py '%s-nameless' '%s-nameless/fl.json'", py, out, out), 0);
 }
 
 /* TopK, Split, Concat, ArgMax, ScatterND (plain C): verified in the benchmarks, and each kernel's

@@ -672,13 +672,24 @@ static int agg_in_sep_list(const char *list, const char *name, int sep)
     return 0;
 }
 
-/* The index of the node of run R named NAME (its first LEN bytes), or -1 */
+/* The index of the node of run R named NAME (its first LEN bytes), or -1. "#I" (I decimal
+ * digits) names the manifest's node I where that node has no name (measure-ort's name for a
+ * model node without one: its place in the file) */
 static int agg_node_named(const struct agg_run *r, const char *name, size_t len)
 {
     for (int j = 0; j < r->nnodes; j++)
         if (strlen(r->nodes[j].name) == len && !strncmp(r->nodes[j].name, name, len))
             return j;
-    return -1;
+    if (len < 2 || len > 10 || name[0] != '#')
+        return -1;
+    long idx = 0;
+    for (size_t k = 1; k < len; k++) {
+        if (name[k] < '0' || name[k] > '9')
+            return -1;
+        idx = idx * 10 + (name[k] - '0');
+    }
+    int j = idx < r->npos ? r->pos[idx] : -1;
+    return j >= 0 && !r->nodes[j].name[0] ? j : -1;
 }
 
 

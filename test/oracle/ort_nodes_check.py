@@ -7,7 +7,8 @@ the node rows name only the model's nodes, none in two rows; that every computin
 row (ONNX Runtime ran each, alone or inside one of its fused nodes); that agg found every row's
 nodes and holds it against a bound; and that a row naming exactly a fusion group's members is
 held against the group (its op the group's pattern), there being at least one such row (ONNX
-Runtime fused what gen fuses)."""
+Runtime fused what gen fuses). A node without a name is `#INDEX`, its manifest index, as
+measure-ort names it and agg reads it."""
 import csv
 import json
 import math
@@ -20,9 +21,9 @@ def main():
     for line in open(folder + "/manifest.tsv"):
         f = line.rstrip("\n").split("\t")
         if f[0] == "node":
-            names[int(f[2])] = f[8]
+            names[int(f[2])] = f[8] or "#" + f[2]
             if f[4] == "compute":
-                compute.add(f[8])
+                compute.add(names[int(f[2])])
         elif f[0] == "group":
             groups.append((f[3], [int(i) for i in f[5].split(",")]))
     groups = [(pattern, {names[i] for i in members} & compute) for pattern, members in groups]

@@ -4,8 +4,8 @@ the model: which model nodes each row names) on small graphs written here, each 
 ONNX Runtime's rewrites: a fusion keeping its last output's name, a layout change that inserts
 values the model lacks (three optimized nodes, one row), NCHWc blocked nodes named after the
 model's values they compute (a row each), an Identity removed (named by its
-reader's row), a constant folded (its nodes in no row), and a part that would name an unnamed
-node (left out, counted)."""
+reader's row), a constant folded (its nodes in no row), and unnamed nodes (named `#INDEX`, their
+place in the model's file)."""
 import importlib.machinery
 import importlib.util
 import os
@@ -46,14 +46,14 @@ def main():
     m = model([n("Sub", "sub", "x,c", "a"), n("Mul", "mul", "a,c", "b"), n("Add", "add", "b,c", "h"),
                n("Relu", "relu", "h", "y")], ["c"])
     o = model([n("FusedThing", "fused", "x,c", "h"), n("Relu", "relu", "h", "y")], ["c"])
-    expect("fusion", mo.node_parts(m, o), ([(["fused"], ["add", "mul", "sub"]), (["relu"], ["relu"])], 0))
+    expect("fusion", mo.node_parts(m, o), ([(["fused"], ["add", "mul", "sub"]), (["relu"], ["relu"])]))
 
     # a layout change: ReorderInput -> Conv -> ReorderOutput linked by values the model lacks
     m = model([n("Conv", "conv", "x,w", "h"), n("Relu", "relu", "h", "y")], ["w"])
     o = model([n("ReorderInput", "r_in", "x", "x_blocked"), n("Conv", "conv_nchwc", "x_blocked,w", "h_blocked"),
                n("ReorderOutput", "r_out", "h_blocked", "h"), n("Relu", "relu", "h", "y")], ["w"])
     expect("layout", mo.node_parts(m, o),
-           ([(["r_in", "conv_nchwc", "r_out"], ["conv"]), (["relu"], ["relu"])], 0))
+           ([(["r_in", "conv_nchwc", "r_out"], ["conv"]), (["relu"], ["relu"])]))
 
     # NCHWc, as ONNX Runtime's transformer writes it: each blocked node named after the model's
     # value it computes (V_nchwc), the values between them new; a row per blocked node, the
@@ -63,27 +63,27 @@ def main():
     o = model([n("ReorderInput", "r_in", "x", "t0"), n("Conv", "b_nchwc", "t0,w", "t1"),
                n("Conv", "y_nchwc", "t1,w", "t2"), n("ReorderOutput", "r_out", "t2", "y")], ["w"])
     expect("nchwc", mo.node_parts(m, o),
-           ([(["r_in", "b_nchwc"], ["conv0", "relu1"]), (["y_nchwc", "r_out"], ["conv2", "relu3"])], 0))
+           ([(["r_in", "b_nchwc"], ["conv0", "relu1"]), (["y_nchwc", "r_out"], ["conv2", "relu3"])]))
 
     # an Identity removed: its reader now reads x, and names it too
     m = model([n("Identity", "copy", "x", "a"), n("Relu", "relu", "a", "y")])
     o = model([n("Relu", "relu", "x", "y")])
-    expect("identity", mo.node_parts(m, o), ([(["relu"], ["copy", "relu"])], 0))
+    expect("identity", mo.node_parts(m, o), ([(["relu"], ["copy", "relu"])]))
 
     # a constant folded into an initializer of its output's name: in no row
     m = model([n("Neg", "neg_c", "c", "k"), n("Add", "add", "x,k", "y")], ["c"])
     o = model([n("Add", "add", "x,k", "y")], ["k"])
-    expect("folded", mo.node_parts(m, o), ([(["add"], ["add"])], 0))
+    expect("folded", mo.node_parts(m, o), ([(["add"], ["add"])]))
 
-    # an unnamed node in a part: no row for it, counted
-    m = model([n("Sub", "", "x,c", "a"), n("Add", "add", "a,c", "h"), n("Relu", "relu", "h", "y")], ["c"])
-    o = model([n("FusedThing", "fused", "x,c", "h"), n("Relu", "relu", "h", "y")], ["c"])
-    expect("unnamed", mo.node_parts(m, o), ([(["relu"], ["relu"])], 1))
+    # unnamed nodes, in a part and alone: named by their place in the model's file
+    m = model([n("Sub", "", "x,c", "a"), n("Add", "add", "a,c", "h"), n("Relu", "", "h", "y")], ["c"])
+    o = model([n("FusedThing", "fused", "x,c", "h"), n("Relu", "", "h", "y")], ["c"])
+    expect("unnamed", mo.node_parts(m, o), [(["fused"], ["#0", "add"]), ([""], ["#2"])])
 
     # a value two optimized nodes read: each names only what it computes
     m = model([n("Relu", "r1", "x", "a"), n("Neg", "n1", "a", "b"), n("Add", "add", "a,b", "y")])
     o = model([n("Relu", "r1", "x", "a"), n("Neg", "n1", "a", "b"), n("Add", "add", "a,b", "y")])
-    expect("shared value", mo.node_parts(m, o), ([(["r1"], ["r1"]), (["n1"], ["n1"]), (["add"], ["add"])], 0))
+    expect("shared value", mo.node_parts(m, o), ([(["r1"], ["r1"]), (["n1"], ["n1"]), (["add"], ["add"])]))
 
     expect("csv field", [mo.csv_field(t) for t in ("a+b", "a,b", 'say "x"')], ["a+b", '"a,b"', '"say ""x"""'])
     for b in bad:
