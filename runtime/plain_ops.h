@@ -1289,6 +1289,44 @@ static inline void pl_kernel_topk(struct pl_state *s)
         }
 }
 
+/* Add, subtract, multiply or divide (FN) of a run of LEN floats whose operands are at strides
+ * SA and SB, each 1 or 0 (one value broadcast), four at a time: each operand's four through a
+ * local array (one vector that gcc's -O2 keeps in a register, and which the output cannot
+ * alias), so that the loops vectorize with SSE2 where a loop of the run's length, of
+ * unknown length and of pointers that may alias, would not. Inlined with FN, SA and SB
+ * constants (pl_binary_f32_run), so that the loop holds no test. Returns the elements done (a
+ * multiple of four); the caller does the rest. */
+__attribute__((always_inline)) static inline int64_t pl_binary_f32_fours(int fn, float *o, const float *x0, int sa,
+                                                                          const float *x1, int sb, int64_t len)
+{
+    int64_t j = 0;
+    for (; j + 4 <= len; j += 4) {
+        float u[4], v[4], w[4];
+        for (int q = 0; q < 4; q++)
+            u[q] = x0[sa ? j + q : 0];
+        for (int q = 0; q < 4; q++)
+            v[q] = x1[sb ? j + q : 0];
+        for (int q = 0; q < 4; q++)
+            w[q] = fn == PL_ADD ? u[q] + v[q] : fn == PL_SUB ? u[q] - v[q] : fn == PL_MUL ? u[q] * v[q] : u[q] / v[q];
+        for (int q = 0; q < 4; q++)
+            o[j + q] = w[q];
+    }
+    return j;
+}
+
+static inline int64_t pl_binary_f32_run(int fn, float *o, const float *x0, int64_t sa, const float *x1, int64_t sb,
+                                        int64_t len)
+{
+#define PL_BIN_RUNS(f) \
+    (sa && sb ? pl_binary_f32_fours(f, o, x0, 1, x1, 1, len) \
+     : sa     ? pl_binary_f32_fours(f, o, x0, 1, x1, 0, len) \
+              : pl_binary_f32_fours(f, o, x0, 0, x1, 1, len))
+    int64_t done = fn == PL_ADD ? PL_BIN_RUNS(PL_ADD) : fn == PL_SUB ? PL_BIN_RUNS(PL_SUB)
+                   : fn == PL_MUL ? PL_BIN_RUNS(PL_MUL) : PL_BIN_RUNS(PL_DIV);
+#undef PL_BIN_RUNS
+    return done;
+}
+
 /* A binary operation of float tensors into a float one by one of the usual functions (add,
  * subtract, multiply, divide, PRelu): each run along the innermost dim is a loop of its own
  * per function, the operands at their strides there (0 where one broadcasts). pl_apply
@@ -1306,25 +1344,36 @@ static inline int pl_binary_f32(struct pl_state *s)
     float *y = (float *)s->out;
     int64_t n = pl_count(&op->out), len = s->flat ? n : nd ? op->out.d[nd - 1] : 1;
     int64_t sa = s->flat ? 1 : nd ? s->strides[0][nd - 1] : 0, sb = s->flat ? 1 : nd ? s->strides[1][nd - 1] : 0;
+    int64_t na = pl_count(&op->in[0]), nb = pl_count(&op->in[1]);
+    if ((na == 1 && nb == n) || (nb == 1 && na == n)) { /* a value and a whole tensor: one run */
+        len = n;
+        sa = na == n;
+        sb = nb == n;
+    }
+    int whole = len == n;
     int64_t idx[8] = {0}, pa = 0, pb = 0;
     for (int64_t i = 0; len > 0 && i < n; i += len) {
         const float *x0 = a + pa, *x1 = b + pb;
         float *o = y + i;
+        int64_t j0 = fn != PL_PRELU && (sa | sb) >= 0 && (sa | sb) <= 1 ? pl_binary_f32_run(fn, o, x0, sa, x1, sb, len) : 0;
+        o += j0;
+        x0 += j0 * sa;
+        x1 += j0 * sb;
         switch (fn) {
         case PL_ADD:
-            for (int64_t j = 0; j < len; j++)
+            for (int64_t j = 0; j < len - j0; j++)
                 o[j] = x0[j * sa] + x1[j * sb];
             break;
         case PL_SUB:
-            for (int64_t j = 0; j < len; j++)
+            for (int64_t j = 0; j < len - j0; j++)
                 o[j] = x0[j * sa] - x1[j * sb];
             break;
         case PL_MUL:
-            for (int64_t j = 0; j < len; j++)
+            for (int64_t j = 0; j < len - j0; j++)
                 o[j] = x0[j * sa] * x1[j * sb];
             break;
         case PL_DIV:
-            for (int64_t j = 0; j < len; j++)
+            for (int64_t j = 0; j < len - j0; j++)
                 o[j] = x0[j * sa] / x1[j * sb];
             break;
         default: /* PL_PRELU */
@@ -1333,7 +1382,7 @@ static inline int pl_binary_f32(struct pl_state *s)
                 o[j] = v < 0 ? v * x1[j * sb] : v;
             }
         }
-        for (int k = nd - 2; k >= 0 && !s->flat; k--) { /* the odometer of the outer dims */
+        for (int k = nd - 2; k >= 0 && !whole; k--) { /* the odometer of the outer dims */
             idx[k]++;
             pa += s->strides[0][k];
             pb += s->strides[1][k];

@@ -137,13 +137,107 @@ static inline void pl_rnn_act(const struct pl_op *op, int k, float *v, int64_t n
     }
 }
 
+/* The product's blocks. Each sum is an array of four floats with its own loop of four: gcc's
+ * -O2 vectorizes such a loop into one SSE2 instruction and then keeps the array in a register,
+ * where a loop of eight (two vectors) stays a loop and its sums in memory (a 64-unit LSTM's
+ * input projection: 1.5 times as long). Four rows and eight columns: eight sums in flight. */
+static inline void pl_rnn_block4x8(const float *x, int64_t ldx, int64_t k, const float *w, int64_t ld, float *y,
+                                   int64_t ldy)
+{
+    float a0[4], b0[4], a1[4], b1[4], a2[4], b2[4], a3[4], b3[4];
+    for (int q = 0; q < 4; q++) {
+        a0[q] = y[q];
+        b0[q] = y[4 + q];
+        a1[q] = y[ldy + q];
+        b1[q] = y[ldy + 4 + q];
+        a2[q] = y[2 * ldy + q];
+        b2[q] = y[2 * ldy + 4 + q];
+        a3[q] = y[3 * ldy + q];
+        b3[q] = y[3 * ldy + 4 + q];
+    }
+    for (int64_t c = 0; c < k; c++, w += ld) {
+        float x0 = x[c], x1 = x[ldx + c], x2 = x[2 * ldx + c], x3 = x[3 * ldx + c];
+        for (int q = 0; q < 4; q++) {
+            a0[q] += x0 * w[q];
+            b0[q] += x0 * w[4 + q];
+            a1[q] += x1 * w[q];
+            b1[q] += x1 * w[4 + q];
+            a2[q] += x2 * w[q];
+            b2[q] += x2 * w[4 + q];
+            a3[q] += x3 * w[q];
+            b3[q] += x3 * w[4 + q];
+        }
+    }
+    for (int q = 0; q < 4; q++) {
+        y[q] = a0[q];
+        y[4 + q] = b0[q];
+        y[ldy + q] = a1[q];
+        y[ldy + 4 + q] = b1[q];
+        y[2 * ldy + q] = a2[q];
+        y[2 * ldy + 4 + q] = b2[q];
+        y[3 * ldy + q] = a3[q];
+        y[3 * ldy + 4 + q] = b3[q];
+    }
+}
+
+/* one row and 32 columns: eight sums in flight */
+static inline void pl_rnn_block1x32(const float *x, int64_t k, const float *w, int64_t ld, float *y)
+{
+    float s0[4], s1[4], s2[4], s3[4], s4[4], s5[4], s6[4], s7[4];
+    for (int q = 0; q < 4; q++) {
+        s0[q] = y[q];
+        s1[q] = y[4 + q];
+        s2[q] = y[8 + q];
+        s3[q] = y[12 + q];
+        s4[q] = y[16 + q];
+        s5[q] = y[20 + q];
+        s6[q] = y[24 + q];
+        s7[q] = y[28 + q];
+    }
+    for (int64_t c = 0; c < k; c++, w += ld) {
+        float xc = x[c];
+        for (int q = 0; q < 4; q++) {
+            s0[q] += xc * w[q];
+            s1[q] += xc * w[4 + q];
+            s2[q] += xc * w[8 + q];
+            s3[q] += xc * w[12 + q];
+            s4[q] += xc * w[16 + q];
+            s5[q] += xc * w[20 + q];
+            s6[q] += xc * w[24 + q];
+            s7[q] += xc * w[28 + q];
+        }
+    }
+    for (int q = 0; q < 4; q++) {
+        y[q] = s0[q];
+        y[4 + q] = s1[q];
+        y[8 + q] = s2[q];
+        y[12 + q] = s3[q];
+        y[16 + q] = s4[q];
+        y[20 + q] = s5[q];
+        y[24 + q] = s6[q];
+        y[28 + q] = s7[q];
+    }
+}
+
+/* one row and four columns */
+static inline void pl_rnn_block1x4(const float *x, int64_t k, const float *w, int64_t ld, float *y)
+{
+    float s0[4];
+    for (int q = 0; q < 4; q++)
+        s0[q] = y[q];
+    for (int64_t c = 0; c < k; c++, w += ld) {
+        float xc = x[c];
+        for (int q = 0; q < 4; q++)
+            s0[q] += xc * w[q];
+    }
+    for (int q = 0; q < 4; q++)
+        y[q] = s0[q];
+}
+
 /* y[r][j] += sum_c x[r][c] wt[c][j] for ROWS rows of x (row stride LDX) and the columns
  * [j0, j1) of wt (row stride LD), y's rows LDY apart: four rows and eight columns at a time, a
- * row left over 32 columns at a time, in vector loops of fixed length that gcc's -O2 takes
- * (each y element sums its products in c's order, whichever path takes it). gcc keeps the sums
- * in the stack, not in registers: about 17 GFLOP/s on the AVX2 machine of
- * docs/results/cpu/epyc-avx2.md, against oneDNN's 53 on a 128-unit LSTM; on small layers
- * oneDNN's set-up is what costs */
+ * row left over 32 and then 4 columns at a time, the last columns one by one (each y element
+ * sums its products in c's order, whichever path takes it) */
 static inline void pl_rnn_product(const float *x, int64_t ldx, int64_t rows, int64_t k, const float *wt, int64_t ld,
                                   int64_t j0, int64_t j1, float *y, int64_t ldy)
 {
@@ -152,23 +246,8 @@ static inline void pl_rnn_product(const float *x, int64_t ldx, int64_t rows, int
         const float *x0 = x + r * ldx;
         float *y0 = y + r * ldy;
         int64_t j = j0;
-        for (; j + 8 <= j1; j += 8) {
-            float acc[4][8];
-            for (int i = 0; i < 4; i++)
-                for (int q = 0; q < 8; q++)
-                    acc[i][q] = y0[i * ldy + j + q];
-            for (int64_t c = 0; c < k; c++) {
-                const float *w = wt + c * ld + j;
-                for (int i = 0; i < 4; i++) {
-                    float xc = x0[i * ldx + c];
-                    for (int q = 0; q < 8; q++)
-                        acc[i][q] += xc * w[q];
-                }
-            }
-            for (int i = 0; i < 4; i++)
-                for (int q = 0; q < 8; q++)
-                    y0[i * ldy + j + q] = acc[i][q];
-        }
+        for (; j + 8 <= j1; j += 8)
+            pl_rnn_block4x8(x0, ldx, k, wt + j, ld, y0 + j, ldy);
         for (; j < j1; j++)
             for (int i = 0; i < 4; i++) {
                 float a = y0[i * ldy + j];
@@ -181,32 +260,10 @@ static inline void pl_rnn_product(const float *x, int64_t ldx, int64_t rows, int
         const float *x0 = x + r * ldx;
         float *y0 = y + r * ldy;
         int64_t j = j0;
-        for (; j + 32 <= j1; j += 32) { /* one row: 32 columns, eight sums in flight */
-            float acc[32];
-            for (int q = 0; q < 32; q++)
-                acc[q] = y0[j + q];
-            for (int64_t c = 0; c < k; c++) {
-                const float *w = wt + c * ld + j;
-                float xc = x0[c];
-                for (int q = 0; q < 32; q++)
-                    acc[q] += xc * w[q];
-            }
-            for (int q = 0; q < 32; q++)
-                y0[j + q] = acc[q];
-        }
-        for (; j + 8 <= j1; j += 8) {
-            float acc[8];
-            for (int q = 0; q < 8; q++)
-                acc[q] = y0[j + q];
-            for (int64_t c = 0; c < k; c++) {
-                const float *w = wt + c * ld + j;
-                float xc = x0[c];
-                for (int q = 0; q < 8; q++)
-                    acc[q] += xc * w[q];
-            }
-            for (int q = 0; q < 8; q++)
-                y0[j + q] = acc[q];
-        }
+        for (; j + 32 <= j1; j += 32)
+            pl_rnn_block1x32(x0, k, wt + j, ld, y0 + j);
+        for (; j + 4 <= j1; j += 4)
+            pl_rnn_block1x4(x0, k, wt + j, ld, y0 + j);
         for (; j < j1; j++) {
             float a = y0[j];
             for (int64_t c = 0; c < k; c++)

@@ -394,6 +394,17 @@ static void e2e_softmax(void **state)
                      0);
 }
 
+/* Binary operations of a tensor and one constant value (test/oracle/scalar_models.py): their plain
+ * C files, beside oneDNN's where oneDNN takes the layer and alone where it does not (the constant
+ * first in a Sub or Div), verified in the benchmarks and held to onnx's reference by plain_check.py
+ * (float exactly) */
+static void e2e_scalar_binary(void **state)
+{
+    (void)state;
+    e2e_written_models("scalar_binary", "scalar_models.py", NULL, 0, false, "mul_scalar_second",
+                       "c_plain.c [A-Z][a-z]*: ok", 6, "plain_check.py");
+}
+
 /* Convolution groups with an activation, LeakyRelu among them as ONNX Runtime's CPU convolution
  * runs it fused (conv_act, conv_bn_act): test/oracle/conv_act_check.py's models, each group's
  * oneDNN files verified against oneDNN's reference and their post-op held to onnx's Conv and
@@ -1196,6 +1207,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_onnx_functions),
         cmocka_unit_test(e2e_recurrent),
         cmocka_unit_test(e2e_recurrent_plain),
+        cmocka_unit_test(e2e_scalar_binary),
         cmocka_unit_test(e2e_shared_cnn),
         cmocka_unit_test(e2e_shared_transformer),
         cmocka_unit_test(e2e_shared_lstm),

@@ -40,6 +40,11 @@ MATHS = ("Einsum", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "At
          "ThresholdedRelu", "Swish", "Gelu", "Mod", "Sum", "Mean", "Min", "Max", "Pow", "PRelu", "Hardmax", "MeanVarianceNormalization",
          "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum",
          "ReduceLogSumExp", "ReduceSumSquare")
+# the four arithmetic operations of floats (their plain C files beside oneDNN's, where an operand
+# is one value): in float and double exactly (each is the type's own correctly rounded
+# operation in both), in the 16-bit types as MATHS; of integers, where onnx.reference's division
+# is not C's, only placed
+BINARY = ("Add", "Sub", "Mul", "Div")
 # resampling, computed in float by the benchmark and in float64 (Resize) or float32 (GridSample)
 # by onnx.reference: within 1e-5 of the largest value (integers: one step, a value near .5 may
 # round either way)
@@ -547,7 +552,9 @@ def check(path, key, text, tmp):
         got, want = got.astype(np.float64), want.astype(np.float64)
         scale = max(float(np.max(np.abs(want), initial=0)), 1e-6)
         return got.shape == want.shape and bool(np.all(np.abs(got - want) <= 1e-5 * scale))
-    if key["op"] in MATHS and is_float:
+    if key["op"] in BINARY and got.dtype in (np.float32, np.float64):
+        return got.shape == want.shape and np.array_equal(got, want.astype(got.dtype), equal_nan=True)
+    if key["op"] in MATHS + BINARY and is_float:
         # float maths: within 1e-6 of the largest value in f32, a step of the type below it
         got, want = got.astype(np.float64), want.astype(np.float64)
         tol = {np.dtype(np.float16): 1e-3, np.dtype(ml_dtypes.bfloat16): 8e-3}.get(np.dtype(NP[odt]), 1e-6)
@@ -631,6 +638,8 @@ def main():
         semantic = key["op"] in OPS + MATHS + SAMPLING + SIGNAL + NN + SELECT + STRINGS + SOFTMAX + RNNS and not (
             key["op"] in ("Cast", "CastLike") and all(t["dtype"] in ("FLOAT", "DOUBLE", "INT64", "INT32", "BOOL")
                                                       for t in [key["inputs"][0]] + key["outputs"][:1]))
+        semantic = semantic or (key["op"] in BINARY and key["outputs"][0]["dtype"] in ("FLOAT", "DOUBLE", "FLOAT16",
+                                                                                       "BFLOAT16"))
         todo.append((path, key, text, semantic))
     with tempfile.TemporaryDirectory() as tmp:
         # the drivers built and run on every core; the references then, one after another
