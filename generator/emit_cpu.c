@@ -29,6 +29,15 @@ static void put_c_strings(struct bz_buf *b, const struct desc_strs *words)
     bz_buf_puts(b, "}");
 }
 
+/* whether an input of OP is a single value (PLAN_PLAIN_SCALAR) */
+static bool plain_has_scalar(const struct pl_op *op)
+{
+    for (int i = 0; i < op->nin; i++)
+        if (pl_count(&op->in[i]) == 1)
+            return true;
+    return false;
+}
+
 static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
 {
     const struct layer *l = &e->p->layers.v[li];
@@ -658,7 +667,8 @@ static void cpu_layer(struct emit_ctx *e, int li, void *engine)
      * it where the hooks ask (Resize: every ONNX mode exactly) */
     struct pl_op pop;
     bool plain_done = false;
-    if ((none || (h && (h->flags & PLAN_PLAIN_TOO))) && h && h->plain && h->plain(d, &pop) == 0) {
+    if ((none || (h && (h->flags & (PLAN_PLAIN_TOO | PLAN_PLAIN_SCALAR)))) && h && h->plain && h->plain(d, &pop) == 0 &&
+        (none || (h->flags & PLAN_PLAIN_TOO) || plain_has_scalar(&pop))) {
         render_plain(e, li, &pop);
         plain_done = true;
         /* a copy's plain C in the other types oneDNN's files are in (an f32 layer's bf16 and

@@ -214,8 +214,7 @@ enum plan_flags {
                                   as ONNX Runtime's, beats oneDNN's on some shapes; Softmax:
                                   rows of a few elements; PRelu: oneDNN's reference
                                   implementation on small tensors; LSTM, GRU, RNN: oneDNN's
-                                  reference GRU, and every ONNX form; a binary op of one
-                                  value: oneDNN's slow broadcast of a scalar) */
+                                  reference GRU, and every ONNX form) */
     PLAN_KERNEL_TOO = 1u << 1, /* a kernel of ours beside cuDNN's (binary ops: cuDNN accepts
                                   fewer broadcasts) */
     PLAN_DNNL_INT8 = 1u << 2,  /* the oneDNN hook takes int8 layers too (checks their types) */
@@ -225,6 +224,9 @@ enum plan_flags {
                                    oneDNN's are in too (an f32 layer's bf16 and f16, a 16-bit
                                    model's f32): a copy, Concat; Softmax and PRelu, which
                                    oneDNN takes in no 16-bit type on a CPU without AVX-512 */
+    PLAN_PLAIN_SCALAR = 1u << 5, /* the plain C benchmark beside oneDNN's where an input is a single
+                                    value (a binary op of a scalar: oneDNN 2.6 broadcasts one
+                                    slowly on small tensors) */
 };
 
 struct op_plans {

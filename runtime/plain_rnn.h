@@ -2,9 +2,9 @@
  * defines for them: both layouts, every direction, sequence_lens, initial states, peepholes, the
  * eleven activation functions with their alpha and beta, clip, input_forget and both forms of
  * GRU's reset gate. oneDNN's RNN primitives take the default activations without clip only,
- * and on a CPU without AVX-512 run a GRU in their reference implementation, which spends tens
- * of microseconds on a layer of a few thousand multiply-adds (a speech model's GRUs of 4 to 16
- * units); plain C runs them as frameworks do: the input's projection for every step first, as
+ * and run a GRU in their reference implementation (on the AVX2 and the AVX-512 machines of
+ * docs/results/cpu), which spends tens of microseconds on a layer of a few thousand
+ * multiply-adds (a speech model's GRUs of 4 to 16 units); plain C runs them as frameworks do: the input's projection for every step first, as
  * one product, then per step the recurrent product and the gates. Inlined after plain_ops.h,
  * whose setup, kernel and verification call into it for PL_RNN (op->rnn holds the layer).
  *

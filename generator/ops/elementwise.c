@@ -458,7 +458,7 @@ static int binary_dnnl(const struct layer_desc *d, int which, struct cpu_plan *p
 }
 
 /* Binary ops in plain C: where oneDNN has none, and beside oneDNN's where one operand is a
- * single value (PLAN_PLAIN_TOO): oneDNN 2.6's binary primitive broadcasts a scalar slowly on
+ * single value (PLAN_PLAIN_SCALAR): oneDNN 2.6's binary primitive broadcasts a scalar slowly on
  * small tensors (a detector's box decoding, [1, 4420, 2] times a constant: 20 to 32 us on the
  * AVX-512 machine of docs/results/cpu/README.md, the same product of two such tensors 2.2 us),
  * which frameworks run as a plain loop */
@@ -472,9 +472,6 @@ static int binary_plain(const struct layer_desc *d, struct pl_op *op)
         return -1;
     if (plan_pl_start(d, n == 1 ? PL_CAST : id->pl_kind, id->pl_fn, n, op))
         return -1;
-    struct cpu_plan dp;
-    if (n == 2 && pl_count(&op->in[0]) > 1 && pl_count(&op->in[1]) > 1 && binary_dnnl(d, 0, &dp) == 0)
-        return -1; /* oneDNN's alone */
     op->flag = (id->variant & BIN_MEAN) && n > 1;
     if (op->kind == PL_STR_CAST)
         return plan_pl_string(d, op);
@@ -548,7 +545,7 @@ static int binary_cudnn(const struct layer_desc *d, struct cu_plan *p)
 }
 
 static const struct op_plans binary_plans = {binary_dnnl, binary_plain, binary_cudnn, NULL, NULL,
-    PLAN_KERNEL_TOO | PLAN_BY_IDS | PLAN_PLAIN_TOO,
+    PLAN_KERNEL_TOO | PLAN_BY_IDS | PLAN_PLAIN_SCALAR,
     .how = {"oneDNN binary (the broadcast operand second)",
             "plain C (Sum, Min, Max: up to 8 inputs; beside oneDNN's where an operand is one value)", "cuDNN op tensor",
             "kernel of ours (two inputs)"}};
