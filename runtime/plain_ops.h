@@ -4,9 +4,9 @@
  * plain_reduce.h, quantization in plain_quant.h, Resize and GridSample in plain_sample.h,
  * Einsum and Det in plain_linalg.h, the signal operators in plain_signal.h, RoiAlign, MaxUnpool
  * and the losses in plain_nn.h, the random generators in plain_random.h, NonZero, Compress and
- * NonMaxSuppression in plain_select.h, LSTM, GRU and RNN in plain_rnn.h (inlined after this one: the kinds
- * they handle are declared here). Inlined
- * into generated files with harness.h; libc and libm only. The timed kernel walks the output
+ * NonMaxSuppression in plain_select.h, LSTM, GRU and RNN in plain_rnn.h (inlined after this
+ * one: the kinds they handle are declared here). Inlined into generated files with harness.h;
+ * libc and libm only. The timed kernel walks the output
  * with an odometer (and a flat loop when no input broadcasts); --verify recomputes every
  * element independently (from its coordinates, or for TopK by a full sort of each slice) and
  * compares. */

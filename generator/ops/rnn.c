@@ -177,9 +177,8 @@ static int rnn_cudnn(const struct layer_desc *d, struct cu_plan *p)
 }
 
 /* The same layer in plain C (runtime/plain_rnn.h), float: every activation, clip, input_forget,
- * sequence_lens and both layouts, which oneDNN's RNN takes in part; and on a CPU without AVX-512
- * oneDNN runs it in a reference implementation, slower than the few multiply-adds of a small
- * layer warrant. The activations' alphas and betas are consumed in order by the functions that
+ * sequence_lens and both layouts, which oneDNN's RNN takes in part; and oneDNN 2.6 runs a GRU in
+ * its reference implementation, slower than the few multiply-adds of a small layer warrant. The activations' alphas and betas are consumed in order by the functions that
  * take them, each at its default where the list runs out (as ONNX Runtime reads them). */
 static int rnn_plain(const struct layer_desc *d, struct pl_op *op)
 {

@@ -3,8 +3,10 @@
 subtly wrong: ScatterND, Split and Concat, ArgMax/ArgMin, TopK, the index and scan operators
 (GatherElements, GatherND, ScatterElements, CumSum, Trilu, OneHot, ReverseSequence, EyeLike,
 Range), the reductions and normalisations oneDNN has not (Reduce*, MeanVarianceNormalization,
-Hardmax), Softmax and LogSoftmax, casts and the maths that oneDNN has not (inverse and hyperbolic trigonometry,
-IsInf/IsNaN, Celu, Shrink, ThresholdedRelu, Gelu in both forms, Mod, BitShift, the n-ary Sum/Mean/Min/Max),
+Hardmax), Softmax and LogSoftmax, LSTM, GRU and RNN (against ONNX Runtime: onnx.reference has
+not all their attributes), the four arithmetic operations of floats, casts and the maths that
+oneDNN has not (inverse and hyperbolic trigonometry, IsInf/IsNaN, Celu, Shrink, ThresholdedRelu,
+Gelu in both forms, Mod, BitShift, the n-ary Sum/Mean/Min/Max),
 resampling (Resize, GridSample), Einsum, the transforms (DFT, STFT), Det, RoiAlign, MaxUnpool,
 the losses, the training optimizers, NonZero, Compress, Unique and NonMaxSuppression, casts to
 and from strings (to strings: against ONNX Runtime, whose form of a number the benchmark
