@@ -247,6 +247,8 @@ static void render_plain(struct emit_ctx *e, int li, const struct pl_op *op)
         flops = plan_glu_flops(op->fn) * (double)pl_count(&op->out);
     if (op->kind == PL_REDUCE || op->kind == PL_HARDMAX) /* a step per input element */
         flops = (double)pl_count(&op->in[0]);
+    if (op->kind == PL_DECONV_TILES) /* a multiply-add per input channel, per output element */
+        flops = 2.0 * (double)pl_count(&op->out) * (double)op->in[0].d[1];
     if (op->kind == PL_RNN) { /* the gates' products, as oneDNN's RNN counts them */
         const struct pl_tensor *x = &op->in[0], *rw = &op->in[2];
         flops = 2.0 * (double)(x->d[0] * x->d[1]) * (double)(rw->d[0] * rw->d[1]) * (double)(x->d[2] + rw->d[2]);

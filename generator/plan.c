@@ -147,11 +147,11 @@ int plan_pl_start(const struct layer_desc *d, int kind, int fn, int nin, struct 
         [PL_DET] = 1, [PL_ROI_ALIGN] = 3, [PL_MAX_UNPOOL] = 2, [PL_LOSS] = 2, [PL_RANDOM] = 0,
         [PL_NONZERO] = 1, [PL_COMPRESS] = 2, [PL_NMS] = 2, [PL_UNIQUE] = 1, [PL_OPTIMIZER] = 0,
         [PL_TFIDF] = 1, [PL_STR_CAST] = 1, [PL_STR_NORMALIZE] = 1, [PL_STR_CONCAT] = 2, [PL_STR_SPLIT] = 1,
-        [PL_STR_REGEX] = 1, [PL_ROPE] = 3, [PL_SOFTMAX] = 1, [PL_RNN] = 8,
+        [PL_STR_REGEX] = 1, [PL_ROPE] = 3, [PL_SOFTMAX] = 1, [PL_RNN] = 8, [PL_DECONV_TILES] = 2,
     };
-    _Static_assert(BZ_ARRAY_LEN(nins) == PL_RNN + 1, "inputs of every kind");
+    _Static_assert(BZ_ARRAY_LEN(nins) == PL_DECONV_TILES + 1, "inputs of every kind");
     memset(op, 0, sizeof(*op));
-    if (kind < 0 || kind > PL_RNN || plan_pl_tensor(desc_out(d, 0), &op->out))
+    if (kind < 0 || kind > PL_DECONV_TILES || plan_pl_tensor(desc_out(d, 0), &op->out))
         return -1;
     op->kind = kind;
     op->fn = fn;
@@ -348,9 +348,9 @@ static const char *const pl_kind_names[] = {
     "PL_DEQUANTIZE", "PL_DYNQUANT", "PL_RESIZE", "PL_GRID_SAMPLE", "PL_EINSUM", "PL_DFT", "PL_STFT", "PL_WINDOW",
     "PL_DET", "PL_ROI_ALIGN", "PL_MAX_UNPOOL", "PL_LOSS", "PL_RANDOM", "PL_NONZERO", "PL_COMPRESS", "PL_NMS",
     "PL_UNIQUE", "PL_OPTIMIZER", "PL_TFIDF", "PL_STR_CAST", "PL_STR_NORMALIZE", "PL_STR_CONCAT", "PL_STR_SPLIT",
-    "PL_STR_REGEX", "PL_ROPE", "PL_SOFTMAX", "PL_RNN",
+    "PL_STR_REGEX", "PL_ROPE", "PL_SOFTMAX", "PL_RNN", "PL_DECONV_TILES",
 };
-_Static_assert(BZ_ARRAY_LEN(pl_kind_names) == PL_RNN + 1, "a name per pl_kind");
+_Static_assert(BZ_ARRAY_LEN(pl_kind_names) == PL_DECONV_TILES + 1, "a name per pl_kind");
 
 static const char *const pl_fn_names[] = {
     "PL_ERF", "PL_NEG", "PL_ABS", "PL_SQRT", "PL_EXP", "PL_LOG", "PL_FLOOR", "PL_CEIL", "PL_ROUND", "PL_SIGN",

@@ -214,7 +214,8 @@ enum plan_flags {
                                   as ONNX Runtime's, beats oneDNN's on some shapes; Softmax:
                                   rows of a few elements; PRelu: oneDNN's reference
                                   implementation on small tensors; LSTM, GRU, RNN: oneDNN's
-                                  reference GRU, and every ONNX form) */
+                                  reference GRU, and every ONNX form; ConvTranspose: oneDNN's
+                                  deconvolution of a stride that is the kernel, few channels) */
     PLAN_KERNEL_TOO = 1u << 1, /* a kernel of ours beside cuDNN's (binary ops: cuDNN accepts
                                   fewer broadcasts) */
     PLAN_DNNL_INT8 = 1u << 2,  /* the oneDNN hook takes int8 layers too (checks their types) */

@@ -138,7 +138,12 @@ enum pl_kind {
     PL_SOFTMAX,
     /* plain_rnn.h (op->rnn), float: LSTM, GRU, RNN; in[0..7] ONNX's inputs (one not given has no
      * elements), out Y, Y_h and Y_c one after the other */
-    PL_RNN
+    PL_RNN,
+    /* plain_nn.h, float: a 2-D ConvTranspose whose stride is its kernel (op->nn.kernel; no pads,
+     * no dilation, one group): each input pixel's kernel-sized tile of the output, no two
+     * overlapping. in[0] x [N, IC, H, W], in[1] w [IC, OC, KH, KW], in[2] the bias [OC] if nin is
+     * 3; out [N, OC, H KH, W KW] */
+    PL_DECONV_TILES
 };
 
 /* PL_MAP: every output element reads one input element (or writes a constant): per dim, input
@@ -918,7 +923,7 @@ static inline enum bh_status pl_verify_rnn(struct pl_state *s, struct bh_result 
 
 static inline int pl_kind_nn(int kind)
 {
-    return (kind >= PL_ROI_ALIGN && kind <= PL_LOSS) || kind == PL_OPTIMIZER || kind == PL_TFIDF;
+    return (kind >= PL_ROI_ALIGN && kind <= PL_LOSS) || kind == PL_OPTIMIZER || kind == PL_TFIDF || kind == PL_DECONV_TILES;
 }
 
 /* the family whose header holds kind's kernel (0: the core here) */

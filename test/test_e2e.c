@@ -405,6 +405,20 @@ static void e2e_scalar_binary(void **state)
                        "c_plain.c [A-Z][a-z]*: ok", 6, "plain_check.py");
 }
 
+/* ConvTranspose whose stride is its kernel in plain C beside oneDNN's (test/oracle/deconv_models.py:
+ * one output channel, channels no multiple of four, no bias, a batch, a 3 x 1 kernel, long rows;
+ * a padded one that plain C leaves to oneDNN): each plain C file verified in the benchmark and
+ * held to onnx's reference by plain_check.py */
+static void e2e_deconv_plain(void **state)
+{
+    (void)state;
+    e2e_written_models("deconv_plain", "deconv_models.py", NULL, 0, false, "deconv_one_channel",
+                       "c_plain.c ConvTranspose: ok", 5, "plain_check.py");
+    if (gen_only)
+        return;
+    assert_int_equal(test_sh("test $(ls '%s/deconv_plain/bench' | grep -c c_plain) -eq 5", dir), 0);
+}
+
 /* Convolution groups with an activation, LeakyRelu among them as ONNX Runtime's CPU convolution
  * runs it fused (conv_act, conv_bn_act): test/oracle/conv_act_check.py's models, each group's
  * oneDNN files verified against oneDNN's reference and their post-op held to onnx's Conv and
@@ -1208,6 +1222,7 @@ void test_e2e_group(struct test_totals *tot)
         cmocka_unit_test(e2e_recurrent),
         cmocka_unit_test(e2e_recurrent_plain),
         cmocka_unit_test(e2e_scalar_binary),
+        cmocka_unit_test(e2e_deconv_plain),
         cmocka_unit_test(e2e_shared_cnn),
         cmocka_unit_test(e2e_shared_transformer),
         cmocka_unit_test(e2e_shared_lstm),

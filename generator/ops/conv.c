@@ -345,8 +345,38 @@ static int conv_cudnn(const struct layer_desc *d, struct cu_plan *p)
     return 0;
 }
 
-static const struct op_plans conv_plans = {conv_dnnl, NULL, conv_cudnn, NULL, NULL, 0,
-    .how = {"oneDNN convolution, direct and Winograd", NULL, "cuDNN convolution, its 8 forward algorithms, the implicit GEMMs channels-last (NHWC, every type), the backend API's engine configurations (heuristic mode A, both layouts, every type), and its heuristic and Find choices (ConvTranspose: backward data, 6 algorithms, and algorithms 0 and 1 channels-last)", NULL}};
+/* A 2-D ConvTranspose whose stride is its kernel in plain C beside oneDNN's (runtime/plain_nn.h):
+ * no pads, no dilation, one group, float; the output the input's size times the kernel's. Each
+ * input pixel writes its own tile of the output, a product and a depth-to-space, as frameworks
+ * run it; oneDNN 2.6's deconvolution is far slower on such a layer of few output channels (a
+ * detector's last upsampling: 3 ms against ONNX Runtime's 0.67, docs/results/cpu/README.md) */
+static int conv_plain(const struct layer_desc *d, struct pl_op *op)
+{
+    const struct desc_tensor *x = desc_in(d, 0), *w = desc_in(d, 1), *y = desc_out(d, 0);
+    if (d->def->ids.variant != 1 || !x || !w || !y || x->rank != 4 || w->rank != 4 || y->rank != 4 ||
+        x->dtype != IR_DTYPE_FLOAT || w->dtype != IR_DTYPE_FLOAT || y->dtype != IR_DTYPE_FLOAT || d->a.group != 1 ||
+        (desc_in(d, 2) && desc_in(d, 2)->dtype != IR_DTYPE_FLOAT))
+        return -1;
+    int64_t strides[2], dil[2], pads[4];
+    plan_ints(&d->a.strides, strides, 2, 1);
+    plan_ints(&d->a.dilations, dil, 2, 1);
+    plan_ints(&d->a.pads, pads, 4, 0);
+    for (int k = 0; k < 2; k++)
+        if (strides[k] != w->d[2 + k] || dil[k] != 1 || pads[k] || pads[k + 2] || y->d[2 + k] != x->d[2 + k] * strides[k])
+            return -1;
+    if (w->d[0] != x->d[1] || y->d[1] != w->d[1] || y->d[0] != x->d[0] || w->d[2] * w->d[3] > 16)
+        return -1;
+    if (plan_pl_start(d, PL_DECONV_TILES, PL_IDENTITY, desc_in(d, 2) ? 3 : 2, op))
+        return -1;
+    op->nn.kernel[0] = w->d[2];
+    op->nn.kernel[1] = w->d[3];
+    op->nn.stride[0] = strides[0];
+    op->nn.stride[1] = strides[1];
+    return 0;
+}
+
+static const struct op_plans conv_plans = {conv_dnnl, conv_plain, conv_cudnn, NULL, NULL, PLAN_PLAIN_TOO,
+    .how = {"oneDNN convolution, direct and Winograd", "plain C (a ConvTranspose whose stride is its kernel)", "cuDNN convolution, its 8 forward algorithms, the implicit GEMMs channels-last (NHWC, every type), the backend API's engine configurations (heuristic mode A, both layouts, every type), and its heuristic and Find choices (ConvTranspose: backward data, 6 algorithms, and algorithms 0 and 1 channels-last)", NULL}};
 
 static const struct op_attr conv_attrs[] = {ATTR_MIN(group, 1, 1), ATTR_LIST(strides, 1, 8), ATTR_LIST(dilations, 1, 8),
                                             ATTR_LIST(pads, 0, 16), ATTR_LIST(kernel_shape, 1, 8),

@@ -8,7 +8,7 @@ not all their attributes), the four arithmetic operations of floats, casts and t
 oneDNN has not (inverse and hyperbolic trigonometry, IsInf/IsNaN, Celu, Shrink, ThresholdedRelu,
 Gelu in both forms, Mod, BitShift, the n-ary Sum/Mean/Min/Max),
 resampling (Resize, GridSample), Einsum, the transforms (DFT, STFT), Det, RoiAlign, MaxUnpool,
-the losses, the training optimizers, NonZero, Compress, Unique and NonMaxSuppression, casts to
+the losses, the training optimizers, a ConvTranspose whose stride is its kernel, NonZero, Compress, Unique and NonMaxSuppression, casts to
 and from strings (to strings: against ONNX Runtime, whose form of a number the benchmark
 follows), StringNormalizer, StringConcat, StringSplit and RegexFullMatch, in
 every element type the plain kernels take. Each such benchmark file is compiled
@@ -55,9 +55,9 @@ SAMPLING = ("Resize", "Upsample", "GridSample")
 # largest value
 SIGNAL = ("DFT", "STFT", "HannWindow", "HammingWindow", "BlackmanWindow")
 # Det (within 1e-5 of Hadamard's bound: numpy's LU runs in the input's type), RoiAlign and the
-# losses (within 1e-5 of the largest value), MaxUnpool (exactly)
+# losses and ConvTranspose (within 1e-5 of the largest value), MaxUnpool (exactly)
 NN = ("Det", "RoiAlign", "MaxUnpool", "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "Adagrad", "Momentum",
-      "Adam", "TfIdfVectorizer")
+      "Adam", "TfIdfVectorizer", "ConvTranspose")
 # Softmax and LogSoftmax (plain C computes in float, or double): against onnx.reference in
 # float64 rounded to the output's type, each element within 1e-6 of y (1 + |d|) in float (d its
 # difference from its row's largest; about 8 units in the last place of y), one unit in the
