@@ -364,9 +364,11 @@ static int conv_plain(const struct layer_desc *d, struct pl_op *op)
     for (int k = 0; k < 2; k++)
         if (strides[k] != w->d[2 + k] || dil[k] != 1 || pads[k] || pads[k + 2] || y->d[2 + k] != x->d[2 + k] * strides[k])
             return -1;
-    if (w->d[0] != x->d[1] || y->d[1] != w->d[1] || y->d[0] != x->d[0] || w->d[2] * w->d[3] > 16)
+    const struct desc_tensor *b = desc_in(d, 2);
+    if (w->d[0] != x->d[1] || y->d[1] != w->d[1] || y->d[0] != x->d[0] || w->d[2] * w->d[3] > 16 ||
+        (b && (b->rank != 1 || b->d[0] != y->d[1])))
         return -1;
-    if (plan_pl_start(d, PL_DECONV_TILES, PL_IDENTITY, desc_in(d, 2) ? 3 : 2, op))
+    if (plan_pl_start(d, PL_DECONV_TILES, PL_IDENTITY, b ? 3 : 2, op))
         return -1;
     op->nn.kernel[0] = w->d[2];
     op->nn.kernel[1] = w->d[3];
