@@ -791,6 +791,22 @@ static inline void pl_copy_rows(char *dst, int64_t dst_row, const char *src, int
             memcpy(dst + (size_t)(r * dst_row) * es, src + (ptrdiff_t)(r * src_row) * (ptrdiff_t)es, (size_t)count * es);
         return;
     }
+    /* a short contiguous row (a detector's box of two or four coordinates): a memcpy of its
+     * constant size per row, where the loop below would copy element by element */
+#define PL_COPY_SHORT(bytes)                                                                 \
+    for (int64_t r = 0; r < rows; r++)                                                       \
+        memcpy(dst + (size_t)(r * dst_row) * es, src + (ptrdiff_t)(r * src_row) * (ptrdiff_t)es, (bytes));
+    size_t row_bytes = stride == 1 ? (size_t)count * es : 0;
+    if (row_bytes == 8 || row_bytes == 12 || row_bytes == 16 || row_bytes == 32) {
+        switch (row_bytes) {
+        case 8: PL_COPY_SHORT(8) break;
+        case 12: PL_COPY_SHORT(12) break;
+        case 16: PL_COPY_SHORT(16) break;
+        default: PL_COPY_SHORT(32) break;
+        }
+        return;
+    }
+#undef PL_COPY_SHORT
     /* memcpy of a constant size: one load and one store at -O2 */
 #define PL_COPY_ROWS(size)                                                                   \
     for (int64_t r = 0; r < rows; r++) {                                                     \

@@ -3,8 +3,10 @@
 writes beside oneDNN's (oneDNN broadcasts a scalar slowly on small tensors): a detector's box
 decoding ([1, 4420, 2] times and divided by a constant), a length that is no multiple of the
 four elements the kernel takes at a time, the constant first (c - x, c / x: oneDNN's binary
-takes the broadcast operand second only, so plain C alone), a [1] constant, and float16. The
-e2e test benchmarks them, and plain_check.py holds each plain C file to onnx.reference.
+takes the broadcast operand second only, so plain C alone), a [1] constant, and float16; and the
+same decoding's Slices of short rows (2, 3 and 8 floats of each, a memcpy of constant size per
+row in plain C). The e2e test benchmarks them, and plain_check.py holds each plain C binary file
+to onnx.reference (the Slices: their --verify, element by element).
 
 usage: scalar_models.py OUTDIR"""
 import os
@@ -25,6 +27,15 @@ def model(name, op, shape, const_shape=(), first=False, dtype=TensorProto.FLOAT)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
 
 
+def slice_last(name, shape, start, end):
+    """x[..., start:end] of x [SHAPE]"""
+    inits = [numpy_helper.from_array(np.array([v], dtype=np.int64), n) for n, v in (("s", start), ("e", end), ("a", -1))]
+    node = helper.make_node("Slice", ["x", "s", "e", "a"], ["y"])
+    graph = helper.make_graph([node], name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape[:-1] + [end - start])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -35,6 +46,9 @@ def main():
         model("div_scalar_first", "Div", [7, 9], first=True),
         model("add_one_element", "Add", [3, 1, 6], const_shape=(1,)),
         model("mul_scalar_f16", "Mul", [4, 37], dtype=TensorProto.FLOAT16),
+        slice_last("slice_box_centres", [1, 4420, 4], 0, 2),
+        slice_last("slice_rows_of_three", [2, 100, 5], 1, 4),
+        slice_last("slice_rows_of_eight", [3, 50, 10], 1, 9),
     ]
     for m in models:
         onnx.checker.check_model(m)
