@@ -796,15 +796,12 @@ static inline void pl_copy_rows(char *dst, int64_t dst_row, const char *src, int
 #define PL_COPY_SHORT(bytes)                                                                 \
     for (int64_t r = 0; r < rows; r++)                                                       \
         memcpy(dst + (size_t)(r * dst_row) * es, src + (ptrdiff_t)(r * src_row) * (ptrdiff_t)es, (bytes));
-    size_t row_bytes = stride == 1 ? (size_t)count * es : 0;
-    if (row_bytes == 8 || row_bytes == 12 || row_bytes == 16 || row_bytes == 32) {
-        switch (row_bytes) {
-        case 8: PL_COPY_SHORT(8) break;
-        case 12: PL_COPY_SHORT(12) break;
-        case 16: PL_COPY_SHORT(16) break;
-        default: PL_COPY_SHORT(32) break;
-        }
-        return;
+    switch (stride == 1 ? (size_t)count * es : 0) {
+    case 8: PL_COPY_SHORT(8) return;
+    case 12: PL_COPY_SHORT(12) return;
+    case 16: PL_COPY_SHORT(16) return;
+    case 32: PL_COPY_SHORT(32) return;
+    default: break;
     }
 #undef PL_COPY_SHORT
     /* memcpy of a constant size: one load and one store at -O2 */
@@ -1317,8 +1314,10 @@ static inline void pl_kernel_topk(struct pl_state *s)
  * unknown length and of pointers that may alias, would not. Inlined with FN, SA and SB
  * constants (pl_binary_f32_run), so that the loop holds no test. Returns the elements done (a
  * multiple of four); the caller does the rest. */
-__attribute__((always_inline)) static inline int64_t pl_binary_f32_fours(int fn, float *o, const float *x0, int sa,
-                                                                          const float *x1, int sb, int64_t len)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int64_t pl_binary_f32_fours(int fn, float *o, const float *x0, int sa, const float *x1, int sb, int64_t len)
 {
     int64_t j = 0;
     for (; j + 4 <= len; j += 4) {
@@ -1338,6 +1337,8 @@ __attribute__((always_inline)) static inline int64_t pl_binary_f32_fours(int fn,
 static inline int64_t pl_binary_f32_run(int fn, float *o, const float *x0, int64_t sa, const float *x1, int64_t sb,
                                         int64_t len)
 {
+    if (!sa && !sb)
+        return 0; /* both broadcast: a run of one value (a binary op's output has none longer) */
 #define PL_BIN_RUNS(f) \
     (sa && sb ? pl_binary_f32_fours(f, o, x0, 1, x1, 1, len) \
      : sa     ? pl_binary_f32_fours(f, o, x0, 1, x1, 0, len) \

@@ -7,10 +7,12 @@ from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
 
-def node_model(op, attrs, feeds, inits=(), extra_inputs=(), nout=1, opset=13, domain=""):
-    """The one-node model run_node and run_node_ort run"""
+def node_model(op, attrs, feeds, inits=(), extra_inputs=(), nout=1, opset=13, domain="", input_names=None):
+    """The one-node model run_node and run_node_ort run; INPUT_NAMES, where given, are the node's
+    inputs (with "" for an optional input not given), else the feeds' and EXTRA_INPUTS' names"""
     outs = ["y%d" % i for i in range(nout)]
-    node = helper.make_node(op, list(feeds) + list(extra_inputs), outs, domain=domain or None, **attrs)
+    names = list(input_names) if input_names is not None else list(feeds) + list(extra_inputs)
+    node = helper.make_node(op, names, outs, domain=domain or None, **attrs)
     graph = helper.make_graph(
         [node], "g",
         [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape) for n, v in feeds.items()],
@@ -27,12 +29,12 @@ def run_node(op, attrs, feeds, inits=(), extra_inputs=(), nout=1, opset=13, doma
     return ReferenceEvaluator(model).run(None, feeds)
 
 
-def run_node_ort(op, attrs, feeds, out_types, opset=13):
+def run_node_ort(op, attrs, feeds, out_types, opset=13, input_names=None):
     """The same node run by ONNX Runtime (CPU, one thread), its outputs of the given element
     types: the oracle where the benchmark follows ONNX Runtime rather than onnx's reference (a
-    number printed as a string)"""
+    number printed as a string, a recurrent layer's activations); INPUT_NAMES as node_model's"""
     import onnxruntime as ort
-    model = node_model(op, attrs, feeds, nout=len(out_types), opset=opset)
+    model = node_model(op, attrs, feeds, nout=len(out_types), opset=opset, input_names=input_names)
     for v, t in zip(model.graph.output, out_types):
         v.type.tensor_type.elem_type = t
     model.ir_version = 8
