@@ -498,42 +498,129 @@ static inline void pl_reference_tfidf(const struct pl_state *s, double *want, do
  * Each input pixel (i, j) writes its own KH x KW tile of the output: y[n, oc, i KH + a, j KW + b]
  * = bias[oc] + sum over ic of x[n, ic, i, j] w[ic, oc, a, b], a product of the input's channels
  * by the weight's, then a depth-to-space (as a framework runs it: a GEMM, then the tiles
- * scattered). A block of input rows at a time, per output channel: one plane of sums per tap
- * (work, PL_DECONV_BLOCK pixels or a row), four input channels at a time through local arrays
- * of four floats (one vector each under gcc's -O2), then the planes interleaved into the output
- * rows. oneDNN 2.6's deconvolution of a detector's last layer, 24 channels of 320 x 320 to one
- * of 640 x 640, takes 3 ms on the AVX-512 machine of docs/results/cpu/README.md, ONNX Runtime
- * 0.67 ms. --verify: each output element from the definition in long double, within float's
- * tolerance of the sum of its terms' magnitudes. */
+ * scattered). A block of input rows at a time (PL_DECONV_BLOCK pixels or a row), per output
+ * channel and group of four taps: eight pixels' sums of the four taps held in local arrays of
+ * four floats (one SSE2 vector each under gcc's -O2, kept in registers) over every input
+ * channel, each pixel of x loaded once per group, the weights broadcast ahead (work: per input
+ * channel four taps of four lanes); then the planes of sums (work: one per tap) interleaved into
+ * the output rows. oneDNN 2.6's deconvolution of a detector's last layer, 24 channels of 320 x
+ * 320 to one of 640 x 640, takes 3 ms on the AVX-512 machine of docs/results/cpu/README.md,
+ * ONNX Runtime 0.67 ms. --verify: each output element from the definition in long double,
+ * within float's tolerance of the sum of its terms' magnitudes. */
 #define PL_DECONV_BLOCK 1024
-
-/* a[p] += w0 x0[p] + w1 x1[p] + w2 x2[p] + w3 x3[p] (in that order) for p < LEN */
-static inline void pl_deconv_axpy4(float *a, const float *x0, const float *x1, const float *x2, const float *x3, float w0,
-                                   float w1, float w2, float w3, int64_t len)
-{
-    int64_t p = 0;
-    for (; p + 4 <= len; p += 4) {
-        float u[4], v0[4], v1[4], v2[4], v3[4];
-        for (int q = 0; q < 4; q++) {
-            u[q] = a[p + q];
-            v0[q] = x0[p + q];
-            v1[q] = x1[p + q];
-            v2[q] = x2[p + q];
-            v3[q] = x3[p + q];
-        }
-        for (int q = 0; q < 4; q++)
-            u[q] = u[q] + w0 * v0[q] + w1 * v1[q] + w2 * v2[q] + w3 * v3[q];
-        for (int q = 0; q < 4; q++)
-            a[p + q] = u[q];
-    }
-    for (; p < len; p++)
-        a[p] = a[p] + w0 * x0[p] + w1 * x1[p] + w2 * x2[p] + w3 * x3[p];
-}
 
 /* input rows a block takes, of W pixels each */
 static inline int64_t pl_deconv_rows(int64_t W)
 {
     return W > 0 && W < PL_DECONV_BLOCK ? PL_DECONV_BLOCK / W : 1;
+}
+
+/* floats of the work space: a plane per tap, the broadcast weights (16 per input channel), the
+ * block's input packed (pl_deconv_pack) */
+static inline int64_t pl_deconv_work(const struct pl_op *op)
+{
+    int64_t W = op->in[0].d[3], block = pl_deconv_rows(W) * (W ? W : 1);
+    return (op->nn.kernel[0] * op->nn.kernel[1] + op->in[0].d[1]) * block + 16 * op->in[0].d[1];
+}
+
+/* a[k len + p] = b + sum over ic of wq[16 ic + 4 k] x[ic HW + p], for p < LEN and the NT (1 to
+ * 4) taps k of a group; wq holds each channel's four taps' weights four times (a vector each,
+ * zero past NT). The first LEN - LEN % 8 pixels are read from xb, eight pixels of channel ic at
+ * xb + (p / 8) VS + ic CS (x itself: VS 8, CS HW; pl_deconv_pack's copy: VS 8 IC, CS 8), the
+ * others from x. */
+static inline void pl_deconv_taps4(float *a, int64_t len, int nt, const float *xb, int64_t vs, int64_t cs,
+                                   const float *x, int64_t HW, int64_t IC, const float *wq, float b)
+{
+    int64_t p = 0;
+    for (; p + 8 <= len; p += 8) {
+        float u0[4], u1[4], u2[4], u3[4], z0[4], z1[4], z2[4], z3[4];
+        for (int q = 0; q < 4; q++)
+            u0[q] = u1[q] = u2[q] = u3[q] = z0[q] = z1[q] = z2[q] = z3[q] = b;
+        const float *xp = xb + p / 8 * vs, *wc = wq;
+        for (int64_t ic = 0; ic < IC; ic++, xp += cs, wc += 16) {
+            float v[4], y[4], w0[4], w1[4], w2[4], w3[4];
+            for (int q = 0; q < 4; q++) {
+                v[q] = xp[q];
+                y[q] = xp[4 + q];
+                w0[q] = wc[q];
+                w1[q] = wc[4 + q];
+                w2[q] = wc[8 + q];
+                w3[q] = wc[12 + q];
+            }
+            for (int q = 0; q < 4; q++) {
+                u0[q] += w0[q] * v[q];
+                u1[q] += w1[q] * v[q];
+                u2[q] += w2[q] * v[q];
+                u3[q] += w3[q] * v[q];
+                z0[q] += w0[q] * y[q];
+                z1[q] += w1[q] * y[q];
+                z2[q] += w2[q] * y[q];
+                z3[q] += w3[q] * y[q];
+            }
+        }
+        for (int q = 0; q < 4; q++) {
+            a[p + q] = u0[q];
+            a[p + 4 + q] = z0[q];
+        }
+        for (int q = 0; nt > 1 && q < 4; q++) {
+            a[len + p + q] = u1[q];
+            a[len + p + 4 + q] = z1[q];
+        }
+        for (int q = 0; nt > 2 && q < 4; q++) {
+            a[2 * len + p + q] = u2[q];
+            a[2 * len + p + 4 + q] = z2[q];
+        }
+        for (int q = 0; nt > 3 && q < 4; q++) {
+            a[3 * len + p + q] = u3[q];
+            a[3 * len + p + 4 + q] = z3[q];
+        }
+    }
+    for (; p < len; p++)
+        for (int k = 0; k < nt; k++) {
+            float sum = b;
+            for (int64_t ic = 0; ic < IC; ic++)
+                sum += wq[16 * ic + 4 * k] * x[ic * HW + p];
+            a[k * len + p] = sum;
+        }
+}
+
+/* xb[(p / 8) IC 8 + 8 ic + p % 8] = x[ic HW + p] for p < LEN8 (a multiple of 8): eight pixels'
+ * channels side by side, read in order by pl_deconv_taps4 (x's channel planes lie HW apart, a
+ * multiple of 4 KiB at detectors' sizes: read in place, the channels of a pixel fall in one set
+ * of the L1 cache and evict each other). Two channels at a time, so that each store fills a
+ * cache line (written half by half, a line of xb leaves the L1 cache between its halves). */
+static inline void pl_deconv_pack(float *xb, const float *x, int64_t HW, int64_t IC, int64_t len8)
+{
+    int64_t ic = 0;
+    for (; ic + 2 <= IC; ic += 2)
+        for (int64_t p = 0; p < len8; p += 8) {
+            float v[4], y[4], v1[4], y1[4]; /* four vectors through registers (in place, gcc copies
+                                              element by element) */
+            for (int q = 0; q < 4; q++) {
+                v[q] = x[ic * HW + p + q];
+                y[q] = x[ic * HW + p + 4 + q];
+                v1[q] = x[(ic + 1) * HW + p + q];
+                y1[q] = x[(ic + 1) * HW + p + 4 + q];
+            }
+            for (int q = 0; q < 4; q++) {
+                xb[p * IC + 8 * ic + q] = v[q];
+                xb[p * IC + 8 * ic + 4 + q] = y[q];
+                xb[p * IC + 8 * ic + 8 + q] = v1[q];
+                xb[p * IC + 8 * ic + 12 + q] = y1[q];
+            }
+        }
+    for (; ic < IC; ic++)
+        for (int64_t p = 0; p < len8; p += 8) {
+            float v[4], y[4];
+            for (int q = 0; q < 4; q++) {
+                v[q] = x[ic * HW + p + q];
+                y[q] = x[ic * HW + p + 4 + q];
+            }
+            for (int q = 0; q < 4; q++) {
+                xb[p * IC + 8 * ic + q] = v[q];
+                xb[p * IC + 8 * ic + 4 + q] = y[q];
+            }
+        }
 }
 
 static inline void pl_kernel_deconv_tiles(struct pl_state *s)
@@ -544,35 +631,23 @@ static inline void pl_kernel_deconv_tiles(struct pl_state *s)
     int64_t KH = op->nn.kernel[0], KW = op->nn.kernel[1], T = KH * KW, HW = H * W, rows = pl_deconv_rows(W);
     const float *x = (const float *)s->in[0], *w = (const float *)s->in[1];
     const float *bias = op->nin > 2 ? (const float *)s->in[2] : NULL;
-    float *y = (float *)s->out, *acc = (float *)s->work;
+    float *y = (float *)s->out, *acc = (float *)s->work, *wq = acc + T * rows * W, *xb = wq + 16 * IC;
     for (int64_t n = 0; n < N; n++)
-        for (int64_t oc = 0; oc < OC; oc++)
-            for (int64_t i0 = 0; i0 < H; i0 += rows) {
-                int64_t nr = H - i0 < rows ? H - i0 : rows, len = nr * W;
-                float b0[4] = {0, 0, 0, 0};
-                for (int q = 0; bias && q < 4; q++)
-                    b0[q] = bias[oc];
-                int64_t p = 0;
-                for (; p + 4 <= T * len; p += 4) /* four at a time: a store loop gcc vectorizes */
-                    for (int q = 0; q < 4; q++)
-                        acc[p + q] = b0[q];
-                for (; p < T * len; p++)
-                    acc[p] = b0[0];
-                int64_t ic = 0;
-                for (; ic + 4 <= IC; ic += 4) {
-                    const float *x0 = x + (n * IC + ic) * HW + i0 * W;
-                    const float *wk = w + (ic * OC + oc) * T; /* channel ic + k's taps at k OC T */
-                    for (int64_t t = 0; t < T; t++)
-                        pl_deconv_axpy4(acc + t * len, x0, x0 + HW, x0 + 2 * HW, x0 + 3 * HW, wk[t], wk[OC * T + t],
-                                        wk[2 * OC * T + t], wk[3 * OC * T + t], len);
-                }
-                for (; ic < IC; ic++) {
-                    const float *x0 = x + (n * IC + ic) * HW + i0 * W, *wk = w + (ic * OC + oc) * T;
-                    for (int64_t t = 0; t < T; t++) {
-                        float *a = acc + t * len;
-                        for (int64_t e = 0; e < len; e++)
-                            a[e] = a[e] + wk[t] * x0[e];
-                    }
+        for (int64_t i0 = 0; i0 < H; i0 += rows) {
+            int64_t nr = H - i0 < rows ? H - i0 : rows, len = nr * W;
+            const float *xs = x + n * IC * HW + i0 * W;
+            int pack = OC > 1; /* one output channel reads each pixel once: no copy pays */
+            if (pack)
+                pl_deconv_pack(xb, xs, HW, IC, len - len % 8);
+            for (int64_t oc = 0; oc < OC; oc++) {
+                for (int64_t t0 = 0; t0 < T; t0 += 4) {
+                    int nt = T - t0 < 4 ? (int)(T - t0) : 4;
+                    for (int64_t ic = 0; ic < IC; ic++) /* channel ic's taps t0 .. t0 + 3 at w[ic, oc] */
+                        for (int k = 0; k < 4; k++)
+                            for (int q = 0; q < 4; q++)
+                                wq[16 * ic + 4 * k + q] = k < nt ? w[(ic * OC + oc) * T + t0 + k] : 0.0f;
+                    pl_deconv_taps4(acc + t0 * len, len, nt, pack ? xb : xs, pack ? 8 * IC : 8, pack ? 8 : HW, xs, HW,
+                                    IC, wq, bias ? bias[oc] : 0.0f);
                 }
                 /* the planes into the output rows: pixel (i, j)'s tap (a, b) at row i KH + a,
                  * column j KW + b */
@@ -585,6 +660,7 @@ static inline void pl_kernel_deconv_tiles(struct pl_state *s)
                                 row[j * KW + b] = plane[b * len + j];
                     }
             }
+        }
 }
 
 static inline enum bh_status pl_nn_setup(struct pl_state *s, struct bh_result *r)
@@ -641,10 +717,8 @@ static inline enum bh_status pl_nn_setup(struct pl_state *s, struct bh_result *r
     } else if (PL_KIND_OF(op) == PL_TFIDF) {
         return pl_tfidf_setup(s, r);
     } else if (PL_KIND_OF(op) == PL_DECONV_TILES) {
-        /* a plane of sums per tap, a block of input rows long */
-        int64_t W = op->in[0].d[3];
-        s->work = (double *)malloc((size_t)(op->nn.kernel[0] * op->nn.kernel[1] * pl_deconv_rows(W) * (W ? W : 1)) *
-                                   sizeof(float));
+        /* a plane of sums per tap, a block of input rows long, and the broadcast weights */
+        s->work = (double *)malloc((size_t)pl_deconv_work(op) * sizeof(float));
     } else if (PL_KIND_OF(op) == PL_OPTIMIZER) {
         /* the fifth step at rate 0.01; squared-gradient states non-negative */
         pl_store(s->in[0], op->in[0].dtype, 0, 0.01);

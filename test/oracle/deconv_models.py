@@ -2,7 +2,8 @@
 """Writes 2-D ConvTranspose models whose stride is their kernel, which gen benchmarks in plain C
 beside oneDNN (runtime/plain_nn.h's PL_DECONV_TILES): a detector's last upsampling (one output
 channel, 2 x 2), input channels that are no multiple of the four the kernel takes at a time,
-no bias, a batch of two, a 3 x 1 kernel, rows longer than the kernel's block of pixels, and one
+no bias, a batch of two, a 3 x 1 kernel, a 3 x 3 one (nine taps: three groups of four, the
+last of one), rows longer than the kernel's block of pixels, and one
 with pads, which plain C does not take (oneDNN's files alone). The e2e test benchmarks them,
 and plain_check.py holds each plain C file to onnx.reference.
 
@@ -38,6 +39,7 @@ def main():
         model("deconv_channels_odd", 1, 7, 3, 9, 11, (2, 2)),
         model("deconv_no_bias_batch", 2, 5, 4, 6, 5, (2, 2), bias=False),
         model("deconv_kernel_3x1", 1, 6, 2, 5, 7, (3, 1)),
+        model("deconv_kernel_3x3", 1, 3, 2, 4, 5, (3, 3)),
         model("deconv_long_rows", 1, 4, 2, 3, 1100, (2, 2)),
         model("deconv_padded", 1, 4, 2, 6, 6, (3, 3), strides=[2, 2], pads=[1, 1, 1, 1]),
     ]
