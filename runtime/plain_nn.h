@@ -81,17 +81,18 @@ static inline void pl_roi_taps(double y, double x, int64_t H, int64_t W, int64_t
 }
 
 /* per region: the taps of every sample of every bin (tables shared by the channels), then
- * each channel's bins averaged (or the largest weighted tap) */
-static inline void pl_kernel_roi_align(struct pl_state *s)
+ * each channel's bins averaged (or the largest weighted tap); regions [BEGIN, END) on thread
+ * TID's tables (s->naux taps each) */
+static inline void pl_roi_regions(struct pl_state *s, int64_t begin, int64_t end, int tid)
 {
     const struct pl_op *op = s->op;
     const struct pl_tensor *x = &op->in[0];
-    int64_t C = x->d[1], H = x->d[2], W = x->d[3], oh = op->out.d[2], ow = op->out.d[3], R = op->out.d[0];
-    int64_t *pos = s->aux;
-    double *wt = s->work;
+    int64_t C = x->d[1], H = x->d[2], W = x->d[3], oh = op->out.d[2], ow = op->out.d[3];
+    int64_t *pos = s->aux + 4 * s->naux * tid;
+    double *wt = s->work + 4 * s->naux * tid;
     const int64_t *batch = (const int64_t *)s->in[2];
     int dt = x->dtype, odt = op->out.dtype, max_mode = op->nn.mode;
-    for (int64_t r = 0; r < R; r++) {
+    for (int64_t r = begin; r < end; r++) {
         struct pl_roi_geom g = pl_roi_geom(s, r);
         int64_t per_bin = g.gh * g.gw, t = 0;
         for (int64_t ph = 0; ph < oh; ph++)
@@ -145,6 +146,12 @@ static inline void pl_kernel_roi_align(struct pl_state *s)
             }
         }
     }
+}
+
+/* the regions split over the pool's threads */
+static inline void pl_kernel_roi_align(struct pl_state *s)
+{
+    pl_par_run(s, s->op->out.d[0], pl_roi_regions);
 }
 
 /* ---- MaxUnpool ---- */
@@ -623,44 +630,55 @@ static inline void pl_deconv_pack(float *xb, const float *x, int64_t HW, int64_t
         }
 }
 
-static inline void pl_kernel_deconv_tiles(struct pl_state *s)
+/* blocks of input rows of every image, [begin, end), on thread TID's scratch */
+static inline void pl_deconv_blocks(struct pl_state *s, int64_t begin, int64_t end, int tid)
 {
     const struct pl_op *op = s->op;
     const struct pl_tensor *xt = &op->in[0];
-    int64_t N = xt->d[0], IC = xt->d[1], H = xt->d[2], W = xt->d[3], OC = op->out.d[1];
+    int64_t IC = xt->d[1], H = xt->d[2], W = xt->d[3], OC = op->out.d[1];
     int64_t KH = op->nn.kernel[0], KW = op->nn.kernel[1], T = KH * KW, HW = H * W, rows = pl_deconv_rows(W);
+    int64_t per = (H + rows - 1) / rows; /* blocks per image */
     const float *x = (const float *)s->in[0], *w = (const float *)s->in[1];
     const float *bias = op->nin > 2 ? (const float *)s->in[2] : NULL;
-    float *y = (float *)s->out, *acc = (float *)s->work, *wq = acc + T * rows * W, *xb = wq + 16 * IC;
-    for (int64_t n = 0; n < N; n++)
-        for (int64_t i0 = 0; i0 < H; i0 += rows) {
-            int64_t nr = H - i0 < rows ? H - i0 : rows, len = nr * W;
-            const float *xs = x + n * IC * HW + i0 * W;
-            int pack = OC > 1; /* one output channel reads each pixel once: no copy pays */
-            if (pack)
-                pl_deconv_pack(xb, xs, HW, IC, len - len % 8);
-            for (int64_t oc = 0; oc < OC; oc++) {
-                for (int64_t t0 = 0; t0 < T; t0 += 4) {
-                    int nt = T - t0 < 4 ? (int)(T - t0) : 4;
-                    for (int64_t ic = 0; ic < IC; ic++) /* channel ic's taps t0 .. t0 + 3 at w[ic, oc] */
-                        for (int k = 0; k < 4; k++)
-                            for (int q = 0; q < 4; q++)
-                                wq[16 * ic + 4 * k + q] = k < nt ? w[(ic * OC + oc) * T + t0 + k] : 0.0f;
-                    pl_deconv_taps4(acc + t0 * len, len, nt, pack ? xb : xs, pack ? 8 * IC : 8, pack ? 8 : HW, xs, HW,
-                                    IC, wq, bias ? bias[oc] : 0.0f);
-                }
-                /* the planes into the output rows: pixel (i, j)'s tap (a, b) at row i KH + a,
-                 * column j KW + b */
-                for (int64_t i = 0; i < nr; i++)
-                    for (int64_t a = 0; a < KH; a++) {
-                        float *row = y + ((n * OC + oc) * H * KH + (i0 + i) * KH + a) * W * KW;
-                        const float *plane = acc + a * KW * len + i * W;
-                        for (int64_t j = 0; j < W; j++) /* the row written in order */
-                            for (int64_t b = 0; b < KW; b++)
-                                row[j * KW + b] = plane[b * len + j];
-                    }
+    float *y = (float *)s->out, *acc = (float *)s->work + tid * pl_deconv_work(op), *wq = acc + T * rows * W;
+    float *xb = wq + 16 * IC;
+    for (int64_t item = begin; item < end; item++) {
+        int64_t n = item / per, i0 = item % per * rows;
+        int64_t nr = H - i0 < rows ? H - i0 : rows, len = nr * W;
+        const float *xs = x + n * IC * HW + i0 * W;
+        int pack = OC > 1; /* one output channel reads each pixel once: no copy pays */
+        if (pack)
+            pl_deconv_pack(xb, xs, HW, IC, len - len % 8);
+        for (int64_t oc = 0; oc < OC; oc++) {
+            for (int64_t t0 = 0; t0 < T; t0 += 4) {
+                int nt = T - t0 < 4 ? (int)(T - t0) : 4;
+                for (int64_t ic = 0; ic < IC; ic++) /* channel ic's taps t0 .. t0 + 3 at w[ic, oc] */
+                    for (int k = 0; k < 4; k++)
+                        for (int q = 0; q < 4; q++)
+                            wq[16 * ic + 4 * k + q] = k < nt ? w[(ic * OC + oc) * T + t0 + k] : 0.0f;
+                pl_deconv_taps4(acc + t0 * len, len, nt, pack ? xb : xs, pack ? 8 * IC : 8, pack ? 8 : HW, xs, HW, IC,
+                                wq, bias ? bias[oc] : 0.0f);
             }
+            /* the planes into the output rows: pixel (i, j)'s tap (a, b) at row i KH + a,
+             * column j KW + b */
+            for (int64_t i = 0; i < nr; i++)
+                for (int64_t a = 0; a < KH; a++) {
+                    float *row = y + ((n * OC + oc) * H * KH + (i0 + i) * KH + a) * W * KW;
+                    const float *plane = acc + a * KW * len + i * W;
+                    for (int64_t j = 0; j < W; j++) /* the row written in order */
+                        for (int64_t b = 0; b < KW; b++)
+                            row[j * KW + b] = plane[b * len + j];
+                }
         }
+    }
+}
+
+/* the blocks of every image split over the pool's threads */
+static inline void pl_kernel_deconv_tiles(struct pl_state *s)
+{
+    const struct pl_tensor *xt = &s->op->in[0];
+    int64_t rows = pl_deconv_rows(xt->d[3]);
+    pl_par_run(s, xt->d[0] * ((xt->d[2] + rows - 1) / rows), pl_deconv_blocks);
 }
 
 static inline enum bh_status pl_nn_setup(struct pl_state *s, struct bh_result *r)
@@ -688,8 +706,9 @@ static inline enum bh_status pl_nn_setup(struct pl_state *s, struct bh_result *r
             int64_t n = g.gh * g.gw * op->out.d[2] * op->out.d[3];
             most = n > most ? n : most;
         }
-        s->aux = (int64_t *)malloc((size_t)(4 * most) * sizeof(int64_t));
-        s->work = (double *)malloc((size_t)(4 * most) * sizeof(double));
+        s->naux = most; /* per thread */
+        s->aux = (int64_t *)malloc((size_t)(4 * most * pl_par_threads(s)) * sizeof(int64_t));
+        s->work = (double *)malloc((size_t)(4 * most * pl_par_threads(s)) * sizeof(double));
     } else if (PL_KIND_OF(op) == PL_MAX_UNPOOL) {
         /* each index inside its own window (a random tap of it, clipped to the unpooled
          * shape), flat over the whole unpooled tensor as MaxPool's */
@@ -717,8 +736,9 @@ static inline enum bh_status pl_nn_setup(struct pl_state *s, struct bh_result *r
     } else if (PL_KIND_OF(op) == PL_TFIDF) {
         return pl_tfidf_setup(s, r);
     } else if (PL_KIND_OF(op) == PL_DECONV_TILES) {
-        /* a plane of sums per tap, a block of input rows long, and the broadcast weights */
-        s->work = (double *)malloc((size_t)pl_deconv_work(op) * sizeof(float));
+        /* per thread: a plane of sums per tap, a block of input rows long, the broadcast
+         * weights and the block's input packed */
+        s->work = (double *)malloc((size_t)(pl_par_threads(s) * pl_deconv_work(op)) * sizeof(float));
     } else if (PL_KIND_OF(op) == PL_OPTIMIZER) {
         /* the fifth step at rate 0.01; squared-gradient states non-negative */
         pl_store(s->in[0], op->in[0].dtype, 0, 0.01);

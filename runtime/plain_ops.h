@@ -6,7 +6,7 @@
  * and the losses in plain_nn.h, the random generators in plain_random.h, NonZero, Compress and
  * NonMaxSuppression in plain_select.h, LSTM, GRU and RNN in plain_rnn.h (inlined after this
  * one: the kinds they handle are declared here). Inlined into generated files with harness.h;
- * libc and libm only. The timed kernel walks the output
+ * libc (with POSIX threads) and libm only. The timed kernel walks the output
  * with an odometer (and a flat loop when no input broadcasts); --verify recomputes every
  * element independently (from its coordinates, or for TopK by a full sort of each slice) and
  * compares. */
@@ -729,10 +729,195 @@ struct pl_state {
     int flat;              /* no input broadcasts: one flat loop */
     void *sample;          /* PL_RESIZE, PL_GRID_SAMPLE: their tables (plain_sample.h) */
     int64_t selected;      /* plain_select.h: the output elements the kernel wrote */
-    int64_t naux;          /* Unique: the unique slices (aux holds three arrays of the slices' count) */
+    int64_t naux;          /* Unique: the unique slices (aux holds three arrays of the slices' count);
+                            * RoiAlign: the taps of its largest region (a thread's tables) */
     char *text[PL_MAX_IN + 1]; /* string tensors: the characters of each input's strings, then the output's */
     void *table;           /* plain_string.h: StringNormalizer's stopword table */
+    struct pl_pool *pool;  /* the threads of a kernel that splits its work (pl_par_run); NULL: one */
 };
+
+/* ---- a kernel's work split over threads ----
+ * pl_par_run(s, n, fn) calls fn(s, begin, end, tid) on contiguous shares of [0, n), one per
+ * thread of s's pool (tid 0, the first share, on the calling thread), and returns when every
+ * share is done. Without a pool (one thread, or the host reference of a CUDA file) it is
+ * fn(s, 0, n, 0). A kernel that splits its work gives each tid scratch of its own
+ * (pl_par_threads(s) of them) and writes disjoint output, so that its result does not depend on
+ * the thread count. */
+typedef void (*pl_par_fn)(struct pl_state *s, int64_t begin, int64_t end, int tid);
+#ifndef PL_KERNEL_ONLY
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+#define PL_PAR_MAX 256
+/* polls of the run counter before an idle worker sleeps on the condition variable: a few
+ * milliseconds, so that the workers of a timed loop wake in well under a microsecond, as
+ * OpenMP's do between oneDNN's parallel regions */
+#define PL_PAR_SPIN 100000
+
+struct pl_pool;
+struct pl_par_arg {
+    struct pl_pool *pool;
+    int tid;
+};
+struct pl_pool {
+    int threads;                   /* the caller and threads - 1 workers */
+    pthread_t tid[PL_PAR_MAX];
+    struct pl_par_arg arg[PL_PAR_MAX];
+    struct pl_state *s;            /* the current run (written before run is bumped) */
+    pl_par_fn fn;
+    int64_t n;
+    int stop;
+    atomic_uint run;               /* bumped for each run: a worker waits for it to change */
+    atomic_int left;               /* workers yet to finish the current run */
+    pthread_mutex_t mu;            /* with cv: a worker past its spin sleeps until run changes */
+    pthread_cond_t cv;
+};
+
+static inline void pl_par_pause(void)
+{
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __builtin_ia32_pause();
+#elif defined(__GNUC__) && defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static inline void pl_par_share(const struct pl_pool *p, int tid)
+{
+    int64_t b = p->n * tid / p->threads, e = p->n * (tid + 1) / p->threads;
+    if (b < e)
+        p->fn(p->s, b, e, tid);
+}
+
+static inline void *pl_par_worker(void *v)
+{
+    struct pl_par_arg *a = (struct pl_par_arg *)v;
+    struct pl_pool *p = a->pool;
+    unsigned seen = 0;
+    for (;;) {
+        unsigned now;
+        long spins = 0;
+        while ((now = atomic_load_explicit(&p->run, memory_order_acquire)) == seen) {
+            if (++spins < PL_PAR_SPIN) {
+                pl_par_pause();
+                continue;
+            }
+            pthread_mutex_lock(&p->mu);
+            while (atomic_load_explicit(&p->run, memory_order_acquire) == seen)
+                pthread_cond_wait(&p->cv, &p->mu);
+            pthread_mutex_unlock(&p->mu);
+        }
+        seen = now;
+        if (p->stop)
+            return NULL;
+        pl_par_share(p, a->tid);
+        atomic_fetch_sub_explicit(&p->left, 1, memory_order_acq_rel);
+    }
+}
+
+static inline int pl_par_threads(const struct pl_state *s)
+{
+    return s->pool ? s->pool->threads : 1;
+}
+
+static inline void pl_par_run(struct pl_state *s, int64_t n, pl_par_fn fn)
+{
+    struct pl_pool *p = s->pool;
+    if (!p || n < 2) {
+        if (n > 0)
+            fn(s, 0, n, 0);
+        return;
+    }
+    p->s = s;
+    p->fn = fn;
+    p->n = n;
+    atomic_store_explicit(&p->left, p->threads - 1, memory_order_relaxed);
+    pthread_mutex_lock(&p->mu);
+    atomic_fetch_add_explicit(&p->run, 1u, memory_order_release);
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    pl_par_share(p, 0);
+    while (atomic_load_explicit(&p->left, memory_order_acquire) > 0)
+        pl_par_pause();
+}
+
+/* the threads a benchmark's kernel may use: --threads N, else OMP_NUM_THREADS (as oneDNN's
+ * files take it), else the cores this process may run on */
+static inline int pl_par_want(int threads)
+{
+    if (threads <= 0) {
+        const char *e = getenv("OMP_NUM_THREADS");
+        threads = e && atoi(e) > 0 ? atoi(e) : 0;
+    }
+#ifdef CPU_COUNT
+    if (threads <= 0) {
+        cpu_set_t set;
+        if (sched_getaffinity(0, sizeof(set), &set) == 0)
+            threads = CPU_COUNT(&set);
+    }
+#endif
+    if (threads <= 0)
+        threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    return threads < 1 ? 1 : threads > PL_PAR_MAX ? PL_PAR_MAX : threads;
+}
+
+/* a pool of THREADS (the caller among them) for s; fewer when the system gives fewer; none
+ * for one. Returns the threads the kernel will run on. */
+static inline int pl_par_start(struct pl_state *s, int threads)
+{
+    if (threads < 2)
+        return 1;
+    struct pl_pool *p = (struct pl_pool *)calloc(1, sizeof(*p));
+    if (!p)
+        return 1;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    atomic_init(&p->run, 0u);
+    atomic_init(&p->left, 0);
+    p->threads = 1;
+    for (int t = 1; t < threads; t++) {
+        p->arg[t].pool = p;
+        p->arg[t].tid = t;
+        if (pthread_create(&p->tid[t], NULL, pl_par_worker, &p->arg[t]) != 0)
+            break;
+        p->threads = t + 1;
+    }
+    s->pool = p;
+    return p->threads;
+}
+
+static inline void pl_par_stop(struct pl_state *s)
+{
+    struct pl_pool *p = s->pool;
+    if (!p)
+        return;
+    p->stop = 1;
+    pthread_mutex_lock(&p->mu);
+    atomic_fetch_add_explicit(&p->run, 1u, memory_order_release);
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    for (int t = 1; t < p->threads; t++)
+        pthread_join(p->tid[t], NULL);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    free(p);
+    s->pool = NULL;
+}
+#else
+static inline int pl_par_threads(const struct pl_state *s)
+{
+    (void)s;
+    return 1;
+}
+
+static inline void pl_par_run(struct pl_state *s, int64_t n, pl_par_fn fn)
+{
+    if (n > 0)
+        fn(s, 0, n, 0);
+}
+#endif
 
 /* A Slice inside its input (gen's always is: the one pl_kernel walks by constant moves): the
  * element of in[0] it reads first; -1 for another op, or a slice not inside */
@@ -840,6 +1025,12 @@ static inline int64_t pl_reference_reduce(const struct pl_state *s, void *want);
 static inline int64_t pl_softmax_work(const struct pl_op *op);
 static inline enum bh_status pl_verify_softmax(struct pl_state *s, struct bh_result *r);
 #endif
+
+/* the kinds whose kernel splits its work over threads (pl_par_run) */
+static inline int pl_kind_parallel(int kind)
+{
+    return kind == PL_DECONV_TILES || kind == PL_ROI_ALIGN;
+}
 
 static inline int pl_kind_index(int kind)
 {
@@ -1060,7 +1251,6 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
 {
     struct pl_state *s = (struct pl_state *)state;
     const struct pl_op *op = s->op;
-    (void)o;
     r->threads = 1;
     snprintf(r->lib, sizeof(r->lib), "%s", "benanza plain C");
     bh_cpu_device(r);
@@ -1180,6 +1370,9 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
             return BH_OOM;
         }
     }
+    /* a kernel that splits its work over threads: its pool, before its set-up sizes the scratch */
+    if (pl_kind_parallel(PL_KIND_OF(op)))
+        r->threads = pl_par_start(s, pl_par_want(o->threads));
 #if PL_FAMILIES & PL_FAM_SAMPLE
     if (pl_kind_sample(PL_KIND_OF(op)))
         return pl_sample_setup(s, r);
@@ -2143,6 +2336,7 @@ static inline enum bh_status pl_verify(void *state, struct bh_result *r)
 static inline void pl_teardown(void *state)
 {
     struct pl_state *s = (struct pl_state *)state;
+    pl_par_stop(s);
     for (int i = 0; i <= PL_MAX_IN; i++)
         free(s->mem[i]);
     free(s->check);

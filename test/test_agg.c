@@ -1568,6 +1568,45 @@ static void test_cpu_thread_prediction(void **state)
     db_file = "t.db";
 }
 
+/* Plain C rows at the benchmark's thread count (a kernel that splits its work, pl_par_run) feed
+ * the library targets of at least that count: LA by oneDNN at 1 and 2 threads (100, 60 us), LB
+ * by plain C at 1 and 2 threads (30, 12 us). The 1-thread bound takes LB's 1-thread row alone:
+ * 100 + 30; the 2-thread bound the faster of both: 60 + 12. Without a library row (plain C
+ * alone), plain C's two thread counts are one target, its LB the faster: 12. */
+static void test_cpu_plain_threads(void **state)
+{
+    (void)state;
+    struct bz_buf b;
+    bz_buf_init(&b);
+    bz_buf_puts(&b, header2);
+    const char *dnnl = "oneDNN 9", *plain = "benanza plain C";
+    cpu_row(&b, 1, "LA", dnnl, "f32", 100, 1e7, 0, "");
+    cpu_row(&b, 2, "LA", dnnl, "f32", 60, 1e7, 0, "");
+    cpu_row(&b, 1, "LB", plain, "f32", 30, 1e6, 0, "");
+    cpu_row(&b, 2, "LB", plain, "f32", 12, 1e6, 0, "");
+    char out[512], err[512];
+    ingest_rows("cpupar", &b, out, err);
+    json_t *j = report("--report bound");
+    json_t *rows = table(j, "bound");
+    assert_true(fabs(num(find_row(rows, "device", "TestCPU, oneDNN 9, 1 threads", "type", "f32"), "sequential") - 130) <
+                1e-6);
+    assert_true(fabs(num(find_row(rows, "device", "TestCPU, oneDNN 9, 2 threads", "type", "f32"), "sequential") - 72) <
+                1e-6);
+    assert_int_equal(json_array_size(rows), 2);
+    json_decref(j);
+    bz_buf_init(&b);
+    bz_buf_puts(&b, header2);
+    cpu_row(&b, 1, "LB", plain, "f32", 30, 1e6, 0, "");
+    cpu_row(&b, 2, "LB", plain, "f32", 12, 1e6, 0, "");
+    ingest_rows("cpupar-alone", &b, out, err);
+    j = report("--report bound");
+    rows = table(j, "bound");
+    assert_int_equal(json_array_size(rows), 1);
+    assert_true(fabs(num(find_row(rows, "device", "TestCPU, benanza plain C", "type", "f32"), "sequential") - 12) < 1e-6);
+    json_decref(j);
+    db_file = "t.db";
+}
+
 void test_agg_group(struct test_totals *tot)
 {
     struct CMUnitTest tests[] = {
@@ -1589,6 +1628,7 @@ void test_agg_group(struct test_totals *tot)
         cmocka_unit_test(test_tf32_takes_the_faster),
         cmocka_unit_test(test_roofline_and_prediction),
         cmocka_unit_test(test_cpu_thread_prediction),
+        cmocka_unit_test(test_cpu_plain_threads),
     };
     if (!mkdtemp(dir)) {
         perror("mkdtemp");

@@ -406,6 +406,24 @@ static void e2e_scalar_binary(void **state)
                        "c_plain.c [A-Z][a-z]*: ok", 9, "plain_check.py");
 }
 
+/* The plain C files of OP in folder NAME (at least MIN_FILES), whose kernel splits its work over
+ * threads (pl_par_run): each verified on one thread and on three (more than CI's cores, and than
+ * some files' shares), its row saying so (column 21, threads) */
+static void plain_threads_check(const char *name, const char *op, int min_files)
+{
+    if (gen_only)
+        return;
+    assert_int_equal(test_sh("cd '%s/%s' && test $(awk -F'\t' '$3 == \"%s\" && $1 ~ /c_plain$/' benchmarks.tsv | wc -l) -ge %d",
+                             dir, name, op, min_files),
+                     0);
+    for (int t = 1; t <= 3; t += 2)
+        assert_int_equal(test_sh("cd '%s/%s' && for f in $(awk -F'\t' '$3 == \"%s\" && $1 ~ /c_plain$/ { print $1 }' "
+                                 "benchmarks.tsv); do ./bin/$f --verify --threads %d --iters 2 --min-ms 1 | awk -F, -v f=$f "
+                                 "'$10 != \"ok\" || $21 != %d { print f, $10, $21; bad = 1 } END { exit bad }' || exit 1; done",
+                                 dir, name, op, t, t),
+                         0);
+}
+
 /* ConvTranspose whose stride is its kernel in plain C beside oneDNN's (test/oracle/deconv_models.py:
  * one output channel, channels no multiple of four, no bias, a batch, 3 x 1 and 3 x 3 kernels, long rows;
  * a padded one that plain C leaves to oneDNN): each plain C file verified in the benchmark and
@@ -418,6 +436,7 @@ static void e2e_deconv_plain(void **state)
     if (gen_only)
         return;
     assert_int_equal(test_sh("test $(ls '%s/deconv_plain/bench' | grep -c c_plain) -eq 6", dir), 0);
+    plain_threads_check("deconv_plain", "ConvTranspose", 6);
 }
 
 /* Convolution groups with an activation, LeakyRelu among them as ONNX Runtime's CPU convolution
@@ -525,6 +544,7 @@ static void e2e_nn(void **state)
     e2e_written_models("nn", "nn_models.py", node_models, BZ_ARRAY_LEN(node_models), true, "det_one",
                        "Det: ok\\|RoiAlign: ok\\|MaxUnpool: ok\\|LogLikelihoodLoss: ok\\|CrossEntropyLoss: ok\\|Adagrad: ok\\|Momentum: ok\\|Adam: ok",
                        17, "plain_check.py");
+    plain_threads_check("nn", "RoiAlign", 4);
 }
 
 /* NonZero, Compress, Unique and NonMaxSuppression in plain C (outputs whose size depends on the

@@ -246,7 +246,7 @@ static int agg_prec_cmp(const void *a, const void *b)
 struct agg_feed {
     int n;
     int to[AGG_MAX_FEED];
-    int one_thread; /* the rows are our plain C's (one thread; they feed every thread count) */
+    int one_thread; /* the rows are our plain C's on one thread (they feed every thread count) */
 };
 
 #define AGG_STEP(s, what)                                                                       \
@@ -408,7 +408,10 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
 
     /* targets: a device with a library version (and, on CPUs, a thread count). Benchmarks of
      * our own code (lib "benanza ...": plain C, our CUDA kernels) join every library target
-     * of their device: they fill the layers the library has no primitive for */
+     * of their device (on a CPU, those of at least their thread count: plain C's kernels that
+     * split their work run on the benchmark's threads, the others on one): they fill the
+     * layers the library has no primitive for. Without a library target, our own code's
+     * targets of one device and lib are reported as one (its first) */
     /* (a target with no timed row and no library pick, such as run_all's own error rows with
      * device "unknown", reports nothing and is left out) */
     AGG_STEP(s, "SELECT id, backend, device, lib, threads, cc, sms, lib LIKE 'benanza %' FROM target"
@@ -452,6 +455,12 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
         for (int i = 0; i < nall; i++) {
             if (pass == 0 ? own[i] : (!own[i] || beside[i]))
                 continue;
+            int joins = 0; /* another thread count of an own target reported alone: fed below */
+            for (int k = 0; pass == 1 && k < x->ntargets; k++)
+                joins |= !strcmp(x->targets[k].backend, all[i].backend) && !strcmp(x->targets[k].device, all[i].device) &&
+                         !strcmp(x->targets[k].lib, all[i].lib);
+            if (joins)
+                continue;
             struct agg_target *t = &x->targets[x->ntargets++];
             *t = all[i];
             agg_ceil_reset(&t->sheet, "");
@@ -467,16 +476,21 @@ int agg_data_load(struct agg_db *d, const struct agg_filter *flt, struct agg_dat
     for (int k = 0; k < x->ntargets; k++) {
         struct agg_feed *f = agg_xcalloc(1, sizeof(*f));
         f->to[f->n++] = k;
-        f->one_thread = !strcmp(x->targets[k].backend, "cpu") && !strncmp(x->targets[k].lib, "benanza ", 8);
+        f->one_thread = !strcmp(x->targets[k].backend, "cpu") && !strncmp(x->targets[k].lib, "benanza ", 8) &&
+                        x->targets[k].threads <= 1;
         agg_map_put_id(&target_ix, x->targets[k].id, f);
     }
     for (int i = 0; i < nall; i++) {
         if (!own[i] || !all[i].backend)
             continue; /* library targets and own targets reported alone are done */
         struct agg_feed *f = agg_xcalloc(1, sizeof(*f));
-        f->one_thread = !strcmp(all[i].backend, "cpu");
+        int cpu = !strcmp(all[i].backend, "cpu");
+        f->one_thread = cpu && all[i].threads <= 1;
         for (int k = 0; k < x->ntargets && f->n < AGG_MAX_FEED; k++) {
-            if (!strcmp(x->targets[k].backend, all[i].backend) && !strcmp(x->targets[k].device, all[i].device))
+            const struct agg_target *t = &x->targets[k];
+            int library = strncmp(t->lib, "benanza ", 8) != 0;
+            if (!strcmp(t->backend, all[i].backend) && !strcmp(t->device, all[i].device) &&
+                (!cpu || !library || t->threads >= all[i].threads))
                 f->to[f->n++] = k;
         }
         agg_map_put_id(&target_ix, all[i].id, f);
