@@ -1026,10 +1026,26 @@ static inline int64_t pl_softmax_work(const struct pl_op *op);
 static inline enum bh_status pl_verify_softmax(struct pl_state *s, struct bh_result *r);
 #endif
 
-/* the kinds whose kernel splits its work over threads (pl_par_run) */
-static inline int pl_kind_parallel(int kind)
+/* the elements from which a float add, subtract, multiply or divide that is one run splits
+ * over threads (a few microseconds of work on one thread: a run on two threads costs about
+ * one more for the second's start and end) */
+#define PL_PAR_BINARY 65536
+
+/* whether OP's kernel splits its work over threads (pl_par_run): ConvTranspose tiles (blocks of
+ * rows), RoiAlign (regions), a bidirectional recurrent layer (its two directions), a large
+ * float add, subtract, multiply or divide that is one run (blocks of it) */
+static inline int pl_op_parallel(const struct pl_op *op)
 {
-    return kind == PL_DECONV_TILES || kind == PL_ROI_ALIGN;
+    int kind = PL_KIND_OF(op);
+    if (kind == PL_BINARY) {
+        int64_t n = pl_count(&op->out), na = pl_count(&op->in[0]), nb = op->nin > 1 ? pl_count(&op->in[1]) : 0;
+        int fn = op->fn;
+        return op->nin == 2 && !op->flag && !pl_halves(op) && op->in[0].dtype == PL_FLOAT &&
+               op->in[1].dtype == PL_FLOAT && op->out.dtype == PL_FLOAT &&
+               (fn == PL_ADD || fn == PL_SUB || fn == PL_MUL || fn == PL_DIV) && n >= PL_PAR_BINARY &&
+               ((na == n && nb == n) || (na == 1 && nb == n) || (nb == 1 && na == n));
+    }
+    return kind == PL_DECONV_TILES || kind == PL_ROI_ALIGN || (kind == PL_RNN && op->in[1].nd == 3 && op->in[1].d[0] == 2);
 }
 
 static inline int pl_kind_index(int kind)
@@ -1371,7 +1387,7 @@ static inline enum bh_status pl_setup(void *state, const struct bh_opts *o, stru
         }
     }
     /* a kernel that splits its work over threads: its pool, before its set-up sizes the scratch */
-    if (pl_kind_parallel(PL_KIND_OF(op)))
+    if (pl_op_parallel(op))
         r->threads = pl_par_start(s, pl_par_want(o->threads));
 #if PL_FAMILIES & PL_FAM_SAMPLE
     if (pl_kind_sample(PL_KIND_OF(op)))
@@ -1542,11 +1558,61 @@ static inline int64_t pl_binary_f32_run(int fn, float *o, const float *x0, int64
     return done;
 }
 
+/* one run of LEN of a binary float op FN (pl_binary_f32), its operands at strides SA and SB */
+static inline void pl_binary_f32_span(int fn, float *o, const float *x0, int64_t sa, const float *x1, int64_t sb,
+                                      int64_t len)
+{
+    int64_t j0 = fn != PL_PRELU && (sa | sb) >= 0 && (sa | sb) <= 1 ? pl_binary_f32_run(fn, o, x0, sa, x1, sb, len) : 0;
+    o += j0;
+    x0 += j0 * sa;
+    x1 += j0 * sb;
+    switch (fn) {
+    case PL_ADD:
+        for (int64_t j = 0; j < len - j0; j++)
+            o[j] = x0[j * sa] + x1[j * sb];
+        break;
+    case PL_SUB:
+        for (int64_t j = 0; j < len - j0; j++)
+            o[j] = x0[j * sa] - x1[j * sb];
+        break;
+    case PL_MUL:
+        for (int64_t j = 0; j < len - j0; j++)
+            o[j] = x0[j * sa] * x1[j * sb];
+        break;
+    case PL_DIV:
+        for (int64_t j = 0; j < len - j0; j++)
+            o[j] = x0[j * sa] / x1[j * sb];
+        break;
+    default: /* PL_PRELU */
+        for (int64_t j = 0; j < len; j++) {
+            float v = x0[j * sa];
+            o[j] = v < 0 ? v * x1[j * sb] : v;
+        }
+    }
+}
+
+/* the elements a share of a parallel binary op takes at a time (a multiple of four) */
+#define PL_BINARY_BLOCK 4096
+
+/* blocks [BEGIN, END) of a binary op that is one run (pl_op_parallel: no input broadcasts, or
+ * one is a single value) */
+static inline void pl_binary_f32_blocks(struct pl_state *s, int64_t begin, int64_t end, int tid)
+{
+    const struct pl_op *op = s->op;
+    int64_t n = pl_count(&op->out), sa = pl_count(&op->in[0]) == n, sb = pl_count(&op->in[1]) == n;
+    int64_t i = begin * PL_BINARY_BLOCK, stop = end * PL_BINARY_BLOCK < n ? end * PL_BINARY_BLOCK : n;
+    (void)tid;
+    pl_binary_f32_span(op->fn, (float *)s->out + i, (const float *)s->in[0] + i * sa, sa, (const float *)s->in[1] + i * sb,
+                       sb, stop - i);
+}
+
 /* A binary operation of float tensors into a float one by one of the usual functions (add,
  * subtract, multiply, divide, PRelu): each run along the innermost dim is a loop of its own
  * per function, the operands at their strides there (0 where one broadcasts). pl_apply
  * computes these in double; rounded to float that is the float operation's own result, bit
- * for bit (each is correctly rounded in both). 0 where the operation is another. */
+ * for bit (each is correctly rounded in both). A large one that is a single run (no input
+ * broadcasts, or one is a single value) is split over the threads in blocks. 0 where the
+ * operation is another. */
 static inline int pl_binary_f32(struct pl_state *s)
 {
     const struct pl_op *op = s->op;
@@ -1566,37 +1632,15 @@ static inline int pl_binary_f32(struct pl_state *s)
         sb = nb == n;
     }
     int whole = len == n;
+    if (whole && s->pool) {
+        pl_par_run(s, (n + PL_BINARY_BLOCK - 1) / PL_BINARY_BLOCK, pl_binary_f32_blocks);
+        return 1;
+    }
     int64_t idx[8] = {0}, pa = 0, pb = 0;
     for (int64_t i = 0; len > 0 && i < n; i += len) {
         const float *x0 = a + pa, *x1 = b + pb;
         float *o = y + i;
-        int64_t j0 = fn != PL_PRELU && (sa | sb) >= 0 && (sa | sb) <= 1 ? pl_binary_f32_run(fn, o, x0, sa, x1, sb, len) : 0;
-        o += j0;
-        x0 += j0 * sa;
-        x1 += j0 * sb;
-        switch (fn) {
-        case PL_ADD:
-            for (int64_t j = 0; j < len - j0; j++)
-                o[j] = x0[j * sa] + x1[j * sb];
-            break;
-        case PL_SUB:
-            for (int64_t j = 0; j < len - j0; j++)
-                o[j] = x0[j * sa] - x1[j * sb];
-            break;
-        case PL_MUL:
-            for (int64_t j = 0; j < len - j0; j++)
-                o[j] = x0[j * sa] * x1[j * sb];
-            break;
-        case PL_DIV:
-            for (int64_t j = 0; j < len - j0; j++)
-                o[j] = x0[j * sa] / x1[j * sb];
-            break;
-        default: /* PL_PRELU */
-            for (int64_t j = 0; j < len; j++) {
-                float v = x0[j * sa];
-                o[j] = v < 0 ? v * x1[j * sb] : v;
-            }
-        }
+        pl_binary_f32_span(fn, o, x0, sa, x1, sb, len);
         for (int k = nd - 2; k >= 0 && !whole; k--) { /* the odometer of the outer dims */
             idx[k]++;
             pa += s->strides[0][k];

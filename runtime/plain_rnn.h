@@ -273,14 +273,19 @@ static inline void pl_rnn_product(const float *x, int64_t ldx, int64_t rows, int
     }
 }
 
-/* The work space (floats): W and R transposed per direction ([D][C][GH], [D][H][GH]), then the
- * input's projection of one direction ([T][N][GH]), a step's gates ([N][GH]), the states h
- * and c ([N][H] each), and GRU's r (.) h ([N][H]) */
+/* The work space (floats): W and R transposed per direction ([D][C][GH], [D][H][GH]), then per
+ * direction (pl_rnn_scratch floats each) the input's projection ([T][N][GH]), a step's gates
+ * ([N][GH]), the states h and c ([N][H] each), and GRU's r (.) h ([N][H]) */
+static inline int64_t pl_rnn_scratch(const struct pl_rnn_dims *z)
+{
+    int64_t gh = z->G * z->H;
+    return z->T * z->N * gh + z->N * gh + 3 * z->N * z->H + 1;
+}
+
 static inline int64_t pl_rnn_work(const struct pl_op *op)
 {
     struct pl_rnn_dims z = pl_rnn_dims(op);
-    int64_t gh = z.G * z.H;
-    return z.D * (z.C + z.H) * gh + z.T * z.N * gh + z.N * gh + 3 * z.N * z.H + 1;
+    return z.D * (z.C + z.H) * z.G * z.H + z.D * pl_rnn_scratch(&z);
 }
 
 /* W [D][GH][C] -> [D][C][GH], R [D][GH][H] -> [D][H][GH] */
@@ -347,23 +352,23 @@ static inline int64_t pl_rnn_state_at(const struct pl_op *op, const struct pl_rn
     return (op->rnn.batch_first ? n * z->D + d : d * z->N + n) * z->H;
 }
 
-static inline void pl_kernel_rnn(struct pl_state *s)
+/* directions [BEGIN, END), each on its own scratch (a bidirectional layer's two on two threads) */
+static inline void pl_rnn_directions(struct pl_state *s, int64_t begin, int64_t end, int tid)
 {
     const struct pl_op *op = s->op;
     const struct pl_rnn *rn = &op->rnn;
     struct pl_rnn_dims z = pl_rnn_dims(op);
     int64_t T = z.T, N = z.N, C = z.C, H = z.H, G = z.G, gh = G * H;
     float *work = (float *)s->work, *y = (float *)s->out;
-    if (!rn->packed)
-        pl_rnn_pack(s, work);
-    float *xw = work + z.D * (C + H) * gh, *rec = xw + T * N * gh, *hs = rec + N * gh, *cs = hs + N * H, *rh = cs + N * H;
     const float *x = (const float *)s->in[0], *b = (const float *)s->in[3], *p = (const float *)s->in[7];
     const float *h0 = (const float *)s->in[5], *c0 = (const float *)s->in[6];
     int has_b = rn->has >> 3 & 1u, has_h0 = rn->has >> 5 & 1u, has_c0 = rn->has >> 6 & 1u, has_p = rn->has >> 7 & 1u;
     int nf = G == 4 ? 3 : G == 3 ? 2 : 1;
     int64_t ysize = T * z.D * N * H, ssize = z.D * N * H;
-    memset(y, 0, (size_t)ysize * sizeof(float)); /* steps past a sequence's end are 0 */
-    for (int64_t d = 0; d < z.D; d++) {
+    (void)tid;
+    for (int64_t d = begin; d < end; d++) {
+        float *xw = work + z.D * (C + H) * gh + d * pl_rnn_scratch(&z), *rec = xw + T * N * gh, *hs = rec + N * gh;
+        float *cs = hs + N * H, *rh = cs + N * H;
         const float *wt = work + d * C * gh, *rt = work + z.D * C * gh + d * H * gh;
         const float *wb = has_b ? b + d * 2 * gh : NULL, *rb = has_b ? wb + gh : NULL;
         int back = d == 1 || rn->reverse;
@@ -465,6 +470,18 @@ static inline void pl_kernel_rnn(struct pl_state *s)
                 memcpy(y + ysize + ssize + pl_rnn_state_at(op, &z, d, n), cs + n * H, (size_t)H * sizeof(float));
         }
     }
+}
+
+/* W and R transposed (when not constant: inside the timed run), Y zeroed, then the directions
+ * split over the pool's threads */
+static inline void pl_kernel_rnn(struct pl_state *s)
+{
+    const struct pl_op *op = s->op;
+    struct pl_rnn_dims z = pl_rnn_dims(op);
+    if (!op->rnn.packed)
+        pl_rnn_pack(s, (float *)s->work);
+    memset(s->out, 0, (size_t)(z.T * z.D * z.N * z.H) * sizeof(float)); /* steps past a sequence's end are 0 */
+    pl_par_run(s, z.D, pl_rnn_directions);
 }
 
 /* activation K at x in long double, the clip first (pl_rnn_clips) */

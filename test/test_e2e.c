@@ -394,6 +394,23 @@ static void e2e_softmax(void **state)
                      0);
 }
 
+/* The plain C files of the ops OPS (an awk pattern) in folder NAME, at least MIN_SPLIT of them
+ * with a kernel that splits its work over threads (pl_par_run): each verified on one thread and
+ * on three (more than CI's cores, and than some files' shares), every row ok and at its thread
+ * count (column 21, threads: the others at one), at least MIN_SPLIT rows at three */
+static void plain_threads_check(const char *name, const char *ops, int min_split)
+{
+    if (gen_only)
+        return;
+    for (int t = 1; t <= 3; t += 2)
+        assert_int_equal(test_sh("cd '%s/%s' && for f in $(awk -F'\t' '$3 ~ /^(%s)$/ && $1 ~ /c_plain$/ { print $1 }' "
+                                 "benchmarks.tsv); do ./bin/$f --verify --threads %d --iters 2 --min-ms 1; done | awk -F, "
+                                 "'$10 != \"ok\" || ($21 != %d && $21 != 1) { print $2, $10, $21; bad = 1 } $21 == %d { n++ } "
+                                 "END { if (n < %d) print n \" rows at %d threads\"; exit bad || n < %d }'",
+                                 dir, name, ops, t, t, t, min_split, t, min_split),
+                         0);
+}
+
 /* Binary operations of a tensor and one constant value (test/oracle/scalar_models.py): their plain
  * C files, beside oneDNN's where oneDNN takes the layer and alone where it does not (the constant
  * first in a Sub or Div), verified in the benchmarks and held to onnx's reference by plain_check.py
@@ -403,25 +420,9 @@ static void e2e_scalar_binary(void **state)
 {
     (void)state;
     e2e_written_models("scalar_binary", "scalar_models.py", NULL, 0, false, "mul_scalar_second",
-                       "c_plain.c [A-Z][a-z]*: ok", 9, "plain_check.py");
-}
-
-/* The plain C files of OP in folder NAME (at least MIN_FILES), whose kernel splits its work over
- * threads (pl_par_run): each verified on one thread and on three (more than CI's cores, and than
- * some files' shares), its row saying so (column 21, threads) */
-static void plain_threads_check(const char *name, const char *op, int min_files)
-{
-    if (gen_only)
-        return;
-    assert_int_equal(test_sh("cd '%s/%s' && test $(awk -F'\t' '$3 == \"%s\" && $1 ~ /c_plain$/' benchmarks.tsv | wc -l) -ge %d",
-                             dir, name, op, min_files),
-                     0);
-    for (int t = 1; t <= 3; t += 2)
-        assert_int_equal(test_sh("cd '%s/%s' && for f in $(awk -F'\t' '$3 == \"%s\" && $1 ~ /c_plain$/ { print $1 }' "
-                                 "benchmarks.tsv); do ./bin/$f --verify --threads %d --iters 2 --min-ms 1 | awk -F, -v f=$f "
-                                 "'$10 != \"ok\" || $21 != %d { print f, $10, $21; bad = 1 } END { exit bad }' || exit 1; done",
-                                 dir, name, op, t, t),
-                         0);
+                       "c_plain.c [A-Z][a-z]*: ok", 11, "plain_check.py");
+    /* the two large ones split over threads */
+    plain_threads_check("scalar_binary", "Add|Sub|Mul|Div", 2);
 }
 
 /* ConvTranspose whose stride is its kernel in plain C beside oneDNN's (test/oracle/deconv_models.py:
@@ -1055,13 +1056,16 @@ static void e2e_recurrent(void **state)
 
 /* The plain C recurrent layers on test/oracle/rnn_models.py's models, which take every path
  * of plain_rnn.h (both GRU forms, clip, input_forget, sequence_lens, peepholes, batch-first,
- * the activations with their alphas, betas and defaults, weights constant or not): each file
- * verified in the benchmark and held to ONNX Runtime's layer by plain_check.py */
+ * the activations with their alphas, betas and defaults, weights constant or not, a long
+ * bidirectional LSTM): each file verified in the benchmark and held to ONNX Runtime's layer by
+ * plain_check.py, and each bidirectional one on one thread and on three */
 static void e2e_recurrent_plain(void **state)
 {
     (void)state;
     e2e_written_models("recurrent_plain", "rnn_models.py", NULL, 0, false, "gru_lbr_bidirectional", "c_plain.c [A-Z]*: ok",
-                       11, "plain_check.py");
+                       12, "plain_check.py");
+    /* a bidirectional layer's two directions on two threads */
+    plain_threads_check("recurrent_plain", "LSTM|GRU|RNN", 6);
 }
 
 /* Models whose every tensor is f16 or bf16, as exported after .half() or .bfloat16()

@@ -4,7 +4,8 @@
 both layouts, every direction, sequence_lens, initial states, peepholes, clip, input_forget,
 the activation functions with their alphas and betas (and their defaults), weights that are
 constants (transposed once) or graph inputs (inside the timed run), and sizes where the product
-runs four rows and eight columns at a time and where it does not. The e2e test benchmarks them,
+runs four rows and eight columns at a time and where it does not, and a bidirectional layer long
+enough that its two directions run side by side on two threads. The e2e test benchmarks them,
 and plain_check.py holds each plain C file against ONNX Runtime's CPU implementation of the
 layer on the benchmark's own inputs.
 
@@ -88,6 +89,8 @@ def main():
               activations=["Affine", "ThresholdedRelu"], activation_alpha=[0.5, 0.1], activation_beta=[0.2]),
         model("rnn_leakyrelu_batch_first", "RNN", 5, 3, 4, 3, layout=1, activations=["LeakyRelu"],
               activation_alpha=[0.05]),
+        # each direction a few hundred microseconds: both run at once on two threads
+        model("lstm_long_bidirectional", "LSTM", 96, 4, 16, 32, "bidirectional", initial=True),
     ]
     for m in models:
         onnx.checker.check_model(m)

@@ -3,7 +3,8 @@
 writes beside oneDNN's (oneDNN broadcasts a scalar slowly on small tensors): a detector's box
 decoding ([1, 4420, 2] times and divided by a constant), a length that is no multiple of the
 four elements the kernel takes at a time, the constant first (c - x, c / x: oneDNN's binary
-takes the broadcast operand second only, so plain C alone), a [1] constant, and float16; and the
+takes the broadcast operand second only, so plain C alone), a [1] constant, float16, and two
+large enough that plain C splits them over threads (no multiple of its blocks or of four); and the
 same decoding's Slices of short rows (2, 3 and 8 floats of each, a memcpy of constant size per
 row in plain C). The e2e test benchmarks them, and plain_check.py holds each plain C binary file
 to onnx.reference (the Slices: their --verify, element by element).
@@ -46,6 +47,8 @@ def main():
         model("div_scalar_first", "Div", [7, 9], first=True),
         model("add_one_element", "Add", [3, 1, 6], const_shape=(1,)),
         model("mul_scalar_f16", "Mul", [4, 37], dtype=TensorProto.FLOAT16),
+        model("div_scalar_large", "Div", [1, 3, 211, 107]),
+        model("sub_scalar_first_large", "Sub", [2, 70001], first=True),
         slice_last("slice_box_centres", [1, 4420, 4], 0, 2),
         slice_last("slice_rows_of_three", [2, 100, 5], 1, 4),
         slice_last("slice_rows_of_eight", [3, 50, 10], 1, 9),
