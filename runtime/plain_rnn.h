@@ -5,7 +5,8 @@
  * and run a GRU in their reference implementation (on the AVX2 and the AVX-512 machines of
  * docs/results/cpu), which spends tens of microseconds on a layer of a few thousand
  * multiply-adds (a speech model's GRUs of 4 to 16 units); plain C runs them as frameworks do: the input's projection for every step first, as
- * one product, then per step the recurrent product and the gates. Inlined after plain_ops.h,
+ * one product, then per step the recurrent product and the gates; a bidirectional layer's two
+ * directions side by side on the benchmark's threads (pl_par_run). Inlined after plain_ops.h,
  * whose setup, kernel and verification call into it for PL_RNN (op->rnn holds the layer).
  *
  * The operation: in[0..7] ONNX's inputs X, W, R, B, sequence_lens, initial_h, initial_c, P
