@@ -238,8 +238,8 @@ static inline void pl_rnn_block1x4(const float *x, int64_t k, const float *w, in
 /* The same blocks in vectors of eight floats (AVX2), for an x86-64 CPU that has them, chosen at
  * run time (a plain file builds for the baseline instruction set): the sums in the same order,
  * multiplies and adds apart (no FMA), so the result is the SSE2 blocks' to the bit. A 64-unit
- * bidirectional LSTM over 64 steps on two threads: 560 to 580 us with the SSE2 blocks, 240 to
- * 360 with these (docs/results/cpu/README.md). */
+ * bidirectional LSTM over 64 steps on two threads: 362 to 562 us with the SSE2 blocks, 239 to
+ * 339 with these (docs/results/cpu/README.md). */
 #if defined(__GNUC__) && defined(__x86_64__)
 #define PL_RNN_AVX2 1
 __attribute__((target("avx2"))) static inline void pl_rnn_block4x16_avx2(const float *x, int64_t ldx, int64_t k,
