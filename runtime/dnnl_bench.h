@@ -241,13 +241,6 @@ static inline enum bh_status bd_alloc(struct bd_state *b, dnnl_primitive_desc_t 
     return BH_OK;
 }
 
-static inline int bd_threads(void)
-{
-    const char *e = getenv("OMP_NUM_THREADS");
-    int n = e ? atoi(e) : 0;
-    return n > 0 ? n : (int)sysconf(_SC_NPROCESSORS_ONLN);
-}
-
 /* Whether this file holds the code of OP's family (BD_FAMILIES, dnnl_ops.h): a family with
  * code of its own (a descriptor, a reference) must be among them, else the file would set up
  * or verify the operation as another family's */
@@ -270,7 +263,7 @@ static inline enum bh_status bd_setup(void *state, const struct bh_opts *o, stru
     snprintf(r->lib, sizeof(r->lib), "oneDNN %d.%d.%d", v->major, v->minor, v->patch);
     bh_cpu_device(r);
     snprintf(r->sms, sizeof(r->sms), "%d", (int)sysconf(_SC_NPROCESSORS_ONLN));
-    r->threads = bd_threads();
+    r->threads = bh_cpu_threads();
     BD_CHECK(r, dnnl_engine_create(&b->eng, dnnl_cpu, 0));
     BD_CHECK(r, dnnl_stream_create(&b->stream, b->eng, dnnl_stream_default_flags));
     enum bh_status st = bd_select(b, b->impl, 0, &b->pd, r);

@@ -200,6 +200,19 @@ static inline void bh_gpu_unlock(void)
     bh_lock_fd = -1;
 }
 
+/* The threads a CPU benchmark runs with when --threads does not say: OMP_NUM_THREADS, else the
+ * cores this process may run on (as OpenMP counts them for oneDNN's files), else those online */
+static inline int bh_cpu_threads(void)
+{
+    const char *e = getenv("OMP_NUM_THREADS");
+    int n = e ? atoi(e) : 0;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (n <= 0 && sched_getaffinity(0, sizeof(set), &set) == 0)
+        n = CPU_COUNT(&set);
+    return n > 0 ? n : (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 /* The load on the cores a CPU benchmark may run on: their busy time in /proc/stat, less the
  * process's own CPU time, over the benchmark's set-up and timing. Other work that takes more
  * than the cores the benchmark leaves free (plus a fifth of a core) makes the row `busy`. */

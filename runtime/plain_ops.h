@@ -746,9 +746,7 @@ struct pl_state {
 typedef void (*pl_par_fn)(struct pl_state *s, int64_t begin, int64_t end, int tid);
 #ifndef PL_KERNEL_ONLY
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
-#include <unistd.h>
 
 #define PL_PAR_MAX 256
 /* polls of the run counter before an idle worker sleeps on the condition variable: a few
@@ -843,23 +841,11 @@ static inline void pl_par_run(struct pl_state *s, int64_t n, pl_par_fn fn)
         pl_par_pause();
 }
 
-/* the threads a benchmark's kernel may use: --threads N, else OMP_NUM_THREADS (as oneDNN's
- * files take it), else the cores this process may run on */
+/* the threads a benchmark's kernel may use: --threads N, else as a oneDNN file's (bh_cpu_threads) */
 static inline int pl_par_want(int threads)
 {
-    if (threads <= 0) {
-        const char *e = getenv("OMP_NUM_THREADS");
-        threads = e && atoi(e) > 0 ? atoi(e) : 0;
-    }
-#ifdef CPU_COUNT
-    if (threads <= 0) {
-        cpu_set_t set;
-        if (sched_getaffinity(0, sizeof(set), &set) == 0)
-            threads = CPU_COUNT(&set);
-    }
-#endif
     if (threads <= 0)
-        threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+        threads = bh_cpu_threads();
     return threads < 1 ? 1 : threads > PL_PAR_MAX ? PL_PAR_MAX : threads;
 }
 
@@ -1026,6 +1012,16 @@ static inline int64_t pl_softmax_work(const struct pl_op *op);
 static inline enum bh_status pl_verify_softmax(struct pl_state *s, struct bh_result *r);
 #endif
 
+/* whether pl_binary_f32 computes OP: a binary op of float tensors into a float one by add,
+ * subtract, multiply, divide or PRelu */
+static inline int pl_binary_f32_takes(const struct pl_op *op)
+{
+    int fn = op->fn;
+    return PL_KIND_OF(op) == PL_BINARY && op->nin == 2 && !op->flag && !pl_halves(op) && op->in[0].dtype == PL_FLOAT &&
+           op->in[1].dtype == PL_FLOAT && op->out.dtype == PL_FLOAT &&
+           (fn == PL_ADD || fn == PL_SUB || fn == PL_MUL || fn == PL_DIV || fn == PL_PRELU);
+}
+
 /* the elements from which a float add, subtract, multiply or divide that is one run splits
  * over threads (a few microseconds of work on one thread: a run on two threads costs about
  * one more for the second's start and end) */
@@ -1038,12 +1034,10 @@ static inline int pl_op_parallel(const struct pl_op *op)
 {
     int kind = PL_KIND_OF(op);
     if (kind == PL_BINARY) {
-        int64_t n = pl_count(&op->out), na = pl_count(&op->in[0]), nb = op->nin > 1 ? pl_count(&op->in[1]) : 0;
-        int fn = op->fn;
-        return op->nin == 2 && !op->flag && !pl_halves(op) && op->in[0].dtype == PL_FLOAT &&
-               op->in[1].dtype == PL_FLOAT && op->out.dtype == PL_FLOAT &&
-               (fn == PL_ADD || fn == PL_SUB || fn == PL_MUL || fn == PL_DIV) && n >= PL_PAR_BINARY &&
-               ((na == n && nb == n) || (na == 1 && nb == n) || (nb == 1 && na == n));
+        if (!pl_binary_f32_takes(op) || op->fn == PL_PRELU)
+            return 0;
+        int64_t n = pl_count(&op->out), na = pl_count(&op->in[0]), nb = pl_count(&op->in[1]);
+        return n >= PL_PAR_BINARY && ((na == n && nb == n) || (na == 1 && nb == n) || (nb == 1 && na == n));
     }
     return kind == PL_DECONV_TILES || kind == PL_ROI_ALIGN || (kind == PL_RNN && op->in[1].nd == 3 && op->in[1].d[0] == 2);
 }
@@ -1617,9 +1611,7 @@ static inline int pl_binary_f32(struct pl_state *s)
 {
     const struct pl_op *op = s->op;
     int fn = op->fn, nd = op->out.nd;
-    if (PL_KIND_OF(op) != PL_BINARY || op->nin != 2 || op->flag || pl_halves(op) || op->in[0].dtype != PL_FLOAT ||
-        op->in[1].dtype != PL_FLOAT || op->out.dtype != PL_FLOAT ||
-        (fn != PL_ADD && fn != PL_SUB && fn != PL_MUL && fn != PL_DIV && fn != PL_PRELU))
+    if (!pl_binary_f32_takes(op))
         return 0;
     const float *a = (const float *)s->in[0], *b = (const float *)s->in[1];
     float *y = (float *)s->out;
