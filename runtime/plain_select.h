@@ -275,34 +275,100 @@ static inline int64_t pl_nms_candidates(const struct pl_state *s, int64_t b, int
     return n;
 }
 
+/* The boxes of one batch as five columns of N (y1, x1, y2, x2 and the area), as pl_nms_box and
+ * pl_nms_iou compute them: made once per batch, not per class and candidate */
+static inline void pl_nms_columns(const struct pl_state *s, int64_t b, int64_t N, double *col)
+{
+    for (int64_t i = 0; i < N; i++) {
+        double o[4];
+        pl_nms_box(s, b, i, o);
+        for (int k = 0; k < 4; k++)
+            col[k * N + i] = o[k];
+        col[4 * N + i] = (o[2] - o[0]) * (o[3] - o[1]);
+    }
+}
+
+/* IoU of the candidate (y1, x1, y2, x2, area ar) with kept box q of the columns kp (N apart):
+ * pl_nms_iou's arithmetic in the same order, the areas made beforehand */
+static inline double pl_nms_iou_col(double y1, double x1, double y2, double x2, double ar, const double *kp, int64_t N,
+                                    int64_t q)
+{
+    double t = kp[q] > y1 ? kp[q] : y1, l = kp[N + q] > x1 ? kp[N + q] : x1;
+    double bt = kp[2 * N + q] < y2 ? kp[2 * N + q] : y2, r = kp[3 * N + q] < x2 ? kp[3 * N + q] : x2;
+    double ih = bt - t, iw = r - l;
+    if (!(ih > 0 && iw > 0))
+        return 0;
+    double inter = ih * iw, ua = ar + kp[4 * N + q] - inter;
+    return ua > 0 ? inter / ua : 0;
+}
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__CUDACC__)
+#include <emmintrin.h>
+#define PL_NMS_SSE2 1
+/* the kept boxes [q, q + 2) at once: a lane suppresses when its intersection has height,
+ * width and union above 0 and inter / union > alpha (for alpha >= 0 that is pl_nms_iou_col >
+ * alpha, the same operations per lane); returns the lanes' mask */
+static inline int pl_nms_pair_sse2(__m128d y1, __m128d x1, __m128d y2, __m128d x2, __m128d ar, __m128d alpha,
+                                   const double *kp, int64_t N, int64_t q)
+{
+    __m128d zero = _mm_setzero_pd();
+    __m128d ih = _mm_sub_pd(_mm_min_pd(_mm_loadu_pd(kp + 2 * N + q), y2), _mm_max_pd(_mm_loadu_pd(kp + q), y1));
+    __m128d iw = _mm_sub_pd(_mm_min_pd(_mm_loadu_pd(kp + 3 * N + q), x2), _mm_max_pd(_mm_loadu_pd(kp + N + q), x1));
+    __m128d inter = _mm_mul_pd(ih, iw), ua = _mm_sub_pd(_mm_add_pd(ar, _mm_loadu_pd(kp + 4 * N + q)), inter);
+    __m128d m = _mm_and_pd(_mm_and_pd(_mm_cmpgt_pd(ih, zero), _mm_cmpgt_pd(iw, zero)), _mm_cmpgt_pd(ua, zero));
+    return _mm_movemask_pd(_mm_and_pd(m, _mm_cmpgt_pd(_mm_div_pd(inter, ua), alpha)));
+}
+#endif
+
+/* box i of the columns col overlaps one of the nk kept boxes (columns kp, N apart) by an IoU
+ * above alpha; two kept boxes at a time with SSE2 (no branch on the overlap, which a detector's
+ * boxes make unpredictable), the rest one by one */
+static inline int pl_nms_suppressed(const double *col, int64_t N, int64_t i, const double *kp, int64_t nk, double alpha)
+{
+    double y1 = col[i], x1 = col[N + i], y2 = col[2 * N + i], x2 = col[3 * N + i], ar = col[4 * N + i];
+    int64_t q = 0;
+#ifdef PL_NMS_SSE2
+    if (alpha >= 0) {
+        __m128d vy1 = _mm_set1_pd(y1), vx1 = _mm_set1_pd(x1), vy2 = _mm_set1_pd(y2), vx2 = _mm_set1_pd(x2);
+        __m128d var = _mm_set1_pd(ar), va = _mm_set1_pd(alpha);
+        for (; q + 2 <= nk; q += 2)
+            if (pl_nms_pair_sse2(vy1, vx1, vy2, vx2, var, va, kp, N, q))
+                return 1;
+    }
+#endif
+    for (; q < nk; q++)
+        if (pl_nms_iou_col(y1, x1, y2, x2, ar, kp, N, q) > alpha)
+            return 1;
+    return 0;
+}
+
 /* greedy: each candidate kept unless it overlaps a kept one by more than the IoU threshold,
- * up to k per class; boxes of the kept ones in s->work after the candidates */
+ * up to k per class; in s->work the candidates (2N), the batch's boxes as columns (5N), the kept
+ * ones' columns (5N) */
 static inline void pl_kernel_nms(struct pl_state *s)
 {
     const struct pl_op *op = s->op;
     int64_t B = op->in[1].d[0], C = op->in[1].d[1], N = op->in[1].d[2], rows = 0;
     int64_t *out = (int64_t *)s->out;
-    double *h = s->work, *kept = s->work + 2 * N;
-    for (int64_t b = 0; b < B; b++)
+    double *h = s->work, *col = s->work + 2 * N, *kp = col + 5 * N;
+    for (int64_t b = 0; b < B; b++) {
+        pl_nms_columns(s, b, N, col);
         for (int64_t c = 0; c < C; c++) {
             int64_t n = pl_nms_candidates(s, b, c, h), nk = 0;
             while (n > 0 && nk < op->k) {
                 int64_t best = (int64_t)h[1];
                 h[0] = h[2 * (n - 1)], h[1] = h[2 * (n - 1) + 1]; /* popped: the last to the root */
                 pl_nms_sift(h, --n, 0);
-                double box[4];
-                pl_nms_box(s, b, best, box);
-                int keep = 1;
-                for (int64_t q = 0; q < nk && keep; q++)
-                    keep = !(pl_nms_iou(box, kept + 4 * q) > op->alpha);
-                if (!keep)
+                if (pl_nms_suppressed(col, N, best, kp, nk, op->alpha))
                     continue;
-                memcpy(kept + 4 * nk, box, sizeof(box));
+                for (int k = 0; k < 5; k++)
+                    kp[k * N + nk] = col[k * N + best];
                 nk++;
                 out[3 * rows] = b, out[3 * rows + 1] = c, out[3 * rows + 2] = best;
                 rows++;
             }
         }
+    }
     s->selected = 3 * rows;
 }
 
@@ -344,8 +410,8 @@ static inline enum bh_status pl_select_setup(struct pl_state *s, struct bh_resul
     int64_t n = pl_count(&op->in[1]);
     for (int64_t i = 0; i < n; i++)
         pl_store(s->in[1], op->in[1].dtype, i, (double)(pl_rand_step(&seed) % 256u) / 256.0);
-    /* candidates (2N) and the kept boxes (4N) */
-    s->work = (double *)malloc((size_t)(6 * (N ? N : 1)) * sizeof(double));
+    /* candidates (2N), the batch's boxes (5N) and the kept ones (5N) */
+    s->work = (double *)malloc((size_t)(12 * (N ? N : 1)) * sizeof(double));
     if (!s->work) {
         bh_note(r, "%s", "cannot allocate the work space");
         return BH_OOM;

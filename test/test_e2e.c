@@ -526,7 +526,7 @@ static void e2e_signal(void **state)
 }
 
 /* Det, RoiAlign, MaxUnpool, the two losses and the training optimizers in plain C:
- * test/oracle/nn_models.py's models (a batch of matrices and double; RoiAlign averaged and
+ * test/oracle/nn_models.py's models (batches of 4 x 4 and 16 x 16 matrices, double; RoiAlign averaged and
  * maxed, fixed and adaptive sampling, both offsets; MaxUnpool with disjoint and overlapping
  * windows and a larger output_shape; each reduction, class weights, an ignored class, SCE's
  * log-probabilities; Adagrad, Nesterov Momentum, Adam in double; TfIdfVectorizer in each mode)
@@ -549,10 +549,10 @@ static void e2e_nn(void **state)
 }
 
 /* NonZero, Compress, Unique and NonMaxSuppression in plain C (outputs whose size depends on the
- * data): test/oracle/select_models.py's thirteen models (NonZero of float, bool and int32;
+ * data): test/oracle/select_models.py's fifteen models (NonZero of float, bool and int32;
  * Compress along an axis, flattened, with a short condition; Unique flattened, unsorted, along
  * an axis, all distinct; NMS in both box formats, with and without a score threshold, 500
- * boxes) and libonnx-testdata's: verified in the benchmarks, each kernel's
+ * boxes, IoU thresholds of 0 and 1) and libonnx-testdata's: verified in the benchmarks, each kernel's
  * output and count held against onnx's reference */
 static void e2e_select(void **state)
 {
@@ -564,7 +564,7 @@ static void e2e_select(void **state)
         "unique_sorted_with_negative_axis",
     };
     e2e_written_models("select", "select_models.py", node_models, BZ_ARRAY_LEN(node_models), true, "nonzero_float",
-                       "NonZero: ok\\|Compress: ok\\|NonMaxSuppression: ok\\|Unique: ok", 13, "plain_check.py");
+                       "NonZero: ok\\|Compress: ok\\|NonMaxSuppression: ok\\|Unique: ok", 15, "plain_check.py");
 }
 
 /* The operators on tensors of strings in plain C: test/oracle/string_models.py's models (casts

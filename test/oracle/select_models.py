@@ -4,7 +4,7 @@ bool, int32 inputs of ranks 1 to 3), Compress (along an inner axis, the flattene
 condition shorter than the axis), Unique (flattened, unsorted, along an axis, all distinct) and
 NonMaxSuppression (corner and centre box formats, with
 and without a score threshold, several batches and classes, a box limit below and above the
-candidates). Their limits and thresholds are constants, as in real models; the data are graph
+candidates, IoU thresholds of 0 and 1). Their limits and thresholds are constants, as in real models; the data are graph
 inputs. The e2e test benchmarks them and holds each plain C kernel against onnx.reference
 (plain_check.py).
 
@@ -64,6 +64,8 @@ def main():
         nms("nms_corners_score", 2, 3, 60, 10, 0.5, score=0.3),
         nms("nms_center_no_score", 1, 2, 40, 100, 0.3, center=1),
         nms("nms_many_boxes", 1, 4, 500, 50, 0.45, score=0.05),
+        nms("nms_zero_iou", 1, 3, 301, 40, 0.0, score=0.1),  # any overlap suppresses
+        nms("nms_iou_one", 2, 2, 75, 33, 1.0),  # nothing does: the limit decides
     ]
     for m in models:
         onnx.save(m, os.path.join(out, m.graph.name + ".onnx"))
