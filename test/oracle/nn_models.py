@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes models of the layers benchmarked in runtime/plain_nn.h and Det, at sizes where a
-wrong tap, index or weight shows: Det of one matrix, of a batch and in double; RoiAlign
+wrong tap, index or weight shows: Det of one matrix, of batches (4 x 4 and 16 x 16) and in double; RoiAlign
 averaged with the half-pixel offset and two samples per bin, maxed without the offset and
 with adaptive sampling; MaxUnpool with disjoint windows, with overlapping padded windows and
 into a larger output_shape; NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss with each
@@ -104,6 +104,7 @@ def main():
         det("det_one", [5, 5]),
         det("det_batch", [3, 2, 4, 4]),
         det("det_double", [2, 7, 7], F64),
+        det("det_sixteen", [6, 16, 16]),
         roi_align("roialign_avg_half_pixel", [2, 3, 20, 24], 5, [3, 3],
                   {"sampling_ratio": 2, "spatial_scale": 0.25}),
         roi_align("roialign_max_adaptive", [1, 4, 16, 16], 6, [2, 4],
