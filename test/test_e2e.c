@@ -449,12 +449,18 @@ static void e2e_conv_act(void **state)
     (void)state;
     e2e_written_models("conv_act", "conv_act_check.py model", NULL, 0, false, "conv_leakyrelu", "LeakyRelu max error",
                        4, "conv_act_check.py");
-    /* four LeakyRelu groups (one with a batch norm), one Relu6 */
+    /* four LeakyRelu groups (one with a batch norm), one Relu6, three Relu groups with a batch
+     * norm; conv_bn parts: the LeakyRelu group's and the grouped (not depthwise) Relu one's */
     char out[300];
     snprintf(out, sizeof(out), "%s/conv_act", dir);
     assert_int_equal(test_sh("cd '%s' && test $(grep -c '^layer.*\tfused\tConv+LeakyRelu\t' manifest.tsv) = 3 && "
                              "grep -q '^layer.*\tfused\tConv+BatchNormalization+LeakyRelu\t' manifest.tsv && "
-                             "grep -q '^layer.*\tfused\tConv+Clip\t' manifest.tsv",
+                             "test $(grep -c '^layer.*\tfused\tConv+BatchNormalization+Relu\t' manifest.tsv) = 3 && "
+                             "grep -q '^layer.*\tfused\tConv+Clip\t' manifest.tsv && "
+                             "runs=$(awk -F'\t' '$1 == \"run\" && $3 ~ /^(gconv_bn_relu|conv_bn_leakyrelu)$/ { print $2 }' "
+                             "manifest.tsv | sort | tr '\\n' ' ') && "
+                             "test \"$(awk -F'\t' '$1 == \"part\" && $4 == \"conv_bn\" { print $2 }' manifest.tsv | sort | "
+                             "tr '\\n' ' ')\" = \"$runs\" && test $(grep -c '^part' manifest.tsv) = 2",
                              out),
                      0);
 }

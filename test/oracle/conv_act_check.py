@@ -9,7 +9,8 @@ then the group's activation node with the attributes of its last member, must gi
 within 1e-4 of its largest value. This holds the post-op gen asks oneDNN for (its algorithm,
 alpha and beta) to the ONNX node it stands for, which --verify (oneDNN's reference of the same
 primitive) cannot. The groups with a residual sum (whose output starts as the residual) are
-left out.
+left out, and so are Winograd files (their weights have no plain copy; the same layer's direct
+files hold its post-op).
 
 usage: conv_act_check.py FOLDER      (one line per benchmark; exit 1 on a mismatch or when none ran)
        conv_act_check.py model DIR   (writes the models below into DIR)"""
@@ -28,7 +29,9 @@ ACTS = ("Relu", "LeakyRelu", "Sigmoid", "Tanh", "Clip")
 def write_models(out):
     """x [1, 8, 12, 12] through a Conv (16 filters, 3x3, bias) and LeakyRelu with alpha 0.1, with
     its default, or Clip(0, 6) (its bounds inputs); a depthwise Conv (group 8) and LeakyRelu; a
-    Conv without bias, a BatchNormalization, LeakyRelu(0.2) (conv_bn_act)"""
+    Conv without bias, a BatchNormalization, LeakyRelu(0.2) (conv_bn_act); and Conv,
+    BatchNormalization, Relu with the Conv in one group, in two of four channels (which gen gives
+    a conv_bn part) and depthwise"""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -66,6 +69,11 @@ def write_models(out):
     inits += [init("s", [16], 0.5, 1.5), init("o", [16]), init("m", [16]), init("v", [16], 0.5, 1.5)]
     bn.output[0] = "n"
     model("conv_bn_leakyrelu", [c, bn, helper.make_node("LeakyRelu", ["n"], ["y"], alpha=0.2)], inits, 16)
+    for name, group, oc in [("conv_bn_relu", 1, 16), ("gconv_bn_relu", 2, 16), ("dwconv_bn_relu", 8, 8)]:
+        c, inits = conv(group=group, bias=False, oc=oc)
+        bn = helper.make_node("BatchNormalization", ["c", "s", "o", "m", "v"], ["n"], epsilon=1e-3)
+        inits += [init("s", [oc], 0.5, 1.5), init("o", [oc]), init("m", [oc]), init("v", [oc], 0.5, 1.5)]
+        model(name, [c, bn, helper.make_node("Relu", ["n"], ["y"])], inits, oc)
 
 
 def reference(key, src, w, bias):
@@ -109,6 +117,10 @@ def main():
                 continue
             ops = [m["op"] for m in key["members"]]
             if ops[0] != "Conv" or ops[-1] not in ACTS or "Add" in ops:
+                continue
+            if "-wino" in os.path.basename(path):  # weights in Winograd's own layout, which has no plain copy
+                print("%s: skipped (Winograd's weights have no plain form; its direct files hold the post-op)"
+                      % os.path.basename(path))
                 continue
             what, ok = check(path, key, tmp)
             bad += not ok
