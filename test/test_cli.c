@@ -554,11 +554,15 @@ static void silu_groups_against_models(void **state)
                              gen, models, models, dir, py, dir),
                      0);
     /* the parts of the shared models' groups: yolo5face's SiLUs (no batch norm in that export:
-     * no convolution parts) and cct's two MatMul + bias + erf Gelu groups' GEMMs with their bias;
-     * the attention groups' parts are e2e_attention's */
+     * no convolution parts), cct's two MatMul + bias + erf Gelu groups' GEMMs with their bias and
+     * ShuffleNet v1's grouped convolutions with their batch norm (16) and sum (13) in Relu groups
+     * (fusion.c, grouped_conv), its depthwise ones none; the attention groups' parts are
+     * e2e_attention's */
     assert_int_equal(test_sh("cd '%s/silu' && test $(grep -c '^part.*\tsilu\t' manifest.tsv) = 63 && "
                              "test $(grep -c '^part.*\tgemm_bias\t' manifest.tsv) = 2 && "
-                             "test $(grep '^part' manifest.tsv | grep -vc '\tattn_\\(scores\\|context\\)\t') = 65",
+                             "test $(grep -c '^part.*\tconv_bn\t' manifest.tsv) = 16 && "
+                             "test $(grep -c '^part.*\tconv_bn_add\t' manifest.tsv) = 13 && "
+                             "test $(grep '^part' manifest.tsv | grep -vc '\tattn_\\(scores\\|context\\)\t') = 94",
                              dir),
                      0);
     assert_int_equal(test_sh("rm -rf '%s/silu'", dir), 0);
