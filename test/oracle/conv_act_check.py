@@ -30,8 +30,8 @@ def write_models(out):
     """x [1, 8, 12, 12] through a Conv (16 filters, 3x3, bias) and LeakyRelu with alpha 0.1, with
     its default, or Clip(0, 6) (its bounds inputs); a depthwise Conv (group 8) and LeakyRelu; a
     Conv without bias, a BatchNormalization, LeakyRelu(0.2) (conv_bn_act); and Conv,
-    BatchNormalization, Relu with the Conv in one group, in two of four channels (which gen gives
-    a conv_bn part) and depthwise"""
+    BatchNormalization, Relu with the Conv in one group, in two groups of four channels (which
+    gen gives a conv_bn part) and depthwise"""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
