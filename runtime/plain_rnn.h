@@ -141,45 +141,51 @@ static inline void pl_rnn_act(const struct pl_op *op, int k, float *v, int64_t n
 /* The product's blocks. Each sum is an array of four floats with its own loop of four: gcc's
  * -O2 vectorizes such a loop into one SSE2 instruction and then keeps the array in a register,
  * where a loop of eight (two vectors) stays a loop and its sums in memory (a 64-unit LSTM's
- * input projection: 1.5 times as long). Four rows and eight columns: eight sums in flight. */
-static inline void pl_rnn_block4x8(const float *x, int64_t ldx, int64_t k, const float *w, int64_t ld, float *y,
-                                   int64_t ldy)
-{
-    float a0[4], b0[4], a1[4], b1[4], a2[4], b2[4], a3[4], b3[4];
-    for (int q = 0; q < 4; q++) {
-        a0[q] = y[q];
-        b0[q] = y[4 + q];
-        a1[q] = y[ldy + q];
-        b1[q] = y[ldy + 4 + q];
-        a2[q] = y[2 * ldy + q];
-        b2[q] = y[2 * ldy + 4 + q];
-        a3[q] = y[3 * ldy + q];
-        b3[q] = y[3 * ldy + 4 + q];
+ * input projection: 1.5 times as long). Four rows and eight columns: eight sums in flight.
+ * PL_RNN_BLOCK4(NAME, W, ATTR) defines such a block of four rows and 2W columns in arrays of W
+ * floats: this SSE2 one (W 4) and the AVX2 one below (W 8) from one text, so that both sum in
+ * the same order; ATTR is the function's target attribute, or nothing. */
+#define PL_RNN_BLOCK4(NAME, W, ATTR)                                                                                 \
+    ATTR static inline void NAME(const float *x, int64_t ldx, int64_t k, const float *w, int64_t ld, float *y,      \
+                                 int64_t ldy)                                                                        \
+    {                                                                                                                \
+        float a0[W], b0[W], a1[W], b1[W], a2[W], b2[W], a3[W], b3[W];                                               \
+        for (int q = 0; q < W; q++) {                                                                                \
+            a0[q] = y[q];                                                                                            \
+            b0[q] = y[W + q];                                                                                        \
+            a1[q] = y[ldy + q];                                                                                      \
+            b1[q] = y[ldy + W + q];                                                                                  \
+            a2[q] = y[2 * ldy + q];                                                                                  \
+            b2[q] = y[2 * ldy + W + q];                                                                              \
+            a3[q] = y[3 * ldy + q];                                                                                  \
+            b3[q] = y[3 * ldy + W + q];                                                                              \
+        }                                                                                                            \
+        for (int64_t c = 0; c < k; c++, w += ld) {                                                                   \
+            float x0 = x[c], x1 = x[ldx + c], x2 = x[2 * ldx + c], x3 = x[3 * ldx + c];                             \
+            for (int q = 0; q < W; q++) {                                                                            \
+                a0[q] += x0 * w[q];                                                                                  \
+                b0[q] += x0 * w[W + q];                                                                              \
+                a1[q] += x1 * w[q];                                                                                  \
+                b1[q] += x1 * w[W + q];                                                                              \
+                a2[q] += x2 * w[q];                                                                                  \
+                b2[q] += x2 * w[W + q];                                                                              \
+                a3[q] += x3 * w[q];                                                                                  \
+                b3[q] += x3 * w[W + q];                                                                              \
+            }                                                                                                        \
+        }                                                                                                            \
+        for (int q = 0; q < W; q++) {                                                                                \
+            y[q] = a0[q];                                                                                            \
+            y[W + q] = b0[q];                                                                                        \
+            y[ldy + q] = a1[q];                                                                                      \
+            y[ldy + W + q] = b1[q];                                                                                  \
+            y[2 * ldy + q] = a2[q];                                                                                  \
+            y[2 * ldy + W + q] = b2[q];                                                                              \
+            y[3 * ldy + q] = a3[q];                                                                                  \
+            y[3 * ldy + W + q] = b3[q];                                                                              \
+        }                                                                                                            \
     }
-    for (int64_t c = 0; c < k; c++, w += ld) {
-        float x0 = x[c], x1 = x[ldx + c], x2 = x[2 * ldx + c], x3 = x[3 * ldx + c];
-        for (int q = 0; q < 4; q++) {
-            a0[q] += x0 * w[q];
-            b0[q] += x0 * w[4 + q];
-            a1[q] += x1 * w[q];
-            b1[q] += x1 * w[4 + q];
-            a2[q] += x2 * w[q];
-            b2[q] += x2 * w[4 + q];
-            a3[q] += x3 * w[q];
-            b3[q] += x3 * w[4 + q];
-        }
-    }
-    for (int q = 0; q < 4; q++) {
-        y[q] = a0[q];
-        y[4 + q] = b0[q];
-        y[ldy + q] = a1[q];
-        y[ldy + 4 + q] = b1[q];
-        y[2 * ldy + q] = a2[q];
-        y[2 * ldy + 4 + q] = b2[q];
-        y[3 * ldy + q] = a3[q];
-        y[3 * ldy + 4 + q] = b3[q];
-    }
-}
+
+PL_RNN_BLOCK4(pl_rnn_block4x8, 4, )
 
 /* one row and 32 columns: eight sums in flight */
 static inline void pl_rnn_block1x32(const float *x, int64_t k, const float *w, int64_t ld, float *y)
@@ -242,45 +248,7 @@ static inline void pl_rnn_block1x4(const float *x, int64_t k, const float *w, in
  * 339 with these (docs/results/cpu/README.md). */
 #if defined(__GNUC__) && defined(__x86_64__)
 #define PL_RNN_AVX2 1
-__attribute__((target("avx2"))) static inline void pl_rnn_block4x16_avx2(const float *x, int64_t ldx, int64_t k,
-                                                                           const float *w, int64_t ld, float *y,
-                                                                           int64_t ldy)
-{
-    float a0[8], b0[8], a1[8], b1[8], a2[8], b2[8], a3[8], b3[8];
-    for (int q = 0; q < 8; q++) {
-        a0[q] = y[q];
-        b0[q] = y[8 + q];
-        a1[q] = y[ldy + q];
-        b1[q] = y[ldy + 8 + q];
-        a2[q] = y[2 * ldy + q];
-        b2[q] = y[2 * ldy + 8 + q];
-        a3[q] = y[3 * ldy + q];
-        b3[q] = y[3 * ldy + 8 + q];
-    }
-    for (int64_t c = 0; c < k; c++, w += ld) {
-        float x0 = x[c], x1 = x[ldx + c], x2 = x[2 * ldx + c], x3 = x[3 * ldx + c];
-        for (int q = 0; q < 8; q++) {
-            a0[q] += x0 * w[q];
-            b0[q] += x0 * w[8 + q];
-            a1[q] += x1 * w[q];
-            b1[q] += x1 * w[8 + q];
-            a2[q] += x2 * w[q];
-            b2[q] += x2 * w[8 + q];
-            a3[q] += x3 * w[q];
-            b3[q] += x3 * w[8 + q];
-        }
-    }
-    for (int q = 0; q < 8; q++) {
-        y[q] = a0[q];
-        y[8 + q] = b0[q];
-        y[ldy + q] = a1[q];
-        y[ldy + 8 + q] = b1[q];
-        y[2 * ldy + q] = a2[q];
-        y[2 * ldy + 8 + q] = b2[q];
-        y[3 * ldy + q] = a3[q];
-        y[3 * ldy + 8 + q] = b3[q];
-    }
-}
+PL_RNN_BLOCK4(pl_rnn_block4x16_avx2, 8, __attribute__((target("avx2"))))
 
 __attribute__((target("avx2"))) static inline void pl_rnn_block1x32_avx2(const float *x, int64_t k, const float *w,
                                                                            int64_t ld, float *y)
