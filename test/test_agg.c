@@ -886,12 +886,20 @@ static void ingest_rows(const char *name, struct bz_buf *rows, char *out, char *
     ingest_rows_with(name, NULL, rows, out, err);
 }
 
+/* a GPU row of algorithm ALGO in f32, its kernel_us KUS */
+static void gpu_row_k(struct bz_buf *b, const char *dev, const char *layer, const char *algo, const char *lib, double us,
+                      double kus, double flops, double bytes, const char *note)
+{
+    bz_buf_printf(b, "2,%s-f32-%s,%s,n,op,cuda,%s,f32,default,ok,20,%g,%g,%g,%g,%g,0,0,%.17g,%.17g,0,100,%s,9.0,132,%s,h,"
+                     "2026-11-24T00:00:00Z,blocking,%g,,%s\n",
+                  layer, algo, layer, algo, us, us, us, us, us, flops, bytes, dev, lib, kus, note);
+}
+
+/* the same, algorithm a, its kernel_us its median */
 static void gpu_row(struct bz_buf *b, const char *dev, const char *layer, const char *lib, double us, double flops,
                     double bytes, const char *note)
 {
-    bz_buf_printf(b, "2,%s-f32-a,%s,n,op,cuda,a,f32,default,ok,20,%g,%g,%g,%g,%g,0,0,%.17g,%.17g,0,100,%s,9.0,132,%s,h,"
-                     "2026-11-24T00:00:00Z,blocking,%g,,%s\n",
-                  layer, layer, us, us, us, us, us, flops, bytes, dev, lib, us, note);
+    gpu_row_k(b, dev, layer, "a", lib, us, us, flops, bytes, note);
 }
 
 /* Layout plans on the toy model (cuda devices D3, D4): LC and LD also have channels-last
@@ -1430,7 +1438,14 @@ static void test_tf32_takes_the_faster(void **state)
  *       (clock ratio): 2 + 69.7917 + 23 = 94.7917 us;
  *   LA: its 3.35 MB fit in the 50 MB L2 of both: gamma 0 (memory plays no part), the roof part
  *       100 x (67/67) = 100, the rest 98 x 1: 2 + 100 + 98 = 200 us.
- * Measured on the H200: LA 190 us, LB 100 us: errors 5.263% and 5.208%. */
+ * Measured on the H200: LA 190 us, LB 100 us: errors 5.263% and 5.208%; LA's algorithm b, 150 us
+ * on the H200 alone, is no prediction's: the errors pair algorithms measured on both. The H200
+ * covers 2 of the 4 layers: its sum (290) is no bound, so no bound error; the sums on both:
+ * 294.7917 predicted, 290 measured.
+ * The kernel clock (no launch floor there): LB's kernel_us 100 on the H100 (its median 125):
+ *   gamma 1, the roof part min(100, 100) x 3350/4800 = 69.7917, nothing left; LA's 200 -> 200
+ *   (as its median's, all roof and rest); LC's 50 -> 50, LD's 10 -> 10 (all rest, clock ratio 1).
+ *   H200: LA 190, LB 80: errors 5.263% and 12.760%; on both 269.7917 against 270. */
 static void test_roofline_and_prediction(void **state)
 {
     (void)state;
@@ -1439,14 +1454,15 @@ static void test_roofline_and_prediction(void **state)
     bz_buf_puts(&b, header2);
     const char *h100 = "NVIDIA H100 80GB HBM3", *h200 = "NVIDIA H200";
     gpu_row(&b, h100, "LA", "libG", 200, 6.7e9, 3.35e6, "");
-    gpu_row(&b, h100, "LB", "libG", 125, 0, 3.35e8, "");
+    gpu_row_k(&b, h100, "LB", "a", "libG", 125, 100, 0, 3.35e8, "");
     gpu_row(&b, h100, "LC", "libG", 50, 6.7e9, 0, "");
     gpu_row(&b, h100, "LD", "libG", 10, 0, 1e6, "");
     gpu_row(&b, h100, "calib-gpu-gemm", "libG", 12500, 6.7e11, 3 * 4.0 * 8192 * 8192, "");
     gpu_row(&b, h100, "calib-gpu-copy", "libG", 1000, 0, 2.68e9, "");
     gpu_row(&b, h100, "calib-gpu-launch", "benanza CUDA kernels", 2, 0, 0, "");
     gpu_row(&b, h200, "LA", "libG", 190, 6.7e9, 3.35e6, "");
-    gpu_row(&b, h200, "LB", "libG", 100, 0, 3.35e8, "");
+    gpu_row_k(&b, h200, "LB", "a", "libG", 100, 80, 0, 3.35e8, "");
+    gpu_row_k(&b, h200, "LA", "b", "libG", 150, 150, 6.7e9, 3.35e6, "");
     char out[512], err[512], args[600];
     ingest_rows("roof", &b, out, err);
 
@@ -1486,11 +1502,38 @@ static void test_roofline_and_prediction(void **state)
     double ea = 100 * (200 - 190) / 190.0, eb = 100 * (100 - 94.7917) / 100;
     assert_true(fabs(num(p, "layer error mean") - (ea + eb) / 2) < 1e-2);
     assert_true(fabs(num(p, "layer error p90") - fmax(ea, eb)) < 1e-2);
+    assert_true(fabs(num(p, "nodes on both") - 2) < 1e-9);
+    assert_true(fabs(num(p, "predicted on both") - 294.7917) < 1e-2);
+    assert_true(fabs(num(p, "measured on both") - 290) < 1e-6);
+    assert_true(fabs(num(p, "error on both") - 100 * 4.7917 / 290) < 1e-2);
+    double kb = 100 * (80 - 69.7917) / 80;
+    assert_true(fabs(num(p, "kernel layers") - 2) < 1e-9);
+    assert_true(fabs(num(p, "kernel layer error median") - (ea + kb) / 2) < 1e-2);
+    assert_true(fabs(num(p, "kernel predicted on both") - 269.7917) < 1e-2);
+    assert_true(fabs(num(p, "kernel measured on both") - 270) < 1e-6);
+    assert_true(json_is_null(json_object_get(p, "bound error")) || !json_object_get(p, "bound error"));
     json_t *pr = find_row(table(j, "predict"), "model", "toy", NULL, NULL);
     /* LC predicted too: gamma 0 (no bytes), 2 + 48 (the roof part, min(48, 100)) x 1; LD 2 + 0
      * (no roof in the cache) + 8 x 1 */
     assert_true(fabs(num(pr, "predicted sequential") - (200 + 94.7917 + 50 + 10)) < 1e-2);
-    assert_true(fabs(num(pr, "measured sequential") - 290) < 1e-6);
+    assert_true(fabs(num(pr, "predicted kernels fused") - (200 + 69.7917 + 50 + 10)) < 1e-2);
+    /* the H200's two layers of four are no bound to hold the prediction to */
+    assert_true(json_is_null(json_object_get(pr, "measured sequential")) || !json_object_get(pr, "measured sequential"));
+    json_decref(j);
+    /* with every layer measured there, they are */
+    bz_buf_init(&b);
+    bz_buf_puts(&b, header2);
+    gpu_row(&b, h200, "LC", "libG", 40, 6.7e9, 0, "");
+    gpu_row(&b, h200, "LD", "libG", 10, 0, 1e6, "");
+    ingest_rows("roof2", &b, out, err);
+    snprintf(args, sizeof(args), "ingest '%s/roof'", dir);
+    assert_int_equal(run_agg(args, out, err), 0);
+    j = report("--report predict,prediction --to H200 --from 'NVIDIA H100*'");
+    pr = find_row(table(j, "predict"), "model", "toy", NULL, NULL);
+    assert_true(fabs(num(pr, "measured sequential") - (150 + 100 + 40 + 10)) < 1e-6);
+    p = find_row(table(j, "prediction"), "model", "toy", NULL, NULL);
+    assert_true(fabs(num(p, "nodes on both") - 4) < 1e-9);
+    assert_true(fabs(num(p, "bound error") - 100 * (354.7917 - 300) / 300) < 1e-2);
     json_decref(j);
     /* errors: a GPU the table lacks (2), a destination nothing can be predicted from (4) */
     assert_int_equal(run_agg("report --to Z9000", out, err), 2);

@@ -254,6 +254,12 @@ const struct agg_algo_time *agg_best_at(const struct agg_data *x, long target, c
 /* the cell agg_best_at takes its time from (precision fallbacks, the layer's own type, "*") */
 const struct agg_cell *agg_best_cell(const struct agg_data *x, long target, const char *layer, const char *prec,
                                      const char **cell_prec);
+/* the fastest time of LAYER at PREC on targets TA (*UA) and TB (*UB), each over the algorithms
+ * that have a time on both (the same cells agg_best_at chooses from: the precision and its
+ * fallbacks, paired by precision and algorithm name), on the median (KERNEL 0) or the kernel
+ * clock (1: the algorithms whose kernel time both know); 0, or -1 where no algorithm has both */
+int agg_best_pair(const struct agg_data *x, long ta, long tb, const char *layer, const char *prec, int kernel,
+                  double *ua, double *ub);
 /* the layer's work behind agg_best_at's time (NULL: unknown) */
 const struct agg_work *agg_work_at(const struct agg_data *x, long target, const char *layer, const char *prec);
 const struct agg_algo_time *agg_algo_at(const struct agg_data *x, long target, const char *layer, const char *prec,

@@ -153,6 +153,41 @@ const struct agg_algo_time *agg_best_at(const struct agg_data *x, long target, c
     return c ? &c->algos[c->best] : NULL;
 }
 
+/* Whether an algorithm's time counts on the clock KERNEL (0 the median, 1 CUPTI's kernel time) */
+static int agg_algo_timed(const struct agg_algo_time *a, int kernel)
+{
+    double v = kernel ? a->kus : a->us;
+    return isfinite(v) && v > 0;
+}
+
+int agg_best_pair(const struct agg_data *x, long ta, long tb, const char *layer, const char *prec, int kernel,
+                  double *ua, double *ub)
+{
+    struct agg_cands ka, kb;
+    agg_cands_get(x, ta, layer, prec, &ka);
+    agg_cands_get(x, tb, layer, prec, &kb);
+    *ua = *ub = INFINITY;
+    for (int i = 0; i < ka.n; i++)
+        for (int j = 0; j < kb.n; j++) {
+            if (strcmp(ka.prec[i], kb.prec[j]))
+                continue;
+            const struct agg_cell *ca = ka.cell[i], *cb = kb.cell[j];
+            for (int p = 0; p < ca->nalgos; p++) {
+                const struct agg_algo_time *a = &ca->algos[p];
+                if (!agg_algo_timed(a, kernel))
+                    continue;
+                for (int q = 0; q < cb->nalgos; q++) {
+                    const struct agg_algo_time *b = &cb->algos[q];
+                    if (strcmp(a->algo, b->algo) || !agg_algo_timed(b, kernel))
+                        continue;
+                    *ua = fmin(*ua, kernel ? a->kus : a->us);
+                    *ub = fmin(*ub, kernel ? b->kus : b->us);
+                }
+            }
+        }
+    return isfinite(*ua) && isfinite(*ub) ? 0 : -1;
+}
+
 const struct agg_work *agg_work_at(const struct agg_data *x, long target, const char *layer, const char *prec)
 {
     const char *used;

@@ -559,17 +559,25 @@ int agg_predict(struct agg_data *x, const char *to, const char *from, FILE *err)
             struct agg_cell *pc = agg_xcalloc(1, sizeof(*pc));
             pc->best = -1;
             struct agg_move mv = {&sc, &dc, launch_s, launch_d, clock};
+            /* the kernel clock holds no launch gap: all of its time is the roof part and the
+             * rest (the empty kernel's own duration among the rest, scaled by the clock) */
+            struct agg_move mk = {&sc, &dc, NAN, NAN, clock};
             for (int a = 0; a < c->nalgos; a++) {
                 /* our plain C runs one thread at every count: its time stays */
                 double us = !g && c->algos[a].one_thread ? c->algos[a].us
                                                          : agg_predict_us(c->algos[a].us, w, agg_peak_of(prec), &mv, NULL);
                 if (!(us > 0))
                     continue;
+                double kus = NAN;
+                if (g && c->algos[a].kus > 0) {
+                    kus = agg_predict_us(c->algos[a].kus, w, agg_peak_of(prec), &mk, NULL);
+                    kus = kus < us ? kus : us; /* as a measured one: at most the time per launch */
+                }
                 if (pc->nalgos == pc->cap) {
                     pc->cap = pc->cap ? pc->cap * 2 : 4;
                     pc->algos = agg_xrealloc(pc->algos, (size_t)pc->cap * sizeof(*pc->algos));
                 }
-                pc->algos[pc->nalgos] = (struct agg_algo_time){.algo = agg_xstrdup(c->algos[a].algo), .us = us, .kus = NAN,
+                pc->algos[pc->nalgos] = (struct agg_algo_time){.algo = agg_xstrdup(c->algos[a].algo), .us = us, .kus = kus,
                                                                .busy = c->algos[a].busy,
                                                                .one_thread = c->algos[a].one_thread};
                 if (pc->best < 0 || us < pc->algos[pc->best].us)
@@ -783,16 +791,27 @@ static const struct agg_combo *agg_pred_sides(struct agg_ctx *k, const struct ag
     return dm ? agg_find_combo(k, c->run, dm, c->prec) : NULL;
 }
 
+/* the destination's measured bound, where it covers the layers the prediction does (a partial
+ * run's sum is no bound to hold a prediction to): MC's, else NaN */
+static double agg_pred_measured_bound(const struct agg_combo *c, const struct agg_combo *mc, int kernel)
+{
+    if (!mc || mc->b.covered < c->b.covered)
+        return NAN;
+    return kernel ? mc->b.kernel_fused_seq : mc->b.seq;
+}
+
 struct agg_table *agg_rep_predict(struct agg_ctx *k)
 {
     struct agg_table *t = agg_new("predict", "Prediction: each model on another device",
         "Per model: the bounds on the source device and predicted on the destination (agg --to: each layer's "
         "time scaled from its measured one, Habitat's wave scaling with the roofline's compute/memory split, per "
-        "algorithm, the fastest kept), and where the database has the destination measured, its bound and the "
-        "error of the prediction.",
-        HEAD "source|source sequential|predicted sequential|predicted fused|predicted parallel|speedup|"
-             "measured sequential|error",
-        HK "tuuuurup");
+        "algorithm, the fastest kept; on GPUs the kernel clock too: CUPTI's kernel times scaled the same way, "
+        "without the launch floor), and where the database has the destination measured over as many layers, "
+        "its bound and the error of the prediction (a destination run that covers fewer layers is no bound: "
+        "the prediction report compares such runs layer by layer).",
+        HEAD "source|source sequential|predicted sequential|predicted fused|predicted parallel|"
+             "predicted kernels fused|speedup|measured sequential|error",
+        HK "tuuuuurup");
     int bc = agg_busy_col(t), shown = 0;
     for (int i = 0; i < k->nc; i++) {
         const struct agg_combo *c = &k->c[i];
@@ -800,15 +819,17 @@ struct agg_table *agg_rep_predict(struct agg_ctx *k)
             continue;
         const struct agg_target *src;
         const struct agg_combo *sc, *mc = agg_pred_sides(k, c, &src, &sc);
+        double ms = agg_pred_measured_bound(c, mc, 0);
         int r = agg_row_head(t, c);
         agg_table_set_text(t, r, 4, src ? src->label : "");
         agg_table_set_num(t, r, 5, sc ? sc->b.seq : NAN);
         agg_table_set_num(t, r, 6, c->b.seq);
         agg_table_set_num(t, r, 7, c->b.fused_seq);
         agg_table_set_num(t, r, 8, c->b.par);
-        agg_table_set_num(t, r, 9, sc && c->b.seq > 0 ? sc->b.seq / c->b.seq : NAN);
-        agg_table_set_num(t, r, 10, mc ? mc->b.seq : NAN);
-        agg_table_set_num(t, r, 11, mc && mc->b.seq > 0 ? 100 * fabs(c->b.seq - mc->b.seq) / mc->b.seq : NAN);
+        agg_table_set_num(t, r, 9, c->b.kernel_fused_seq);
+        agg_table_set_num(t, r, 10, sc && c->b.seq > 0 ? sc->b.seq / c->b.seq : NAN);
+        agg_table_set_num(t, r, 11, ms);
+        agg_table_set_num(t, r, 12, ms > 0 ? 100 * fabs(c->b.seq - ms) / ms : NAN);
         agg_table_set_num(t, r, bc, c->b.busy + (mc ? mc->b.busy : 0));
         shown++;
     }
@@ -842,16 +863,27 @@ static void agg_stats3(double *v, int n, double *mean, double *median, double *p
     *p90 = v[r < 0 ? 0 : r];
 }
 
+/* 100 |p - m| / m */
+static double agg_pct_err(double p, double m)
+{
+    return m > 0 ? 100 * fabs(p - m) / m : NAN;
+}
+
 struct agg_table *agg_rep_prediction(struct agg_ctx *k)
 {
     struct agg_table *t = agg_new("prediction", "Prediction error: predicted against measured",
         "Where the database has the destination of agg --to measured too: per model, the absolute error "
-        "|predicted - measured| / measured of each layer's fastest time (the model's distinct computing layers "
-        "measured on both: mean, median, 90th percentile) and of the sequential bound; the model 'all' row "
-        "pools every model's layers.",
-        HEAD "source|layers|layer error mean|layer error median|layer error p90|predicted sequential|"
+        "|predicted - measured| / measured of each layer's fastest time over the algorithms measured on both "
+        "(the model's distinct computing layers with such an algorithm: mean, median, 90th percentile; kernel: "
+        "the same on the kernel clock, the algorithms with CUPTI's kernel time on both); the sums over the "
+        "computing nodes measured on both (each use of a layer counts; on both clocks: a destination run that "
+        "ran part of the set is compared where it ran); and of the sequential bound, where the destination's "
+        "covers as many layers as the prediction.",
+        HEAD "source|layers|layer error mean|layer error median|layer error p90|kernel layers|"
+             "kernel layer error median|nodes on both|predicted on both|measured on both|error on both|"
+             "kernel predicted on both|kernel measured on both|kernel error on both|predicted sequential|"
              "measured sequential|bound error",
-        HK "tipppuup");
+        HK "tipppipiuupuup" "uup");
     int bc = agg_busy_col(t), shown = 0;
     for (int i = 0; i < k->nc; i++) {
         const struct agg_combo *c = &k->c[i];
@@ -861,34 +893,63 @@ struct agg_table *agg_rep_prediction(struct agg_ctx *k)
         const struct agg_combo *mc = agg_pred_sides(k, c, &src, NULL);
         if (!mc)
             continue;
+        long tp = c->target->id, tm = mc->target->id;
         double *err = agg_xmalloc(((size_t)c->run->nnodes + 1) * sizeof(double));
-        int n = 0, busy = 0;
+        double *kerr = agg_xmalloc(((size_t)c->run->nnodes + 1) * sizeof(double));
+        int n = 0, kn = 0, nodes = 0, busy = 0, knodes = 0;
+        double sp = 0, sm = 0, ksp = 0, ksm = 0;
         struct agg_map seen = {0};
         for (int j = 0; j < c->run->nnodes; j++) {
             const struct agg_node *nd = &c->run->nodes[j];
-            double p, m;
-            if (strcmp(nd->cls, "compute") || !nd->layer || agg_map_get(&seen, nd->layer) ||
-                agg_best(k->x, c->target->id, nd->layer, c->prec, &p, NULL) ||
-                agg_best(k->x, mc->target->id, nd->layer, c->prec, &m, NULL) || !(m > 0))
+            double p, m, kp, km;
+            if (strcmp(nd->cls, "compute") || !nd->layer ||
+                agg_best_pair(k->x, tp, tm, nd->layer, c->prec, 0, &p, &m))
+                continue;
+            int kernel = !agg_best_pair(k->x, tp, tm, nd->layer, c->prec, 1, &kp, &km);
+            nodes++;
+            sp += p;
+            sm += m;
+            if (kernel) {
+                knodes++;
+                ksp += kp;
+                ksm += km;
+            }
+            if (agg_map_get(&seen, nd->layer))
                 continue;
             agg_map_put(&seen, nd->layer, (void *)1);
-            err[n++] = 100 * fabs(p - m) / m;
-            const struct agg_algo_time *at = agg_best_at(k->x, mc->target->id, nd->layer, c->prec);
+            err[n++] = agg_pct_err(p, m);
+            if (kernel)
+                kerr[kn++] = agg_pct_err(kp, km);
+            const struct agg_algo_time *at = agg_best_at(k->x, tm, nd->layer, c->prec);
             busy += at && at->busy == 1;
         }
         agg_map_free(&seen, NULL);
-        double mean, median, p90;
+        double mean, median, p90, kmean, kmedian, kp90;
         agg_stats3(err, n, &mean, &median, &p90);
+        agg_stats3(kerr, kn, &kmean, &kmedian, &kp90);
         free(err);
+        free(kerr);
+        double ms = agg_pred_measured_bound(c, mc, 0);
         int r = agg_row_head(t, c);
         agg_table_set_text(t, r, 4, src ? src->label : "");
         agg_table_set_num(t, r, 5, n);
         agg_table_set_num(t, r, 6, mean);
         agg_table_set_num(t, r, 7, median);
         agg_table_set_num(t, r, 8, p90);
-        agg_table_set_num(t, r, 9, c->b.seq);
-        agg_table_set_num(t, r, 10, mc->b.seq);
-        agg_table_set_num(t, r, 11, mc->b.seq > 0 ? 100 * fabs(c->b.seq - mc->b.seq) / mc->b.seq : NAN);
+        agg_table_set_num(t, r, 9, kn);
+        agg_table_set_num(t, r, 10, kmedian);
+        agg_table_set_num(t, r, 11, nodes);
+        agg_table_set_num(t, r, 12, nodes ? sp : NAN);
+        agg_table_set_num(t, r, 13, nodes ? sm : NAN);
+        agg_table_set_num(t, r, 14, nodes ? agg_pct_err(sp, sm) : NAN);
+        /* the kernel clock's sums only where every node on both has it: else they'd sum apart */
+        int ksums = knodes && knodes == nodes;
+        agg_table_set_num(t, r, 15, ksums ? ksp : NAN);
+        agg_table_set_num(t, r, 16, ksums ? ksm : NAN);
+        agg_table_set_num(t, r, 17, ksums ? agg_pct_err(ksp, ksm) : NAN);
+        agg_table_set_num(t, r, 18, c->b.seq);
+        agg_table_set_num(t, r, 19, ms);
+        agg_table_set_num(t, r, 20, agg_pct_err(c->b.seq, ms));
         agg_table_set_num(t, r, bc, busy);
         shown++;
     }
