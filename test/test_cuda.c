@@ -515,7 +515,8 @@ static void gpu_run_pack(void **state)
                      0);
     /* run, where there is a toolkit (no GPU needed): a budget too short for the build is exit
      * 5 with what was done copied out; the same command again resumes in the unpacked folder,
-     * builds the rest and runs it (here: one nodevice row) */
+     * builds the rest and runs it (here: one nodevice row), then gpu_check (GPU_CHECK: with no GPU
+ * it times nothing, exit 3, its log copied out) */
     const char *cuda = cuda_home();
     if (test_sh("test -x '%s/bin/nvcc' && test -r '%s/include/cudnn.h'", cuda, cuda) != 0) {
         print_message("no CUDA toolkit with cuDNN at %s: gpu-run run not tried\n", cuda);
@@ -523,13 +524,33 @@ static void gpu_run_pack(void **state)
         assert_int_equal(test_sh("export CUDA_ROOT='%s' GPU_RUN_WORK='%s/pkw' MEASURE_TORCH=0; "
                                  "OUT='%s/o1' GPU_RUN_BUDGET=1 scripts/gpu-run run '%s/pk' 2> '%s/o1.log'; test $? = 5 && "
                                  "grep -q 'partial=1' '%s/o1/machine.txt' && test -s '%s/o1/ninja.log' && "
-                                 "OUT='%s/o2' scripts/gpu-run run '%s/pk' -- --iters 1 2> '%s/o2.log' && "
+                                 "OUT='%s/o2' GPU_CHECK=2 NCU=/bin/true scripts/gpu-run run '%s/pk' -- --iters 1 2> '%s/o2.log' && "
                                  "grep -q 'resuming in' '%s/o2.log' && grep -q 'partial=0' '%s/o2/machine.txt' && "
-                                 "grep -q ',nodevice,' '%s/o2/results.csv' || { cat '%s/o1.log' '%s/o2.log'; exit 1; }",
-                                 cuda, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir),
+                                 "grep -q ',nodevice,' '%s/o2/results.csv' && grep -q 'gpu_check exit 3' '%s/o2.log' && "
+                                 "grep -q 'no sampled benchmark timed' '%s/o2/gpu_check.log' || "
+                                 "{ cat '%s/o1.log' '%s/o2.log'; exit 1; }",
+                                 cuda, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir),
                          0);
     }
     assert_int_equal(test_sh("rm -rf '%s/pk' '%s/pkw' '%s/o1' '%s/o2'", dir, dir, dir, dir), 0);
+    unlink(m);
+}
+
+/* gpu_check's verdicts on stand-in benchmarks and a stand-in ncu (test/gpu_check_standins.sh):
+ * a median above CUPTI's kernel time by the launch gap passes, overlapping kernels under their
+ * sum pass; an enqueue-bound median, a CUPTI sample slower than the median, ncu far from CUPTI
+ * and noisy medians fail; ncu asked to leave the caches as they are; no GPU needed */
+static void gpu_check_verdicts(void **state)
+{
+    (void)state;
+    char m[300];
+    snprintf(m, sizeof(m), "%s/gc.onnx", dir);
+    write_fixture(FIXTURE_RESIDUAL, m);
+    assert_int_equal(test_sh("test/gpu_check_standins.sh '%s' '%s' '%s' > '%s/gc.log' 2>&1; rc=$?; "
+                             "[ $rc = 0 ] || cat '%s/gc.log'; exit $rc",
+                             test_env("BENANZA_GEN", "bin/gen"), dir, m, dir, dir),
+                     0);
+    assert_int_equal(test_sh("rm -rf '%s/gc' '%s/gc-gen'", dir, dir), 0);
     unlink(m);
 }
 
@@ -552,6 +573,7 @@ void test_cuda_group(struct test_totals *tot)
         cmocka_unit_test(cuda_half_models),
         cmocka_unit_test(cuda_shared_compile),
         cmocka_unit_test(gpu_run_pack),
+        cmocka_unit_test(gpu_check_verdicts),
     };
     test_group_run(tot, "cuda", tests, BZ_ARRAY_LEN(tests));
     if (!getenv("BENANZA_KEEP"))
