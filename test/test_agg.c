@@ -1556,6 +1556,33 @@ static void test_roofline_and_prediction(void **state)
     db_file = "t.db";
 }
 
+/* bench/h100_from_h200.py on the two GPU runs of 2026-11-26 in docs/results (committed with
+ * the repository): the prediction pairs their rows (the H100's partial run compared where it
+ * ran, no bound error against it), and the estimate covers every computing layer of both
+ * models with a kernel-clock bound (what docs/results/h100/prediction-from-h200.md shows) */
+static void test_h100_from_h200(void **state)
+{
+    (void)state;
+    if (access("docs/results/h200/2026-11-26/results.csv", R_OK) != 0) {
+        print_message("no docs/results/h200/2026-11-26 here: skipped\n");
+        skip();
+    }
+    char out[512];
+    snprintf(out, sizeof(out), "%s/h100est.md", dir);
+    assert_int_equal(test_sh("'%s' bench/h100_from_h200.py '%s' > '%s'", test_env("BENANZA_PYTHON", "python3"), agg_bin(),
+                             out),
+                     0);
+    char *md = slurp(out);
+    assert_non_null(strstr(md, "| library | resnet50 | f32 | 41 |"));
+    assert_non_null(strstr(md, "| bert_base-seq128 | tf32+tensor_op | 357 of 357 |"));
+    assert_non_null(strstr(md, "| resnet50 | f16+tensor_op | 174 of 174 |"));
+    /* every estimated bound has both clocks */
+    const char *est = strstr(md, "## 3.");
+    assert_non_null(est);
+    assert_null(strstr(est, "| - |"));
+    free(md);
+}
+
 static void cpu_row(struct bz_buf *b, long threads, const char *layer, const char *lib, const char *prec, double us,
                     double flops, double bytes, const char *note)
 {
@@ -1671,6 +1698,7 @@ void test_agg_group(struct test_totals *tot)
         cmocka_unit_test(test_tf32_takes_the_faster),
         cmocka_unit_test(test_roofline_and_prediction),
         cmocka_unit_test(test_cpu_thread_prediction),
+        cmocka_unit_test(test_h100_from_h200),
         cmocka_unit_test(test_cpu_plain_threads),
     };
     if (!mkdtemp(dir)) {
