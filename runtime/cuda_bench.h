@@ -131,6 +131,7 @@ struct bc_cupti {
 #endif
     /* what the last collection found */
     long long records, dropped;
+    long long copies;        /* of the records, the memsets and copies (no kernel to ncu) */
     double sum_ns;           /* summed duration of the kernels, memsets and copies */
     unsigned long long first_ns, last_ns;
     char names[BC_MAX_KNAMES][112];
@@ -509,6 +510,7 @@ static void CUPTIAPI bc_cupti_buffer_completed(CUcontext ctx, uint32_t stream, u
             continue;
         }
         c->records++;
+        c->copies += rec->kind == CUPTI_ACTIVITY_KIND_MEMSET || rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY;
         c->sum_ns += (double)(end - start);
         if (!c->first_ns || start < c->first_ns)
             c->first_ns = start;
@@ -572,7 +574,7 @@ static inline void bc_cupti_init(struct bc_cupti *c, int wanted)
 static inline void bc_cupti_start(struct bc_cupti *c)
 {
 #ifdef BC_HAVE_CUPTI
-    c->records = c->dropped = 0;
+    c->records = c->dropped = c->copies = 0;
     c->sum_ns = 0;
     c->first_ns = c->last_ns = 0;
     c->nnames = 0;
@@ -833,6 +835,14 @@ static inline void bc_measure(void *state, const struct bh_opts *o, struct bh_re
         bh_tag(r, "kernels=%lld", (long long)per);
     else
         bh_tag(r, "kernels=%.2f", per);
+    /* of those, the memsets and copies: Nsight Compute's records are the kernels alone */
+    if (c->copies) {
+        double cp = (double)c->copies / n;
+        if (cp == (double)(long long)cp)
+            bh_tag(r, "copies=%lld", (long long)cp);
+        else
+            bh_tag(r, "copies=%.2f", cp);
+    }
     char names[BC_MAX_KNAMES * 112 + 8] = "";
     size_t len = 0;
     for (int i = 0; i < c->nnames; i++)

@@ -11,6 +11,8 @@
 #   slowcupti one kernel whose CUPTI sample took 3.31 us beside a 2.48 median: FAIL
 #   ncufar    ncu 17.4 us against CUPTI's 12.46: FAIL
 #   noisy     medians 10, 11 and 12 us: FAIL
+#   memset    a kernel and a memset (CUPTI's kernels=2; copies=1): ncu sees one kernel: pass
+#   copyonly  a memcpy alone: nothing for ncu, skipped
 # Prints gpu_check's output; exit 0 when every verdict and the exit statuses are as above.
 #
 #   test/gpu_check_standins.sh GEN DIR MODEL.onnx
@@ -25,16 +27,16 @@ cp "$dir/gc-gen/gpu_check" "$f/"
 cat > "$f/ncu" << 'EOF'
 #!/bin/bash
 # a stand-in ncu: --version, or the kernel records of bin/NAME (spec/NAME's last two fields:
-# kernels per iteration and ns per kernel), one line per launch as ncu --csv prints them
+# kernels per iteration and ns per kernel), one line per kernel launch as ncu --csv prints them
 [ "${1:-}" = --version ] && { echo "NVIDIA (R) Nsight Compute Command Line Profiler (stand-in)"; exit 0; }
 case " $* " in *" --cache-control none "*) ;; *) exit 0 ;; esac
 for a in "$@"; do case "$a" in bin/*) b=${a#bin/} ;; esac; done
-read -r _ _ _ _ k ns < "spec/$b"
+read -r _ _ _ _ k ns _ < "spec/$b"
 for i in $(seq $((6 * k))); do echo "\"$i\",\"1\",\"x\",\"k\",\"gpu__time_duration.sum\",\"nsecond\",\"$ns\""; done
 EOF
 chmod +x "$f/ncu"
 printf '# file\tlayer\top\tmodels\tbackend\n' > "$f/benchmarks.tsv"
-# NAME: three medians, kernel_us, kernels, ncu's ns per kernel
+# NAME: three medians, kernel_us, kernels, ncu's ns per kernel[, memsets and copies]
 case_() {
     local name=L$1-f32-kernel
     shift
@@ -45,11 +47,13 @@ case_() {
 #!/bin/bash
 # a stand-in benchmark: the next of its three medians (a run counter beside its spec)
 b=$(basename "$0")
-read -r m1 m2 m3 kus k _ < "spec/$b"
+read -r m1 m2 m3 kus k _ c < "spec/$b"
 n=$(cat "spec/$b.n" 2>/dev/null || echo 0)
 echo $((n + 1)) > "spec/$b.n"
 m=$(echo "$m1 $m2 $m3" | cut -d' ' -f$((n % 3 + 1)))
-echo "2,$b,L,l,Relu,cuda,kernel,f32,default,ok,100,$m,$m,$m,$m,$m,0,0,1,1,0,100,GPU S,9.0,132,lib,h,2026-11-26T00:00:00Z,blocking,$kus,,kernels=$k; kernel_names=k"
+facts="kernels=$((k + ${c:-0}))"
+[ -z "$c" ] || facts="$facts; copies=$c"
+echo "2,$b,L,l,Relu,cuda,kernel,f32,default,ok,100,$m,$m,$m,$m,$m,0,0,1,1,0,100,GPU S,9.0,132,lib,h,2026-11-26T00:00:00Z,blocking,$kus,,$facts; kernel_names=k"
 EOF
     chmod +x "$f/bin/$name"
 }
@@ -59,24 +63,28 @@ case_ host 29.95 29.95 29.95 10.39 1 11000
 case_ slowcupti 2.48 2.48 2.48 3.31 1 3000
 case_ ncufar 13.56 13.56 13.56 12.46 1 17400
 case_ noisy 10 11 12 10 1 10000
+case_ memset 5.0 5.0 5.0 3.9 1 3700 1
+case_ copyonly 510 510 510 509 0 0 1
 cd "$f" || exit 1
 ./gpu_check --help | grep -q 'cache-control none' || { echo "--help: no word of the caches"; exit 1; }
 ./gpu_check --ncu ./ncu > out.log 2>&1
 rc=$?
 cat out.log
-want="gap pass
+want="copyonly skip
+gap pass
 host FAIL
+memset pass
 ncufar FAIL
 noisy FAIL
 overlap pass
 slowcupti FAIL"
 got=$(awk -F, 'NR > 1 { sub(/^L/, "", $1); sub(/-f32-kernel$/, "", $1); print $1, $NF }' gpu_check.csv | sort)
 [ "$got" = "$want" ] || { printf 'verdicts:\n%s\nwanted:\n%s\n' "$got" "$want"; exit 1; }
-[ $rc = 1 ] || { echo "gpu_check exit $rc, not 1 (2 of 6 pass)"; exit 1; }
+[ $rc = 1 ] || { echo "gpu_check exit $rc, not 1 (3 of 7 pass)"; exit 1; }
 # nothing written but gpu_check.csv (an awk printf's '>' once made files of the spreads)
 stray=$(ls | grep -vxE 'bench|benchmarks.tsv|bin|gpu_check|gpu_check.csv|ncu|out.log|spec')
 [ -z "$stray" ] || { echo "gpu_check wrote files: $stray"; exit 1; }
-# the two that pass alone: exit 0; no ncu: exit 3
+# the three that pass and the one skipped, alone: exit 0; no ncu: exit 3
 grep -v -e host -e slowcupti -e ncufar -e noisy benchmarks.tsv > b && mv b benchmarks.tsv
 ./gpu_check --ncu ./ncu > out2.log 2>&1 || { cat out2.log; echo "gpu_check failed on the two that pass"; exit 1; }
 ./gpu_check --ncu ./no-such-ncu > /dev/null 2>&1
