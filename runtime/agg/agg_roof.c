@@ -791,13 +791,17 @@ static const struct agg_combo *agg_pred_sides(struct agg_ctx *k, const struct ag
     return dm ? agg_find_combo(k, c->run, dm, c->prec) : NULL;
 }
 
-/* the destination's measured bound, where it covers the layers the prediction does (a partial
- * run's sum is no bound to hold a prediction to): MC's, else NaN */
-static double agg_pred_measured_bound(const struct agg_combo *c, const struct agg_combo *mc, int kernel)
+/* the destination's measured sequential bound, where it covers the layers the prediction does
+ * (a partial run's sum is no bound to hold a prediction to): MC's, else NaN */
+static double agg_pred_measured_bound(const struct agg_combo *c, const struct agg_combo *mc)
 {
-    if (!mc || mc->b.covered < c->b.covered)
-        return NAN;
-    return kernel ? mc->b.kernel_fused_seq : mc->b.seq;
+    return mc && mc->b.covered >= c->b.covered ? mc->b.seq : NAN;
+}
+
+/* 100 |p - m| / m */
+static double agg_pct_err(double p, double m)
+{
+    return m > 0 ? 100 * fabs(p - m) / m : NAN;
 }
 
 struct agg_table *agg_rep_predict(struct agg_ctx *k)
@@ -819,7 +823,7 @@ struct agg_table *agg_rep_predict(struct agg_ctx *k)
             continue;
         const struct agg_target *src;
         const struct agg_combo *sc, *mc = agg_pred_sides(k, c, &src, &sc);
-        double ms = agg_pred_measured_bound(c, mc, 0);
+        double ms = agg_pred_measured_bound(c, mc);
         int r = agg_row_head(t, c);
         agg_table_set_text(t, r, 4, src ? src->label : "");
         agg_table_set_num(t, r, 5, sc ? sc->b.seq : NAN);
@@ -829,7 +833,7 @@ struct agg_table *agg_rep_predict(struct agg_ctx *k)
         agg_table_set_num(t, r, 9, c->b.kernel_fused_seq);
         agg_table_set_num(t, r, 10, sc && c->b.seq > 0 ? sc->b.seq / c->b.seq : NAN);
         agg_table_set_num(t, r, 11, ms);
-        agg_table_set_num(t, r, 12, ms > 0 ? 100 * fabs(c->b.seq - ms) / ms : NAN);
+        agg_table_set_num(t, r, 12, agg_pct_err(c->b.seq, ms));
         agg_table_set_num(t, r, bc, c->b.busy + (mc ? mc->b.busy : 0));
         shown++;
     }
@@ -863,12 +867,6 @@ static void agg_stats3(double *v, int n, double *mean, double *median, double *p
     *p90 = v[r < 0 ? 0 : r];
 }
 
-/* 100 |p - m| / m */
-static double agg_pct_err(double p, double m)
-{
-    return m > 0 ? 100 * fabs(p - m) / m : NAN;
-}
-
 struct agg_table *agg_rep_prediction(struct agg_ctx *k)
 {
     struct agg_table *t = agg_new("prediction", "Prediction error: predicted against measured",
@@ -883,7 +881,7 @@ struct agg_table *agg_rep_prediction(struct agg_ctx *k)
              "kernel layer error median|nodes on both|predicted on both|measured on both|error on both|"
              "kernel predicted on both|kernel measured on both|kernel error on both|predicted sequential|"
              "measured sequential|bound error",
-        HK "tipppipiuupuup" "uup");
+        HK "tipppipiuupuupuup");
     int bc = agg_busy_col(t), shown = 0;
     for (int i = 0; i < k->nc; i++) {
         const struct agg_combo *c = &k->c[i];
@@ -929,7 +927,7 @@ struct agg_table *agg_rep_prediction(struct agg_ctx *k)
         agg_stats3(kerr, kn, &kmean, &kmedian, &kp90);
         free(err);
         free(kerr);
-        double ms = agg_pred_measured_bound(c, mc, 0);
+        double ms = agg_pred_measured_bound(c, mc);
         int r = agg_row_head(t, c);
         agg_table_set_text(t, r, 4, src ? src->label : "");
         agg_table_set_num(t, r, 5, n);
