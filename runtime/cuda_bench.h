@@ -722,6 +722,16 @@ static inline double bc_run(void *state, struct bh_result *r)
     return bc_sample((struct bc_state *)state, r, BC_M_EVENTS, 1, NULL);
 }
 
+/* NAME=COUNT/N in the row's note: a whole number where it is one, else two decimals */
+static inline void bc_tag_per_launch(struct bh_result *r, const char *name, long long count, int n)
+{
+    double per = (double)count / n;
+    if (per == (double)(long long)per)
+        bh_tag(r, "%s=%lld", name, (long long)per);
+    else
+        bh_tag(r, "%s=%.2f", name, per);
+}
+
 /* Warm-up, the choice of method and batch, the samples, then one more sample under CUPTI.
  * The batch N aims at BC_SAMPLE_TARGET_US of GPU time per sample, within the launch queue
  * (BC_QUEUE_BUDGET launches, counting the kernels a launch makes) and the host time the
@@ -830,19 +840,10 @@ static inline void bc_measure(void *state, const struct bh_opts *o, struct bh_re
         return;
     }
     r->kernel_us = c->sum_ns * 1e-3 / n;
-    double per = (double)c->records / n;
-    if (per == (double)(long long)per)
-        bh_tag(r, "kernels=%lld", (long long)per);
-    else
-        bh_tag(r, "kernels=%.2f", per);
+    bc_tag_per_launch(r, "kernels", c->records, n);
     /* of those, the memsets and copies: Nsight Compute's records are the kernels alone */
-    if (c->copies) {
-        double cp = (double)c->copies / n;
-        if (cp == (double)(long long)cp)
-            bh_tag(r, "copies=%lld", (long long)cp);
-        else
-            bh_tag(r, "copies=%.2f", cp);
-    }
+    if (c->copies)
+        bc_tag_per_launch(r, "copies", c->copies, n);
     char names[BC_MAX_KNAMES * 112 + 8] = "";
     size_t len = 0;
     for (int i = 0; i < c->nnames; i++)
